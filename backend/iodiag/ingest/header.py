@@ -1,0 +1,52 @@
+"""Cheap checks on a file before the Darshan library touches it.
+
+They turn the common mistakes (wrong file, empty file, directory, old format)
+into precise messages; the library's own messages are terse and go to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+
+from iodiag.ingest.errors import LogReadError
+
+DARSHAN_MAGIC = 6567223
+_HEADER_MIN = 24  # version string (8) + magic (8) + comp type and partial flag (8)
+
+
+def check_log_file(path: str) -> int:
+    """Return the file size, or raise LogReadError when the file cannot be a Darshan 3.x log."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise LogReadError(path, "no such file") from None
+    except PermissionError:
+        raise LogReadError(path, "permission denied") from None
+    except OSError as exc:
+        raise LogReadError(path, f"cannot access file ({exc.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise LogReadError(path, "is a directory, not a Darshan log")
+    if not stat.S_ISREG(st.st_mode):
+        raise LogReadError(path, "is not a regular file")
+    if st.st_size == 0:
+        raise LogReadError(path, "is empty (0 bytes)")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_HEADER_MIN)
+    except PermissionError:
+        raise LogReadError(path, "permission denied") from None
+    except OSError as exc:
+        raise LogReadError(path, f"cannot read file ({exc.strerror})") from None
+    if len(head) < _HEADER_MIN:
+        raise LogReadError(path, f"too short to be a Darshan log ({len(head)} bytes)")
+    magic_le, magic_be = struct.unpack("<q", head[8:16])[0], struct.unpack(">q", head[8:16])[0]
+    if DARSHAN_MAGIC not in (magic_le, magic_be):
+        if head[:2] == b"\x1f\x8b":
+            raise LogReadError(path, "is a gzip file; Darshan 1.x/2.x logs are not supported")
+        raise LogReadError(path, "not a Darshan log (bad magic number)")
+    version = head[:8].split(b"\0", 1)[0].decode("ascii", "replace")
+    if not version.startswith("3."):
+        raise LogReadError(path, f"unsupported Darshan log format version {version!r} (need 3.x)")
+    return st.st_size

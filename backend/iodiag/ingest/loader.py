@@ -1,0 +1,258 @@
+"""Turn the reader's messages into a ``JobProfile``."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from iodiag.ingest.errors import LogReadError
+from iodiag.ingest.header import check_log_file
+from iodiag.ingest.isolation import ChildOutcome, run_inline, run_isolated
+from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
+from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo, Mount
+
+DEFAULT_TIMEOUT_S = 300.0
+DEFAULT_MEMORY_LIMIT = 8 << 30
+
+
+def load_profile(
+    path: str,
+    include: Iterable[str] = (),
+    *,
+    isolate: bool = True,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_limit_bytes: int = DEFAULT_MEMORY_LIMIT,
+) -> JobProfile:
+    """Read ``path`` into a profile.
+
+    ``include`` names optional modules to read as well (``DXT_POSIX``,
+    ``DXT_MPIIO``, ``HEATMAP``, ``APMPI``; ``"DXT"`` means both traces).
+    Raises ``LogReadError`` when nothing usable can be read; a log that is
+    only partly readable gives a profile whose ``modules`` say what is missing.
+    """
+    path = str(path)
+    check_log_file(path)
+    wanted = set(include)
+    if "DXT" in wanted:
+        wanted |= {"DXT_POSIX", "DXT_MPIIO"}
+    unknown = wanted - set(OPTIONAL_MODULES) - {"DXT"}
+    if unknown:
+        raise ValueError(f"unknown optional modules: {sorted(unknown)}")
+    inc = frozenset(wanted)
+    # Load the library once in this process so each forked reader inherits it instead of
+    # paying the import and dlopen again.
+    import darshan.backend.cffi_backend  # noqa: F401
+
+    def producer() -> Any:
+        return read_log(path, inc)
+
+    outcome = run_isolated(producer, timeout_s, memory_limit_bytes) if isolate else run_inline(producer)
+    return _build(path, outcome)
+
+
+def _library_reason(outcome: ChildOutcome) -> str:
+    lines = [ln.strip() for ln in outcome.stderr.splitlines() if ln.strip()]
+    return lines[-1].removeprefix("Error:").strip().rstrip(".") if lines else ""
+
+
+def _crash_text(outcome: ChildOutcome) -> str:
+    if outcome.timed_out:
+        return "reading timed out"
+    if outcome.signal is not None:
+        try:
+            name = signal.Signals(outcome.signal).name
+        except ValueError:
+            name = f"signal {outcome.signal}"
+        return f"the Darshan library crashed ({name})"
+    if outcome.exit_code == 3:
+        return "reading exceeded the memory limit"
+    return "the reader failed"
+
+
+def _build(path: str, outcome: ChildOutcome) -> JobProfile:
+    msgs = outcome.messages
+    if msgs and msgs[0][0] == "open_failed":
+        reason = _library_reason(outcome)
+        raise LogReadError(path, f"not a readable Darshan log ({reason or 'the Darshan library could not open it'})")
+    if not msgs or msgs[0][0] != "meta":
+        why = _crash_text(outcome) if outcome.crashed else "no data"
+        raise LogReadError(path, f"corrupted log: {why} while reading the header")
+    raw = msgs[0][1]
+    if not raw["job_ok"]:
+        raise LogReadError(path, "corrupted log: the job record cannot be decompressed")
+
+    meta_modules: dict[str, dict[str, Any]] = raw["modules"]
+    tables: dict[str, pd.DataFrame] = {}
+    infos: dict[str, ModuleInfo] = {}
+    seen: set[str] = set()
+    for kind, payload in msgs[1:]:
+        if kind != "module":
+            continue
+        name = payload["name"]
+        seen.add(name)
+        m = meta_modules.get(name, {"ver": 0, "len": 0, "partial": False})
+        table = None if payload.get("unsupported") else _to_table(name, payload)
+        if table is not None:
+            tables[name] = table
+        infos[name] = ModuleInfo(
+            name=name,
+            version=m["ver"],
+            compressed_bytes=m["len"],
+            partial=m["partial"],
+            loaded=table is not None,
+            records=0 if table is None else _record_count(name, payload, table),
+            read_error=payload["error"],
+        )
+    problems: list[str] = []
+    crash = _crash_text(outcome) if outcome.crashed else None
+    stopped_at: str | None = None
+    for name, m in meta_modules.items():
+        if name in seen:
+            continue
+        if name in OPTIONAL_MODULES and not _was_requested(name, msgs):
+            infos[name] = ModuleInfo(name=name, version=m["ver"], compressed_bytes=m["len"], partial=m["partial"])
+            continue
+        if crash and stopped_at is None:
+            stopped_at = name
+            err = f"{crash} while reading this module"
+        elif crash:
+            err = f"not read: the reader stopped at module {stopped_at}"
+        else:
+            err = "not read"
+        infos[name] = ModuleInfo(
+            name=name, version=m["ver"], compressed_bytes=m["len"], partial=m["partial"], read_error=err
+        )
+    if crash and stopped_at is None:
+        problems.append(f"{crash} after the last module")
+    if not raw["names_ok"]:
+        problems.append("the file name region is corrupted: file names are unknown")
+
+    meta = _job_meta(raw, tables)
+    return JobProfile(
+        path=path,
+        meta=meta,
+        modules=MappingProxyType(infos),
+        names=MappingProxyType(dict(raw["names"])),
+        tables=MappingProxyType(tables),
+        problems=tuple(problems),
+    )
+
+
+def _was_requested(name: str, msgs: list[tuple[str, Any]]) -> bool:
+    # An optional module appears in the stream only when it was requested; when the child
+    # crashed before reaching it we cannot tell, so treat unread optional modules as skipped.
+    return False
+
+
+def _record_count(name: str, payload: dict[str, Any], table: pd.DataFrame) -> int:
+    if name in ("DXT_POSIX", "DXT_MPIIO"):
+        return len(payload["records"])
+    if name == "LUSTRE":
+        return int(table["id"].nunique()) if len(table) else 0
+    return len(table)
+
+
+def _hints(metadata: dict[str, str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in metadata.get("h", "").split(";"):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def _ts(sec: int, nsec: int) -> datetime:
+    try:
+        return datetime.fromtimestamp(sec + nsec / 1e9, UTC)
+    except (OverflowError, OSError, ValueError):
+        return datetime.fromtimestamp(0, UTC)
+
+
+def _job_meta(raw: dict[str, Any], tables: dict[str, pd.DataFrame]) -> JobMeta:
+    nodes: int | None = None
+    source: str | None = None
+    apmpi = tables.get("APMPI")
+    dxt = [t for k, t in tables.items() if k.startswith("DXT_") and len(t)]
+    if apmpi is not None and len(apmpi) and "node_name" in apmpi:
+        nodes, source = int(apmpi["node_name"].nunique()), "APMPI node names"
+    elif dxt:
+        hosts = set().union(*(set(t["hostname"].unique()) for t in dxt))
+        nodes, source = len(hosts), "DXT host names"
+    metadata = dict(raw["metadata"])
+    return JobMeta(
+        jobid=raw["jobid"],
+        uid=raw["uid"],
+        nprocs=raw["nprocs"],
+        nodes=nodes,
+        nodes_source=source,
+        start=_ts(raw["start_sec"], raw["start_nsec"]),
+        end=_ts(raw["end_sec"], raw["end_nsec"]),
+        runtime_s=max(float(raw["runtime"]), 0.0),
+        exe=raw["exe"],
+        darshan_version=metadata.get("lib_ver", "unknown"),
+        log_format=raw["log_ver"],
+        mounts=tuple(Mount(path=p, fs_type=t) for p, t in raw["mounts"]),
+        hints=MappingProxyType(_hints(metadata)),
+        metadata=MappingProxyType(metadata),
+    )
+
+
+def _to_table(name: str, p: dict[str, Any]) -> pd.DataFrame:
+    if "counters" in p:
+        cols: dict[str, Any] = {"id": p["id"], "rank": p["rank"]}
+        if "file_rec_id" in p:
+            cols["file_rec_id"] = p["file_rec_id"]
+        df = pd.DataFrame(cols)
+        counters = pd.DataFrame(p["counters"], columns=p["counter_names"])
+        fcounters = pd.DataFrame(p["fcounters"], columns=p["fcounter_names"])
+        return pd.concat([df, counters, fcounters], axis=1)
+    if name == "LUSTRE":
+        rows = p["components"]
+        names = [n.removeprefix("LUSTRE_COMP_").lower() for n in p["counter_names"]]
+        base = pd.DataFrame(
+            {
+                "id": np.array([r["id"] for r in rows], dtype=np.uint64),
+                "rank": np.array([r["rank"] for r in rows], dtype=np.int64),
+                "component": np.array([r["component"] for r in rows], dtype=np.int64),
+            }
+        )
+        counters = pd.DataFrame(
+            np.array([r["counters"] for r in rows], dtype=np.int64).reshape(len(rows), len(names)), columns=names
+        )
+        out = pd.concat([base, counters], axis=1)
+        out["pool_name"] = [r["pool_name"] for r in rows]
+        out["osts"] = [r["osts"] for r in rows]
+        return out
+    if name in ("DXT_POSIX", "DXT_MPIIO"):
+        recs = p["records"]
+        seg = p["segments"]
+        writes = np.array([r[3] for r in recs], dtype=np.int64)
+        reads = np.array([r[4] for r in recs], dtype=np.int64)
+        per_rec = writes + reads
+        idx = np.repeat(np.arange(len(recs)), per_rec)
+        # Within a record, the writes come first, then the reads.
+        starts = np.concatenate([[0], np.cumsum(per_rec)[:-1]]) if len(recs) else np.array([], dtype=np.int64)
+        pos = np.arange(len(seg)) - np.repeat(starts, per_rec)
+        is_read = pos >= np.repeat(writes, per_rec)
+        ids = np.array([r[0] for r in recs], dtype=np.uint64)
+        ranks = np.array([r[1] for r in recs], dtype=np.int64)
+        hosts = np.array([r[2] for r in recs], dtype=object)
+        return pd.DataFrame(
+            {
+                "id": ids[idx],
+                "rank": ranks[idx],
+                "hostname": hosts[idx],
+                "op": np.where(is_read, "read", "write"),
+                "offset": seg["offset"],
+                "length": seg["length"],
+                "start": seg["start"],
+                "end": seg["end"],
+            }
+        )
+    return pd.DataFrame(p["rows"])

@@ -1,0 +1,84 @@
+"""The typed, read-only job profile that every analysis works from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict
+
+
+class Mount(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    fs_type: str
+
+
+class ModuleInfo(BaseModel):
+    """What the log says about one instrumentation module, and how reading it went."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    version: int
+    compressed_bytes: int
+    partial: bool = False
+    """Darshan ran out of memory for this module: records or trace segments are missing."""
+    loaded: bool = False
+    records: int = 0
+    read_error: str | None = None
+
+
+class JobMeta(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    jobid: int
+    uid: int
+    nprocs: int
+    nodes: int | None = None
+    nodes_source: str | None = None
+    start: datetime
+    end: datetime
+    runtime_s: float
+    exe: str
+    darshan_version: str
+    log_format: str
+    mounts: tuple[Mount, ...] = ()
+    hints: Mapping[str, str] = MappingProxyType({})
+    metadata: Mapping[str, str] = MappingProxyType({})
+
+    def fs_type(self, path: str) -> str | None:
+        """File system type of the longest mount point that contains ``path``."""
+        best: Mount | None = None
+        for m in self.mounts:
+            prefix = m.path.rstrip("/") + "/"
+            if (path == m.path or path.startswith(prefix)) and (best is None or len(m.path) > len(best.path)):
+                best = m
+        return best.fs_type if best else None
+
+
+@dataclass(frozen=True)
+class JobProfile:
+    """Everything read from one log. Tables are shared, so treat them as read-only."""
+
+    path: str
+    meta: JobMeta
+    modules: Mapping[str, ModuleInfo]
+    names: Mapping[int, str]
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+    """Reading problems that are not tied to one module (for example a crash after the last module)."""
+
+    def table(self, module: str) -> pd.DataFrame | None:
+        return self.tables.get(module)
+
+    def has(self, module: str) -> bool:
+        t = self.tables.get(module)
+        return t is not None and len(t) > 0
+
+    def name(self, record_id: int) -> str:
+        return self.names.get(int(record_id), f"<unknown record {int(record_id):#x}>")
