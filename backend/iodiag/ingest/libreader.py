@@ -135,7 +135,6 @@ def _read_module(be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, info:
         elif name == "APMPI":
             result.update(_read_apmpi(be, handle))
         else:
-            result["error"] = "module not supported by iodiag"
             result["unsupported"] = True
     except _RecordError as exc:
         result.update(exc.partial)

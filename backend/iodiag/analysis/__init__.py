@@ -1,0 +1,11 @@
+"""Analysis: deterministic findings from a job profile.
+
+Where things are: each check is a function in ``checks/`` registered with
+``@check`` (``registry.py``); shared derived data lives in ``context.py``;
+the findings schema is ``models.py``; ``engine.analyze`` runs them all.
+"""
+
+from iodiag.analysis.engine import analyze
+from iodiag.analysis.models import Finding, Report, Severity
+
+__all__ = ["Finding", "Report", "Severity", "analyze"]

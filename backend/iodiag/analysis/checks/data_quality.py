@@ -1,0 +1,65 @@
+"""Is the log complete enough to trust? Partial modules, unreadable modules, empty logs."""
+
+from __future__ import annotations
+
+from iodiag.analysis.context import Context
+from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, check
+from iodiag.core.thresholds import Thresholds
+
+_WHAT_IS_MISSING = {
+    "DXT_POSIX": "the POSIX trace buffer filled up, so later POSIX operations are missing from the trace",
+    "DXT_MPIIO": "the MPI-IO trace buffer filled up, so later MPI-IO operations are missing from the trace",
+    "HEATMAP": "the heatmap ran out of memory, so its time bins are incomplete",
+}
+
+
+@check("D01", title="Partial data in the log", layer=Layer.JOB, severity=Severity.WARNING,
+       recommendations=("darshan-memory",))
+def partial_modules(ctx: Context, t: Thresholds) -> list[Hit]:
+    hits = []
+    for info in ctx.profile.modules.values():
+        if not info.partial:
+            continue
+        missing = _WHAT_IS_MISSING.get(
+            info.name,
+            f"Darshan ran out of record memory, so some files accessed through {info.name} were not recorded "
+            f"and its totals are too low",
+        )
+        hits.append(Hit(
+            message=f"Module {info.name} is partial: {missing}. Findings from it are lower bounds.",
+            evidence=[Metric(name="module", value=info.name, unit=Unit.TEXT),
+                      Metric(name="records_read", value=info.records, unit=Unit.COUNT)],
+        ))
+    return hits
+
+
+@check("D02", title="Part of the log could not be read", layer=Layer.JOB, severity=Severity.CRITICAL,
+       recommendations=("read-darshan-logs",))
+def unreadable(ctx: Context, t: Thresholds) -> list[Hit]:
+    hits = [
+        Hit(
+            message=f"Module {info.name} could not be read ({info.read_error}); "
+            f"{info.records:,} records were recovered. Findings that need it are missing or incomplete.",
+            evidence=[Metric(name="module", value=info.name, unit=Unit.TEXT),
+                      Metric(name="records_recovered", value=info.records, unit=Unit.COUNT)],
+        )
+        for info in ctx.profile.modules.values()
+        if info.read_error
+    ]
+    hits.extend(Hit(message=f"The log is damaged: {p}.") for p in ctx.profile.problems)
+    return hits
+
+
+@check("D03", title="No I/O was recorded", layer=Layer.JOB, severity=Severity.INFO,
+       recommendations=("darshan-instrumentation",))
+def empty_log(ctx: Context, t: Thresholds) -> Hit | None:
+    if any(info.loaded and info.records for info in ctx.profile.modules.values()):
+        return None
+    if any(info.read_error for info in ctx.profile.modules.values()):
+        return None
+    return Hit(
+        message="The log holds job information but no I/O records: either the job did no I/O that Darshan "
+        "instruments, or instrumentation was disabled. Nothing here can explain a slow run.",
+        evidence=[Metric(name="modules", value=len(ctx.profile.modules), unit=Unit.COUNT)],
+    )

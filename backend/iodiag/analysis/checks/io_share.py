@@ -1,0 +1,50 @@
+"""Is I/O why the job is slow? Share of the run time spent in I/O."""
+
+from __future__ import annotations
+
+from iodiag.analysis.context import Context, pct
+from iodiag.analysis.models import IOShare, Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, check
+from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_seconds
+
+
+def _evidence(s: IOShare) -> list[Metric]:
+    return [
+        Metric(name="runtime", value=s.runtime_s, unit=Unit.SECONDS),
+        Metric(name="slowest_rank_io_time", value=s.slowest_rank_io_s, unit=Unit.SECONDS,
+               description="read + write + metadata time of the slowest rank, each file counted at its top layer"),
+        Metric(name="mean_rank_io_time", value=s.mean_rank_io_s, unit=Unit.SECONDS),
+        Metric(name="io_share_slowest_rank", value=s.share_slowest, unit=Unit.RATIO),
+        Metric(name="io_share_mean_rank", value=s.share_mean, unit=Unit.RATIO),
+    ]
+
+
+@check("J01", title="I/O is not why this job is slow", layer=Layer.JOB, severity=Severity.OK,
+       recommendations=("io-not-bottleneck",))
+def io_not_bottleneck(ctx: Context, t: Thresholds) -> Hit | None:
+    s = ctx.io_share
+    if s is None or s.runtime_s <= 0 or s.share_slowest >= t.io_share_low:
+        return None
+    return Hit(
+        message=f"I/O took {human_seconds(s.slowest_rank_io_s)} on the busiest rank, {pct(s.share_slowest)} of "
+        f"the {human_seconds(s.runtime_s)} run time (average rank: {pct(s.share_mean)}). I/O is not why this "
+        f"job is slow; look at computation and communication.",
+        evidence=_evidence(s),
+        ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
+    )
+
+
+@check("J02", title="I/O takes a large share of the run time", layer=Layer.JOB, severity=Severity.WARNING)
+def io_dominates(ctx: Context, t: Thresholds) -> Hit | None:
+    s = ctx.io_share
+    if s is None or s.runtime_s <= 0 or s.share_slowest < t.io_share_high:
+        return None
+    return Hit(
+        message=f"I/O took {human_seconds(s.slowest_rank_io_s)} on the busiest rank, {pct(s.share_slowest)} of "
+        f"the {human_seconds(s.runtime_s)} run time (average rank: {pct(s.share_mean)}): I/O is a main "
+        f"reason for the run time, so the I/O findings below matter.",
+        evidence=_evidence(s),
+        ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
+        severity=Severity.CRITICAL if s.share_slowest >= min(2 * t.io_share_high, 0.9) else None,
+    )

@@ -1,0 +1,265 @@
+"""Lustre layout and per-OST checks: stripe settings against how the job used each file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+import pandas as pd
+
+from iodiag.analysis.context import Context, pct
+from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, check
+from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_bytes
+
+NEEDS = ("LUSTRE", "POSIX")
+
+
+@dataclass(frozen=True)
+class FileLayout:
+    record_id: int
+    stripe_size: int
+    stripe_count: int
+    osts: tuple[int, ...]
+    bytes_written: int
+    bytes_read: int
+    io_time: float
+    extent: int
+    writers: int
+    common_size: int
+    common_share: float
+    ranks: tuple[int, ...]
+
+
+def _common_access(rows: pd.DataFrame) -> tuple[int, float]:
+    """The most frequent request size over a file's records, and its share of the file's requests."""
+    counts: dict[int, int] = {}
+    for i in range(1, 5):
+        sizes = rows[f"POSIX_ACCESS{i}_ACCESS"].to_numpy()
+        cnts = rows[f"POSIX_ACCESS{i}_COUNT"].to_numpy()
+        for s, c in zip(sizes, cnts, strict=True):
+            if s > 0 and c > 0:
+                counts[int(s)] = counts.get(int(s), 0) + int(c)
+    total = int((rows["POSIX_READS"] + rows["POSIX_WRITES"]).sum())
+    if not counts or total <= 0:
+        return 0, 0.0
+    size, count = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+    return size, min(count / total, 1.0)
+
+
+def layouts(ctx: Context) -> list[FileLayout]:
+    cached = getattr(ctx, "_lustre_layouts", None)
+    if cached is None:
+        cached = _build_layouts(ctx)
+        ctx._lustre_layouts = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _build_layouts(ctx: Context) -> list[FileLayout]:
+    lus = ctx.table("LUSTRE")
+    posix = ctx.posix
+    if lus.empty or posix.empty:
+        return []
+    nprocs = max(ctx.meta.nprocs, 1)
+    by_file = {int(k): g for k, g in posix.groupby("id")}
+    out = []
+    for rid, comps in lus.groupby("id"):
+        rows = by_file.get(int(rid))
+        if rows is None:
+            continue
+        first = comps.sort_values("component").iloc[0]
+        osts = tuple(dict.fromkeys(o for t in comps["osts"] for o in t))
+        count = int(comps["stripe_count"].max())
+        shared = bool((rows["rank"] < 0).any())
+        wrote = rows[rows["POSIX_WRITES"] > 0]
+        writers = nprocs if shared and len(wrote) else int(wrote["rank"].nunique())
+        size, share = _common_access(rows)
+        extent = int(max(rows["POSIX_MAX_BYTE_WRITTEN"].max(), rows["POSIX_MAX_BYTE_READ"].max())) + 1
+        out.append(FileLayout(
+            record_id=int(rid),
+            stripe_size=int(first["stripe_size"]),
+            stripe_count=count,
+            osts=osts,
+            bytes_written=int(rows["POSIX_BYTES_WRITTEN"].sum()),
+            bytes_read=int(rows["POSIX_BYTES_READ"].sum()),
+            io_time=float((rows["POSIX_F_READ_TIME"] + rows["POSIX_F_WRITE_TIME"]).sum()),
+            extent=max(extent, 0),
+            writers=writers,
+            common_size=size,
+            common_share=share,
+            ranks=tuple(sorted(int(r) for r in rows["rank"].unique() if r >= 0)),
+        ))
+    return out
+
+
+def _layout_metrics(f: FileLayout) -> list[Metric]:
+    return [
+        Metric(name="stripe_count", value=f.stripe_count, unit=Unit.COUNT),
+        Metric(name="stripe_size", value=f.stripe_size, unit=Unit.BYTES),
+        Metric(name="writers", value=f.writers, unit=Unit.COUNT),
+        Metric(name="bytes_written", value=f.bytes_written, unit=Unit.BYTES),
+        Metric(name="common_request", value=f.common_size, unit=Unit.BYTES),
+    ]
+
+
+def _file_hit(ctx: Context, bad: list[FileLayout], message: str, evidence: list[Metric]) -> Hit:
+    bad = sorted(bad, key=lambda f: (-(f.bytes_written + f.bytes_read), f.record_id))
+    return Hit(
+        message=message,
+        evidence=evidence,
+        files=[ctx.file(f.record_id, *_layout_metrics(f)) for f in bad[: ctx.top_n]],
+        files_total=len(bad),
+    )
+
+
+@check("L01", title="Shared file on a single OST", layer=Layer.LUSTRE, severity=Severity.CRITICAL,
+       requires=NEEDS, recommendations=("lustre-stripe-count",))
+def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
+    bad = [f for f in layouts(ctx) if f.stripe_count == 1 and f.writers >= t.lustre_many_ranks
+           and f.bytes_written >= t.lustre_min_file_bytes]
+    if not bad:
+        return None
+    worst = max(bad, key=lambda f: f.writers)
+    return _file_hit(
+        ctx, bad,
+        f"{len(bad):,} file(s) written by many ranks sit on a single OST (stripe count 1): in the worst, "
+        f"{worst.writers:,} ranks wrote {human_bytes(worst.bytes_written)} through one storage server.",
+        [Metric(name="files", value=len(bad), unit=Unit.COUNT),
+         Metric(name="max_writers", value=worst.writers, unit=Unit.COUNT)],
+    )
+
+
+def _straddles(size: int, stripe: int) -> bool:
+    return size > 0 and stripe > 0 and size % stripe != 0 and stripe % size != 0
+
+
+@check("L02", title="Requests straddle stripe boundaries", layer=Layer.LUSTRE, severity=Severity.WARNING,
+       requires=NEEDS, recommendations=("lustre-stripe-size", "align-file-requests"))
+def requests_straddle_stripes(ctx: Context, t: Thresholds) -> Hit | None:
+    bad = [f for f in layouts(ctx)
+           if f.common_size >= t.lustre_min_straddle_request and _straddles(f.common_size, f.stripe_size)
+           and f.common_share >= t.lustre_straddle_share
+           and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes]
+    if not bad:
+        return None
+    f = bad[0]
+    return _file_hit(
+        ctx, bad,
+        f"{len(bad):,} file(s) are accessed mostly in requests that are neither a multiple nor a divisor of "
+        f"the stripe size (for example {human_bytes(f.common_size)} requests on {human_bytes(f.stripe_size)} "
+        f"stripes), so many requests span two OSTs and lock two stripes.",
+        [Metric(name="files", value=len(bad), unit=Unit.COUNT),
+         Metric(name="example_request", value=f.common_size, unit=Unit.BYTES),
+         Metric(name="example_stripe_size", value=f.stripe_size, unit=Unit.BYTES),
+         Metric(name="example_request_share", value=f.common_share, unit=Unit.RATIO)],
+    )
+
+
+@check("L03", title="Stripe size far below the request size", layer=Layer.LUSTRE, severity=Severity.INFO,
+       requires=NEEDS, recommendations=("lustre-stripe-size",))
+def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
+    bad = [f for f in layouts(ctx)
+           if f.stripe_size > 0 and f.stripe_count > 1
+           and f.common_size >= t.lustre_large_request_factor * f.stripe_size
+           and f.common_share >= t.lustre_straddle_share
+           and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes]
+    if not bad:
+        return None
+    f = max(bad, key=lambda x: x.common_size / x.stripe_size)
+    return _file_hit(
+        ctx, bad,
+        f"{len(bad):,} file(s) use stripes far smaller than their typical request: "
+        f"{human_bytes(f.common_size)} requests on {human_bytes(f.stripe_size)} stripes split each request "
+        f"into {f.common_size // f.stripe_size} pieces.",
+        [Metric(name="files", value=len(bad), unit=Unit.COUNT),
+         Metric(name="max_request_to_stripe", value=f.common_size / f.stripe_size, unit=Unit.RATIO)],
+    )
+
+
+def ost_load(ctx: Context) -> pd.DataFrame:
+    """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached."""
+    rows: list[tuple[int, float, float, int]] = []
+    for f in layouts(ctx):
+        if not f.osts:
+            continue
+        used = len(f.osts)
+        if f.stripe_size > 0 and f.extent > 0:
+            used = max(1, min(used, -(-f.extent // f.stripe_size)))
+        moved = f.bytes_written + f.bytes_read
+        for ost in f.osts[:used]:
+            rows.append((ost, moved / used, f.io_time, f.record_id))
+    if not rows:
+        return pd.DataFrame(columns=["bytes", "time", "files"])
+    df = pd.DataFrame(rows, columns=["ost", "bytes", "time", "file"])
+    g = df.groupby("ost").agg(bytes=("bytes", "sum"), time=("time", "sum"), files=("file", "nunique"))
+    return g[g["bytes"] > 0]
+
+
+def compared_osts(ctx: Context, t: Thresholds) -> pd.DataFrame:
+    """OSTs with enough traffic that their speed says something about the OST, not about latency."""
+    load = ost_load(ctx)
+    return load[load["bytes"] >= t.lustre_min_file_bytes]
+
+
+def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
+    return [f for f in layouts(ctx) if ost in f.osts]
+
+
+@check("L04", title="Slow OST", layer=Layer.LUSTRE, severity=Severity.CRITICAL,
+       requires=NEEDS, recommendations=("lustre-ost-health",))
+def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
+    load = compared_osts(ctx, t)
+    if len(load) < t.ost_min_count:
+        return None
+    per_gib = load["time"] / (load["bytes"] / 2**30)
+    median = float(np.median(per_gib))
+    if median <= 0:
+        return None
+    slow = per_gib[per_gib >= t.ost_slow_factor * median].sort_values(ascending=False)
+    if slow.empty:
+        return None
+    ost = int(slow.index[0])
+    files = sorted(_ost_files(ctx, ost), key=lambda f: -f.io_time)
+    ranks = sorted({r for f in files for r in f.ranks})
+    return Hit(
+        message=f"OST {ost} was {float(slow.iloc[0]) / median:.1f}x slower per byte than the median of the "
+        f"{len(load)} OSTs this job used ({float(slow.iloc[0]):.1f} s/GiB against {median:.1f} s/GiB); "
+        f"{len(slow)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank that wrote there waited on it.",
+        evidence=[Metric(name="slow_ost", value=ost, unit=Unit.COUNT),
+                  Metric(name="slow_ost_seconds_per_gib", value=float(slow.iloc[0]), unit=Unit.SECONDS),
+                  Metric(name="median_seconds_per_gib", value=median, unit=Unit.SECONDS),
+                  Metric(name="slow_osts", value=len(slow), unit=Unit.COUNT),
+                  Metric(name="osts_used", value=len(load), unit=Unit.COUNT)],
+        files=[ctx.file(f.record_id, Metric(name="io_time", value=f.io_time, unit=Unit.SECONDS),
+                        Metric(name="bytes", value=f.bytes_written + f.bytes_read, unit=Unit.BYTES))
+               for f in files[: ctx.top_n]],
+        files_total=len(files),
+        ranks=ranks[: ctx.top_n],
+    )
+
+
+@check("L05", title="Overloaded OST", layer=Layer.LUSTRE, severity=Severity.WARNING,
+       requires=NEEDS, recommendations=("lustre-stripe-count", "lustre-ost-health"))
+def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
+    load = ost_load(ctx)
+    if len(load) < t.ost_min_count:
+        return None
+    median = float(np.median(load["bytes"]))
+    busy = load["bytes"][load["bytes"] >= t.ost_busy_factor * median].sort_values(ascending=False)
+    if median <= 0 or busy.empty:
+        return None
+    ost = int(busy.index[0])
+    total = float(load["bytes"].sum())
+    files = sorted(_ost_files(ctx, ost), key=lambda f: -(f.bytes_written + f.bytes_read))
+    return Hit(
+        message=f"OST {ost} carried {human_bytes(float(busy.iloc[0]))}, {float(busy.iloc[0]) / median:.1f}x the "
+        f"median OST and {pct(float(busy.iloc[0]) / total)} of the job's Lustre traffic: the layout concentrates "
+        f"load on few OSTs.",
+        evidence=[Metric(name="busy_ost", value=ost, unit=Unit.COUNT),
+                  Metric(name="busy_ost_bytes", value=float(busy.iloc[0]), unit=Unit.BYTES),
+                  Metric(name="median_ost_bytes", value=median, unit=Unit.BYTES),
+                  Metric(name="busy_osts", value=len(busy), unit=Unit.COUNT)],
+        files=[ctx.file(f.record_id, Metric(name="bytes", value=f.bytes_written + f.bytes_read, unit=Unit.BYTES))
+               for f in files[: ctx.top_n]],
+        files_total=len(files),
+    )

@@ -1,0 +1,416 @@
+"""POSIX checks (Drishti's P codes). Thresholds and semantics follow Drishti 0.8 except where noted."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from iodiag.analysis.context import Context, pct, small_columns
+from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, check
+from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_bytes
+
+POSIX = ("POSIX",)
+
+
+def _ops(ctx: Context) -> tuple[int, int]:
+    p = ctx.posix
+    return int(p["POSIX_READS"].sum()), int(p["POSIX_WRITES"].sum())
+
+
+def _hdf5_recs(ctx: Context, *ids: str) -> tuple[str, ...]:
+    return ids if ctx.uses_hdf5 else ()
+
+
+@check("P01", title="Write-intensive by operation count", layer=Layer.POSIX, severity=Severity.INFO,
+       requires=POSIX, origin="drishti")
+def write_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
+    reads, writes = _ops(ctx)
+    total = reads + writes
+    if writes > reads and total and (writes - reads) / total > t.imbalance_operations:
+        return Hit(
+            message=f"The job is write-intensive: {pct(writes / total)} of its {total:,} POSIX "
+            f"operations are writes, {pct(reads / total)} reads.",
+            evidence=[Metric(name="writes", value=writes, unit=Unit.COUNT),
+                      Metric(name="reads", value=reads, unit=Unit.COUNT),
+                      Metric(name="write_share", value=writes / total, unit=Unit.RATIO)],
+        )
+    return None
+
+
+@check("P02", title="Read-intensive by operation count", layer=Layer.POSIX, severity=Severity.INFO,
+       requires=POSIX, origin="drishti")
+def read_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
+    reads, writes = _ops(ctx)
+    total = reads + writes
+    if reads > writes and total and (reads - writes) / total > t.imbalance_operations:
+        return Hit(
+            message=f"The job is read-intensive: {pct(reads / total)} of its {total:,} POSIX "
+            f"operations are reads, {pct(writes / total)} writes.",
+            evidence=[Metric(name="reads", value=reads, unit=Unit.COUNT),
+                      Metric(name="writes", value=writes, unit=Unit.COUNT),
+                      Metric(name="read_share", value=reads / total, unit=Unit.RATIO)],
+        )
+    return None
+
+
+def _bytes(ctx: Context) -> tuple[int, int]:
+    p = ctx.posix
+    return int(p["POSIX_BYTES_READ"].sum()), int(p["POSIX_BYTES_WRITTEN"].sum())
+
+
+@check("P03", title="Write-intensive by volume", layer=Layer.POSIX, severity=Severity.INFO,
+       requires=POSIX, origin="drishti")
+def write_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
+    rd, wr = _bytes(ctx)
+    total = rd + wr
+    if wr > rd and (wr - rd) / total > t.imbalance_operations:
+        return Hit(
+            message=f"The job is write-intensive by volume: {human_bytes(wr)} written "
+            f"({pct(wr / total)}) against {human_bytes(rd)} read.",
+            evidence=[Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
+                      Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
+                      Metric(name="write_share", value=wr / total, unit=Unit.RATIO)],
+        )
+    return None
+
+
+@check("P04", title="Read-intensive by volume", layer=Layer.POSIX, severity=Severity.INFO,
+       requires=POSIX, origin="drishti")
+def read_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
+    rd, wr = _bytes(ctx)
+    total = rd + wr
+    if rd > wr and (rd - wr) / total > t.imbalance_operations:
+        return Hit(
+            message=f"The job is read-intensive by volume: {human_bytes(rd)} read "
+            f"({pct(rd / total)}) against {human_bytes(wr)} written.",
+            evidence=[Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
+                      Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
+                      Metric(name="read_share", value=rd / total, unit=Unit.RATIO)],
+        )
+    return None
+
+
+def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_only: bool) -> Hit | None:
+    verb = "read" if op == "READ" else "write"
+    total = int(frame[f"POSIX_{op}S"].sum())
+    per_row = frame[small_columns("POSIX", op)].sum(axis=1)
+    small = int(per_row.sum())
+    if not (small and total and small / total > t.small_requests and small > t.small_requests_absolute):
+        return None
+    per_file = per_row.groupby(frame["id"]).sum()
+    share = per_file / total
+    files, n = ctx.top_files(per_file, f"small_{verb}s", Unit.COUNT, share, f"share_of_{verb}s")
+    where = " to shared files" if shared_only else ""
+    return Hit(
+        message=f"{small:,} small {verb} requests (under 1 MiB){where} make up {pct(small / total)} of "
+        f"all {total:,} {verb} requests.",
+        evidence=[Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
+                  Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
+                  Metric(name=f"small_{verb}_share", value=small / total, unit=Unit.RATIO)],
+        files=files,
+        files_total=n,
+        extra_recommendations=(
+            *(("mpiio-collective-io",) if ctx.profile.has("MPI-IO") else ("use-parallel-io-library",)),
+            *_hdf5_recs(ctx, "hdf5-alignment"),
+        ),
+    )
+
+
+@check("P05", title="Many small read requests", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("aggregate-small-requests",), origin="drishti")
+def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
+    return _small(ctx, t, "READ", ctx.posix, shared_only=False)
+
+
+@check("P06", title="Many small write requests", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("aggregate-small-requests",), origin="drishti")
+def small_writes(ctx: Context, t: Thresholds) -> Hit | None:
+    return _small(ctx, t, "WRITE", ctx.posix, shared_only=False)
+
+
+@check("P07", title="Misaligned memory buffers", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("align-memory-buffers",), origin="drishti")
+def misaligned_memory(ctx: Context, t: Thresholds) -> Hit | None:
+    reads, writes = _ops(ctx)
+    total = reads + writes
+    bad = int(ctx.posix["POSIX_MEM_NOT_ALIGNED"].sum())
+    if total and bad / total > t.misaligned_requests:
+        align = int(ctx.posix["POSIX_MEM_ALIGNMENT"].max())
+        return Hit(
+            message=f"{pct(bad / total)} of POSIX requests ({bad:,} of {total:,}) use memory buffers "
+            f"not aligned to {align} bytes.",
+            evidence=[Metric(name="mem_not_aligned", value=bad, unit=Unit.COUNT),
+                      Metric(name="total_requests", value=total, unit=Unit.COUNT),
+                      Metric(name="mem_not_aligned_share", value=bad / total, unit=Unit.RATIO),
+                      Metric(name="mem_alignment", value=align, unit=Unit.BYTES)],
+        )
+    return None
+
+
+@check("P08", title="Misaligned file requests", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("align-file-requests",), origin="drishti")
+def misaligned_file(ctx: Context, t: Thresholds) -> Hit | None:
+    p = ctx.posix
+    reads, writes = _ops(ctx)
+    total = reads + writes
+    bad = int(p["POSIX_FILE_NOT_ALIGNED"].sum())
+    if not (total and bad / total > t.misaligned_requests):
+        return None
+    per_file = p["POSIX_FILE_NOT_ALIGNED"].groupby(p["id"]).sum()
+    files, n = ctx.top_files(per_file, "file_not_aligned", Unit.COUNT)
+    align = int(p["POSIX_FILE_ALIGNMENT"].max())
+    recs: tuple[str, ...] = _hdf5_recs(ctx, "hdf5-alignment")
+    if ctx.profile.has("LUSTRE"):
+        recs = (*recs, "lustre-stripe-size")
+    return Hit(
+        message=f"{pct(bad / total)} of POSIX requests ({bad:,} of {total:,}) do not start on a "
+        f"{align}-byte file-system block boundary.",
+        evidence=[Metric(name="file_not_aligned", value=bad, unit=Unit.COUNT),
+                  Metric(name="total_requests", value=total, unit=Unit.COUNT),
+                  Metric(name="file_not_aligned_share", value=bad / total, unit=Unit.RATIO),
+                  Metric(name="file_alignment", value=align, unit=Unit.BYTES)],
+        files=files,
+        files_total=n,
+        extra_recommendations=recs,
+    )
+
+
+def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
+    # Drishti compares the largest offset of any file with the bytes moved across all files,
+    # which flags sparse access, not redundancy. Redundant traffic is per file: more bytes moved
+    # than the file's extent means some bytes moved more than once.
+    p = ctx.posix
+    verb, col, maxcol = (("read", "POSIX_BYTES_READ", "POSIX_MAX_BYTE_READ") if op == "READ"
+                         else ("written", "POSIX_BYTES_WRITTEN", "POSIX_MAX_BYTE_WRITTEN"))
+    g = p.groupby("id").agg(moved=(col, "sum"), extent=(maxcol, "max"))
+    extent = g["extent"] + 1
+    excess = (g["moved"] - extent).where(g["extent"] >= 0, 0).clip(lower=0)
+    excess = excess[excess >= max(t.redundant_min_bytes, 1)]
+    if excess.empty:
+        return None
+    total_excess = int(excess.sum())
+    moved = int(g.loc[excess.index, "moved"].sum())
+    ratio = g.loc[excess.index, "moved"] / extent.loc[excess.index]
+    files, n = ctx.top_files(excess, f"redundant_bytes_{verb}", Unit.BYTES, ratio, "times_extent", Unit.RATIO)
+    return Hit(
+        message=f"{n:,} file(s) had more bytes {verb} than their extent: {human_bytes(total_excess)} of "
+        f"{human_bytes(moved)} {verb} were transferred more than once.",
+        evidence=[Metric(name=f"redundant_bytes_{verb}", value=total_excess, unit=Unit.BYTES),
+                  Metric(name=f"bytes_{verb}_in_those_files", value=moved, unit=Unit.BYTES),
+                  Metric(name="files", value=n, unit=Unit.COUNT)],
+        files=files,
+        files_total=n,
+    )
+
+
+@check("P09", title="Redundant read traffic", layer=Layer.POSIX, severity=Severity.WARNING,
+       requires=POSIX, recommendations=("avoid-redundant-io",), origin="drishti")
+def redundant_reads(ctx: Context, t: Thresholds) -> Hit | None:
+    return _redundant(ctx, t, "READ")
+
+
+@check("P10", title="Redundant write traffic", layer=Layer.POSIX, severity=Severity.WARNING,
+       requires=POSIX, recommendations=("avoid-redundant-io",), origin="drishti")
+def redundant_writes(ctx: Context, t: Thresholds) -> Hit | None:
+    return _redundant(ctx, t, "WRITE")
+
+
+def _pattern(ctx: Context, op: str) -> tuple[int, int, int, int]:
+    p = ctx.posix
+    total = int(p[f"POSIX_{op}S"].sum())
+    consec = int(p[f"POSIX_CONSEC_{op}S"].sum())
+    seq = int(p[f"POSIX_SEQ_{op}S"].sum()) - consec  # sequential but not consecutive
+    return total, consec, seq, total - consec - seq
+
+
+def _random_files(ctx: Context, op: str) -> tuple[list, int]:  # type: ignore[type-arg]
+    p = ctx.posix
+    per_file = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"]).groupby(p["id"]).sum()
+    return ctx.top_files(per_file, f"random_{op.lower()}s", Unit.COUNT)
+
+
+def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
+    total, consec, seq, rand = _pattern(ctx, op)
+    verb = op.lower()
+    if total and rand and rand / total > t.random_operations and rand > t.random_operations_absolute:
+        files, n = _random_files(ctx, op)
+        return Hit(
+            message=f"{rand:,} of {total:,} {verb} requests ({pct(rand / total)}) go backwards in the file "
+            f"(random access); {pct(consec / total)} are consecutive and {pct(seq / total)} sequential.",
+            evidence=[Metric(name=f"random_{verb}s", value=rand, unit=Unit.COUNT),
+                      Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
+                      Metric(name=f"random_{verb}_share", value=rand / total, unit=Unit.RATIO)],
+            files=files,
+            files_total=n,
+            extra_recommendations=("mpiio-collective-io",) if ctx.profile.has("MPI-IO") else (),
+        )
+    return None
+
+
+def _sequential_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
+    total, consec, seq, rand = _pattern(ctx, op)
+    verb = op.lower()
+    if not total or (rand and rand / total > t.random_operations and rand > t.random_operations_absolute):
+        return None
+    return Hit(
+        message=f"{verb.capitalize()} requests are mostly in order: {pct(consec / total)} consecutive and "
+        f"{pct(seq / total)} sequential of {total:,}.",
+        evidence=[Metric(name=f"consecutive_{verb}s", value=consec, unit=Unit.COUNT),
+                  Metric(name=f"sequential_{verb}s", value=seq, unit=Unit.COUNT),
+                  Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT)],
+    )
+
+
+@check("P11", title="Random read access", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("sequential-access",), origin="drishti")
+def random_reads(ctx: Context, t: Thresholds) -> Hit | None:
+    return _random_hit(ctx, t, "READ")
+
+
+@check("P12", title="Sequential read access", layer=Layer.POSIX, severity=Severity.OK,
+       requires=POSIX, origin="drishti")
+def sequential_reads(ctx: Context, t: Thresholds) -> Hit | None:
+    return _sequential_hit(ctx, t, "READ")
+
+
+@check("P13", title="Random write access", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("sequential-access",), origin="drishti")
+def random_writes(ctx: Context, t: Thresholds) -> Hit | None:
+    return _random_hit(ctx, t, "WRITE")
+
+
+@check("P14", title="Sequential write access", layer=Layer.POSIX, severity=Severity.OK,
+       requires=POSIX, origin="drishti")
+def sequential_writes(ctx: Context, t: Thresholds) -> Hit | None:
+    return _sequential_hit(ctx, t, "WRITE")
+
+
+def _shared(ctx: Context) -> pd.DataFrame:
+    return ctx.posix[ctx.posix["rank"] < 0]
+
+
+@check("P15", title="Small reads to shared files", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("aggregate-small-requests", "mpiio-collective-io"), origin="drishti")
+def shared_small_reads(ctx: Context, t: Thresholds) -> Hit | None:
+    shared = _shared(ctx)
+    return _small(ctx, t, "READ", shared, shared_only=True) if len(shared) else None
+
+
+@check("P16", title="Small writes to shared files", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("aggregate-small-requests", "mpiio-collective-io"), origin="drishti")
+def shared_small_writes(ctx: Context, t: Thresholds) -> Hit | None:
+    shared = _shared(ctx)
+    return _small(ctx, t, "WRITE", shared, shared_only=True) if len(shared) else None
+
+
+@check("P17", title="Slow metadata operations", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("reduce-metadata",), origin="drishti")
+def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
+    # Drishti counts records over the threshold and calls them ranks. We sum each rank's
+    # metadata time over its files, spreading a shared record's (summed) time evenly over ranks.
+    p = ctx.posix
+    nprocs = max(ctx.meta.nprocs, 1)
+    own = p[p["rank"] >= 0].groupby("rank")["POSIX_F_META_TIME"].sum()
+    shared_each = float(p.loc[p["rank"] < 0, "POSIX_F_META_TIME"].sum()) / nprocs
+    per_rank = own + shared_each
+    slow = per_rank[per_rank > t.metadata_time_rank].sort_values(ascending=False)
+    # Ranks with no file of their own still carry their share of the shared files' time.
+    silent = max(nprocs - len(own), 0) if shared_each > t.metadata_time_rank else 0
+    count = len(slow) + silent
+    if count == 0:
+        return None
+    worst = float(slow.iloc[0]) if len(slow) else shared_each
+    return Hit(
+        message=f"{count:,} rank(s) spent more than {t.metadata_time_rank:g} s in POSIX metadata "
+        f"operations (open, stat, seek, close, sync); the worst spent {worst:.1f} s.",
+        evidence=[Metric(name="ranks_over_threshold", value=count, unit=Unit.COUNT),
+                  Metric(name="max_rank_meta_time", value=worst, unit=Unit.SECONDS),
+                  Metric(name="total_meta_time", value=float(p["POSIX_F_META_TIME"].sum()), unit=Unit.SECONDS)],
+        ranks=[int(r) for r in slow.index[: ctx.top_n]],
+        extra_recommendations=_hdf5_recs(ctx, "hdf5-collective-metadata", "hdf5-metadata-cache"),
+    )
+
+
+def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
+    shared = _shared(ctx)
+    if shared.empty:
+        return None
+    if kind == "bytes":
+        spread = (shared["POSIX_SLOWEST_RANK_BYTES"] - shared["POSIX_FASTEST_RANK_BYTES"]).abs()
+        total = shared["POSIX_BYTES_WRITTEN"] + shared["POSIX_BYTES_READ"]
+    else:
+        spread = (shared["POSIX_F_SLOWEST_RANK_TIME"] - shared["POSIX_F_FASTEST_RANK_TIME"]).abs()
+        total = shared["POSIX_F_WRITE_TIME"] + shared["POSIX_F_READ_TIME"] + shared["POSIX_F_META_TIME"]
+    ratio = (spread / total.where(total != 0)).fillna(0.0)
+    hit = ratio > t.imbalance_stragglers
+    if not hit.any():
+        return None
+    per_file = pd.Series(ratio[hit].to_numpy(), index=shared.loc[hit, "id"].to_numpy())
+    files, n = ctx.top_files(per_file, f"{kind}_imbalance", Unit.RATIO)
+    ranks = sorted({int(r) for r in shared.loc[hit, "POSIX_SLOWEST_RANK"]})[: ctx.top_n]
+    what = "data" if kind == "bytes" else "time"
+    return Hit(
+        message=f"{n:,} shared file(s) show {what} imbalance between ranks: the slowest and fastest rank "
+        f"differ by up to {pct(float(ratio.max()))} of the file's total {what}.",
+        evidence=[Metric(name="files", value=n, unit=Unit.COUNT),
+                  Metric(name=f"max_{kind}_imbalance", value=float(ratio.max()), unit=Unit.RATIO)],
+        files=files,
+        files_total=n,
+        ranks=ranks,
+    )
+
+
+@check("P18", title="Data imbalance on shared files (stragglers)", layer=Layer.POSIX,
+       severity=Severity.CRITICAL, requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+def shared_data_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
+    return _straggler_hit(ctx, t, "bytes")
+
+
+@check("P19", title="Time imbalance on shared files (stragglers)", layer=Layer.POSIX,
+       severity=Severity.CRITICAL, requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+def shared_time_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
+    return _straggler_hit(ctx, t, "time")
+
+
+def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
+    p = ctx.posix
+    own = p[p["rank"] >= 0]
+    if own.empty:
+        return None
+    col = "POSIX_BYTES_WRITTEN" if op == "WRITE" else "POSIX_BYTES_READ"
+    g = own.groupby("id")[col].agg(["max", "min"])
+    ratio = ((g["max"] - g["min"]) / g["max"].where(g["max"] != 0)).fillna(0.0)
+    ratio = ratio[ratio > t.imbalance_size]
+    if ratio.empty:
+        return None
+    verb = "written" if op == "WRITE" else "read"
+    files, n = ctx.top_files(ratio, f"bytes_{verb}_imbalance", Unit.RATIO)
+    worst = ratio.idxmax()
+    rows = own[own["id"] == worst]
+    heavy, light = int(rows.loc[rows[col].idxmax(), "rank"]), int(rows.loc[rows[col].idxmin(), "rank"])
+    return Hit(
+        message=f"{n:,} file(s) have uneven bytes {verb} per rank: in the worst, rank {heavy} moved "
+        f"{human_bytes(int(rows[col].max()))} and rank {light} {human_bytes(int(rows[col].min()))} "
+        f"({pct(float(ratio.max()))} difference).",
+        evidence=[Metric(name="files", value=n, unit=Unit.COUNT),
+                  Metric(name="max_imbalance", value=float(ratio.max()), unit=Unit.RATIO)],
+        files=files,
+        files_total=n,
+        ranks=[heavy, light],
+        extra_recommendations=("mpiio-collective-io",) if ctx.profile.has("MPI-IO") else (),
+    )
+
+
+@check("P21", title="Uneven write sizes across ranks", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+def rank_write_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
+    return _rank_size_imbalance(ctx, t, "WRITE")
+
+
+@check("P22", title="Uneven read sizes across ranks", layer=Layer.POSIX, severity=Severity.CRITICAL,
+       requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+def rank_read_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
+    return _rank_size_imbalance(ctx, t, "READ")
+
+

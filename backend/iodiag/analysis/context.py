@@ -1,0 +1,165 @@
+"""Derived views of a profile that several checks share, computed once per analysis."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from iodiag.analysis.models import FileEvidence, IOShare, Metric, Unit
+from iodiag.ingest import JobProfile
+
+SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")
+"""Darshan's access-size histogram bins below 1 MiB: what Drishti calls small."""
+
+TOP_LAYER_TIME = {
+    "STDIO": ("STDIO_F_READ_TIME", "STDIO_F_WRITE_TIME", "STDIO_F_META_TIME", "STDIO_F_SLOWEST_RANK_TIME"),
+    "MPI-IO": ("MPIIO_F_READ_TIME", "MPIIO_F_WRITE_TIME", "MPIIO_F_META_TIME", "MPIIO_F_SLOWEST_RANK_TIME"),
+    "POSIX": ("POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", "POSIX_F_META_TIME", "POSIX_F_SLOWEST_RANK_TIME"),
+}
+TOP_LAYER_BYTES = {
+    "STDIO": ("STDIO_BYTES_READ", "STDIO_BYTES_WRITTEN"),
+    "MPI-IO": ("MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"),
+    "POSIX": ("POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"),
+}
+
+
+class Context:
+    def __init__(self, profile: JobProfile, top_n: int = 10) -> None:
+        self.profile = profile
+        self.meta = profile.meta
+        self.top_n = top_n
+
+    def table(self, module: str) -> pd.DataFrame:
+        t = self.profile.table(module)
+        return t if t is not None else pd.DataFrame()
+
+    @property
+    def posix(self) -> pd.DataFrame:
+        return self.table("POSIX")
+
+    @property
+    def mpiio(self) -> pd.DataFrame:
+        return self.table("MPI-IO")
+
+    @property
+    def stdio(self) -> pd.DataFrame:
+        return self.table("STDIO")
+
+    def path(self, record_id: int) -> str:
+        return self.profile.name(record_id)
+
+    def file(self, record_id: int, *metrics: Metric) -> FileEvidence:
+        return FileEvidence(path=self.path(record_id), record_id=str(int(record_id)), metrics=list(metrics))
+
+    def top_files(self, per_file: pd.Series, metric: str, unit: Unit, extra: pd.Series | None = None,
+                  extra_name: str = "", extra_unit: Unit = Unit.RATIO) -> tuple[list[FileEvidence], int]:
+        """The files with the largest positive values of ``per_file`` (indexed by record id)."""
+        s = per_file[per_file > 0].sort_values(ascending=False, kind="stable")
+        out = []
+        for rid, value in s.head(self.top_n).items():
+            metrics = [Metric(name=metric, value=_num(value), unit=unit)]
+            if extra is not None and rid in extra.index:
+                metrics.append(Metric(name=extra_name, value=_num(extra[rid]), unit=extra_unit))
+            out.append(self.file(int(rid), *metrics))
+        return out, len(s)
+
+    @cached_property
+    def mpiio_ids(self) -> set[int]:
+        return set(self.mpiio["id"].astype(np.uint64).tolist()) if len(self.mpiio) else set()
+
+    @cached_property
+    def uses_hdf5(self) -> bool:
+        if self.profile.has("H5F") or self.profile.has("H5D"):
+            return True
+        return any(self.path(i).endswith((".h5", ".hdf5")) for i in self.mpiio_ids)
+
+    @cached_property
+    def top_layer(self) -> list[tuple[str, pd.DataFrame]]:
+        """Records that carry each file's time once: MPI-IO for files opened through it, else POSIX; plus STDIO.
+
+        MPI-IO time already contains the POSIX time spent underneath it, so counting both would
+        double the I/O time of MPI-IO files.
+        """
+        parts: list[tuple[str, pd.DataFrame]] = []
+        if len(self.stdio):
+            parts.append(("STDIO", self.stdio))
+        if len(self.mpiio):
+            parts.append(("MPI-IO", self.mpiio))
+        if len(self.posix):
+            posix = self.posix
+            if self.mpiio_ids:
+                posix = posix[~posix["id"].isin(list(self.mpiio_ids))]
+            parts.append(("POSIX", posix))
+        return parts
+
+    @cached_property
+    def io_share(self) -> IOShare | None:
+        if not self.top_layer:
+            return None
+        nprocs = max(self.meta.nprocs, 1)
+        unique: dict[int, float] = {}
+        shared_total = shared_slowest = 0.0
+        slowest_shared_rank: tuple[float, int] | None = None
+        read_s = write_s = meta_s = 0.0
+        bytes_read = bytes_written = 0
+        for layer, df in self.top_layer:
+            rd, wr, md, slow = TOP_LAYER_TIME[layer]
+            br, bw = TOP_LAYER_BYTES[layer]
+            t = df[rd] + df[wr] + df[md]
+            read_s += float(df[rd].sum())
+            write_s += float(df[wr].sum())
+            meta_s += float(df[md].sum())
+            bytes_read += int(df[br].sum())
+            bytes_written += int(df[bw].sum())
+            shared = df["rank"] < 0
+            for rank, v in t[~shared].groupby(df.loc[~shared, "rank"]).sum().items():
+                unique[int(rank)] = unique.get(int(rank), 0.0) + float(v)
+            shared_total += float(t[shared].sum())
+            if shared.any():
+                slowest = df.loc[shared, slow].clip(lower=0)
+                shared_slowest += float(slowest.sum())
+                rank_col = slow.replace("_F_SLOWEST_RANK_TIME", "_SLOWEST_RANK")
+                i = slowest.idxmax()
+                cand = (float(slowest[i]), int(df.loc[i, rank_col]))
+                if slowest_shared_rank is None or cand > slowest_shared_rank:
+                    slowest_shared_rank = cand
+        slowest_unique_rank, slowest_unique = (None, 0.0)
+        if unique:
+            slowest_unique_rank, slowest_unique = max(unique.items(), key=lambda kv: (kv[1], -kv[0]))
+        slowest_io = slowest_unique + shared_slowest
+        if slowest_unique_rank is not None and slowest_unique >= shared_slowest:
+            slowest_rank: int | None = slowest_unique_rank
+        else:
+            slowest_rank = slowest_shared_rank[1] if slowest_shared_rank else slowest_unique_rank
+        mean_io = (sum(unique.values()) + shared_total) / nprocs
+        runtime = self.meta.runtime_s
+        return IOShare(
+            runtime_s=runtime,
+            slowest_rank_io_s=slowest_io,
+            mean_rank_io_s=mean_io,
+            slowest_rank=slowest_rank,
+            share_slowest=min(slowest_io / runtime, 1.0) if runtime > 0 else 0.0,
+            share_mean=min(mean_io / runtime, 1.0) if runtime > 0 else 0.0,
+            read_s=read_s,
+            write_s=write_s,
+            meta_s=meta_s,
+            bytes_read=bytes_read,
+            bytes_written=bytes_written,
+        )
+
+
+def _num(v: object) -> float | int:
+    if isinstance(v, (np.integer, int)):
+        return int(v)
+    return float(v)  # type: ignore[arg-type]
+
+
+def small_columns(prefix: str, op: str) -> list[str]:
+    """``prefix``_SIZE_``op``_bin columns for the bins below 1 MiB (``op`` is READ or WRITE)."""
+    return [f"{prefix}_SIZE_{op}_{b}" for b in SIZE_BINS]
+
+
+def pct(x: float) -> str:
+    return f"{x * 100:.2f}%"

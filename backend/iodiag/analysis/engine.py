@@ -1,0 +1,89 @@
+"""Run every registered check over a profile and assemble the report."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from iodiag import __version__
+from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
+from iodiag.analysis.context import Context
+from iodiag.analysis.models import Finding, JobSummary, ModuleSummary, Report, SeverityCounts
+from iodiag.analysis.registry import CHECKS, CheckSpec, Hit
+from iodiag.core.thresholds import Thresholds
+from iodiag.ingest import JobProfile
+
+
+def analyze(profile: JobProfile, thresholds: Thresholds | None = None, top_n: int = 10) -> Report:
+    """Same profile and thresholds in, same report out: checks run in code order and sort stably."""
+    t = thresholds or Thresholds()
+    ctx = Context(profile, top_n=top_n)
+    findings: list[Finding] = []
+    problems = list(profile.problems)
+    for code in sorted(CHECKS):
+        spec = CHECKS[code]
+        if not all(profile.has(m) for m in spec.requires):
+            continue
+        try:
+            result = spec.fn(ctx, t)
+        except Exception as exc:  # a bug in one check must not hide the others' findings
+            problems.append(f"check {code} failed: {type(exc).__name__}: {exc}")
+            continue
+        hits = result if isinstance(result, list) else [result] if result is not None else []
+        findings.extend(_finding(spec, h) for h in hits)
+    findings.sort(key=lambda f: (f.severity.rank, f.code))
+    counts = Counter(f.severity.value for f in findings)
+    return Report(
+        tool_version=__version__,
+        log_path=profile.path,
+        job=_job_summary(profile),
+        io_share=ctx.io_share,
+        counts=SeverityCounts(**counts),
+        findings=findings,
+        thresholds=t.model_dump(),
+        problems=problems,
+    )
+
+
+def _finding(spec: CheckSpec, hit: Hit) -> Finding:
+    recs = list(dict.fromkeys([*spec.recommendations, *hit.extra_recommendations]))
+    return Finding(
+        code=spec.code,
+        severity=hit.severity or spec.severity,
+        layer=spec.layer,
+        title=spec.title,
+        message=hit.message,
+        evidence=hit.evidence,
+        files=hit.files,
+        files_total=hit.files_total or len(hit.files),
+        ranks=hit.ranks,
+        recommendations=recs,
+    )
+
+
+def _job_summary(profile: JobProfile) -> JobSummary:
+    m = profile.meta
+    fs: Counter[str] = Counter()
+    for name in profile.names.values():
+        fs[m.fs_type(name) or "unknown"] += 1
+    return JobSummary(
+        jobid=m.jobid,
+        uid=m.uid,
+        exe=m.exe,
+        nprocs=m.nprocs,
+        nodes=m.nodes,
+        start=m.start,
+        end=m.end,
+        runtime_s=m.runtime_s,
+        darshan_version=m.darshan_version,
+        log_format=m.log_format,
+        hints=dict(m.hints),
+        modules=[
+            ModuleSummary(
+                name=i.name, version=i.version, records=i.records, loaded=i.loaded, partial=i.partial,
+                read_error=i.read_error,
+            )
+            for i in profile.modules.values()
+        ],
+        files=len(profile.names),
+        file_systems=dict(fs.most_common()),
+    )

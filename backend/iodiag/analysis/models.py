@@ -1,0 +1,152 @@
+"""The findings schema: what the analysis says about a job. Versioned; exported as JSON Schema."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+
+class Severity(StrEnum):
+    CRITICAL = "critical"
+    WARNING = "warning"
+    INFO = "info"
+    OK = "ok"
+
+    @property
+    def rank(self) -> int:
+        return _SEVERITY_ORDER[self]
+
+
+_SEVERITY_ORDER = {Severity.CRITICAL: 0, Severity.WARNING: 1, Severity.INFO: 2, Severity.OK: 3}
+
+
+class Layer(StrEnum):
+    JOB = "job"
+    STDIO = "STDIO"
+    POSIX = "POSIX"
+    MPIIO = "MPI-IO"
+    HDF5 = "HDF5"
+    PNETCDF = "PnetCDF"
+    LUSTRE = "Lustre"
+
+
+class Unit(StrEnum):
+    COUNT = "count"
+    RATIO = "ratio"
+    BYTES = "bytes"
+    SECONDS = "seconds"
+    BYTES_PER_SECOND = "bytes/s"
+    TEXT = "text"
+
+
+class Metric(BaseModel):
+    """One measured number behind a finding."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    value: float | int | str
+    unit: Unit
+    description: str = ""
+
+
+class FileEvidence(BaseModel):
+    """A file a finding is about, with the numbers that implicate it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    record_id: str = Field(description="Darshan record id (hash of the path), as a decimal string")
+    metrics: list[Metric] = Field(default_factory=list)
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    severity: Severity
+    layer: Layer
+    title: str
+    message: str
+    evidence: list[Metric] = Field(default_factory=list)
+    files: list[FileEvidence] = Field(default_factory=list)
+    files_total: int = 0
+    ranks: list[int] = Field(default_factory=list)
+    recommendations: list[str] = Field(default_factory=list, description="ids in the recommendation registry")
+
+    def metric(self, name: str) -> float | int | str | None:
+        for m in self.evidence:
+            if m.name == name:
+                return m.value
+        return None
+
+
+class ModuleSummary(BaseModel):
+    name: str
+    version: int
+    records: int
+    loaded: bool
+    partial: bool
+    read_error: str | None = None
+
+
+class JobSummary(BaseModel):
+    jobid: int
+    uid: int
+    exe: str
+    nprocs: int
+    nodes: int | None
+    start: datetime
+    end: datetime
+    runtime_s: float
+    darshan_version: str
+    log_format: str
+    hints: dict[str, str]
+    modules: list[ModuleSummary]
+    files: int
+    file_systems: dict[str, int] = Field(default_factory=dict, description="files per file-system type")
+
+
+class IOShare(BaseModel):
+    """How much of the job's run time went to I/O (read + write + metadata, each layer counted once)."""
+
+    runtime_s: float
+    slowest_rank_io_s: float
+    mean_rank_io_s: float
+    slowest_rank: int | None
+    share_slowest: float
+    share_mean: float
+    read_s: float
+    write_s: float
+    meta_s: float
+    bytes_read: int
+    bytes_written: int
+
+
+class SeverityCounts(BaseModel):
+    critical: int = 0
+    warning: int = 0
+    info: int = 0
+    ok: int = 0
+
+
+class Report(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    tool_version: str
+    log_path: str
+    job: JobSummary
+    io_share: IOShare | None
+    counts: SeverityCounts
+    findings: list[Finding]
+    thresholds: dict[str, float | int]
+    problems: list[str] = Field(default_factory=list, description="things the reader could not do")
+
+    def codes(self) -> set[str]:
+        return {f.code for f in self.findings}
+
+    def finding(self, code: str) -> Finding | None:
+        return next((f for f in self.findings if f.code == code), None)

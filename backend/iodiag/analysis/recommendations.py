@@ -1,0 +1,154 @@
+"""The one registry of recommendation ids. Findings point here; knowledge documents explain each id.
+
+Ids are stable: documents, evals and stored analyses refer to them.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Recommendation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    title: str
+    summary: str
+
+
+_ALL = [
+    Recommendation(
+        id="stdio-to-parallel-io",
+        title="Move bulk data off STDIO",
+        summary="Write and read bulk data through MPI-IO, HDF5 or PnetCDF instead of fread/fwrite/fprintf.",
+    ),
+    Recommendation(
+        id="use-parallel-io-library",
+        title="Use a parallel I/O interface",
+        summary="MPI-IO (or HDF5/PnetCDF on top of it) lets ranks coordinate their I/O and aggregate requests.",
+    ),
+    Recommendation(
+        id="aggregate-small-requests",
+        title="Aggregate small requests",
+        summary="Buffer many small reads or writes into fewer large ones (1 MiB or more), in the application or "
+        "with collective I/O.",
+    ),
+    Recommendation(
+        id="mpiio-collective-io",
+        title="Use collective MPI-IO calls",
+        summary="Replace independent calls (MPI_File_write_at) with collective ones (MPI_File_write_at_all) so "
+        "ROMIO can aggregate requests through a few aggregator ranks.",
+    ),
+    Recommendation(
+        id="romio-hints",
+        title="Tune ROMIO hints",
+        summary="Set collective buffering and data sieving hints (romio_cb_write, cb_nodes, cb_buffer_size, "
+        "striping_factor) through MPI_Info, a ROMIO_HINTS file or MPICH_MPIIO_HINTS.",
+    ),
+    Recommendation(
+        id="mpiio-aggregators-per-node",
+        title="One MPI-IO aggregator per node",
+        summary="Set cb_nodes to the number of compute nodes so aggregation does not cross the network twice.",
+    ),
+    Recommendation(
+        id="mpiio-nonblocking",
+        title="Overlap I/O with computation",
+        summary="Use non-blocking MPI-IO (MPI_File_iwrite_at, split collectives) or an asynchronous library to "
+        "hide I/O time behind computation.",
+    ),
+    Recommendation(
+        id="hdf5-async-vol",
+        title="HDF5 asynchronous I/O",
+        summary="The HDF5 async VOL connector runs dataset reads and writes in a background thread.",
+    ),
+    Recommendation(
+        id="hdf5-alignment",
+        title="Align HDF5 objects",
+        summary="H5Pset_alignment places datasets on file-system block or stripe boundaries.",
+    ),
+    Recommendation(
+        id="hdf5-collective-metadata",
+        title="HDF5 collective metadata",
+        summary="H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write make metadata I/O collective "
+        "instead of every rank touching it.",
+    ),
+    Recommendation(
+        id="hdf5-metadata-cache",
+        title="HDF5 metadata cache",
+        summary="Enlarge the metadata cache and defer flushes so metadata is written in few large operations.",
+    ),
+    Recommendation(
+        id="align-file-requests",
+        title="Align file requests",
+        summary="Start requests at multiples of the file-system block or stripe size and use sizes that are "
+        "multiples of it.",
+    ),
+    Recommendation(
+        id="align-memory-buffers",
+        title="Align memory buffers",
+        summary="Allocate I/O buffers with posix_memalign (page or block aligned) so the kernel avoids copies.",
+    ),
+    Recommendation(
+        id="avoid-redundant-io",
+        title="Avoid redundant transfers",
+        summary="Read each byte once (cache or broadcast it) and write each region once.",
+    ),
+    Recommendation(
+        id="sequential-access",
+        title="Make access sequential",
+        summary="Sort or batch requests by offset, or let collective I/O and data sieving reorder them.",
+    ),
+    Recommendation(
+        id="reduce-metadata",
+        title="Reduce metadata operations",
+        summary="Open, stat and close files less often; combine many small files; cache metadata results.",
+    ),
+    Recommendation(
+        id="balance-rank-io",
+        title="Balance I/O across ranks",
+        summary="Give ranks similar amounts of data, or use collective I/O so aggregators even out the load.",
+    ),
+    Recommendation(
+        id="lustre-stripe-count",
+        title="Stripe shared files over more OSTs",
+        summary="lfs setstripe -c sets how many OSTs a new file spans; shared files written by many ranks need "
+        "more than one.",
+    ),
+    Recommendation(
+        id="lustre-stripe-size",
+        title="Match the stripe size to the requests",
+        summary="lfs setstripe -S sets the stripe size; make it a divisor or multiple of the common request size.",
+    ),
+    Recommendation(
+        id="lustre-ost-health",
+        title="Report a slow or overloaded OST",
+        summary="Tell the facility's storage team which OST was slow; restripe files away from it "
+        "(lfs setstripe -o) or spread load over more OSTs.",
+    ),
+    Recommendation(
+        id="darshan-memory",
+        title="Give Darshan more memory",
+        summary="Raise DARSHAN_MODMEM (records) or the DXT trace buffer so the log is complete.",
+    ),
+    Recommendation(
+        id="darshan-instrumentation",
+        title="Check Darshan instrumentation",
+        summary="Confirm the job was linked or preloaded with Darshan and that the modules you need are enabled.",
+    ),
+    Recommendation(
+        id="io-not-bottleneck",
+        title="Look beyond I/O",
+        summary="I/O is a small share of the run time: profile computation and communication instead.",
+    ),
+    Recommendation(
+        id="read-darshan-logs",
+        title="Re-collect a readable log",
+        summary="The log is damaged; re-run with Darshan or fetch an intact copy of the log.",
+    ),
+]
+
+RECOMMENDATIONS: dict[str, Recommendation] = {r.id: r for r in _ALL}
+
+
+def recommendation(rec_id: str) -> Recommendation:
+    return RECOMMENDATIONS[rec_id]

@@ -1,0 +1,26 @@
+"""Formatting numbers for people."""
+
+from __future__ import annotations
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+
+def human_bytes(n: float) -> str:
+    v = float(n)
+    for unit in _UNITS:
+        if abs(v) < 1024 or unit == _UNITS[-1]:
+            return f"{int(v)} {unit}" if unit == "B" else f"{v:.2f} {unit}"
+        v /= 1024
+    return f"{v:.2f} PiB"
+
+
+def human_seconds(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    if s < 120:
+        return f"{s:.2f} s"
+    if s < 7200:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.2f} h"

@@ -1,0 +1,47 @@
+"""Shared test fixtures: the real Darshan logs this project is tested on."""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("IODIAG_SHARED", REPO.parent / "shared"))
+SHARED_LOGS = SHARED / "logs"
+DRISHTI_REF = SHARED / "reference" / "drishti-0.8"
+
+
+def wheel_logs() -> list[Path]:
+    """Real logs shipped inside the darshan (PyDarshan) wheel."""
+    root = Path(str(importlib.resources.files("darshan")))
+    return sorted(root.rglob("*.darshan"))
+
+
+def shared_logs() -> list[Path]:
+    return sorted(SHARED_LOGS.rglob("*.darshan"))
+
+
+def all_logs() -> list[Path]:
+    return shared_logs() + wheel_logs()
+
+
+def log_id(p: Path) -> str:
+    return p.name
+
+
+def wheel_log(name: str) -> Path:
+    """A log from the darshan wheel's test inputs, by file name."""
+    return Path(str(importlib.resources.files("darshan"))) / "tests" / "input" / name
+
+
+def shared_log(rel: str) -> Path:
+    return SHARED_LOGS / rel
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _require_shared() -> None:
+    if not SHARED_LOGS.is_dir():
+        pytest.exit(f"shared logs not found at {SHARED_LOGS} (set IODIAG_SHARED)", returncode=2)
