@@ -30,6 +30,8 @@ class Context:
         self.profile = profile
         self.meta = profile.meta
         self.top_n = top_n
+        self.cache: dict[str, object] = {}
+        """Per-analysis memo for derived tables that only some checks need (keyed by check family)."""
 
     def table(self, module: str) -> pd.DataFrame:
         t = self.profile.table(module)
@@ -64,6 +66,15 @@ class Context:
                 metrics.append(Metric(name=extra_name, value=_num(extra[rid]), unit=extra_unit))
             out.append(self.file(int(rid), *metrics))
         return out, len(s)
+
+    @cached_property
+    def posix_files(self) -> pd.DataFrame:
+        """POSIX per file (index: record id): bytes and operations summed over ranks, extents maxed."""
+        p = self.posix
+        g = p.groupby("id", sort=True)
+        sums = g[["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN", "POSIX_READS", "POSIX_WRITES",
+                  "POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME"]].sum()
+        return sums.join(g[["POSIX_MAX_BYTE_READ", "POSIX_MAX_BYTE_WRITTEN"]].max())
 
     @cached_property
     def mpiio_ids(self) -> set[int]:
@@ -107,22 +118,25 @@ class Context:
         for layer, df in self.top_layer:
             rd, wr, md, slow = TOP_LAYER_TIME[layer]
             br, bw = TOP_LAYER_BYTES[layer]
-            t = df[rd] + df[wr] + df[md]
+            t = (df[rd] + df[wr] + df[md]).to_numpy()
+            ranks = df["rank"].to_numpy()
             read_s += float(df[rd].sum())
             write_s += float(df[wr].sum())
             meta_s += float(df[md].sum())
             bytes_read += int(df[br].sum())
             bytes_written += int(df[bw].sum())
-            shared = df["rank"] < 0
-            for rank, v in t[~shared].groupby(df.loc[~shared, "rank"]).sum().items():
-                unique[int(rank)] = unique.get(int(rank), 0.0) + float(v)
+            shared = ranks < 0
+            if (~shared).any():
+                uniq, inv = np.unique(ranks[~shared], return_inverse=True)
+                for rank, v in zip(uniq.tolist(), np.bincount(inv, weights=t[~shared]).tolist(), strict=True):
+                    unique[rank] = unique.get(rank, 0.0) + v
             shared_total += float(t[shared].sum())
             if shared.any():
-                slowest = df.loc[shared, slow].clip(lower=0)
+                slowest = np.clip(df[slow].to_numpy()[shared], 0, None)
                 shared_slowest += float(slowest.sum())
                 rank_col = slow.replace("_F_SLOWEST_RANK_TIME", "_SLOWEST_RANK")
-                i = slowest.idxmax()
-                cand = (float(slowest[i]), int(df.loc[i, rank_col]))
+                i = int(np.argmax(slowest))
+                cand = (float(slowest[i]), int(df[rank_col].to_numpy()[shared][i]))
                 if slowest_shared_rank is None or cand > slowest_shared_rank:
                     slowest_shared_rank = cand
         slowest_unique_rank, slowest_unique = (None, 0.0)

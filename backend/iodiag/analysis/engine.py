@@ -63,8 +63,14 @@ def _finding(spec: CheckSpec, hit: Hit) -> Finding:
 def _job_summary(profile: JobProfile) -> JobSummary:
     m = profile.meta
     fs: Counter[str] = Counter()
+    by_dir: dict[str, str] = {}
     for name in profile.names.values():
-        fs[m.fs_type(name) or "unknown"] += 1
+        # Files share directories, and the mount lookup is per directory.
+        d = name.rsplit("/", 1)[0] + "/x" if "/" in name else name
+        kind = by_dir.get(d)
+        if kind is None:
+            kind = by_dir[d] = m.fs_type(d) or "unknown"
+        fs[kind] += 1
     return JobSummary(
         jobid=m.jobid,
         uid=m.uid,

@@ -31,28 +31,28 @@ class FileLayout:
     ranks: tuple[int, ...]
 
 
-def _common_access(rows: pd.DataFrame) -> tuple[int, float]:
-    """The most frequent request size over a file's records, and its share of the file's requests."""
-    counts: dict[int, int] = {}
-    for i in range(1, 5):
-        sizes = rows[f"POSIX_ACCESS{i}_ACCESS"].to_numpy()
-        cnts = rows[f"POSIX_ACCESS{i}_COUNT"].to_numpy()
-        for s, c in zip(sizes, cnts, strict=True):
-            if s > 0 and c > 0:
-                counts[int(s)] = counts.get(int(s), 0) + int(c)
-    total = int((rows["POSIX_READS"] + rows["POSIX_WRITES"]).sum())
-    if not counts or total <= 0:
-        return 0, 0.0
-    size, count = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
-    return size, min(count / total, 1.0)
+def _common_access(posix: pd.DataFrame) -> pd.DataFrame:
+    """Per file: the most frequent request size over its records and that size's share of its requests."""
+    parts = [
+        pd.DataFrame({"id": posix["id"].to_numpy(), "size": posix[f"POSIX_ACCESS{i}_ACCESS"].to_numpy(),
+                      "count": posix[f"POSIX_ACCESS{i}_COUNT"].to_numpy()})
+        for i in range(1, 5)
+    ]
+    long = pd.concat(parts, ignore_index=True)
+    long = long[(long["size"] > 0) & (long["count"] > 0)]
+    if long.empty:
+        return pd.DataFrame(columns=["size", "count"])
+    sums = long.groupby(["id", "size"], as_index=False)["count"].sum()
+    # Ties go to the larger size, so the choice does not depend on record order.
+    sums = sums.sort_values(["id", "count", "size"], ascending=[True, False, False], kind="stable")
+    return sums.drop_duplicates("id").set_index("id")[["size", "count"]]
 
 
 def layouts(ctx: Context) -> list[FileLayout]:
-    cached = getattr(ctx, "_lustre_layouts", None)
+    cached = ctx.cache.get("lustre_layouts")
     if cached is None:
-        cached = _build_layouts(ctx)
-        ctx._lustre_layouts = cached  # type: ignore[attr-defined]
-    return cached
+        cached = ctx.cache["lustre_layouts"] = _build_layouts(ctx)
+    return cached  # type: ignore[no-any-return]
 
 
 def _build_layouts(ctx: Context) -> list[FileLayout]:
@@ -61,34 +61,63 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     if lus.empty or posix.empty:
         return []
     nprocs = max(ctx.meta.nprocs, 1)
-    by_file = {int(k): g for k, g in posix.groupby("id")}
+    posix = posix[posix["id"].isin(lus["id"].unique())]
+    if posix.empty:
+        return []
+    g = posix.groupby("id", sort=True)
+    agg = g[["POSIX_BYTES_WRITTEN", "POSIX_BYTES_READ", "POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME",
+             "POSIX_READS", "POSIX_WRITES"]].sum()
+    agg = pd.DataFrame({
+        "bytes_written": agg["POSIX_BYTES_WRITTEN"], "bytes_read": agg["POSIX_BYTES_READ"],
+        "io_time": agg["POSIX_F_READ_TIME"] + agg["POSIX_F_WRITE_TIME"],
+        "ops": agg["POSIX_READS"] + agg["POSIX_WRITES"],
+        "extent": g[["POSIX_MAX_BYTE_WRITTEN", "POSIX_MAX_BYTE_READ"]].max().max(axis=1),
+        "shared": (posix["rank"] < 0).groupby(posix["id"]).any(),
+    })
+    wrote = posix.loc[posix["POSIX_WRITES"] > 0, ["id", "rank"]].drop_duplicates()
+    agg["writers"] = wrote.groupby("id").size().reindex(agg.index, fill_value=0)
+    agg["any_writer"] = agg["writers"] > 0
+    p = posix
+    common = _common_access(posix)
+    comps = lus.sort_values(["id", "component"], kind="stable")
+    first = comps.drop_duplicates("id").set_index("id")["stripe_size"]
+    counts = comps.groupby("id")["stripe_count"].max()
+    table = agg.join(common, how="left").join(first.rename("stripe_size")).join(counts.rename("stripe_count"))
+    osts = _grouped_tuples(comps["id"].to_numpy(), comps["osts"].to_numpy(), flatten=True)
+    own = p[p["rank"] >= 0][["id", "rank"]].drop_duplicates().sort_values(["id", "rank"])
+    ranks = _grouped_tuples(own["id"].to_numpy(), own["rank"].to_numpy(), flatten=False)
     out = []
-    for rid, comps in lus.groupby("id"):
-        rows = by_file.get(int(rid))
-        if rows is None:
-            continue
-        first = comps.sort_values("component").iloc[0]
-        osts = tuple(dict.fromkeys(o for t in comps["osts"] for o in t))
-        count = int(comps["stripe_count"].max())
-        shared = bool((rows["rank"] < 0).any())
-        wrote = rows[rows["POSIX_WRITES"] > 0]
-        writers = nprocs if shared and len(wrote) else int(wrote["rank"].nunique())
-        size, share = _common_access(rows)
-        extent = int(max(rows["POSIX_MAX_BYTE_WRITTEN"].max(), rows["POSIX_MAX_BYTE_READ"].max())) + 1
+    for rec in table.reset_index().to_dict("records"):
+        rid = int(rec["id"])
+        ops = float(rec["ops"])
+        size = 0 if pd.isna(rec["size"]) or ops <= 0 else int(rec["size"])
+        share = min(float(rec["count"]) / ops, 1.0) if size else 0.0
         out.append(FileLayout(
-            record_id=int(rid),
-            stripe_size=int(first["stripe_size"]),
-            stripe_count=count,
-            osts=osts,
-            bytes_written=int(rows["POSIX_BYTES_WRITTEN"].sum()),
-            bytes_read=int(rows["POSIX_BYTES_READ"].sum()),
-            io_time=float((rows["POSIX_F_READ_TIME"] + rows["POSIX_F_WRITE_TIME"]).sum()),
-            extent=max(extent, 0),
-            writers=writers,
+            record_id=rid,
+            stripe_size=int(rec["stripe_size"]),
+            stripe_count=int(rec["stripe_count"]),
+            osts=osts.get(rid, ()),
+            bytes_written=int(rec["bytes_written"]),
+            bytes_read=int(rec["bytes_read"]),
+            io_time=float(rec["io_time"]),
+            extent=max(int(rec["extent"]) + 1, 0),
+            writers=nprocs if rec["shared"] and rec["any_writer"] else int(rec["writers"]),
             common_size=size,
             common_share=share,
-            ranks=tuple(sorted(int(r) for r in rows["rank"].unique() if r >= 0)),
+            ranks=ranks.get(rid, ()),
         ))
+    return out
+
+
+def _grouped_tuples(keys: np.ndarray, values: np.ndarray, flatten: bool) -> dict[int, tuple[int, ...]]:
+    """Group ``values`` by sorted ``keys`` into tuples without a Python call per group."""
+    if len(keys) == 0:
+        return {}
+    uniq, starts = np.unique(keys, return_index=True)
+    out: dict[int, tuple[int, ...]] = {}
+    for k, chunk in zip(uniq.tolist(), np.split(values, starts[1:]), strict=True):
+        items = [int(o) for t in chunk for o in t] if flatten else [int(v) for v in chunk]
+        out[int(k)] = tuple(dict.fromkeys(items))
     return out
 
 
@@ -178,6 +207,13 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
 
 def ost_load(ctx: Context) -> pd.DataFrame:
     """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached."""
+    cached = ctx.cache.get("ost_load")
+    if cached is None:
+        cached = ctx.cache["ost_load"] = _ost_load(ctx)
+    return cached  # type: ignore[return-value]
+
+
+def _ost_load(ctx: Context) -> pd.DataFrame:
     rows: list[tuple[int, float, float, int]] = []
     for f in layouts(ctx):
         if not f.osts:
@@ -202,7 +238,7 @@ def compared_osts(ctx: Context, t: Thresholds) -> pd.DataFrame:
 
 
 def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
-    return [f for f in layouts(ctx) if ost in f.osts]
+    return [f for f in layouts(ctx) if ost in f.osts]  # called once per finding, not per OST
 
 
 @check("L04", title="Slow OST", layer=Layer.LUSTRE, severity=Severity.CRITICAL,

@@ -180,15 +180,15 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     # Drishti compares the largest offset of any file with the bytes moved across all files,
     # which flags sparse access, not redundancy. Redundant traffic is per file: more bytes moved
     # than the file's extent means some bytes moved more than once.
-    p = ctx.posix
     verb, col, maxcol = (("read", "POSIX_BYTES_READ", "POSIX_MAX_BYTE_READ") if op == "READ"
                          else ("written", "POSIX_BYTES_WRITTEN", "POSIX_MAX_BYTE_WRITTEN"))
-    g = p.groupby("id").agg(moved=(col, "sum"), extent=(maxcol, "max"))
-    extent = g["extent"] + 1
-    excess = (g["moved"] - extent).where(g["extent"] >= 0, 0).clip(lower=0)
+    files = ctx.posix_files
+    extent = files[maxcol] + 1
+    excess = (files[col] - extent).where(files[maxcol] >= 0, 0).clip(lower=0)
     excess = excess[excess >= max(t.redundant_min_bytes, 1)]
     if excess.empty:
         return None
+    g = files.rename(columns={col: "moved"})
     total_excess = int(excess.sum())
     moved = int(g.loc[excess.index, "moved"].sum())
     ratio = g.loc[excess.index, "moved"] / extent.loc[excess.index]
