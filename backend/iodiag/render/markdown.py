@@ -1,0 +1,171 @@
+"""Markdown report, for pasting into a help-desk ticket or an issue.
+
+Log strings (paths, command lines, hints) go into code spans; prose is backslash-escaped, so
+nothing from a log can turn into a link, an HTML tag or a broken table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from iodiag.analysis.models import Finding, Report
+from iodiag.render import _common as c
+
+_SPECIAL = re.compile(r"([\\`*\[\]<|~&])")
+_BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def md_text(text: object) -> str:
+    """Inline prose: one line, Markdown punctuation escaped (intra-word underscores left readable)."""
+    s = _SPECIAL.sub(r"\\\1", c.one_line(text))
+    return _UNDERSCORE.sub(r"\\_", s)
+
+
+def md_para(text: object) -> str:
+    """Prose that starts a line: also keep it from being read as a heading, quote or list item."""
+    s = md_text(text)
+    m = _BLOCK_START.match(s)
+    if m:
+        s = s[: m.end() - 1] + "\\" + s[m.end() - 1 :]
+    return s
+
+
+def md_code(text: object, *, in_table: bool = False) -> str:
+    """An inline code span that holds any text literally."""
+    s = c.one_line(text)
+    if in_table:
+        s = s.replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    if s.startswith("`") or s.endswith("`") or not s.strip():
+        s = f" {s} "
+    return f"{fence}{s}{fence}"
+
+
+def _header(report: Report) -> list[str]:
+    v = c.verdict(report)
+    lines = [
+        f"# I/O diagnosis of job {report.job.jobid}",
+        "",
+        f"**{md_text(v.headline)}**" + (f": {md_text(v.detail)}" if v.detail else ""),
+        "",
+        f"**{md_text(c.counts_line(report))}**",
+        "",
+    ]
+    for row in c.header_rows(report):
+        value = md_code(row.value) if row.path_like else md_text(row.value)
+        lines.append(f"- **{md_text(row.label)}:** {value}")
+    lines.append("")
+    return lines
+
+
+def _evidence(f: Finding) -> str:
+    return " · ".join(f"{md_text(label)} **{md_text(value)}**" for label, value in map(c.format_metric, f.evidence))
+
+
+def _finding(f: Finding) -> list[str]:
+    lines = [
+        f"### {md_text(f.code)} · {md_text(f.title)}",
+        "",
+        f"*{f.severity.value} · {md_text(f.layer.value)}*",
+        "",
+        md_para(f.message),
+        "",
+    ]
+    items: list[str] = []
+    if f.evidence:
+        items.append(f"- **Evidence:** {_evidence(f)}")
+    if f.files:
+        more = c.more_files(f)
+        title = f"- **Files** ({len(f.files)} of {f.files_total:,}):" if more else "- **Files:**"
+        items.append(title)
+        for fe in f.files:
+            metrics = " · ".join(f"{md_text(label)} {md_text(value)}" for label, value in map(c.format_metric, fe.metrics))
+            items.append(f"  - {md_code(fe.path)}" + (f" — {metrics}" if metrics else ""))
+        if more:
+            items.append(f"  - … and {more:,} more")
+    if f.ranks:
+        items.append(f"- **Ranks:** {md_text(c.ranks_text(f.ranks))}")
+    if f.recommendations:
+        items.append("- **Try:** " + "; ".join(md_text(c.recommendation_title(r)) for r in f.recommendations))
+    if items:
+        lines += [*items, ""]
+    return lines
+
+
+def _body(report: Report, level: int = 1) -> list[str]:
+    lines = _header(report)
+    if report.problems:
+        lines += ["## Problems reading the log", ""]
+        lines += [f"- {md_text(p)}" for p in report.problems]
+        lines.append("")
+    if not report.findings:
+        lines += ["No findings.", ""]
+    for sev, findings in c.grouped(report):
+        n = len(findings)
+        lines += [f"## {c.SEVERITY_LABEL[sev]}: {n} finding{'s' if n != 1 else ''} ({c.SEVERITY_BLURB[sev]})", ""]
+        for f in findings:
+            lines += _finding(f)
+    recs = c.all_recommendations(report)
+    if recs:
+        lines += ["## What to try", ""]
+        for i, (rec_id, codes) in enumerate(recs, 1):
+            lines.append(
+                f"{i}. **{md_text(c.recommendation_title(rec_id))}** (for {md_text(', '.join(codes))}): "
+                f"{md_text(c.recommendation_summary(rec_id))}"
+            )
+        lines.append("")
+    lines += [_footer(report), ""]
+    if level > 1:  # nested under a several-logs document: push every heading down
+        prefix = "#" * (level - 1)
+        lines = [prefix + ln if ln.startswith("#") else ln for ln in lines]
+    return lines
+
+
+def _footer(report: Report) -> str:
+    changed = c.changed_thresholds(report)
+    if changed:
+        what = ", ".join(f"{md_text(n)} = {md_text(v)} (default {md_text(d)})" for n, v, d in changed)
+        thresholds = f"Thresholds changed from the defaults: {what}."
+    else:
+        thresholds = "Default thresholds."
+    return f"*{thresholds} Report by iodiag {md_text(report.tool_version)} (schema {md_text(report.schema_version)}).*"
+
+
+def render_markdown(report: Report) -> str:
+    return "\n".join(_body(report)).rstrip("\n") + "\n"
+
+
+def summary_table(rows: Sequence[c.SummaryRow]) -> list[str]:
+    lines = [
+        "| " + " | ".join(c.SUMMARY_HEADERS) + " |",
+        "|" + "|".join("---:" if h in ("Ranks", "I/O share", "Critical", "Warning") else "---" for h in c.SUMMARY_HEADERS)
+        + "|",
+    ]
+    for r in rows:
+        cells = [
+            md_code(r.log, in_table=True),
+            md_text(r.jobid),
+            md_code(r.exe, in_table=True) if r.exe else "",
+            md_text(r.ranks),
+            md_text(r.io_share),
+            str(r.critical),
+            str(r.warning),
+            md_text(r.top),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def render_markdown_many(reports: Sequence[Report], names: Sequence[str] | None = None) -> str:
+    """Several reports in one document: a summary table, then each report."""
+    rows = [c.summary_row(r, names[i] if names else None) for i, r in enumerate(reports)]
+    lines = [f"# I/O diagnosis of {len(reports)} logs", "", *summary_table(rows), ""]
+    for r in reports:
+        lines += ["---", "", *_body(r, level=2)]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+__all__ = ["md_code", "md_para", "md_text", "render_markdown", "render_markdown_many"]

@@ -1,0 +1,211 @@
+"""Terminal report (rich). Works without a terminal: no colour, wraps at the console width."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from iodiag.analysis.models import Finding, Report, Severity
+from iodiag.render import _common as c
+
+STYLE: dict[Severity, str] = {
+    Severity.CRITICAL: "bold red",
+    Severity.WARNING: "yellow",
+    Severity.INFO: "cyan",
+    Severity.OK: "green",
+}
+MARK: dict[Severity, str] = {
+    Severity.CRITICAL: "✖",
+    Severity.WARNING: "▲",
+    Severity.INFO: "●",
+    Severity.OK: "✔",
+}
+
+DEFAULT_WIDTH = 100
+
+
+def _t(text: str, style: str = "") -> Text:
+    """Log strings go through Text, never markup, so brackets in a path cannot be read as styles."""
+    return Text(text, style=style, overflow="fold")
+
+
+def header(report: Report) -> Panel:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    for row in c.header_rows(report):
+        grid.add_row(row.label, _t(row.value, "bright_blue" if row.path_like else ""))
+    v = c.verdict(report)
+    verdict = Text.assemble((f"{MARK[v.level]} {v.headline}", STYLE[v.level]), (f": {v.detail}" if v.detail else ""))
+    counts = Text(" · ").join(
+        Text(f"{n} {'warnings' if sev is Severity.WARNING and n != 1 else sev.value}", STYLE[sev] if n else "dim")
+        for sev, n in c.severity_counts(report)
+    )
+    return Panel(
+        Group(grid, Text(""), verdict),
+        title=Text.assemble(("iodiag", "bold"), f" {report.tool_version} · I/O diagnosis of job {report.job.jobid}"),
+        title_align="left",
+        subtitle=counts,
+        subtitle_align="left",
+        border_style=STYLE[v.level] if v.level is not Severity.INFO else "",
+        box=box.ROUNDED,
+        padding=(1, 2),
+    )
+
+
+def _evidence(f: Finding) -> Text | None:
+    if not f.evidence:
+        return None
+    parts = []
+    for m in f.evidence:
+        label, value = c.format_metric(m)
+        parts.append(Text.assemble((label, "dim"), " ", (value, "bold")))
+    return Text(" · ", style="dim").join(parts)
+
+
+def _files(f: Finding) -> RenderableType | None:
+    if not f.files:
+        return None
+    more = c.more_files(f)
+    title = f"Files ({len(f.files)} of {f.files_total:,}):" if more else "Files:"
+    parts: list[RenderableType] = [Text(title, style="bold")]
+    for fe in f.files:
+        # The path gets a line of its own so a long one wraps instead of squeezing the numbers.
+        parts.append(Padding(Text.assemble(("• ", "dim"), _t(c.one_line(fe.path), "bright_blue")), (0, 0, 0, 2)))
+        if fe.metrics:
+            metrics = Text(" · ", style="dim").join(
+                Text.assemble((label, "dim"), " ", (value, "bold")) for label, value in map(c.format_metric, fe.metrics)
+            )
+            parts.append(Padding(metrics, (0, 0, 0, 4)))
+    if more:
+        parts.append(Padding(Text(f"… and {more:,} more", style="dim"), (0, 0, 0, 2)))
+    return Group(*parts)
+
+
+def finding(f: Finding) -> RenderableType:
+    head = Text.assemble(
+        (f"{MARK[f.severity]} ", STYLE[f.severity]),
+        (f"{f.code}", f"bold {STYLE[f.severity]}"),
+        "  ",
+        (c.one_line(f.title), "bold"),
+        (f"  [{f.layer.value}]", "dim"),
+    )
+    body: list[RenderableType] = [_t(c.one_line(f.message))]
+    ev = _evidence(f)
+    if ev is not None:
+        body.append(ev)
+    files = _files(f)
+    if files is not None:
+        body.append(files)
+    if f.ranks:
+        body.append(Text.assemble(("Ranks: ", "bold"), c.ranks_text(f.ranks)))
+    if f.recommendations:
+        recs = Text(" · ").join(Text(c.recommendation_title(r)) for r in f.recommendations)
+        body.append(Text.assemble(("Try: ", "bold"), recs))
+    return Group(head, Padding(Group(*body), (0, 0, 0, 4)))
+
+
+def group_panel(sev: Severity, findings: Sequence[Finding]) -> Panel:
+    items: list[RenderableType] = []
+    for i, f in enumerate(findings):
+        if i:
+            items.append(Text(""))
+        items.append(finding(f))
+    n = len(findings)
+    title = Text.assemble(
+        (f"{c.SEVERITY_LABEL[sev].upper()} · {n} finding{'s' if n != 1 else ''}", STYLE[sev]),
+        (f" · {c.SEVERITY_BLURB[sev]}", "dim"),
+    )
+    return Panel(Group(*items), title=title, title_align="left", border_style=STYLE[sev], padding=(1, 1))
+
+
+def recommendations_panel(report: Report) -> Panel | None:
+    recs = c.all_recommendations(report)
+    if not recs:
+        return None
+    table = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
+    table.add_column(no_wrap=True, justify="right")
+    table.add_column(overflow="fold")
+    for i, (rec_id, codes) in enumerate(recs, 1):
+        table.add_row(
+            f"{i}.",
+            Text.assemble(
+                (c.recommendation_title(rec_id), "bold"),
+                (f" (for {', '.join(codes)})", "dim"),
+                "\n",
+                c.recommendation_summary(rec_id),
+            ),
+        )
+    return Panel(table, title=Text("WHAT TO TRY", style="bold"), title_align="left", padding=(1, 1))
+
+
+def problems_panel(report: Report) -> Panel | None:
+    if not report.problems:
+        return None
+    lines = [Text.assemble(("• ", "yellow"), _t(c.one_line(p))) for p in report.problems]
+    return Panel(
+        Group(*lines),
+        title=Text("PROBLEMS READING THE LOG", style="yellow"),
+        title_align="left",
+        border_style="yellow",
+    )
+
+
+def footer(report: Report) -> Text:
+    changed = c.changed_thresholds(report)
+    if changed:
+        what = ", ".join(f"{name} = {value} (default {default})" for name, value, default in changed)
+        thresholds = f"Thresholds changed from the defaults: {what}."
+    else:
+        thresholds = "Default thresholds."
+    return Text(
+        f"{thresholds} Report by iodiag {report.tool_version} (schema {report.schema_version}).",
+        style="dim",
+        overflow="fold",
+    )
+
+
+def renderables(report: Report) -> list[RenderableType]:
+    out: list[RenderableType] = [header(report)]
+    problems = problems_panel(report)
+    if problems is not None:
+        out.append(problems)
+    if not report.findings:
+        out.append(Text("No findings.", style="dim"))
+    for sev, findings in c.grouped(report):
+        out.append(group_panel(sev, findings))
+    recs = recommendations_panel(report)
+    if recs is not None:
+        out.append(recs)
+    out.append(footer(report))
+    return out
+
+
+def print_text(report: Report, console: Console) -> None:
+    for r in renderables(report):
+        console.print(r)
+
+
+def render_text(report: Report, *, width: int = DEFAULT_WIDTH, color: bool = False) -> str:
+    """The report as text; ``color`` adds ANSI escapes."""
+    buf = io.StringIO()
+    console = Console(
+        file=buf,
+        width=width,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        highlight=False,
+        emoji=False,
+        legacy_windows=False,
+        force_jupyter=False,
+    )
+    print_text(report, console)
+    return buf.getvalue()
