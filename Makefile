@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check backend bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy backend/iodiag
+	cd backend && ../$(BIN)/mypy iodiag
 
 unit: $(STAMP)
 	cd backend && ../$(BIN)/pytest -q

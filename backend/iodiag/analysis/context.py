@@ -55,12 +55,20 @@ class Context:
     def file(self, record_id: int, *metrics: Metric) -> FileEvidence:
         return FileEvidence(path=self.path(record_id), record_id=str(int(record_id)), metrics=list(metrics))
 
-    def top_files(self, per_file: pd.Series, metric: str, unit: Unit, extra: pd.Series | None = None,
-                  extra_name: str = "", extra_unit: Unit = Unit.RATIO) -> tuple[list[FileEvidence], int]:
+    def top_files(
+        self,
+        per_file: pd.Series,
+        metric: str,
+        unit: Unit,
+        extra: pd.Series | None = None,
+        extra_name: str = "",
+        extra_unit: Unit = Unit.RATIO,
+    ) -> tuple[list[FileEvidence], int]:
         """The files with the largest positive values of ``per_file`` (indexed by record id)."""
         s = per_file[per_file > 0].sort_values(ascending=False, kind="stable")
         out = []
-        for rid, value in s.head(self.top_n).items():
+        head = s.head(self.top_n)
+        for rid, value in zip(head.index.tolist(), head.to_numpy().tolist(), strict=True):
             metrics = [Metric(name=metric, value=_num(value), unit=unit)]
             if extra is not None and rid in extra.index:
                 metrics.append(Metric(name=extra_name, value=_num(extra[rid]), unit=extra_unit))
@@ -72,8 +80,16 @@ class Context:
         """POSIX per file (index: record id): bytes and operations summed over ranks, extents maxed."""
         p = self.posix
         g = p.groupby("id", sort=True)
-        sums = g[["POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN", "POSIX_READS", "POSIX_WRITES",
-                  "POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME"]].sum()
+        sums = g[
+            [
+                "POSIX_BYTES_READ",
+                "POSIX_BYTES_WRITTEN",
+                "POSIX_READS",
+                "POSIX_WRITES",
+                "POSIX_F_READ_TIME",
+                "POSIX_F_WRITE_TIME",
+            ]
+        ].sum()
         return sums.join(g[["POSIX_MAX_BYTE_READ", "POSIX_MAX_BYTE_WRITTEN"]].max())
 
     @cached_property

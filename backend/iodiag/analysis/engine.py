@@ -85,7 +85,11 @@ def _job_summary(profile: JobProfile) -> JobSummary:
         hints=dict(m.hints),
         modules=[
             ModuleSummary(
-                name=i.name, version=i.version, records=i.records, loaded=i.loaded, partial=i.partial,
+                name=i.name,
+                version=i.version,
+                records=i.records,
+                loaded=i.loaded,
+                partial=i.partial,
                 read_error=i.read_error,
             )
             for i in profile.modules.values()

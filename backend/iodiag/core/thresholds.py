@@ -17,32 +17,72 @@ class Thresholds(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # Drishti 0.8 thresholds (same names and defaults).
-    imbalance_operations: float = Field(0.1, ge=0, le=1, description="read/write imbalance ratio (P01-P04)")
-    small_bytes: int = Field(1048576, gt=0, description="a request below this many bytes is small")
-    small_requests: float = Field(0.1, ge=0, le=1, description="share of small requests (P05, P06, P15, P16)")
-    small_requests_absolute: int = Field(1000, ge=0, description="number of small requests (P05, P06, P15, P16)")
-    misaligned_requests: float = Field(0.1, ge=0, le=1, description="share of misaligned requests (P07, P08)")
-    metadata_time_rank: float = Field(30, ge=0, description="metadata seconds per rank (P17)")
-    random_operations: float = Field(0.2, ge=0, le=1, description="share of random requests (P11, P13)")
-    random_operations_absolute: int = Field(1000, ge=0, description="number of random requests (P11, P13)")
-    imbalance_stragglers: float = Field(0.15, ge=0, description="shared-file rank imbalance (P18, P19)")
-    imbalance_size: float = Field(0.3, ge=0, le=1, description="per-rank size imbalance (P21, P22)")
-    interface_stdio: float = Field(0.1, ge=0, le=1, description="share of bytes through STDIO (S01)")
-    collective_operations: float = Field(0.5, ge=0, le=1, description="share of independent MPI-IO calls (M02, M03)")
-    collective_operations_absolute: int = Field(1000, ge=0, description="number of MPI-IO calls (M02, M03)")
+    imbalance_operations: float = Field(
+        default=0.1, ge=0, le=1, description="read/write imbalance ratio (P01-P04)"
+    )
+    small_bytes: int = Field(default=1048576, gt=0, description="a request below this many bytes is small")
+    small_requests: float = Field(
+        default=0.1, ge=0, le=1, description="share of small requests (P05, P06, P15, P16)"
+    )
+    small_requests_absolute: int = Field(
+        default=1000, ge=0, description="number of small requests (P05, P06, P15, P16)"
+    )
+    misaligned_requests: float = Field(
+        default=0.1, ge=0, le=1, description="share of misaligned requests (P07, P08)"
+    )
+    metadata_time_rank: float = Field(default=30, ge=0, description="metadata seconds per rank (P17)")
+    random_operations: float = Field(
+        default=0.2, ge=0, le=1, description="share of random requests (P11, P13)"
+    )
+    random_operations_absolute: int = Field(
+        default=1000, ge=0, description="number of random requests (P11, P13)"
+    )
+    imbalance_stragglers: float = Field(
+        default=0.15, ge=0, description="shared-file rank imbalance (P18, P19)"
+    )
+    imbalance_size: float = Field(default=0.3, ge=0, le=1, description="per-rank size imbalance (P21, P22)")
+    interface_stdio: float = Field(default=0.1, ge=0, le=1, description="share of bytes through STDIO (S01)")
+    collective_operations: float = Field(
+        default=0.5, ge=0, le=1, description="share of independent MPI-IO calls (M02, M03)"
+    )
+    collective_operations_absolute: int = Field(
+        default=1000, ge=0, description="number of MPI-IO calls (M02, M03)"
+    )
 
     # iodiag's own checks.
-    redundant_min_bytes: int = Field(1 << 20, ge=0, description="redundant bytes per file worth reporting (P09, P10)")
-    io_share_low: float = Field(0.05, ge=0, le=1, description="below this share of run time, I/O is not the problem (J01)")
-    io_share_high: float = Field(0.3, ge=0, le=1, description="above this share of run time, I/O dominates (J02)")
-    lustre_many_ranks: int = Field(8, ge=2, description="ranks writing one file that make a single stripe a bottleneck (L01)")
-    lustre_min_file_bytes: int = Field(64 << 20, ge=0, description="files smaller than this are ignored by Lustre layout checks")
-    lustre_large_request_factor: float = Field(8, gt=1, description="typical request / stripe size above which stripes are too small (L03)")
-    lustre_min_straddle_request: int = Field(64 << 10, ge=0, description="smallest common request checked for stripe straddling (L02)")
-    lustre_straddle_share: float = Field(0.5, ge=0, le=1, description="share of a file's requests that straddle stripes (L02)")
-    ost_min_count: int = Field(4, ge=2, description="OSTs needed before comparing them with each other (L04, L05)")
-    ost_slow_factor: float = Field(2.0, gt=1, description="an OST this many times slower per byte than the median is slow (L04)")
-    ost_busy_factor: float = Field(3.0, gt=1, description="an OST with this many times the median bytes is overloaded (L05)")
+    redundant_min_bytes: int = Field(
+        default=1 << 20, ge=0, description="redundant bytes per file worth reporting (P09, P10)"
+    )
+    io_share_low: float = Field(
+        default=0.05, ge=0, le=1, description="below this share of run time, I/O is not the problem (J01)"
+    )
+    io_share_high: float = Field(
+        default=0.3, ge=0, le=1, description="above this share of run time, I/O dominates (J02)"
+    )
+    lustre_many_ranks: int = Field(
+        default=8, ge=2, description="ranks writing one file that make a single stripe a bottleneck (L01)"
+    )
+    lustre_min_file_bytes: int = Field(
+        default=64 << 20, ge=0, description="files smaller than this are ignored by Lustre layout checks"
+    )
+    lustre_large_request_factor: float = Field(
+        default=8, gt=1, description="typical request / stripe size above which stripes are too small (L03)"
+    )
+    lustre_min_straddle_request: int = Field(
+        default=64 << 10, ge=0, description="smallest common request checked for stripe straddling (L02)"
+    )
+    lustre_straddle_share: float = Field(
+        default=0.5, ge=0, le=1, description="share of a file's requests that straddle stripes (L02)"
+    )
+    ost_min_count: int = Field(
+        default=4, ge=2, description="OSTs needed before comparing them with each other (L04, L05)"
+    )
+    ost_slow_factor: float = Field(
+        default=2.0, gt=1, description="an OST this many times slower per byte than the median is slow (L04)"
+    )
+    ost_busy_factor: float = Field(
+        default=3.0, gt=1, description="an OST with this many times the median bytes is overloaded (L05)"
+    )
 
     def with_overrides(self, overrides: dict[str, Any]) -> Thresholds:
         try:

@@ -52,7 +52,8 @@ def run_isolated(
 ) -> ChildOutcome:
     """Fork, run ``producer`` in the child, and collect what it yields."""
     rfd, wfd = os.pipe()
-    errfile = tempfile.TemporaryFile()
+    # Both processes use this file across the fork, so no context manager can own it.
+    errfile = tempfile.TemporaryFile()  # noqa: SIM115
     pid = os.fork()
     if pid == 0:  # child
         code = 0

@@ -121,7 +121,9 @@ def _read_meta(be: Any, ffi: Any, libdutil: Any, handle: Any) -> dict[str, Any]:
     }
 
 
-def _read_module(be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, info: dict[str, Any]) -> dict[str, Any]:
+def _read_module(
+    be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, info: dict[str, Any]
+) -> dict[str, Any]:
     result: dict[str, Any] = {"name": name, "error": None}
     try:
         if name in GENERIC_MODULES:
@@ -246,9 +248,10 @@ def _read_dxt(be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, idx: int
     chunks: list[bytes] = []
 
     def payload() -> dict[str, Any]:
-        seg = np.frombuffer(b"".join(chunks), dtype=np.dtype(
-            [("offset", "<i8"), ("length", "<i8"), ("start", "<f8"), ("end", "<f8")]
-        ))
+        seg = np.frombuffer(
+            b"".join(chunks),
+            dtype=np.dtype([("offset", "<i8"), ("length", "<i8"), ("start", "<f8"), ("end", "<f8")]),
+        )
         return {"records": recs, "segments": seg}
 
     try:

@@ -79,7 +79,9 @@ def _build(path: str, outcome: ChildOutcome) -> JobProfile:
     msgs = outcome.messages
     if msgs and msgs[0][0] == "open_failed":
         reason = _library_reason(outcome)
-        raise LogReadError(path, f"not a readable Darshan log ({reason or 'the Darshan library could not open it'})")
+        raise LogReadError(
+            path, f"not a readable Darshan log ({reason or 'the Darshan library could not open it'})"
+        )
     if not msgs or msgs[0][0] != "meta":
         why = _crash_text(outcome) if outcome.crashed else "no data"
         raise LogReadError(path, f"corrupted log: {why} while reading the header")
@@ -116,7 +118,9 @@ def _build(path: str, outcome: ChildOutcome) -> JobProfile:
         if name in seen:
             continue
         if name in OPTIONAL_MODULES and not _was_requested(name, msgs):
-            infos[name] = ModuleInfo(name=name, version=m["ver"], compressed_bytes=m["len"], partial=m["partial"])
+            infos[name] = ModuleInfo(
+                name=name, version=m["ver"], compressed_bytes=m["len"], partial=m["partial"]
+            )
             continue
         if crash and stopped_at is None:
             stopped_at = name
@@ -223,7 +227,8 @@ def _to_table(name: str, p: dict[str, Any]) -> pd.DataFrame:
             }
         )
         counters = pd.DataFrame(
-            np.array([r["counters"] for r in rows], dtype=np.int64).reshape(len(rows), len(names)), columns=names
+            np.array([r["counters"] for r in rows], dtype=np.int64).reshape(len(rows), len(names)),
+            columns=names,
         )
         out = pd.concat([base, counters], axis=1)
         out["pool_name"] = [r["pool_name"] for r in rows]

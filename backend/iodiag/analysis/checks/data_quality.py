@@ -14,8 +14,13 @@ _WHAT_IS_MISSING = {
 }
 
 
-@check("D01", title="Partial data in the log", layer=Layer.JOB, severity=Severity.WARNING,
-       recommendations=("darshan-memory",))
+@check(
+    "D01",
+    title="Partial data in the log",
+    layer=Layer.JOB,
+    severity=Severity.WARNING,
+    recommendations=("darshan-memory",),
+)
 def partial_modules(ctx: Context, t: Thresholds) -> list[Hit]:
     hits = []
     for info in ctx.profile.modules.values():
@@ -26,23 +31,34 @@ def partial_modules(ctx: Context, t: Thresholds) -> list[Hit]:
             f"Darshan ran out of record memory, so some files accessed through {info.name} were not recorded "
             f"and its totals are too low",
         )
-        hits.append(Hit(
-            message=f"Module {info.name} is partial: {missing}. Findings from it are lower bounds.",
-            evidence=[Metric(name="module", value=info.name, unit=Unit.TEXT),
-                      Metric(name="records_read", value=info.records, unit=Unit.COUNT)],
-        ))
+        hits.append(
+            Hit(
+                message=f"Module {info.name} is partial: {missing}. Findings from it are lower bounds.",
+                evidence=[
+                    Metric(name="module", value=info.name, unit=Unit.TEXT),
+                    Metric(name="records_read", value=info.records, unit=Unit.COUNT),
+                ],
+            )
+        )
     return hits
 
 
-@check("D02", title="Part of the log could not be read", layer=Layer.JOB, severity=Severity.CRITICAL,
-       recommendations=("read-darshan-logs",))
+@check(
+    "D02",
+    title="Part of the log could not be read",
+    layer=Layer.JOB,
+    severity=Severity.CRITICAL,
+    recommendations=("read-darshan-logs",),
+)
 def unreadable(ctx: Context, t: Thresholds) -> list[Hit]:
     hits = [
         Hit(
             message=f"Module {info.name} could not be read ({info.read_error}); "
             f"{info.records:,} records were recovered. Findings that need it are missing or incomplete.",
-            evidence=[Metric(name="module", value=info.name, unit=Unit.TEXT),
-                      Metric(name="records_recovered", value=info.records, unit=Unit.COUNT)],
+            evidence=[
+                Metric(name="module", value=info.name, unit=Unit.TEXT),
+                Metric(name="records_recovered", value=info.records, unit=Unit.COUNT),
+            ],
         )
         for info in ctx.profile.modules.values()
         if info.read_error
@@ -51,8 +67,13 @@ def unreadable(ctx: Context, t: Thresholds) -> list[Hit]:
     return hits
 
 
-@check("D03", title="No I/O was recorded", layer=Layer.JOB, severity=Severity.INFO,
-       recommendations=("darshan-instrumentation",))
+@check(
+    "D03",
+    title="No I/O was recorded",
+    layer=Layer.JOB,
+    severity=Severity.INFO,
+    recommendations=("darshan-instrumentation",),
+)
 def empty_log(ctx: Context, t: Thresholds) -> Hit | None:
     if any(info.loaded and info.records for info in ctx.profile.modules.values()):
         return None

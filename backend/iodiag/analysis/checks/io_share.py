@@ -12,16 +12,25 @@ from iodiag.core.units import human_seconds
 def _evidence(s: IOShare) -> list[Metric]:
     return [
         Metric(name="runtime", value=s.runtime_s, unit=Unit.SECONDS),
-        Metric(name="slowest_rank_io_time", value=s.slowest_rank_io_s, unit=Unit.SECONDS,
-               description="read + write + metadata time of the slowest rank, each file counted at its top layer"),
+        Metric(
+            name="slowest_rank_io_time",
+            value=s.slowest_rank_io_s,
+            unit=Unit.SECONDS,
+            description="read + write + metadata time of the slowest rank, each file counted at its top layer",
+        ),
         Metric(name="mean_rank_io_time", value=s.mean_rank_io_s, unit=Unit.SECONDS),
         Metric(name="io_share_slowest_rank", value=s.share_slowest, unit=Unit.RATIO),
         Metric(name="io_share_mean_rank", value=s.share_mean, unit=Unit.RATIO),
     ]
 
 
-@check("J01", title="I/O is not why this job is slow", layer=Layer.JOB, severity=Severity.OK,
-       recommendations=("io-not-bottleneck",))
+@check(
+    "J01",
+    title="I/O is not why this job is slow",
+    layer=Layer.JOB,
+    severity=Severity.OK,
+    recommendations=("io-not-bottleneck",),
+)
 def io_not_bottleneck(ctx: Context, t: Thresholds) -> Hit | None:
     s = ctx.io_share
     if s is None or s.runtime_s <= 0 or s.share_slowest >= t.io_share_low:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -34,15 +36,20 @@ class FileLayout:
 def _common_access(posix: pd.DataFrame) -> pd.DataFrame:
     """Per file: the most frequent request size over its records and that size's share of its requests."""
     parts = [
-        pd.DataFrame({"id": posix["id"].to_numpy(), "size": posix[f"POSIX_ACCESS{i}_ACCESS"].to_numpy(),
-                      "count": posix[f"POSIX_ACCESS{i}_COUNT"].to_numpy()})
+        pd.DataFrame(
+            {
+                "id": posix["id"].to_numpy(),
+                "size": posix[f"POSIX_ACCESS{i}_ACCESS"].to_numpy(),
+                "count": posix[f"POSIX_ACCESS{i}_COUNT"].to_numpy(),
+            }
+        )
         for i in range(1, 5)
     ]
     long = pd.concat(parts, ignore_index=True)
     long = long[(long["size"] > 0) & (long["count"] > 0)]
     if long.empty:
         return pd.DataFrame(columns=["size", "count"])
-    sums = long.groupby(["id", "size"], as_index=False)["count"].sum()
+    sums = long.groupby(["id", "size"])["count"].sum().reset_index()
     # Ties go to the larger size, so the choice does not depend on record order.
     sums = sums.sort_values(["id", "count", "size"], ascending=[True, False, False], kind="stable")
     return sums.drop_duplicates("id").set_index("id")[["size", "count"]]
@@ -52,7 +59,7 @@ def layouts(ctx: Context) -> list[FileLayout]:
     cached = ctx.cache.get("lustre_layouts")
     if cached is None:
         cached = ctx.cache["lustre_layouts"] = _build_layouts(ctx)
-    return cached  # type: ignore[no-any-return]
+    return cast(list[FileLayout], cached)
 
 
 def _build_layouts(ctx: Context) -> list[FileLayout]:
@@ -65,15 +72,26 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     if posix.empty:
         return []
     g = posix.groupby("id", sort=True)
-    agg = g[["POSIX_BYTES_WRITTEN", "POSIX_BYTES_READ", "POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME",
-             "POSIX_READS", "POSIX_WRITES"]].sum()
-    agg = pd.DataFrame({
-        "bytes_written": agg["POSIX_BYTES_WRITTEN"], "bytes_read": agg["POSIX_BYTES_READ"],
-        "io_time": agg["POSIX_F_READ_TIME"] + agg["POSIX_F_WRITE_TIME"],
-        "ops": agg["POSIX_READS"] + agg["POSIX_WRITES"],
-        "extent": g[["POSIX_MAX_BYTE_WRITTEN", "POSIX_MAX_BYTE_READ"]].max().max(axis=1),
-        "shared": (posix["rank"] < 0).groupby(posix["id"]).any(),
-    })
+    agg = g[
+        [
+            "POSIX_BYTES_WRITTEN",
+            "POSIX_BYTES_READ",
+            "POSIX_F_READ_TIME",
+            "POSIX_F_WRITE_TIME",
+            "POSIX_READS",
+            "POSIX_WRITES",
+        ]
+    ].sum()
+    agg = pd.DataFrame(
+        {
+            "bytes_written": agg["POSIX_BYTES_WRITTEN"],
+            "bytes_read": agg["POSIX_BYTES_READ"],
+            "io_time": agg["POSIX_F_READ_TIME"] + agg["POSIX_F_WRITE_TIME"],
+            "ops": agg["POSIX_READS"] + agg["POSIX_WRITES"],
+            "extent": g[["POSIX_MAX_BYTE_WRITTEN", "POSIX_MAX_BYTE_READ"]].max().max(axis=1),
+            "shared": (posix["rank"] < 0).groupby(posix["id"]).any(),
+        }
+    )
     wrote = posix.loc[posix["POSIX_WRITES"] > 0, ["id", "rank"]].drop_duplicates()
     agg["writers"] = wrote.groupby("id").size().reindex(agg.index, fill_value=0)
     agg["any_writer"] = agg["writers"] > 0
@@ -92,20 +110,22 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
         ops = float(rec["ops"])
         size = 0 if pd.isna(rec["size"]) or ops <= 0 else int(rec["size"])
         share = min(float(rec["count"]) / ops, 1.0) if size else 0.0
-        out.append(FileLayout(
-            record_id=rid,
-            stripe_size=int(rec["stripe_size"]),
-            stripe_count=int(rec["stripe_count"]),
-            osts=osts.get(rid, ()),
-            bytes_written=int(rec["bytes_written"]),
-            bytes_read=int(rec["bytes_read"]),
-            io_time=float(rec["io_time"]),
-            extent=max(int(rec["extent"]) + 1, 0),
-            writers=nprocs if rec["shared"] and rec["any_writer"] else int(rec["writers"]),
-            common_size=size,
-            common_share=share,
-            ranks=ranks.get(rid, ()),
-        ))
+        out.append(
+            FileLayout(
+                record_id=rid,
+                stripe_size=int(rec["stripe_size"]),
+                stripe_count=int(rec["stripe_count"]),
+                osts=osts.get(rid, ()),
+                bytes_written=int(rec["bytes_written"]),
+                bytes_read=int(rec["bytes_read"]),
+                io_time=float(rec["io_time"]),
+                extent=max(int(rec["extent"]) + 1, 0),
+                writers=nprocs if rec["shared"] and rec["any_writer"] else int(rec["writers"]),
+                common_size=size,
+                common_share=share,
+                ranks=ranks.get(rid, ()),
+            )
+        )
     return out
 
 
@@ -141,20 +161,34 @@ def _file_hit(ctx: Context, bad: list[FileLayout], message: str, evidence: list[
     )
 
 
-@check("L01", title="Shared file on a single OST", layer=Layer.LUSTRE, severity=Severity.CRITICAL,
-       requires=NEEDS, recommendations=("lustre-stripe-count",))
+@check(
+    "L01",
+    title="Shared file on a single OST",
+    layer=Layer.LUSTRE,
+    severity=Severity.CRITICAL,
+    requires=NEEDS,
+    recommendations=("lustre-stripe-count",),
+)
 def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
-    bad = [f for f in layouts(ctx) if f.stripe_count == 1 and f.writers >= t.lustre_many_ranks
-           and f.bytes_written >= t.lustre_min_file_bytes]
+    bad = [
+        f
+        for f in layouts(ctx)
+        if f.stripe_count == 1
+        and f.writers >= t.lustre_many_ranks
+        and f.bytes_written >= t.lustre_min_file_bytes
+    ]
     if not bad:
         return None
     worst = max(bad, key=lambda f: f.writers)
     return _file_hit(
-        ctx, bad,
+        ctx,
+        bad,
         f"{len(bad):,} file(s) written by many ranks sit on a single OST (stripe count 1): in the worst, "
         f"{worst.writers:,} ranks wrote {human_bytes(worst.bytes_written)} through one storage server.",
-        [Metric(name="files", value=len(bad), unit=Unit.COUNT),
-         Metric(name="max_writers", value=worst.writers, unit=Unit.COUNT)],
+        [
+            Metric(name="files", value=len(bad), unit=Unit.COUNT),
+            Metric(name="max_writers", value=worst.writers, unit=Unit.COUNT),
+        ],
     )
 
 
@@ -162,46 +196,72 @@ def _straddles(size: int, stripe: int) -> bool:
     return size > 0 and stripe > 0 and size % stripe != 0 and stripe % size != 0
 
 
-@check("L02", title="Requests straddle stripe boundaries", layer=Layer.LUSTRE, severity=Severity.WARNING,
-       requires=NEEDS, recommendations=("lustre-stripe-size", "align-file-requests"))
+@check(
+    "L02",
+    title="Requests straddle stripe boundaries",
+    layer=Layer.LUSTRE,
+    severity=Severity.WARNING,
+    requires=NEEDS,
+    recommendations=("lustre-stripe-size", "align-file-requests"),
+)
 def requests_straddle_stripes(ctx: Context, t: Thresholds) -> Hit | None:
-    bad = [f for f in layouts(ctx)
-           if f.common_size >= t.lustre_min_straddle_request and _straddles(f.common_size, f.stripe_size)
-           and f.common_share >= t.lustre_straddle_share
-           and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes]
+    bad = [
+        f
+        for f in layouts(ctx)
+        if f.common_size >= t.lustre_min_straddle_request
+        and _straddles(f.common_size, f.stripe_size)
+        and f.common_share >= t.lustre_straddle_share
+        and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes
+    ]
     if not bad:
         return None
     f = bad[0]
     return _file_hit(
-        ctx, bad,
+        ctx,
+        bad,
         f"{len(bad):,} file(s) are accessed mostly in requests that are neither a multiple nor a divisor of "
         f"the stripe size (for example {human_bytes(f.common_size)} requests on {human_bytes(f.stripe_size)} "
         f"stripes), so many requests span two OSTs and lock two stripes.",
-        [Metric(name="files", value=len(bad), unit=Unit.COUNT),
-         Metric(name="example_request", value=f.common_size, unit=Unit.BYTES),
-         Metric(name="example_stripe_size", value=f.stripe_size, unit=Unit.BYTES),
-         Metric(name="example_request_share", value=f.common_share, unit=Unit.RATIO)],
+        [
+            Metric(name="files", value=len(bad), unit=Unit.COUNT),
+            Metric(name="example_request", value=f.common_size, unit=Unit.BYTES),
+            Metric(name="example_stripe_size", value=f.stripe_size, unit=Unit.BYTES),
+            Metric(name="example_request_share", value=f.common_share, unit=Unit.RATIO),
+        ],
     )
 
 
-@check("L03", title="Stripe size far below the request size", layer=Layer.LUSTRE, severity=Severity.INFO,
-       requires=NEEDS, recommendations=("lustre-stripe-size",))
+@check(
+    "L03",
+    title="Stripe size far below the request size",
+    layer=Layer.LUSTRE,
+    severity=Severity.INFO,
+    requires=NEEDS,
+    recommendations=("lustre-stripe-size",),
+)
 def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
-    bad = [f for f in layouts(ctx)
-           if f.stripe_size > 0 and f.stripe_count > 1
-           and f.common_size >= t.lustre_large_request_factor * f.stripe_size
-           and f.common_share >= t.lustre_straddle_share
-           and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes]
+    bad = [
+        f
+        for f in layouts(ctx)
+        if f.stripe_size > 0
+        and f.stripe_count > 1
+        and f.common_size >= t.lustre_large_request_factor * f.stripe_size
+        and f.common_share >= t.lustre_straddle_share
+        and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes
+    ]
     if not bad:
         return None
     f = max(bad, key=lambda x: x.common_size / x.stripe_size)
     return _file_hit(
-        ctx, bad,
+        ctx,
+        bad,
         f"{len(bad):,} file(s) use stripes far smaller than their typical request: "
         f"{human_bytes(f.common_size)} requests on {human_bytes(f.stripe_size)} stripes split each request "
         f"into {f.common_size // f.stripe_size} pieces.",
-        [Metric(name="files", value=len(bad), unit=Unit.COUNT),
-         Metric(name="max_request_to_stripe", value=f.common_size / f.stripe_size, unit=Unit.RATIO)],
+        [
+            Metric(name="files", value=len(bad), unit=Unit.COUNT),
+            Metric(name="max_request_to_stripe", value=f.common_size / f.stripe_size, unit=Unit.RATIO),
+        ],
     )
 
 
@@ -210,7 +270,7 @@ def ost_load(ctx: Context) -> pd.DataFrame:
     cached = ctx.cache.get("ost_load")
     if cached is None:
         cached = ctx.cache["ost_load"] = _ost_load(ctx)
-    return cached  # type: ignore[return-value]
+    return cast(pd.DataFrame, cached)
 
 
 def _ost_load(ctx: Context) -> pd.DataFrame:
@@ -241,8 +301,14 @@ def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
     return [f for f in layouts(ctx) if ost in f.osts]  # called once per finding, not per OST
 
 
-@check("L04", title="Slow OST", layer=Layer.LUSTRE, severity=Severity.CRITICAL,
-       requires=NEEDS, recommendations=("lustre-ost-health",))
+@check(
+    "L04",
+    title="Slow OST",
+    layer=Layer.LUSTRE,
+    severity=Severity.CRITICAL,
+    requires=NEEDS,
+    recommendations=("lustre-ost-health",),
+)
 def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     load = compared_osts(ctx, t)
     if len(load) < t.ost_min_count:
@@ -261,21 +327,34 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
         message=f"OST {ost} was {float(slow.iloc[0]) / median:.1f}x slower per byte than the median of the "
         f"{len(load)} OSTs this job used ({float(slow.iloc[0]):.1f} s/GiB against {median:.1f} s/GiB); "
         f"{len(slow)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank that wrote there waited on it.",
-        evidence=[Metric(name="slow_ost", value=ost, unit=Unit.COUNT),
-                  Metric(name="slow_ost_seconds_per_gib", value=float(slow.iloc[0]), unit=Unit.SECONDS),
-                  Metric(name="median_seconds_per_gib", value=median, unit=Unit.SECONDS),
-                  Metric(name="slow_osts", value=len(slow), unit=Unit.COUNT),
-                  Metric(name="osts_used", value=len(load), unit=Unit.COUNT)],
-        files=[ctx.file(f.record_id, Metric(name="io_time", value=f.io_time, unit=Unit.SECONDS),
-                        Metric(name="bytes", value=f.bytes_written + f.bytes_read, unit=Unit.BYTES))
-               for f in files[: ctx.top_n]],
+        evidence=[
+            Metric(name="slow_ost", value=ost, unit=Unit.COUNT),
+            Metric(name="slow_ost_seconds_per_gib", value=float(slow.iloc[0]), unit=Unit.SECONDS),
+            Metric(name="median_seconds_per_gib", value=median, unit=Unit.SECONDS),
+            Metric(name="slow_osts", value=len(slow), unit=Unit.COUNT),
+            Metric(name="osts_used", value=len(load), unit=Unit.COUNT),
+        ],
+        files=[
+            ctx.file(
+                f.record_id,
+                Metric(name="io_time", value=f.io_time, unit=Unit.SECONDS),
+                Metric(name="bytes", value=f.bytes_written + f.bytes_read, unit=Unit.BYTES),
+            )
+            for f in files[: ctx.top_n]
+        ],
         files_total=len(files),
         ranks=ranks[: ctx.top_n],
     )
 
 
-@check("L05", title="Overloaded OST", layer=Layer.LUSTRE, severity=Severity.WARNING,
-       requires=NEEDS, recommendations=("lustre-stripe-count", "lustre-ost-health"))
+@check(
+    "L05",
+    title="Overloaded OST",
+    layer=Layer.LUSTRE,
+    severity=Severity.WARNING,
+    requires=NEEDS,
+    recommendations=("lustre-stripe-count", "lustre-ost-health"),
+)
 def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
     load = ost_load(ctx)
     if len(load) < t.ost_min_count:
@@ -291,11 +370,15 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
         message=f"OST {ost} carried {human_bytes(float(busy.iloc[0]))}, {float(busy.iloc[0]) / median:.1f}x the "
         f"median OST and {pct(float(busy.iloc[0]) / total)} of the job's Lustre traffic: the layout concentrates "
         f"load on few OSTs.",
-        evidence=[Metric(name="busy_ost", value=ost, unit=Unit.COUNT),
-                  Metric(name="busy_ost_bytes", value=float(busy.iloc[0]), unit=Unit.BYTES),
-                  Metric(name="median_ost_bytes", value=median, unit=Unit.BYTES),
-                  Metric(name="busy_osts", value=len(busy), unit=Unit.COUNT)],
-        files=[ctx.file(f.record_id, Metric(name="bytes", value=f.bytes_written + f.bytes_read, unit=Unit.BYTES))
-               for f in files[: ctx.top_n]],
+        evidence=[
+            Metric(name="busy_ost", value=ost, unit=Unit.COUNT),
+            Metric(name="busy_ost_bytes", value=float(busy.iloc[0]), unit=Unit.BYTES),
+            Metric(name="median_ost_bytes", value=median, unit=Unit.BYTES),
+            Metric(name="busy_osts", value=len(busy), unit=Unit.COUNT),
+        ],
+        files=[
+            ctx.file(f.record_id, Metric(name="bytes", value=f.bytes_written + f.bytes_read, unit=Unit.BYTES))
+            for f in files[: ctx.top_n]
+        ],
         files_total=len(files),
     )

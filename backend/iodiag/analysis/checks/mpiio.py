@@ -10,8 +10,14 @@ from iodiag.core.thresholds import Thresholds
 MPIIO = ("MPI-IO",)
 
 
-@check("M01", title="No MPI-IO", layer=Layer.MPIIO, severity=Severity.WARNING,
-       recommendations=("use-parallel-io-library",), origin="drishti")
+@check(
+    "M01",
+    title="No MPI-IO",
+    layer=Layer.MPIIO,
+    severity=Severity.WARNING,
+    recommendations=("use-parallel-io-library",),
+    origin="drishti",
+)
 def no_mpiio(ctx: Context, t: Thresholds) -> Hit | None:
     # Only meaningful when the job did I/O that MPI-IO could have carried.
     if "MPI-IO" in ctx.profile.modules or not (ctx.profile.has("POSIX") or ctx.profile.has("STDIO")):
@@ -44,47 +50,77 @@ def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     return Hit(
         message=f"The job uses MPI-IO but issues no collective {verb}s: all {indep:,} MPI-IO {verb} calls "
         f"are independent, so each rank hits the file system on its own.",
-        evidence=[Metric(name=f"independent_{verb}s", value=indep, unit=Unit.COUNT),
-                  Metric(name=f"collective_{verb}s", value=coll, unit=Unit.COUNT),
-                  Metric(name=f"independent_{verb}_share", value=indep / total, unit=Unit.RATIO)],
+        evidence=[
+            Metric(name=f"independent_{verb}s", value=indep, unit=Unit.COUNT),
+            Metric(name=f"collective_{verb}s", value=coll, unit=Unit.COUNT),
+            Metric(name=f"independent_{verb}_share", value=indep / total, unit=Unit.RATIO),
+        ],
         files=files,
         files_total=n,
     )
 
 
 def _uses_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
-    coll, indep, total = _collective(ctx, t, op)
+    coll, _, total = _collective(ctx, t, op)
     if coll == 0:
         return None
     verb = op.lower()
     return Hit(
         message=f"The job {'reads' if op == 'READ' else 'writes'} through collective MPI-IO: {coll:,} collective "
         f"{verb} calls ({pct(coll / total)} of {total:,}).",
-        evidence=[Metric(name=f"collective_{verb}s", value=coll, unit=Unit.COUNT),
-                  Metric(name=f"collective_{verb}_share", value=coll / total, unit=Unit.RATIO)],
+        evidence=[
+            Metric(name=f"collective_{verb}s", value=coll, unit=Unit.COUNT),
+            Metric(name=f"collective_{verb}_share", value=coll / total, unit=Unit.RATIO),
+        ],
     )
 
 
-@check("M02", title="No collective MPI-IO reads", layer=Layer.MPIIO, severity=Severity.CRITICAL,
-       requires=MPIIO, recommendations=("mpiio-collective-io", "romio-hints"), origin="drishti")
+@check(
+    "M02",
+    title="No collective MPI-IO reads",
+    layer=Layer.MPIIO,
+    severity=Severity.CRITICAL,
+    requires=MPIIO,
+    recommendations=("mpiio-collective-io", "romio-hints"),
+    origin="drishti",
+)
 def no_collective_reads(ctx: Context, t: Thresholds) -> Hit | None:
     return _no_collective(ctx, t, "READ")
 
 
-@check("M03", title="No collective MPI-IO writes", layer=Layer.MPIIO, severity=Severity.CRITICAL,
-       requires=MPIIO, recommendations=("mpiio-collective-io", "romio-hints"), origin="drishti")
+@check(
+    "M03",
+    title="No collective MPI-IO writes",
+    layer=Layer.MPIIO,
+    severity=Severity.CRITICAL,
+    requires=MPIIO,
+    recommendations=("mpiio-collective-io", "romio-hints"),
+    origin="drishti",
+)
 def no_collective_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _no_collective(ctx, t, "WRITE")
 
 
-@check("M04", title="Collective MPI-IO reads", layer=Layer.MPIIO, severity=Severity.OK,
-       requires=MPIIO, origin="drishti")
+@check(
+    "M04",
+    title="Collective MPI-IO reads",
+    layer=Layer.MPIIO,
+    severity=Severity.OK,
+    requires=MPIIO,
+    origin="drishti",
+)
 def collective_reads(ctx: Context, t: Thresholds) -> Hit | None:
     return _uses_collective(ctx, t, "READ")
 
 
-@check("M05", title="Collective MPI-IO writes", layer=Layer.MPIIO, severity=Severity.OK,
-       requires=MPIIO, origin="drishti")
+@check(
+    "M05",
+    title="Collective MPI-IO writes",
+    layer=Layer.MPIIO,
+    severity=Severity.OK,
+    requires=MPIIO,
+    origin="drishti",
+)
 def collective_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _uses_collective(ctx, t, "WRITE")
 
@@ -101,20 +137,36 @@ def _blocking(ctx: Context, op: str) -> Hit | None:
     return Hit(
         message=f"All {calls:,} MPI-IO {verb} calls block: non-blocking or asynchronous {verb}s could overlap "
         f"this I/O with computation.",
-        evidence=[Metric(name=f"blocking_{verb}s", value=calls, unit=Unit.COUNT),
-                  Metric(name=f"nonblocking_{verb}s", value=nb, unit=Unit.COUNT)],
+        evidence=[
+            Metric(name=f"blocking_{verb}s", value=calls, unit=Unit.COUNT),
+            Metric(name=f"nonblocking_{verb}s", value=nb, unit=Unit.COUNT),
+        ],
         extra_recommendations=("hdf5-async-vol",) if ctx.uses_hdf5 else (),
     )
 
 
-@check("M06", title="Blocking MPI-IO reads", layer=Layer.MPIIO, severity=Severity.WARNING,
-       requires=MPIIO, recommendations=("mpiio-nonblocking",), origin="drishti")
+@check(
+    "M06",
+    title="Blocking MPI-IO reads",
+    layer=Layer.MPIIO,
+    severity=Severity.WARNING,
+    requires=MPIIO,
+    recommendations=("mpiio-nonblocking",),
+    origin="drishti",
+)
 def blocking_reads(ctx: Context, t: Thresholds) -> Hit | None:
     return _blocking(ctx, "READ")
 
 
-@check("M07", title="Blocking MPI-IO writes", layer=Layer.MPIIO, severity=Severity.WARNING,
-       requires=MPIIO, recommendations=("mpiio-nonblocking",), origin="drishti")
+@check(
+    "M07",
+    title="Blocking MPI-IO writes",
+    layer=Layer.MPIIO,
+    severity=Severity.WARNING,
+    requires=MPIIO,
+    recommendations=("mpiio-nonblocking",),
+    origin="drishti",
+)
 def blocking_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _blocking(ctx, "WRITE")
 
@@ -132,34 +184,62 @@ def _aggregators(ctx: Context) -> tuple[int, int] | None:
 
 
 def _agg_evidence(cb: int, nodes: int) -> list[Metric]:
-    return [Metric(name="cb_nodes", value=cb, unit=Unit.COUNT), Metric(name="nodes", value=nodes, unit=Unit.COUNT)]
+    return [
+        Metric(name="cb_nodes", value=cb, unit=Unit.COUNT),
+        Metric(name="nodes", value=nodes, unit=Unit.COUNT),
+    ]
 
 
-@check("M08", title="Intra-node MPI-IO aggregators", layer=Layer.MPIIO, severity=Severity.OK,
-       requires=MPIIO, origin="drishti")
+@check(
+    "M08",
+    title="Intra-node MPI-IO aggregators",
+    layer=Layer.MPIIO,
+    severity=Severity.OK,
+    requires=MPIIO,
+    origin="drishti",
+)
 def intra_node_aggregators(ctx: Context, t: Thresholds) -> Hit | None:
     a = _aggregators(ctx)
     if a is None or not a[0] < a[1]:
         return None
-    return Hit(message=f"cb_nodes={a[0]} aggregators on {a[1]} nodes: fewer aggregators than nodes.",
-               evidence=_agg_evidence(*a))
+    return Hit(
+        message=f"cb_nodes={a[0]} aggregators on {a[1]} nodes: fewer aggregators than nodes.",
+        evidence=_agg_evidence(*a),
+    )
 
 
-@check("M09", title="Inter-node MPI-IO aggregators", layer=Layer.MPIIO, severity=Severity.CRITICAL,
-       requires=MPIIO, recommendations=("mpiio-aggregators-per-node", "romio-hints"), origin="drishti")
+@check(
+    "M09",
+    title="Inter-node MPI-IO aggregators",
+    layer=Layer.MPIIO,
+    severity=Severity.CRITICAL,
+    requires=MPIIO,
+    recommendations=("mpiio-aggregators-per-node", "romio-hints"),
+    origin="drishti",
+)
 def inter_node_aggregators(ctx: Context, t: Thresholds) -> Hit | None:
     a = _aggregators(ctx)
     if a is None or not a[0] > a[1]:
         return None
-    return Hit(message=f"cb_nodes={a[0]} aggregators on only {a[1]} nodes: several aggregators share a "
-               f"node and data crosses the network to reach them; use cb_nodes={a[1]}.",
-               evidence=_agg_evidence(*a))
+    return Hit(
+        message=f"cb_nodes={a[0]} aggregators on only {a[1]} nodes: several aggregators share a "
+        f"node and data crosses the network to reach them; use cb_nodes={a[1]}.",
+        evidence=_agg_evidence(*a),
+    )
 
 
-@check("M10", title="One MPI-IO aggregator per node", layer=Layer.MPIIO, severity=Severity.OK,
-       requires=MPIIO, origin="drishti")
+@check(
+    "M10",
+    title="One MPI-IO aggregator per node",
+    layer=Layer.MPIIO,
+    severity=Severity.OK,
+    requires=MPIIO,
+    origin="drishti",
+)
 def one_aggregator_per_node(ctx: Context, t: Thresholds) -> Hit | None:
     a = _aggregators(ctx)
     if a is None or a[0] != a[1]:
         return None
-    return Hit(message=f"cb_nodes={a[0]} on {a[1]} nodes: one aggregator per node.", evidence=_agg_evidence(*a))
+    return Hit(
+        message=f"cb_nodes={a[0]} on {a[1]} nodes: one aggregator per node.", evidence=_agg_evidence(*a)
+    )

@@ -22,8 +22,14 @@ def _hdf5_recs(ctx: Context, *ids: str) -> tuple[str, ...]:
     return ids if ctx.uses_hdf5 else ()
 
 
-@check("P01", title="Write-intensive by operation count", layer=Layer.POSIX, severity=Severity.INFO,
-       requires=POSIX, origin="drishti")
+@check(
+    "P01",
+    title="Write-intensive by operation count",
+    layer=Layer.POSIX,
+    severity=Severity.INFO,
+    requires=POSIX,
+    origin="drishti",
+)
 def write_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
     reads, writes = _ops(ctx)
     total = reads + writes
@@ -31,15 +37,23 @@ def write_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
         return Hit(
             message=f"The job is write-intensive: {pct(writes / total)} of its {total:,} POSIX "
             f"operations are writes, {pct(reads / total)} reads.",
-            evidence=[Metric(name="writes", value=writes, unit=Unit.COUNT),
-                      Metric(name="reads", value=reads, unit=Unit.COUNT),
-                      Metric(name="write_share", value=writes / total, unit=Unit.RATIO)],
+            evidence=[
+                Metric(name="writes", value=writes, unit=Unit.COUNT),
+                Metric(name="reads", value=reads, unit=Unit.COUNT),
+                Metric(name="write_share", value=writes / total, unit=Unit.RATIO),
+            ],
         )
     return None
 
 
-@check("P02", title="Read-intensive by operation count", layer=Layer.POSIX, severity=Severity.INFO,
-       requires=POSIX, origin="drishti")
+@check(
+    "P02",
+    title="Read-intensive by operation count",
+    layer=Layer.POSIX,
+    severity=Severity.INFO,
+    requires=POSIX,
+    origin="drishti",
+)
 def read_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
     reads, writes = _ops(ctx)
     total = reads + writes
@@ -47,9 +61,11 @@ def read_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
         return Hit(
             message=f"The job is read-intensive: {pct(reads / total)} of its {total:,} POSIX "
             f"operations are reads, {pct(writes / total)} writes.",
-            evidence=[Metric(name="reads", value=reads, unit=Unit.COUNT),
-                      Metric(name="writes", value=writes, unit=Unit.COUNT),
-                      Metric(name="read_share", value=reads / total, unit=Unit.RATIO)],
+            evidence=[
+                Metric(name="reads", value=reads, unit=Unit.COUNT),
+                Metric(name="writes", value=writes, unit=Unit.COUNT),
+                Metric(name="read_share", value=reads / total, unit=Unit.RATIO),
+            ],
         )
     return None
 
@@ -59,8 +75,14 @@ def _bytes(ctx: Context) -> tuple[int, int]:
     return int(p["POSIX_BYTES_READ"].sum()), int(p["POSIX_BYTES_WRITTEN"].sum())
 
 
-@check("P03", title="Write-intensive by volume", layer=Layer.POSIX, severity=Severity.INFO,
-       requires=POSIX, origin="drishti")
+@check(
+    "P03",
+    title="Write-intensive by volume",
+    layer=Layer.POSIX,
+    severity=Severity.INFO,
+    requires=POSIX,
+    origin="drishti",
+)
 def write_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
     rd, wr = _bytes(ctx)
     total = rd + wr
@@ -68,15 +90,23 @@ def write_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
         return Hit(
             message=f"The job is write-intensive by volume: {human_bytes(wr)} written "
             f"({pct(wr / total)}) against {human_bytes(rd)} read.",
-            evidence=[Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
-                      Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
-                      Metric(name="write_share", value=wr / total, unit=Unit.RATIO)],
+            evidence=[
+                Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
+                Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
+                Metric(name="write_share", value=wr / total, unit=Unit.RATIO),
+            ],
         )
     return None
 
 
-@check("P04", title="Read-intensive by volume", layer=Layer.POSIX, severity=Severity.INFO,
-       requires=POSIX, origin="drishti")
+@check(
+    "P04",
+    title="Read-intensive by volume",
+    layer=Layer.POSIX,
+    severity=Severity.INFO,
+    requires=POSIX,
+    origin="drishti",
+)
 def read_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
     rd, wr = _bytes(ctx)
     total = rd + wr
@@ -84,9 +114,11 @@ def read_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
         return Hit(
             message=f"The job is read-intensive by volume: {human_bytes(rd)} read "
             f"({pct(rd / total)}) against {human_bytes(wr)} written.",
-            evidence=[Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
-                      Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
-                      Metric(name="read_share", value=rd / total, unit=Unit.RATIO)],
+            evidence=[
+                Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
+                Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
+                Metric(name="read_share", value=rd / total, unit=Unit.RATIO),
+            ],
         )
     return None
 
@@ -105,9 +137,11 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_onl
     return Hit(
         message=f"{small:,} small {verb} requests (under 1 MiB){where} make up {pct(small / total)} of "
         f"all {total:,} {verb} requests.",
-        evidence=[Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
-                  Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
-                  Metric(name=f"small_{verb}_share", value=small / total, unit=Unit.RATIO)],
+        evidence=[
+            Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
+            Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
+            Metric(name=f"small_{verb}_share", value=small / total, unit=Unit.RATIO),
+        ],
         files=files,
         files_total=n,
         extra_recommendations=(
@@ -117,20 +151,41 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_onl
     )
 
 
-@check("P05", title="Many small read requests", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("aggregate-small-requests",), origin="drishti")
+@check(
+    "P05",
+    title="Many small read requests",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("aggregate-small-requests",),
+    origin="drishti",
+)
 def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
     return _small(ctx, t, "READ", ctx.posix, shared_only=False)
 
 
-@check("P06", title="Many small write requests", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("aggregate-small-requests",), origin="drishti")
+@check(
+    "P06",
+    title="Many small write requests",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("aggregate-small-requests",),
+    origin="drishti",
+)
 def small_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _small(ctx, t, "WRITE", ctx.posix, shared_only=False)
 
 
-@check("P07", title="Misaligned memory buffers", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("align-memory-buffers",), origin="drishti")
+@check(
+    "P07",
+    title="Misaligned memory buffers",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("align-memory-buffers",),
+    origin="drishti",
+)
 def misaligned_memory(ctx: Context, t: Thresholds) -> Hit | None:
     reads, writes = _ops(ctx)
     total = reads + writes
@@ -140,16 +195,25 @@ def misaligned_memory(ctx: Context, t: Thresholds) -> Hit | None:
         return Hit(
             message=f"{pct(bad / total)} of POSIX requests ({bad:,} of {total:,}) use memory buffers "
             f"not aligned to {align} bytes.",
-            evidence=[Metric(name="mem_not_aligned", value=bad, unit=Unit.COUNT),
-                      Metric(name="total_requests", value=total, unit=Unit.COUNT),
-                      Metric(name="mem_not_aligned_share", value=bad / total, unit=Unit.RATIO),
-                      Metric(name="mem_alignment", value=align, unit=Unit.BYTES)],
+            evidence=[
+                Metric(name="mem_not_aligned", value=bad, unit=Unit.COUNT),
+                Metric(name="total_requests", value=total, unit=Unit.COUNT),
+                Metric(name="mem_not_aligned_share", value=bad / total, unit=Unit.RATIO),
+                Metric(name="mem_alignment", value=align, unit=Unit.BYTES),
+            ],
         )
     return None
 
 
-@check("P08", title="Misaligned file requests", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("align-file-requests",), origin="drishti")
+@check(
+    "P08",
+    title="Misaligned file requests",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("align-file-requests",),
+    origin="drishti",
+)
 def misaligned_file(ctx: Context, t: Thresholds) -> Hit | None:
     p = ctx.posix
     reads, writes = _ops(ctx)
@@ -166,10 +230,12 @@ def misaligned_file(ctx: Context, t: Thresholds) -> Hit | None:
     return Hit(
         message=f"{pct(bad / total)} of POSIX requests ({bad:,} of {total:,}) do not start on a "
         f"{align}-byte file-system block boundary.",
-        evidence=[Metric(name="file_not_aligned", value=bad, unit=Unit.COUNT),
-                  Metric(name="total_requests", value=total, unit=Unit.COUNT),
-                  Metric(name="file_not_aligned_share", value=bad / total, unit=Unit.RATIO),
-                  Metric(name="file_alignment", value=align, unit=Unit.BYTES)],
+        evidence=[
+            Metric(name="file_not_aligned", value=bad, unit=Unit.COUNT),
+            Metric(name="total_requests", value=total, unit=Unit.COUNT),
+            Metric(name="file_not_aligned_share", value=bad / total, unit=Unit.RATIO),
+            Metric(name="file_alignment", value=align, unit=Unit.BYTES),
+        ],
         files=files,
         files_total=n,
         extra_recommendations=recs,
@@ -180,8 +246,11 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     # Drishti compares the largest offset of any file with the bytes moved across all files,
     # which flags sparse access, not redundancy. Redundant traffic is per file: more bytes moved
     # than the file's extent means some bytes moved more than once.
-    verb, col, maxcol = (("read", "POSIX_BYTES_READ", "POSIX_MAX_BYTE_READ") if op == "READ"
-                         else ("written", "POSIX_BYTES_WRITTEN", "POSIX_MAX_BYTE_WRITTEN"))
+    verb, col, maxcol = (
+        ("read", "POSIX_BYTES_READ", "POSIX_MAX_BYTE_READ")
+        if op == "READ"
+        else ("written", "POSIX_BYTES_WRITTEN", "POSIX_MAX_BYTE_WRITTEN")
+    )
     files = ctx.posix_files
     extent = files[maxcol] + 1
     excess = (files[col] - extent).where(files[maxcol] >= 0, 0).clip(lower=0)
@@ -192,26 +261,42 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     total_excess = int(excess.sum())
     moved = int(g.loc[excess.index, "moved"].sum())
     ratio = g.loc[excess.index, "moved"] / extent.loc[excess.index]
-    files, n = ctx.top_files(excess, f"redundant_bytes_{verb}", Unit.BYTES, ratio, "times_extent", Unit.RATIO)
+    top, n = ctx.top_files(excess, f"redundant_bytes_{verb}", Unit.BYTES, ratio, "times_extent", Unit.RATIO)
     return Hit(
         message=f"{n:,} file(s) had more bytes {verb} than their extent: {human_bytes(total_excess)} of "
         f"{human_bytes(moved)} {verb} were transferred more than once.",
-        evidence=[Metric(name=f"redundant_bytes_{verb}", value=total_excess, unit=Unit.BYTES),
-                  Metric(name=f"bytes_{verb}_in_those_files", value=moved, unit=Unit.BYTES),
-                  Metric(name="files", value=n, unit=Unit.COUNT)],
-        files=files,
+        evidence=[
+            Metric(name=f"redundant_bytes_{verb}", value=total_excess, unit=Unit.BYTES),
+            Metric(name=f"bytes_{verb}_in_those_files", value=moved, unit=Unit.BYTES),
+            Metric(name="files", value=n, unit=Unit.COUNT),
+        ],
+        files=top,
         files_total=n,
     )
 
 
-@check("P09", title="Redundant read traffic", layer=Layer.POSIX, severity=Severity.WARNING,
-       requires=POSIX, recommendations=("avoid-redundant-io",), origin="drishti")
+@check(
+    "P09",
+    title="Redundant read traffic",
+    layer=Layer.POSIX,
+    severity=Severity.WARNING,
+    requires=POSIX,
+    recommendations=("avoid-redundant-io",),
+    origin="drishti",
+)
 def redundant_reads(ctx: Context, t: Thresholds) -> Hit | None:
     return _redundant(ctx, t, "READ")
 
 
-@check("P10", title="Redundant write traffic", layer=Layer.POSIX, severity=Severity.WARNING,
-       requires=POSIX, recommendations=("avoid-redundant-io",), origin="drishti")
+@check(
+    "P10",
+    title="Redundant write traffic",
+    layer=Layer.POSIX,
+    severity=Severity.WARNING,
+    requires=POSIX,
+    recommendations=("avoid-redundant-io",),
+    origin="drishti",
+)
 def redundant_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _redundant(ctx, t, "WRITE")
 
@@ -238,9 +323,11 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         return Hit(
             message=f"{rand:,} of {total:,} {verb} requests ({pct(rand / total)}) go backwards in the file "
             f"(random access); {pct(consec / total)} are consecutive and {pct(seq / total)} sequential.",
-            evidence=[Metric(name=f"random_{verb}s", value=rand, unit=Unit.COUNT),
-                      Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
-                      Metric(name=f"random_{verb}_share", value=rand / total, unit=Unit.RATIO)],
+            evidence=[
+                Metric(name=f"random_{verb}s", value=rand, unit=Unit.COUNT),
+                Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
+                Metric(name=f"random_{verb}_share", value=rand / total, unit=Unit.RATIO),
+            ],
             files=files,
             files_total=n,
             extra_recommendations=("mpiio-collective-io",) if ctx.profile.has("MPI-IO") else (),
@@ -256,32 +343,60 @@ def _sequential_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     return Hit(
         message=f"{verb.capitalize()} requests are mostly in order: {pct(consec / total)} consecutive and "
         f"{pct(seq / total)} sequential of {total:,}.",
-        evidence=[Metric(name=f"consecutive_{verb}s", value=consec, unit=Unit.COUNT),
-                  Metric(name=f"sequential_{verb}s", value=seq, unit=Unit.COUNT),
-                  Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT)],
+        evidence=[
+            Metric(name=f"consecutive_{verb}s", value=consec, unit=Unit.COUNT),
+            Metric(name=f"sequential_{verb}s", value=seq, unit=Unit.COUNT),
+            Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
+        ],
     )
 
 
-@check("P11", title="Random read access", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("sequential-access",), origin="drishti")
+@check(
+    "P11",
+    title="Random read access",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("sequential-access",),
+    origin="drishti",
+)
 def random_reads(ctx: Context, t: Thresholds) -> Hit | None:
     return _random_hit(ctx, t, "READ")
 
 
-@check("P12", title="Sequential read access", layer=Layer.POSIX, severity=Severity.OK,
-       requires=POSIX, origin="drishti")
+@check(
+    "P12",
+    title="Sequential read access",
+    layer=Layer.POSIX,
+    severity=Severity.OK,
+    requires=POSIX,
+    origin="drishti",
+)
 def sequential_reads(ctx: Context, t: Thresholds) -> Hit | None:
     return _sequential_hit(ctx, t, "READ")
 
 
-@check("P13", title="Random write access", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("sequential-access",), origin="drishti")
+@check(
+    "P13",
+    title="Random write access",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("sequential-access",),
+    origin="drishti",
+)
 def random_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _random_hit(ctx, t, "WRITE")
 
 
-@check("P14", title="Sequential write access", layer=Layer.POSIX, severity=Severity.OK,
-       requires=POSIX, origin="drishti")
+@check(
+    "P14",
+    title="Sequential write access",
+    layer=Layer.POSIX,
+    severity=Severity.OK,
+    requires=POSIX,
+    origin="drishti",
+)
 def sequential_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _sequential_hit(ctx, t, "WRITE")
 
@@ -290,22 +405,43 @@ def _shared(ctx: Context) -> pd.DataFrame:
     return ctx.posix[ctx.posix["rank"] < 0]
 
 
-@check("P15", title="Small reads to shared files", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("aggregate-small-requests", "mpiio-collective-io"), origin="drishti")
+@check(
+    "P15",
+    title="Small reads to shared files",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("aggregate-small-requests", "mpiio-collective-io"),
+    origin="drishti",
+)
 def shared_small_reads(ctx: Context, t: Thresholds) -> Hit | None:
     shared = _shared(ctx)
     return _small(ctx, t, "READ", shared, shared_only=True) if len(shared) else None
 
 
-@check("P16", title="Small writes to shared files", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("aggregate-small-requests", "mpiio-collective-io"), origin="drishti")
+@check(
+    "P16",
+    title="Small writes to shared files",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("aggregate-small-requests", "mpiio-collective-io"),
+    origin="drishti",
+)
 def shared_small_writes(ctx: Context, t: Thresholds) -> Hit | None:
     shared = _shared(ctx)
     return _small(ctx, t, "WRITE", shared, shared_only=True) if len(shared) else None
 
 
-@check("P17", title="Slow metadata operations", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("reduce-metadata",), origin="drishti")
+@check(
+    "P17",
+    title="Slow metadata operations",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("reduce-metadata",),
+    origin="drishti",
+)
 def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
     # Drishti counts records over the threshold and calls them ranks. We sum each rank's
     # metadata time over its files, spreading a shared record's (summed) time evenly over ranks.
@@ -324,9 +460,11 @@ def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
     return Hit(
         message=f"{count:,} rank(s) spent more than {t.metadata_time_rank:g} s in POSIX metadata "
         f"operations (open, stat, seek, close, sync); the worst spent {worst:.1f} s.",
-        evidence=[Metric(name="ranks_over_threshold", value=count, unit=Unit.COUNT),
-                  Metric(name="max_rank_meta_time", value=worst, unit=Unit.SECONDS),
-                  Metric(name="total_meta_time", value=float(p["POSIX_F_META_TIME"].sum()), unit=Unit.SECONDS)],
+        evidence=[
+            Metric(name="ranks_over_threshold", value=count, unit=Unit.COUNT),
+            Metric(name="max_rank_meta_time", value=worst, unit=Unit.SECONDS),
+            Metric(name="total_meta_time", value=float(p["POSIX_F_META_TIME"].sum()), unit=Unit.SECONDS),
+        ],
         ranks=[int(r) for r in slow.index[: ctx.top_n]],
         extra_recommendations=_hdf5_recs(ctx, "hdf5-collective-metadata", "hdf5-metadata-cache"),
     )
@@ -353,22 +491,38 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
     return Hit(
         message=f"{n:,} shared file(s) show {what} imbalance between ranks: the slowest and fastest rank "
         f"differ by up to {pct(float(ratio.max()))} of the file's total {what}.",
-        evidence=[Metric(name="files", value=n, unit=Unit.COUNT),
-                  Metric(name=f"max_{kind}_imbalance", value=float(ratio.max()), unit=Unit.RATIO)],
+        evidence=[
+            Metric(name="files", value=n, unit=Unit.COUNT),
+            Metric(name=f"max_{kind}_imbalance", value=float(ratio.max()), unit=Unit.RATIO),
+        ],
         files=files,
         files_total=n,
         ranks=ranks,
     )
 
 
-@check("P18", title="Data imbalance on shared files (stragglers)", layer=Layer.POSIX,
-       severity=Severity.CRITICAL, requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+@check(
+    "P18",
+    title="Data imbalance on shared files (stragglers)",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("balance-rank-io",),
+    origin="drishti",
+)
 def shared_data_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     return _straggler_hit(ctx, t, "bytes")
 
 
-@check("P19", title="Time imbalance on shared files (stragglers)", layer=Layer.POSIX,
-       severity=Severity.CRITICAL, requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+@check(
+    "P19",
+    title="Time imbalance on shared files (stragglers)",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("balance-rank-io",),
+    origin="drishti",
+)
 def shared_time_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     return _straggler_hit(ctx, t, "time")
 
@@ -388,13 +542,16 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     files, n = ctx.top_files(ratio, f"bytes_{verb}_imbalance", Unit.RATIO)
     worst = ratio.idxmax()
     rows = own[own["id"] == worst]
-    heavy, light = int(rows.loc[rows[col].idxmax(), "rank"]), int(rows.loc[rows[col].idxmin(), "rank"])
+    rank_ids, moved = rows["rank"].to_numpy(), rows[col].to_numpy()
+    heavy, light = int(rank_ids[moved.argmax()]), int(rank_ids[moved.argmin()])
     return Hit(
         message=f"{n:,} file(s) have uneven bytes {verb} per rank: in the worst, rank {heavy} moved "
         f"{human_bytes(int(rows[col].max()))} and rank {light} {human_bytes(int(rows[col].min()))} "
         f"({pct(float(ratio.max()))} difference).",
-        evidence=[Metric(name="files", value=n, unit=Unit.COUNT),
-                  Metric(name="max_imbalance", value=float(ratio.max()), unit=Unit.RATIO)],
+        evidence=[
+            Metric(name="files", value=n, unit=Unit.COUNT),
+            Metric(name="max_imbalance", value=float(ratio.max()), unit=Unit.RATIO),
+        ],
         files=files,
         files_total=n,
         ranks=[heavy, light],
@@ -402,15 +559,27 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     )
 
 
-@check("P21", title="Uneven write sizes across ranks", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+@check(
+    "P21",
+    title="Uneven write sizes across ranks",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("balance-rank-io",),
+    origin="drishti",
+)
 def rank_write_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     return _rank_size_imbalance(ctx, t, "WRITE")
 
 
-@check("P22", title="Uneven read sizes across ranks", layer=Layer.POSIX, severity=Severity.CRITICAL,
-       requires=POSIX, recommendations=("balance-rank-io",), origin="drishti")
+@check(
+    "P22",
+    title="Uneven read sizes across ranks",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=POSIX,
+    recommendations=("balance-rank-io",),
+    origin="drishti",
+)
 def rank_read_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     return _rank_size_imbalance(ctx, t, "READ")
-
-
