@@ -6,6 +6,6 @@ the findings schema is ``models.py``; ``engine.analyze`` runs them all.
 """
 
 from iodiag.analysis.engine import analyze
-from iodiag.analysis.models import Finding, Report, Severity
+from iodiag.analysis.models import Finding, JobFacts, Report, Severity
 
-__all__ = ["Finding", "Report", "Severity", "analyze"]
+__all__ = ["Finding", "JobFacts", "Report", "Severity", "analyze"]

@@ -7,7 +7,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from iodiag.analysis.models import FileEvidence, IOShare, Metric, Unit
+from iodiag.analysis.models import FileEvidence, IOShare, JobFacts, Metric, Unit
 from iodiag.ingest import JobProfile
 
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")
@@ -26,9 +26,10 @@ TOP_LAYER_BYTES = {
 
 
 class Context:
-    def __init__(self, profile: JobProfile, top_n: int = 10) -> None:
+    def __init__(self, profile: JobProfile, top_n: int = 10, facts: JobFacts | None = None) -> None:
         self.profile = profile
         self.meta = profile.meta
+        self.facts = facts or JobFacts()
         self.top_n = top_n
         self.cache: dict[str, object] = {}
         """Per-analysis memo for derived tables that only some checks need (keyed by check family)."""
@@ -74,6 +75,10 @@ class Context:
                 metrics.append(Metric(name=extra_name, value=_num(extra[rid]), unit=extra_unit))
             out.append(self.file(int(rid), *metrics))
         return out, len(s)
+
+    @property
+    def nodes(self) -> int | None:
+        return self.facts.nodes or self.meta.nodes
 
     @cached_property
     def posix_files(self) -> pd.DataFrame:

@@ -7,16 +7,18 @@ from collections import Counter
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
 from iodiag.analysis.context import Context
-from iodiag.analysis.models import Finding, JobSummary, ModuleSummary, Report, SeverityCounts
+from iodiag.analysis.models import Finding, JobFacts, JobSummary, ModuleSummary, Report, SeverityCounts
 from iodiag.analysis.registry import CHECKS, CheckSpec, Hit
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 
 
-def analyze(profile: JobProfile, thresholds: Thresholds | None = None, top_n: int = 10) -> Report:
+def analyze(
+    profile: JobProfile, thresholds: Thresholds | None = None, top_n: int = 10, facts: JobFacts | None = None
+) -> Report:
     """Same profile and thresholds in, same report out: checks run in code order and sort stably."""
     t = thresholds or Thresholds()
-    ctx = Context(profile, top_n=top_n)
+    ctx = Context(profile, top_n=top_n, facts=facts)
     findings: list[Finding] = []
     problems = list(profile.problems)
     for code in sorted(CHECKS):
@@ -35,7 +37,7 @@ def analyze(profile: JobProfile, thresholds: Thresholds | None = None, top_n: in
     return Report(
         tool_version=__version__,
         log_path=profile.path,
-        job=_job_summary(profile),
+        job=_job_summary(profile, ctx.nodes),
         io_share=ctx.io_share,
         counts=SeverityCounts(**counts),
         findings=findings,
@@ -60,7 +62,7 @@ def _finding(spec: CheckSpec, hit: Hit) -> Finding:
     )
 
 
-def _job_summary(profile: JobProfile) -> JobSummary:
+def _job_summary(profile: JobProfile, nodes: int | None) -> JobSummary:
     m = profile.meta
     fs: Counter[str] = Counter()
     by_dir: dict[str, str] = {}
@@ -76,7 +78,7 @@ def _job_summary(profile: JobProfile) -> JobSummary:
         uid=m.uid,
         exe=m.exe,
         nprocs=m.nprocs,
-        nodes=m.nodes,
+        nodes=nodes,
         start=m.start,
         end=m.end,
         runtime_s=m.runtime_s,

@@ -85,6 +85,20 @@ class Finding(BaseModel):
         return None
 
 
+class JobFacts(BaseModel):
+    """Facts about the job that a Darshan log does not hold, supplied by the user or the scheduler."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    nodes: int | None = Field(default=None, ge=1, description="compute nodes (overrides what the log suggests)")
+    cb_nodes: int | None = Field(
+        default=None,
+        ge=1,
+        description="MPI-IO aggregators the application used (ROMIO cb_nodes). Darshan does not record it: "
+        "the log's 'h' metadata holds the hints Darshan used to write its own log file",
+    )
+
+
 class ModuleSummary(BaseModel):
     name: str
     version: int

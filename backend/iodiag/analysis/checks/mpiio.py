@@ -172,15 +172,19 @@ def blocking_writes(ctx: Context, t: Thresholds) -> Hit | None:
 
 
 def _aggregators(ctx: Context) -> tuple[int, int] | None:
-    """(cb_nodes, nodes) when both are known and the job used collective MPI-IO."""
-    cb = ctx.meta.hints.get("cb_nodes")
-    nodes = ctx.meta.nodes
-    if cb is None or nodes is None or not cb.strip().isdigit():
+    """(cb_nodes, nodes) when both are known and the job used collective MPI-IO.
+
+    Drishti takes cb_nodes from the log's "h" metadata, but those are the hints Darshan used to
+    write its own log (DARSHAN_LOGHINTS, default cb_nodes=4), not the application's. The
+    application's value has to come from the user (JobFacts.cb_nodes).
+    """
+    cb, nodes = ctx.facts.cb_nodes, ctx.nodes
+    if cb is None or nodes is None:
         return None
     m = ctx.mpiio
     if int(m["MPIIO_COLL_READS"].sum() + m["MPIIO_COLL_WRITES"].sum()) == 0:
         return None
-    return int(cb), nodes
+    return cb, nodes
 
 
 def _agg_evidence(cb: int, nodes: int) -> list[Metric]:
