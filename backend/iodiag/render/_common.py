@@ -124,9 +124,13 @@ def verdict(report: Report) -> Verdict:
             return Verdict(Severity.INFO, "No I/O was recorded", "this log cannot explain a slow run")
         return Verdict(Severity.INFO, "I/O share of the run time is unknown", "the log has no usable timing")
     s = share.share_slowest
-    busiest = f"{human_seconds(share.slowest_rank_io_s)} of I/O on the busiest rank in a {human_seconds(share.runtime_s)} run"
+    busiest = (
+        f"{human_seconds(share.slowest_rank_io_s)} of I/O on the busiest rank in a {human_seconds(share.runtime_s)} run"
+    )
     if s >= high:
-        return Verdict(Severity.CRITICAL, f"I/O takes {short_percent(s)} of the run time", f"{busiest}; fixing I/O pays")
+        return Verdict(
+            Severity.CRITICAL, f"I/O takes {short_percent(s)} of the run time", f"{busiest}; fixing I/O pays"
+        )
     if s < low:
         return Verdict(
             Severity.OK,
@@ -217,10 +221,6 @@ def runtime_text(report: Report) -> str:
     return f"{human_seconds(j.runtime_s)} ({span})"
 
 
-def nodes_text(report: Report) -> str:
-    return "unknown" if report.job.nodes is None else f"{report.job.nodes:,}"
-
-
 def files_text(report: Report) -> str:
     j = report.job
     text = f"{j.files:,}"
@@ -256,13 +256,13 @@ def hints_text(report: Report) -> str | None:
 def modules_text(report: Report) -> str:
     parts = []
     for m in report.job.modules:
-        if not m.loaded and m.read_error is None and m.records == 0:
-            continue  # optional module not read (DXT, HEATMAP): nothing to say
+        if not m.loaded and m.read_error is None and not m.partial:
+            continue  # optional module not asked for (DXT, HEATMAP): nothing to say
         note = ""
         if m.read_error:
             note = f" (unreadable: {one_line(m.read_error)})"
         elif m.partial:
-            note = " (partial)"
+            note = " (partial)" if m.loaded else " (partial, not read)"
         parts.append(f"{one_line(m.name)}{note}")
     return ", ".join(parts) if parts else "none"
 
@@ -287,11 +287,11 @@ class HeaderRow:
 
 def header_rows(report: Report) -> list[HeaderRow]:
     j = report.job
+    ranks = f"{j.nprocs:,}" if j.nodes is None else f"{j.nprocs:,} on {j.nodes:,} node{'s' if j.nodes != 1 else ''}"
     rows = [
         HeaderRow("Job", f"{j.jobid}"),
         HeaderRow("Executable", one_line(j.exe) or "(unknown)", path_like=True),
-        HeaderRow("Ranks", f"{j.nprocs:,}"),
-        HeaderRow("Nodes", nodes_text(report)),
+        HeaderRow("Ranks", ranks),
         HeaderRow("Run time", runtime_text(report)),
         HeaderRow("Darshan", f"{one_line(j.darshan_version)} (log format {one_line(j.log_format)})"),
         HeaderRow("Files", files_text(report)),
@@ -337,9 +337,9 @@ def summary_row(report: Report, log: str | None = None) -> SummaryRow:
     io = "n/a" if share is None or share.runtime_s <= 0 else short_percent(share.share_slowest)
     exe = one_line(report.job.exe)
     return SummaryRow(
-        log=log or PurePath(report.log_path).name,
+        log=(log or PurePath(report.log_path).name).removesuffix(".darshan"),
         jobid=str(report.job.jobid),
-        exe=exe.split(" ")[0] if exe else "",
+        exe=PurePath(exe.split(" ")[0]).name if exe else "",
         ranks=f"{report.job.nprocs:,}",
         io_share=io,
         critical=report.counts.critical,
@@ -350,3 +350,4 @@ def summary_row(report: Report, log: str | None = None) -> SummaryRow:
 
 
 SUMMARY_HEADERS = ("Log", "Job", "Executable", "Ranks", "I/O share", "Critical", "Warning", "Top finding")
+SUMMARY_NUMERIC = frozenset({"Ranks", "I/O share", "Critical", "Warning"})

@@ -13,7 +13,7 @@ from iodiag.analysis.models import Finding, Report
 from iodiag.render import _common as c
 
 _SPECIAL = re.compile(r"([\\`*\[\]<|~&])")
-_BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+_BLOCK_START = re.compile(r"^(\s*)(>|[#+=-]+(?=\s|$)|\d+[.)](?=\s|$))")
 _UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
@@ -28,7 +28,8 @@ def md_para(text: object) -> str:
     s = md_text(text)
     m = _BLOCK_START.match(s)
     if m:
-        s = s[: m.end() - 1] + "\\" + s[m.end() - 1 :]
+        at = m.end() - 1 if m.group(2)[0].isdigit() else m.start(2)
+        s = s[:at] + "\\" + s[at:]
     return s
 
 
@@ -82,7 +83,9 @@ def _finding(f: Finding) -> list[str]:
         title = f"- **Files** ({len(f.files)} of {f.files_total:,}):" if more else "- **Files:**"
         items.append(title)
         for fe in f.files:
-            metrics = " · ".join(f"{md_text(label)} {md_text(value)}" for label, value in map(c.format_metric, fe.metrics))
+            metrics = " · ".join(
+                f"{md_text(label)} {md_text(value)}" for label, value in map(c.format_metric, fe.metrics)
+            )
             items.append(f"  - {md_code(fe.path)}" + (f" — {metrics}" if metrics else ""))
         if more:
             items.append(f"  - … and {more:,} more")
@@ -141,8 +144,7 @@ def render_markdown(report: Report) -> str:
 def summary_table(rows: Sequence[c.SummaryRow]) -> list[str]:
     lines = [
         "| " + " | ".join(c.SUMMARY_HEADERS) + " |",
-        "|" + "|".join("---:" if h in ("Ranks", "I/O share", "Critical", "Warning") else "---" for h in c.SUMMARY_HEADERS)
-        + "|",
+        "|" + "|".join("---:" if h in c.SUMMARY_NUMERIC else "---" for h in c.SUMMARY_HEADERS) + "|",
     ]
     for r in rows:
         cells = [

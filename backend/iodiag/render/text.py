@@ -196,8 +196,62 @@ def print_text(report: Report, console: Console) -> None:
 def render_text(report: Report, *, width: int = DEFAULT_WIDTH, color: bool = False) -> str:
     """The report as text; ``color`` adds ANSI escapes."""
     buf = io.StringIO()
-    console = Console(
-        file=buf,
+    console = _console(buf, width, color)
+    print_text(report, console)
+    return buf.getvalue()
+
+
+def summary_table(rows: Sequence[c.SummaryRow], failures: Sequence[tuple[str, str]] = ()) -> RenderableType:
+    """The several-logs overview: one row per log; unreadable logs listed under the table."""
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
+    # Short headers: the numbers are narrow and the names need the room.
+    short = {"Executable": "Program", "I/O share": "I/O", "Critical": "Crit", "Warning": "Warn"}
+    ratios = {"Log": (3, 12), "Executable": (2, 11), "Top finding": (3, 16)}
+    for h in c.SUMMARY_HEADERS:
+        ratio, min_width = ratios.get(h, (None, None))
+        table.add_column(
+            short.get(h, h),
+            justify="right" if h in c.SUMMARY_NUMERIC else "left",
+            overflow="fold",
+            no_wrap=ratio is None,
+            ratio=ratio,
+            min_width=min_width,
+        )
+    for r in rows:
+        table.add_row(
+            _t(r.log, "bright_blue"),
+            r.jobid,
+            _t(r.exe),
+            r.ranks,
+            Text(r.io_share, style=STYLE[r.level] if r.level is not Severity.INFO else ""),
+            Text(str(r.critical), style=STYLE[Severity.CRITICAL] if r.critical else "dim"),
+            Text(str(r.warning), style=STYLE[Severity.WARNING] if r.warning else "dim"),
+            _t(r.top),
+        )
+    if not failures:
+        return table
+    n = len(failures)
+    lines: list[RenderableType] = [Text(f"{n} log{'s' if n != 1 else ''} could not be read:", style="bold red")]
+    lines += [Text.assemble(("  ✖ ", "red"), _t(f"{name}: {reason}")) for name, reason in failures]
+    return Group(table, *lines) if rows else Group(*lines)
+
+
+def render_text_many(
+    reports: Sequence[Report], names: Sequence[str] | None = None, *, width: int = DEFAULT_WIDTH, color: bool = False
+) -> str:
+    """A summary table, then every report."""
+    buf = io.StringIO()
+    console = _console(buf, width, color)
+    console.print(summary_table([c.summary_row(r, names[i] if names else None) for i, r in enumerate(reports)]))
+    for r in reports:
+        console.print()
+        print_text(r, console)
+    return buf.getvalue()
+
+
+def _console(file: io.StringIO, width: int, color: bool) -> Console:
+    return Console(
+        file=file,
         width=width,
         force_terminal=color,
         no_color=not color,
@@ -207,5 +261,3 @@ def render_text(report: Report, *, width: int = DEFAULT_WIDTH, color: bool = Fal
         legacy_windows=False,
         force_jupyter=False,
     )
-    print_text(report, console)
-    return buf.getvalue()

@@ -1,0 +1,1 @@
+"""Command-line interface: ``iodiag analyze``, ``iodiag schema``, ``iodiag --version``."""

@@ -1,0 +1,79 @@
+"""Renderers: a ``Report`` as text (rich), Markdown, one self-contained HTML page, or JSON.
+
+``render`` and ``render_many`` pick the renderer by format name; the modules can also be used
+directly. Importing this package imports the analysis models (and so pandas): callers that must
+start fast import it lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import TypeAdapter
+
+from iodiag.analysis.models import Report
+from iodiag.render.html import render_html, render_html_many
+from iodiag.render.markdown import render_markdown, render_markdown_many
+from iodiag.render.text import render_text, render_text_many
+
+Format = Literal["text", "json", "markdown", "html"]
+FORMATS: tuple[Format, ...] = ("text", "json", "markdown", "html")
+EXTENSIONS: dict[str, str] = {"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}
+
+_REPORTS = TypeAdapter(list[Report])
+
+
+def render_json(report: Report) -> str:
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def render_json_many(reports: Sequence[Report]) -> str:
+    return _REPORTS.dump_json(list(reports), indent=2).decode("utf-8") + "\n"
+
+
+def render(report: Report, fmt: str, *, width: int = 100, color: bool = False) -> str:
+    """One report in ``fmt`` (one of ``FORMATS``)."""
+    if fmt == "text":
+        return render_text(report, width=width, color=color)
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "markdown":
+        return render_markdown(report)
+    if fmt == "html":
+        return render_html(report)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def render_many(
+    reports: Sequence[Report], fmt: str, names: Sequence[str] | None = None, *, width: int = 100, color: bool = False
+) -> str:
+    """Several reports as one document: a JSON array, or a summary table followed by each report."""
+    if fmt == "text":
+        return render_text_many(reports, names, width=width, color=color)
+    if fmt == "json":
+        return render_json_many(reports)
+    if fmt == "markdown":
+        return render_markdown_many(reports, names)
+    if fmt == "html":
+        return render_html_many(reports, names)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def report_schema() -> dict[str, object]:
+    """The JSON Schema of ``Report`` (checked in as docs/report.schema.json)."""
+    return Report.model_json_schema()
+
+
+__all__ = [
+    "EXTENSIONS",
+    "FORMATS",
+    "Format",
+    "render",
+    "render_html",
+    "render_json",
+    "render_many",
+    "render_markdown",
+    "render_text",
+    "report_schema",
+]
