@@ -101,6 +101,21 @@ class Context:
     def mpiio_ids(self) -> set[int]:
         return set(self.mpiio["id"].astype(np.uint64).tolist()) if len(self.mpiio) else set()
 
+    def collective_share(self, op: str) -> float:
+        """Share of MPI-IO ``op`` (READ or WRITE) calls that were collective; 0 without MPI-IO."""
+        m = self.mpiio
+        if m.empty:
+            return 0.0
+        coll = float(m[f"MPIIO_COLL_{op}S"].sum())
+        total = coll + float(m[f"MPIIO_INDEP_{op}S"].sum())
+        return coll / total if total else 0.0
+
+    def collective_advice(self, op: str) -> tuple[str, ...]:
+        """Recommend collective MPI-IO only to jobs that use MPI-IO without it; others get the library advice."""
+        if not self.profile.has("MPI-IO"):
+            return ("use-parallel-io-library",)
+        return ("mpiio-collective-io",) if self.collective_share(op) < 0.5 else ("romio-hints",)
+
     @cached_property
     def uses_hdf5(self) -> bool:
         if self.profile.has("H5F") or self.profile.has("H5D"):

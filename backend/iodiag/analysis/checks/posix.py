@@ -145,7 +145,7 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_onl
         files=files,
         files_total=n,
         extra_recommendations=(
-            *(("mpiio-collective-io",) if ctx.profile.has("MPI-IO") else ("use-parallel-io-library",)),
+            *ctx.collective_advice(op),
             *_hdf5_recs(ctx, "hdf5-alignment"),
         ),
     )
@@ -330,7 +330,7 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
             ],
             files=files,
             files_total=n,
-            extra_recommendations=("mpiio-collective-io",) if ctx.profile.has("MPI-IO") else (),
+            extra_recommendations=ctx.collective_advice(op) if ctx.profile.has("MPI-IO") else (),
         )
     return None
 
@@ -544,18 +544,32 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     rows = own[own["id"] == worst]
     rank_ids, moved = rows["rank"].to_numpy(), rows[col].to_numpy()
     heavy, light = int(rank_ids[moved.argmax()]), int(rank_ids[moved.argmin()])
+    message = (
+        f"{n:,} file(s) have uneven bytes {verb} per rank: in the worst, rank {heavy} moved "
+        f"{human_bytes(int(moved.max()))} and rank {light} {human_bytes(int(moved.min()))} "
+        f"({pct(float(ratio.max()))} difference)."
+    )
+    severity = None
+    if ctx.collective_share(op) >= 0.5:
+        # With collective buffering only the aggregator ranks touch the file at the POSIX level,
+        # so this imbalance is how ROMIO works, not a defect of the application.
+        severity = Severity.INFO
+        message += (
+            f" The job {'writes' if op == 'WRITE' else 'reads'} through collective MPI-IO, so the heavy "
+            f"ranks are most likely its aggregators: expected, unless the aggregators are too few."
+        )
     return Hit(
-        message=f"{n:,} file(s) have uneven bytes {verb} per rank: in the worst, rank {heavy} moved "
-        f"{human_bytes(int(rows[col].max()))} and rank {light} {human_bytes(int(rows[col].min()))} "
-        f"({pct(float(ratio.max()))} difference).",
+        message=message,
         evidence=[
             Metric(name="files", value=n, unit=Unit.COUNT),
             Metric(name="max_imbalance", value=float(ratio.max()), unit=Unit.RATIO),
+            Metric(name="collective_share", value=ctx.collective_share(op), unit=Unit.RATIO),
         ],
         files=files,
         files_total=n,
         ranks=[heavy, light],
-        extra_recommendations=("mpiio-collective-io",) if ctx.profile.has("MPI-IO") else (),
+        severity=severity,
+        extra_recommendations=ctx.collective_advice(op) if ctx.profile.has("MPI-IO") else (),
     )
 
 
