@@ -336,3 +336,24 @@ def test_schema_command(tmp_path: Path) -> None:
 def test_checked_in_schema_is_what_the_command_writes() -> None:
     checked_in = (REPO / "docs" / "report.schema.json").read_text(encoding="utf-8")
     assert iodiag("schema").stdout == checked_in, "regenerate with `iodiag schema -o docs/report.schema.json`"
+
+
+def test_cb_nodes_and_nodes_enable_the_aggregator_checks() -> None:
+    """Darshan does not record the application's cb_nodes; the user can supply it."""
+    from .conftest import SHARED_LOGS
+
+    log = str(next((SHARED_LOGS / "drishti").glob("*.darshan")))
+    plain = subprocess.run(
+        [sys.executable, "-m", "iodiag", "analyze", "-f", "json", log], capture_output=True, text=True, check=True
+    )
+    assert not {"M08", "M09", "M10"} & {f["code"] for f in json.loads(plain.stdout)["findings"]}
+    too_many = subprocess.run(
+        [sys.executable, "-m", "iodiag", "analyze", "-f", "json", "--nodes", "8", "--cb-nodes", "16", log],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(too_many.stdout)
+    m09 = next(f for f in report["findings"] if f["code"] == "M09")
+    assert {m["name"]: m["value"] for m in m09["evidence"]} == {"cb_nodes": 16, "nodes": 8}
+    assert report["job"]["nodes"] == 8

@@ -207,6 +207,19 @@ def analyze(
         ),
     ] = None,
     top: Annotated[int, typer.Option("--top", "-n", min=1, help="Files listed per finding.", metavar="N")] = 10,
+    nodes: Annotated[
+        int | None,
+        typer.Option("--nodes", min=1, help="Compute nodes the job ran on (the log does not always say).", metavar="N"),
+    ] = None,
+    cb_nodes: Annotated[
+        int | None,
+        typer.Option(
+            "--cb-nodes",
+            min=1,
+            help="MPI-IO aggregators (ROMIO cb_nodes) the application used; enables the aggregator checks M08-M10.",
+            metavar="N",
+        ),
+    ] = None,
 ) -> None:
     """Analyze Darshan logs and report what slows their I/O down.
 
@@ -215,7 +228,7 @@ def analyze(
     A log that cannot be read is reported on stderr, the others are still analyzed, and the exit status is 2.
     """  # noqa: E501  (typer keeps the line breaks of a paragraph)
     try:
-        code = _analyze(logs, fmt.value, thresholds, output, top)
+        code = _analyze(logs, fmt.value, thresholds, output, top, (nodes, cb_nodes))
     except typer.Exit:
         raise
     except BrokenPipeError:
@@ -236,11 +249,21 @@ def _load_thresholds(path: Path | None) -> Thresholds:
         raise CliError(str(exc)) from None
 
 
-def _analyze(logs: list[Path], fmt: str, thresholds_path: Path | None, output: str | None, top: int) -> int:
+def _analyze(
+    logs: list[Path],
+    fmt: str,
+    thresholds_path: Path | None,
+    output: str | None,
+    top: int,
+    job_facts: tuple[int | None, int | None] = (None, None),
+) -> int:
     thresholds = _load_thresholds(thresholds_path)
     target = _target(output)
 
+    from iodiag.analysis import JobFacts
     from iodiag.analysis import analyze as run_analysis
+
+    facts = JobFacts(nodes=job_facts[0], cb_nodes=job_facts[1])
     from iodiag.ingest import LogReadError, load_profile
     from iodiag.render import EXTENSIONS, render
 
@@ -249,7 +272,7 @@ def _analyze(logs: list[Path], fmt: str, thresholds_path: Path | None, output: s
 
     def one(log: Path) -> Outcome:
         try:
-            report = run_analysis(load_profile(str(log)), thresholds, top_n=top)
+            report = run_analysis(load_profile(str(log)), thresholds, top_n=top, facts=facts)
         except LogReadError as exc:
             return Outcome(log, error=str(exc))
         except Exception as exc:
