@@ -56,7 +56,7 @@ BADOST = wheel_log("sample-badost.darshan")
 ALL_OPTIONAL = ("DXT", "HEATMAP")
 """Read every optional module, so that damage anywhere in the file is damage to something we read."""
 
-KNOWN_SILENT_LOSS = {"APMPI"}
+KNOWN_SILENT_LOSS: set[str] = set()
 """Modules whose damage the reader cannot see yet (test_truncated_apmpi_region_is_reported, an xfail,
 says why). Remove a module from here once that test passes."""
 
@@ -425,12 +425,6 @@ def test_truncated_logs(log: Path, tmp_path: Path) -> None:
         assert out.counts["error"] >= 5, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (libreader._read_apmpi): darshan.backend.apmpi.log_get_apmpi_record returns None both at "
-    "the end of the APMPI records and when darshan_log_get_record fails (r < 1), so a truncated or "
-    "corrupted APMPI region reads as 0 records with no read_error: no D02, and meta.nodes is lost.",
-)
 def test_truncated_apmpi_region_is_reported(tmp_path: Path) -> None:
     data = APMPI.read_bytes()
     path = tmp_path / "apmpi-cut.darshan"

@@ -187,6 +187,7 @@ class Context:
         runtime = self.meta.runtime_s
         return IOShare(
             runtime_s=runtime,
+            runtime_resolution_s=1.0 if _format_version(self.meta.log_format) < (3, 41) else 0.0,
             slowest_rank_io_s=slowest_io,
             mean_rank_io_s=mean_io,
             slowest_rank=slowest_rank,
@@ -198,6 +199,13 @@ class Context:
             bytes_read=bytes_read,
             bytes_written=bytes_written,
         )
+
+
+def _format_version(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split("."))
+    except ValueError:
+        return (0,)
 
 
 def _num(v: object) -> float | int:

@@ -129,6 +129,9 @@ class IOShare(BaseModel):
     """How much of the job's run time went to I/O (read + write + metadata, each layer counted once)."""
 
     runtime_s: float
+    runtime_resolution_s: float = Field(
+        default=0.0, description="logs before format 3.41 store whole seconds: the run time may be this much too long"
+    )
     slowest_rank_io_s: float
     mean_rank_io_s: float
     slowest_rank: int | None

@@ -9,6 +9,7 @@ yields a partial profile instead of nothing.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import resource
@@ -59,6 +60,9 @@ def run_isolated(
         code = 0
         try:
             os.close(rfd)
+            # A crash here is expected and handled by the parent; keep the parent's crash
+            # reporter (pytest or the service's) from printing it as if the parent had died.
+            faulthandler.disable()
             os.dup2(errfile.fileno(), 2)
             os.dup2(errfile.fileno(), 1)
             if memory_limit_bytes > 0:

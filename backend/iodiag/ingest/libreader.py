@@ -136,7 +136,7 @@ def _read_module(
         elif name == "HEATMAP":
             result.update(_read_heatmap(be, ffi, libdutil, handle, info["idx"]))
         elif name == "APMPI":
-            result.update(_read_apmpi(be, handle))
+            result.update(_read_apmpi(be, ffi, libdutil, handle, info["idx"]))
         else:
             result["unsupported"] = True
     except _RecordError as exc:
@@ -287,21 +287,35 @@ def _read_heatmap(be: Any, ffi: Any, libdutil: Any, handle: Any, idx: int) -> di
     return {"rows": rows}
 
 
-def _read_apmpi(be: Any, handle: Any) -> dict[str, Any]:
-    from darshan.backend.apmpi import log_get_apmpi_record
+def _read_apmpi(be: Any, ffi: Any, libdutil: Any, handle: Any, idx: int) -> dict[str, Any]:
+    """APMPI: a header record, then one record per rank with MPI call counters and the node name."""
+    cnames = [_text(ffi.string(libdutil.apmpi_counter_names[i])) for i in range(396)]
+    fnames = [_text(ffi.string(libdutil.apmpi_f_mpiop_totaltime_counter_names[i])) for i in range(222)]
+    ranks: list[int] = []
+    nodes: list[str] = []
+    cbufs: list[bytes] = []
+    fbufs: list[bytes] = []
 
-    log = {"handle": handle, "modules": None, "name_records": None}
-    rows: list[dict[str, Any]] = []
-    header = log_get_apmpi_record(log, "APMPI", "HEADER", dtype="dict")
-    if header is None:
-        return {"rows": rows}
-    while True:
-        rec = log_get_apmpi_record(log, "APMPI", "PERF", dtype="dict")
-        if rec is None:
-            break
-        row: dict[str, Any] = {"rank": int(rec["rank"]), "node_name": str(rec.get("node_name", ""))}
-        for key in ("all_counters", "counters", "fcounters"):
-            if isinstance(rec.get(key), dict):
-                row.update({k: v for k, v in rec[key].items()})
-        rows.append(row)
-    return {"rows": rows}
+    def payload() -> dict[str, Any]:
+        n = len(ranks)
+        return {
+            "rank": np.array(ranks, dtype=np.int64),
+            "node_name": nodes,
+            "counters": np.frombuffer(b"".join(cbufs), dtype=np.uint64).reshape(n, len(cnames)),
+            "fcounters": np.frombuffer(b"".join(fbufs), dtype=np.float64).reshape(n, len(fnames)),
+            "counter_names": cnames,
+            "fcounter_names": fnames,
+        }
+
+    try:
+        for i, buf in enumerate(_records(ffi, libdutil, handle, idx)):
+            if i == 0:
+                continue  # the header record: job-wide variances only
+            rec = ffi.cast("struct darshan_apmpi_perf_record **", buf)[0]
+            ranks.append(int(rec.base_rec.rank))
+            nodes.append(_text(ffi.string(rec.node_name)))
+            cbufs.append(ffi.buffer(rec.counters)[:])
+            fbufs.append(ffi.buffer(rec.fcounters)[:])
+    except _RecordError as exc:
+        raise _RecordError(str(exc), payload()) from None
+    return payload()

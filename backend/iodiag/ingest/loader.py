@@ -32,7 +32,7 @@ def load_profile(
     """Read ``path`` into a profile.
 
     ``include`` names optional modules to read as well (``DXT_POSIX``,
-    ``DXT_MPIIO``, ``HEATMAP``, ``APMPI``; ``"DXT"`` means both traces).
+    ``DXT_MPIIO``, ``HEATMAP``; ``"DXT"`` means both traces).
     Raises ``LogReadError`` when nothing usable can be read; a log that is
     only partly readable gives a profile whose ``modules`` say what is missing.
     """
@@ -53,12 +53,15 @@ def load_profile(
         return read_log(path, inc)
 
     outcome = run_isolated(producer, timeout_s, memory_limit_bytes) if isolate else run_inline(producer)
-    return _build(path, outcome)
+    return _build(path, outcome, inc)
 
 
 def _library_reason(outcome: ChildOutcome) -> str:
     lines = [ln.strip() for ln in outcome.stderr.splitlines() if ln.strip()]
-    return lines[-1].removeprefix("Error:").strip().rstrip(".") if lines else ""
+    if not lines:
+        return ""
+    # The library appends strerror(errno) even when errno is 0.
+    return lines[-1].removeprefix("Error:").strip().removesuffix(": Success").rstrip(".")
 
 
 def _crash_text(outcome: ChildOutcome) -> str:
@@ -75,7 +78,7 @@ def _crash_text(outcome: ChildOutcome) -> str:
     return "the reader failed"
 
 
-def _build(path: str, outcome: ChildOutcome) -> JobProfile:
+def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset()) -> JobProfile:
     msgs = outcome.messages
     if msgs and msgs[0][0] == "open_failed":
         reason = _library_reason(outcome)
@@ -117,7 +120,7 @@ def _build(path: str, outcome: ChildOutcome) -> JobProfile:
     for name, m in meta_modules.items():
         if name in seen:
             continue
-        if name in OPTIONAL_MODULES and not _was_requested(name, msgs):
+        if name in OPTIONAL_MODULES and name not in include:
             infos[name] = ModuleInfo(
                 name=name, version=m["ver"], compressed_bytes=m["len"], partial=m["partial"]
             )
@@ -146,12 +149,6 @@ def _build(path: str, outcome: ChildOutcome) -> JobProfile:
         tables=MappingProxyType(tables),
         problems=tuple(problems),
     )
-
-
-def _was_requested(name: str, msgs: list[tuple[str, Any]]) -> bool:
-    # An optional module appears in the stream only when it was requested; when the child
-    # crashed before reaching it we cannot tell, so treat unread optional modules as skipped.
-    return False
 
 
 def _record_count(name: str, payload: dict[str, Any], table: pd.DataFrame) -> int:
@@ -209,9 +206,11 @@ def _job_meta(raw: dict[str, Any], tables: dict[str, pd.DataFrame]) -> JobMeta:
 
 def _to_table(name: str, p: dict[str, Any]) -> pd.DataFrame:
     if "counters" in p:
-        cols: dict[str, Any] = {"id": p["id"], "rank": p["rank"]}
-        if "file_rec_id" in p:
-            cols["file_rec_id"] = p["file_rec_id"]
+        cols: dict[str, Any] = {"id": p["id"]} if "id" in p else {}
+        cols["rank"] = p["rank"]
+        for extra in ("file_rec_id", "node_name"):
+            if extra in p:
+                cols[extra] = p[extra]
         df = pd.DataFrame(cols)
         counters = pd.DataFrame(p["counters"], columns=p["counter_names"])
         fcounters = pd.DataFrame(p["fcounters"], columns=p["fcounter_names"])

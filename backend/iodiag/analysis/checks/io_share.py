@@ -35,6 +35,12 @@ def io_not_bottleneck(ctx: Context, t: Thresholds) -> Hit | None:
     s = ctx.io_share
     if s is None or s.runtime_s <= 0 or s.share_slowest >= t.io_share_low:
         return None
+    # Old logs round times to whole seconds; only say "not I/O" if that holds for the shortest
+    # run time the log allows.
+    shortest = s.runtime_s - s.runtime_resolution_s
+    io = s.slowest_rank_io_s
+    if io > 0 and (shortest <= 0 or io / shortest >= t.io_share_low):
+        return None
     return Hit(
         message=f"I/O took {human_seconds(s.slowest_rank_io_s)} on the busiest rank, {pct(s.share_slowest)} of "
         f"the {human_seconds(s.runtime_s)} run time (average rank: {pct(s.share_mean)}). I/O is not why this "

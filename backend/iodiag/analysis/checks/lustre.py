@@ -356,7 +356,7 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     recommendations=("lustre-stripe-count", "lustre-ost-health"),
 )
 def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
-    load = ost_load(ctx)
+    load = compared_osts(ctx, t)
     if len(load) < t.ost_min_count:
         return None
     median = float(np.median(load["bytes"]))
