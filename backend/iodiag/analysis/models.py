@@ -119,7 +119,7 @@ class JobSummary(BaseModel):
     runtime_s: float
     darshan_version: str
     log_format: str
-    hints: dict[str, str]
+    hints: dict[str, str] = Field(description="MPI-IO hints Darshan used to write the log (DARSHAN_LOGHINTS)")
     modules: list[ModuleSummary]
     files: int
     file_systems: dict[str, int] = Field(default_factory=dict, description="files per file-system type")

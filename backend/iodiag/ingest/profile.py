@@ -49,6 +49,8 @@ class JobMeta(BaseModel):
     log_format: str
     mounts: tuple[Mount, ...] = ()
     hints: Mapping[str, str] = MappingProxyType({})
+    """MPI-IO hints from the log's "h" metadata: the hints Darshan used to write the log itself
+    (DARSHAN_LOGHINTS), not the application's hints, which Darshan does not record."""
     metadata: Mapping[str, str] = MappingProxyType({})
 
     def fs_type(self, path: str) -> str | None:

@@ -304,7 +304,7 @@ def header_rows(report: Report) -> list[HeaderRow]:
         rows.append(HeaderRow("I/O time", io_time))
     hints = hints_text(report)
     if hints:
-        rows.append(HeaderRow("MPI-IO hints", hints, path_like=True))
+        rows.append(HeaderRow("Darshan log hints", hints, path_like=True))
     rows.append(HeaderRow("Modules", modules_text(report)))
     rows.append(HeaderRow("Log", one_line(report.log_path), path_like=True))
     return rows
