@@ -20,8 +20,18 @@ from iodiag.synth._lib import MODULE_VERSIONS, library
 
 GENERIC = ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "STDIO")
 # The library writes module regions in this order (its module ids), and each exactly once.
-MODULE_ORDER = ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "LUSTRE", "STDIO",
-                "DXT_POSIX", "DXT_MPIIO")
+MODULE_ORDER = (
+    "POSIX",
+    "MPI-IO",
+    "H5F",
+    "H5D",
+    "PNETCDF_FILE",
+    "PNETCDF_VAR",
+    "LUSTRE",
+    "STDIO",
+    "DXT_POSIX",
+    "DXT_MPIIO",
+)
 
 
 class WriteError(Exception):
@@ -166,11 +176,14 @@ def _put_lustre(ffi: Any, lib: Any, be: Any, fd: Any, table: pd.DataFrame) -> No
     # then every component's OST ids; the struct's two pointers are not stored.
     comp_names = [n.removeprefix("LUSTRE_COMP_").lower() for n in be.counter_names("LUSTRE_COMP")]
     mod_id, ver = be.mod_name_to_idx("LUSTRE"), MODULE_VERSIONS["LUSTRE"]
-    for (rid, rank), group in table.groupby(["id", "rank"], sort=False):
+    for _, group in table.groupby(["id", "rank"], sort=False):
         comps = group.sort_values("component", kind="stable")
+        rid, rank = int(comps["id"].iloc[0]), int(comps["rank"].iloc[0])
         osts = [int(o) for t in comps["osts"] for o in t]
-        parts = [np.array([int(rid)], dtype=np.uint64).tobytes(),
-                 np.array([int(rank), len(comps), len(osts)], dtype=np.int64).tobytes()]
+        parts = [
+            np.array([rid], dtype=np.uint64).tobytes(),
+            np.array([rank, len(comps), len(osts)], dtype=np.int64).tobytes(),
+        ]
         for row in comps.to_dict("records"):
             parts.append(np.array([int(row[c]) for c in comp_names], dtype=np.int64).tobytes())
             pool = str(row.get("pool_name", "")).encode()[:15]
