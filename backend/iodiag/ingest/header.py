@@ -13,6 +13,8 @@ import struct
 from iodiag.ingest.errors import LogReadError
 
 DARSHAN_MAGIC = 6567223
+NEWEST_FORMAT = (3, 41)
+"""The newest log format the bundled libdarshan-util (darshan 3.5) reads."""
 _HEADER_MIN = 24  # version string (8) + magic (8) + comp type and partial flag (8)
 
 
@@ -49,4 +51,11 @@ def check_log_file(path: str) -> int:
     version = head[:8].split(b"\0", 1)[0].decode("ascii", "replace")
     if not version.startswith("3."):
         raise LogReadError(path, f"unsupported Darshan log format version {version!r} (need 3.x)")
+    try:
+        parsed = tuple(int(x) for x in version.split("."))
+    except ValueError:
+        raise LogReadError(path, f"corrupted header: log format version {version!r} is not a number") from None
+    if parsed > NEWEST_FORMAT:
+        newest = ".".join(map(str, NEWEST_FORMAT))
+        raise LogReadError(path, f"log format {version} is newer than this reader supports ({newest}); update iodiag")
     return st.st_size

@@ -61,7 +61,7 @@ def _library_reason(outcome: ChildOutcome) -> str:
     if not lines:
         return ""
     # The library appends strerror(errno) even when errno is 0.
-    return lines[-1].removeprefix("Error:").strip().removesuffix(": Success").rstrip(".")
+    return lines[-1].removeprefix("Error:").strip().rstrip(".").removesuffix(": Success")
 
 
 def _crash_text(outcome: ChildOutcome) -> str:
