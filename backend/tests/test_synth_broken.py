@@ -14,7 +14,9 @@ from iodiag.synth.broken import KINDS, write_broken
 
 from .conftest import shared_log
 
-SOURCE = shared_log("darshan-logs/mpi_io_test_with_dxt/treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan")
+SOURCE = shared_log(
+    "darshan-logs/mpi_io_test_with_dxt/treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan"
+)
 
 # What a reader must say for each breakage: "error" = LogReadError, "partial" = a report with D02,
 # "ok" = a report (the damage is not in anything the reader needs).
