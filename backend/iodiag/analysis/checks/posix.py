@@ -22,105 +22,53 @@ def _hdf5_recs(ctx: Context, *ids: str) -> tuple[str, ...]:
     return ids if ctx.uses_hdf5 else ()
 
 
-@check(
-    "P01",
-    title="Write-intensive by operation count",
-    layer=Layer.POSIX,
-    severity=Severity.INFO,
-    requires=POSIX,
-    origin="drishti",
-)
-def write_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
-    reads, writes = _ops(ctx)
-    total = reads + writes
-    if writes > reads and total and (writes - reads) / total > t.imbalance_operations:
-        return Hit(
-            message=f"The job is write-intensive: {pct(writes / total)} of its {total:,} POSIX "
-            f"operations are writes, {pct(reads / total)} reads.",
-            evidence=[
-                Metric(name="writes", value=writes, unit=Unit.COUNT),
-                Metric(name="reads", value=reads, unit=Unit.COUNT),
-                Metric(name="write_share", value=writes / total, unit=Unit.RATIO),
-            ],
-        )
-    return None
-
-
-@check(
-    "P02",
-    title="Read-intensive by operation count",
-    layer=Layer.POSIX,
-    severity=Severity.INFO,
-    requires=POSIX,
-    origin="drishti",
-)
-def read_count_intensive(ctx: Context, t: Thresholds) -> Hit | None:
-    reads, writes = _ops(ctx)
-    total = reads + writes
-    if reads > writes and total and (reads - writes) / total > t.imbalance_operations:
-        return Hit(
-            message=f"The job is read-intensive: {pct(reads / total)} of its {total:,} POSIX "
-            f"operations are reads, {pct(writes / total)} writes.",
-            evidence=[
-                Metric(name="reads", value=reads, unit=Unit.COUNT),
-                Metric(name="writes", value=writes, unit=Unit.COUNT),
-                Metric(name="read_share", value=reads / total, unit=Unit.RATIO),
-            ],
-        )
-    return None
-
-
-def _bytes(ctx: Context) -> tuple[int, int]:
+def _intensive(ctx: Context, t: Thresholds, by: str, major: str) -> Hit | None:
+    """P01-P04: one direction dominates, by operation count or by volume (Drishti's 10 % rule)."""
     p = ctx.posix
-    return int(p["POSIX_BYTES_READ"].sum()), int(p["POSIX_BYTES_WRITTEN"].sum())
-
-
-@check(
-    "P03",
-    title="Write-intensive by volume",
-    layer=Layer.POSIX,
-    severity=Severity.INFO,
-    requires=POSIX,
-    origin="drishti",
-)
-def write_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
-    rd, wr = _bytes(ctx)
-    total = rd + wr
-    if wr > rd and (wr - rd) / total > t.imbalance_operations:
-        return Hit(
-            message=f"The job is write-intensive by volume: {human_bytes(wr)} written "
-            f"({pct(wr / total)}) against {human_bytes(rd)} read.",
-            evidence=[
-                Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
-                Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
-                Metric(name="write_share", value=wr / total, unit=Unit.RATIO),
-            ],
+    minor = "read" if major == "write" else "write"
+    if by == "count":
+        names = {"read": "reads", "write": "writes"}
+        values = {"read": int(p["POSIX_READS"].sum()), "write": int(p["POSIX_WRITES"].sum())}
+    else:
+        names = {"read": "bytes_read", "write": "bytes_written"}
+        values = {"read": int(p["POSIX_BYTES_READ"].sum()), "write": int(p["POSIX_BYTES_WRITTEN"].sum())}
+    hi, lo = values[major], values[minor]
+    total = hi + lo
+    if not (hi > lo and total and (hi - lo) / total > t.imbalance_operations):
+        return None
+    if by == "count":
+        message = (
+            f"The job is {major}-intensive: {pct(hi / total)} of its {total:,} POSIX operations are "
+            f"{major}s, {pct(lo / total)} {minor}s."
         )
-    return None
-
-
-@check(
-    "P04",
-    title="Read-intensive by volume",
-    layer=Layer.POSIX,
-    severity=Severity.INFO,
-    requires=POSIX,
-    origin="drishti",
-)
-def read_size_intensive(ctx: Context, t: Thresholds) -> Hit | None:
-    rd, wr = _bytes(ctx)
-    total = rd + wr
-    if rd > wr and (rd - wr) / total > t.imbalance_operations:
-        return Hit(
-            message=f"The job is read-intensive by volume: {human_bytes(rd)} read "
-            f"({pct(rd / total)}) against {human_bytes(wr)} written.",
-            evidence=[
-                Metric(name="bytes_read", value=rd, unit=Unit.BYTES),
-                Metric(name="bytes_written", value=wr, unit=Unit.BYTES),
-                Metric(name="read_share", value=rd / total, unit=Unit.RATIO),
-            ],
+        unit = Unit.COUNT
+    else:
+        past = {"read": "read", "write": "written"}
+        message = (
+            f"The job is {major}-intensive by volume: {human_bytes(hi)} {past[major]} ({pct(hi / total)}) "
+            f"against {human_bytes(lo)} {past[minor]}."
         )
-    return None
+        unit = Unit.BYTES
+    return Hit(
+        message=message,
+        evidence=[
+            Metric(name=names[major], value=hi, unit=unit),
+            Metric(name=names[minor], value=lo, unit=unit),
+            Metric(name=f"{major}_share", value=hi / total, unit=Unit.RATIO),
+        ],
+    )
+
+
+def _intensity_check(code: str, title: str, by: str, major: str) -> None:
+    @check(code, title=title, layer=Layer.POSIX, severity=Severity.INFO, requires=POSIX, origin="drishti")
+    def run(ctx: Context, t: Thresholds) -> Hit | None:
+        return _intensive(ctx, t, by, major)
+
+
+_intensity_check("P01", "Write-intensive by operation count", "count", "write")
+_intensity_check("P02", "Read-intensive by operation count", "count", "read")
+_intensity_check("P03", "Write-intensive by volume", "volume", "write")
+_intensity_check("P04", "Read-intensive by volume", "volume", "read")
 
 
 def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_only: bool) -> Hit | None:
