@@ -133,9 +133,7 @@ def quick_subset(logs: list[Log], n: int = QUICK_LOGS) -> list[Log]:
 def _progress(console: Console, text: str) -> None:
     """A one-line progress note, only on a terminal (a log file would keep every line)."""
     if console.is_terminal:
-        console.print(
-            f"  {text}"[: console.width - 1].ljust(console.width - 1), style="dim", highlight=False, end="\r"
-        )
+        console.print(f"  {text}"[: console.width - 1].ljust(console.width - 1), style="dim", highlight=False, end="\r")
 
 
 def _progress_done(console: Console) -> None:
@@ -185,11 +183,13 @@ def bench_inprocess(logs: list[Log], reps: int, console: Console) -> list[Inproc
             r.findings = len(analyze(load_profile(r.path)).findings)
         except Exception as exc:
             r.ok, r.error = False, f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-    for i, r in enumerate(results, 1):
-        if not r.ok:
-            continue
-        _progress(console, f"[{i}/{len(results)}] {r.label}")
-        for _ in range(reps):
+    # Rounds over the whole corpus (every other one reversed) rather than all reps of one log
+    # in a row: a burst of machine noise then spreads over many logs' samples instead of
+    # landing on every sample of the one log being timed.
+    todo = [r for r in results if r.ok]
+    for rep in range(reps):
+        _progress(console, f"round {rep + 1}/{reps}")
+        for r in todo if rep % 2 == 0 else reversed(todo):
             gc.collect()
             t0 = time.perf_counter()
             profile = load_profile(r.path)
@@ -277,9 +277,7 @@ def _run(cmd: list[str], cwd: str, timeout: float, check_json: bool) -> RunOutco
         except ValueError:
             why = _last_line(err) or "no JSON on stdout"
             return RunOutcome(False, proc.returncode, wall, f"rc={proc.returncode}: {why}")
-        return RunOutcome(
-            True, proc.returncode, wall, "" if proc.returncode == 0 else f"rc={proc.returncode}"
-        )
+        return RunOutcome(True, proc.returncode, wall, "" if proc.returncode == 0 else f"rc={proc.returncode}")
     if proc.returncode != 0:
         return RunOutcome(False, proc.returncode, wall, f"rc={proc.returncode}: {_last_line(err)}")
     return RunOutcome(True, 0, wall)
@@ -288,36 +286,44 @@ def _run(cmd: list[str], cwd: str, timeout: float, check_json: bool) -> RunOutco
 def bench_process(
     logs: list[Log], reps: int, iodiag_cmd: list[str], peer: str, timeout: float, console: Console
 ) -> list[ProcessResult]:
-    results: list[ProcessResult] = []
-    for i, log in enumerate(logs, 1):
-        _progress(console, f"[{i}/{len(logs)}] {log.label}")
-        r = ProcessResult(label=log.label, path=log.path, size=log.size)
-        a_cmd = [*iodiag_cmd, "analyze", "--format", "json", log.path]
-        b_cmd = [peer, "--csv", log.path]
-        # Drishti writes its CSV into the current directory: give each tool a scratch one.
-        with tempfile.TemporaryDirectory(prefix="iodiag-bench-") as tmp:
-            a_dir, b_dir = os.path.join(tmp, "iodiag"), os.path.join(tmp, "drishti")
-            os.mkdir(a_dir)
-            os.mkdir(b_dir)
-            # One untimed run each: checks the output and warms the page cache and imports.
+    results = [ProcessResult(label=log.label, path=log.path, size=log.size) for log in logs]
+
+    def cmds(r: ProcessResult) -> tuple[list[str], list[str]]:
+        return [*iodiag_cmd, "analyze", "--format", "json", r.path], [peer, "--csv", r.path]
+
+    # Drishti writes its CSV into the current directory: give each tool a scratch one.
+    with tempfile.TemporaryDirectory(prefix="iodiag-bench-") as tmp:
+        a_dir, b_dir = os.path.join(tmp, "iodiag"), os.path.join(tmp, "drishti")
+        os.mkdir(a_dir)
+        os.mkdir(b_dir)
+        # One untimed run of each tool per log: checks that it works (iodiag must print JSON,
+        # drishti must exit 0) and warms the page cache and the interpreters' imports.
+        first_rc: dict[str, int | None] = {}
+        for i, r in enumerate(results, 1):
+            _progress(console, f"check {i}/{len(results)}: {r.label}")
+            a_cmd, b_cmd = cmds(r)
             a0 = _run(a_cmd, a_dir, timeout, check_json=True)
             b0 = _run(b_cmd, b_dir, timeout, check_json=False)
-            r.iodiag_ok, r.iodiag_note = a0.ok, a0.note
+            r.iodiag_ok, r.iodiag_note, first_rc[r.path] = a0.ok, a0.note, a0.rc
             r.drishti_ok, r.drishti_note = b0.ok, b0.note
-            for _ in range(reps):  # alternate A B A B ... so noise lands on both tools
+        # Rounds over the corpus; within a round each log runs iodiag then drishti, so the
+        # two tools alternate (A B A B ...) and share whatever the machine is doing.
+        for rep in range(reps):
+            for i, r in enumerate(results if rep % 2 == 0 else reversed(results), 1):
+                _progress(console, f"round {rep + 1}/{reps}, log {i}/{len(results)}: {r.label}")
+                a_cmd, b_cmd = cmds(r)
                 if r.iodiag_ok:
                     a = _run(a_cmd, a_dir, timeout, check_json=False)
-                    if a.rc is not None and a.rc >= 0 and a0.rc == a.rc:
+                    if a.rc is not None and a.rc >= 0 and a.rc == first_rc[r.path]:
                         r.iodiag_s.append(a.wall_s)
                     else:
-                        r.iodiag_ok, r.iodiag_note = False, a.note or f"rc changed to {a.rc}"
+                        r.iodiag_ok, r.iodiag_note = False, a.note or f"exit status changed to {a.rc}"
                 if r.drishti_ok:
                     b = _run(b_cmd, b_dir, timeout, check_json=False)
                     if b.ok:
                         r.drishti_s.append(b.wall_s)
                     else:
                         r.drishti_ok, r.drishti_note = False, b.note
-        results.append(r)
     _progress_done(console)
     return results
 
@@ -354,11 +360,13 @@ def _size(n: int) -> str:
     return f"{x:.1f} GB"
 
 
-def _short(label: str, width: int = 60) -> str:
-    if len(label) <= width:
-        return label
-    keep = width - 1
-    return label[: keep // 2] + "…" + label[-(keep - keep // 2) :]
+def _short(label: str, stem_width: int = 40) -> str:
+    """``folder/file`` without the suffix; long file names keep their start, where logs differ."""
+    parts = label.split(":", 1)[-1].split("/")
+    stem = parts[-1].removesuffix(".darshan")
+    if len(stem) > stem_width:
+        stem = stem[: stem_width - 1] + "…"
+    return "/".join([*parts[-2:-1], stem])
 
 
 def _ms(x: float | None) -> str:
@@ -373,9 +381,7 @@ def _verdict(ok: bool) -> str:
     return "[green]met[/]" if ok else "[red]not met[/]"
 
 
-def print_inprocess(
-    console: Console, results: list[InprocResult], summary: dict[str, Any], reps: int
-) -> None:
+def print_inprocess(console: Console, results: list[InprocResult], summary: dict[str, Any], reps: int) -> None:
     t = Table(
         title=f"A. In-process, warm: load_profile + analyze (median of {reps} reps, ms)",
         box=box.SIMPLE_HEAD,
@@ -507,9 +513,7 @@ def _peer_version(peer: str) -> str | None:
         return None
     code = "import importlib.metadata as m; print(m.version('drishti-io'))"
     try:
-        out = subprocess.run(
-            [str(python), "-c", code], capture_output=True, text=True, timeout=60, check=False
-        )
+        out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None
@@ -616,9 +620,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.part in ("all", "process"):
         if not (Path(peer).exists() and os.access(peer, os.X_OK)):
-            console.print(
-                f"drishti not found at {peer}: run bash bench/setup_peer.sh or pass --peer", style="red"
-            )
+            console.print(f"drishti not found at {peer}: run bash bench/setup_peer.sh or pass --peer", style="red")
             return 2
         meta["peer_version"] = _peer_version(peer)
         console.print(

@@ -43,10 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         once()
     prof.disable()
     mode = "isolated (forked reader)" if args.isolate else "inline reader"
-    print(
-        f"{args.log}\n{mode}: {per_rep:.1f} ms per load_profile+analyze without the profiler "
-        f"({args.reps} reps)"
-    )
+    print(f"{args.log}\n{mode}: {per_rep:.1f} ms per load_profile+analyze without the profiler ({args.reps} reps)")
     stats = pstats.Stats(prof, stream=sys.stdout)
     if args.dump:
         stats.dump_stats(args.dump)
