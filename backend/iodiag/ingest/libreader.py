@@ -22,6 +22,17 @@ OPTIONAL_MODULES = (*DXT_MODULES, "HEATMAP")
 Message = tuple[str, Any]
 
 
+def type_strings() -> list[str]:
+    """Every cffi type this reader casts to, so a parent process can parse them once before forking."""
+    import darshan.backend.cffi_backend as be
+
+    generic = [be._structdefs[m] for m in GENERIC_MODULES]
+    return [*generic, "struct darshan_job *", "struct darshan_mnt_info **", "struct darshan_name_record **",
+            "struct darshan_mod_info **", "struct darshan_lustre_record **", "struct dxt_file_record **",
+            "struct darshan_heatmap_record **", "struct darshan_apmpi_perf_record **", "int64_t *", "int *",
+            "double *", "void **", "char *", "char[]"]
+
+
 def _text(raw: bytes) -> str:
     # Log strings are untrusted bytes; never let a bad byte stop the read.
     return raw.decode("utf-8", "replace")

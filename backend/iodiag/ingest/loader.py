@@ -45,15 +45,44 @@ def load_profile(
     if unknown:
         raise ValueError(f"unknown optional modules: {sorted(unknown)}")
     inc = frozenset(wanted)
-    # Load the library once in this process so each forked reader inherits it instead of
-    # paying the import and dlopen again.
-    import darshan.backend.cffi_backend  # noqa: F401
+    _warm_library()
 
     def producer() -> Any:
         return read_log(path, inc)
 
     outcome = run_isolated(producer, timeout_s, memory_limit_bytes) if isolate else run_inline(producer)
     return _build(path, outcome, inc)
+
+
+_WARM = False
+
+
+def _warm_library() -> None:
+    """Do the library's one-time setup in this process, so every forked reader inherits it.
+
+    Otherwise each child re-imports the bindings, re-parses cffi type strings and re-reads the
+    counter name tables: about 15 ms per log, more than reading a small log takes.
+    """
+    global _WARM
+    if _WARM:
+        return
+    import darshan.backend.cffi_backend as be
+    from darshan.backend.cffi_backend import ffi, libdutil
+
+    from iodiag.ingest.libreader import GENERIC_MODULES, type_strings
+
+    for ctype in type_strings():
+        ffi.typeof(ctype)
+    for fn in ("darshan_log_open", "darshan_log_close", "darshan_log_get_job", "darshan_log_get_exe",
+               "darshan_log_get_mounts", "darshan_log_get_modules", "darshan_log_get_name_records",
+               "darshan_log_get_record", "darshan_free", "darshan_log_get_job_runtime",
+               "darshan_log_get_lib_version"):
+        getattr(libdutil, fn)
+    for mod in GENERIC_MODULES:
+        be.counter_names(mod)
+        be.fcounter_names(mod)
+    be.counter_names("LUSTRE_COMP")
+    _WARM = True
 
 
 def _library_reason(outcome: ChildOutcome) -> str:

@@ -13,9 +13,6 @@ from typing import Literal
 from pydantic import TypeAdapter
 
 from iodiag.analysis.models import Report
-from iodiag.render.html import render_html, render_html_many
-from iodiag.render.markdown import render_markdown, render_markdown_many
-from iodiag.render.text import render_text, render_text_many
 
 Format = Literal["text", "json", "markdown", "html"]
 FORMATS: tuple[Format, ...] = ("text", "json", "markdown", "html")
@@ -33,14 +30,20 @@ def render_json_many(reports: Sequence[Report]) -> str:
 
 
 def render(report: Report, fmt: str, *, width: int = 100, color: bool = False) -> str:
-    """One report in ``fmt`` (one of ``FORMATS``)."""
+    """One report in ``fmt`` (one of ``FORMATS``). Each renderer is imported only when used."""
     if fmt == "text":
+        from iodiag.render.text import render_text
+
         return render_text(report, width=width, color=color)
     if fmt == "json":
         return render_json(report)
     if fmt == "markdown":
+        from iodiag.render.markdown import render_markdown
+
         return render_markdown(report)
     if fmt == "html":
+        from iodiag.render.html import render_html
+
         return render_html(report)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
@@ -50,12 +53,18 @@ def render_many(
 ) -> str:
     """Several reports as one document: a JSON array, or a summary table followed by each report."""
     if fmt == "text":
+        from iodiag.render.text import render_text_many
+
         return render_text_many(reports, names, width=width, color=color)
     if fmt == "json":
         return render_json_many(reports)
     if fmt == "markdown":
+        from iodiag.render.markdown import render_markdown_many
+
         return render_markdown_many(reports, names)
     if fmt == "html":
+        from iodiag.render.html import render_html_many
+
         return render_html_many(reports, names)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 

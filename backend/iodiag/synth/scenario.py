@@ -1,0 +1,350 @@
+"""Scenario specs: a YAML description of an I/O program, and the Darshan log it produces.
+
+The format is documented in ``docs/scenario-spec.md``. ``load_scenario`` validates a spec;
+``build_log`` simulates the program (``program.py``), derives what Darshan would record
+(``derive.py``) and writes the log with ``writer.write_log``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from iodiag.synth.layout import parse_size
+
+
+class ScenarioError(ValueError):
+    """A scenario file is missing, not YAML, or not a valid spec; the message is one line."""
+
+
+Size = Annotated[int, BeforeValidator(parse_size)]
+
+
+def _sizes(value: object) -> list[int]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise ValueError("size list is empty")
+    out = [parse_size(v) for v in items]
+    if any(s <= 0 for s in out):
+        raise ValueError("request sizes must be positive")
+    return out
+
+
+Sizes = Annotated[list[int], BeforeValidator(_sizes)]
+
+
+def _offset(value: object) -> int | Literal["append"] | None:
+    if value is None or value == "append":
+        return value  # type: ignore[return-value]
+    return parse_size(value)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MountSpec(_Model):
+    path: str
+    fs: str
+    block_size: Size | None = None
+    ost_count: int = Field(default=16, ge=1)
+    slow_osts: dict[int, float] = Field(default_factory=dict)
+
+    @field_validator("path")
+    @classmethod
+    def _abs(cls, v: str) -> str:
+        if not v.startswith("/"):
+            raise ValueError("mount path must be absolute")
+        return v
+
+    @field_validator("slow_osts")
+    @classmethod
+    def _slow(cls, v: dict[int, float]) -> dict[int, float]:
+        if any(f <= 0 for f in v.values()):
+            raise ValueError("slow OST factors must be positive")
+        return v
+
+
+class JobSpec(_Model):
+    nprocs: int = Field(ge=1, le=1_000_000)
+    nodes: int = Field(default=1, ge=1)
+    runtime: float | None = Field(default=None, gt=0)
+    start: int = 1_700_000_000
+    exe: str = "./app"
+    jobid: int = Field(default=1, ge=0)
+    uid: int = Field(default=1000, ge=0)
+    darshan_version: str = "3.4.4"
+    hostname: str = "nid{node:05d}"
+    mounts: list[MountSpec] = Field(default_factory=lambda: [MountSpec(path="/", fs="ext4")])
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _nodes(self) -> JobSpec:
+        if self.nodes > self.nprocs:
+            raise ValueError(f"nodes ({self.nodes}) exceeds nprocs ({self.nprocs})")
+        try:
+            self.hostname.format(node=0)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"hostname template {self.hostname!r}: {exc}") from None
+        return self
+
+
+class Hints(_Model):
+    cb_nodes: int | None = Field(default=None, ge=1)
+    cb_buffer_size: Size = 16 << 20
+
+    @field_validator("cb_buffer_size")
+    @classmethod
+    def _pos(cls, v: int) -> int:
+        if v <= 0:
+            raise ValueError("cb_buffer_size must be positive")
+        return v
+
+
+class LustreSpec(_Model):
+    stripe_size: Size = 1 << 20
+    stripe_count: int = Field(default=1, ge=-1)
+    osts: list[int] | None = None
+    ost_start: int | None = Field(default=None, ge=0)
+    pool: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> LustreSpec:
+        if self.stripe_count == 0:
+            raise ValueError("stripe_count must be -1 (all OSTs) or >= 1")
+        if self.stripe_size <= 0 or self.stripe_size % 65536:
+            raise ValueError("stripe_size must be a positive multiple of 64 KiB")
+        if self.osts is not None:
+            if self.ost_start is not None:
+                raise ValueError("give osts or ost_start, not both")
+            if self.stripe_count not in (-1, len(self.osts)) and "stripe_count" in self.model_fields_set:
+                raise ValueError(f"stripe_count {self.stripe_count} but {len(self.osts)} OSTs listed")
+            if len(set(self.osts)) != len(self.osts) or any(o < 0 for o in self.osts):
+                raise ValueError("osts must be distinct non-negative OST indices")
+        return self
+
+
+class FileSpec(_Model):
+    path: str
+    lustre: LustreSpec | None = None
+    header: Size | None = None
+    alignment: Size | None = None
+    shared: bool | None = None
+    per_rank: bool | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _abs(cls, v: str) -> str:
+        if not v.startswith("/"):
+            raise ValueError("file path must be absolute")
+        return v
+
+    @field_validator("alignment")
+    @classmethod
+    def _align(cls, v: int | None) -> int | None:
+        if v is not None and v <= 0:
+            raise ValueError("alignment must be positive")
+        return v
+
+
+RankSet = int | str | list[int]
+Op = Literal["write", "read", "open", "stat", "open_stat"]
+Interface = Literal["posix", "stdio", "mpiio", "hdf5", "pnetcdf"]
+
+
+class Phase(_Model):
+    ranks: RankSet = "all"
+    file: str | None = None
+    files: str | None = None
+    count_files: int | None = Field(default=None, ge=1)
+    interface: Interface = "posix"
+    via: Literal["mpiio", "posix"] = "mpiio"
+    collective: bool = False
+    nonblocking: bool = False
+    op: Op = "write"
+    count: int = Field(default=1, ge=0)
+    count_by_rank: dict[int, int] = Field(default_factory=dict)
+    size: Sizes = Field(default_factory=lambda: [1 << 20])
+    pattern: Literal["sequential", "random"] = "sequential"
+    layout: Literal["segmented", "interleaved", "overlapping"] = "segmented"
+    gap: Size = 0
+    offset: Annotated[int | Literal["append"] | None, BeforeValidator(_offset)] = None
+    passes: int = Field(default=1, ge=1)
+    seconds_per_op: float | None = Field(default=None, ge=0)
+    meta_seconds: float = Field(default=1e-4, ge=0)
+    slow_ranks: dict[int, float] = Field(default_factory=dict)
+    mem_aligned: bool = True
+    fsync: bool = False
+    compute: float = Field(default=0.0, ge=0)
+    cb_nodes: int | None = Field(default=None, ge=1)
+    cb_buffer_size: Size | None = None
+    dataset: str = "/data"
+    variable: str = "var"
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> Phase:
+        if (self.file is None) == (self.files is None):
+            raise ValueError("a phase needs exactly one of 'file' or 'files'")
+        if self.files is not None:
+            if self.count_files is None:
+                raise ValueError("'files' needs 'count_files'")
+            if "{i}" not in self.files:
+                raise ValueError("'files' template must contain {i}")
+        elif self.count_files is not None:
+            raise ValueError("'count_files' goes with 'files', not 'file'")
+        path = self.file if self.file is not None else self.files
+        assert path is not None
+        if not path.startswith("/"):
+            raise ValueError("file path must be absolute")
+        try:
+            path.format(rank=0, i=0)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"bad path template {path!r}: only {{rank}} and {{i}} are allowed ({exc})") from None
+        data = self.op in ("read", "write")
+        if self.interface in ("posix", "stdio") and (self.collective or self.nonblocking):
+            raise ValueError(f"collective/nonblocking need an MPI interface, not {self.interface}")
+        if self.interface == "pnetcdf" and self.via == "posix" and "via" in self.model_fields_set:
+            raise ValueError("PnetCDF always runs on MPI-IO (via: mpiio)")
+        if self.interface in ("mpiio", "hdf5", "pnetcdf") and not data and self.interface != "mpiio":
+            pass
+        if self.interface == "hdf5" and self.via == "posix" and (self.collective or self.nonblocking):
+            raise ValueError("HDF5 via posix (sec2) has no collective or nonblocking I/O")
+        if self.interface == "hdf5" and self.nonblocking:
+            raise ValueError("HDF5 has no nonblocking dataset I/O here; use mpiio or pnetcdf")
+        if not data and self.interface not in ("posix", "stdio", "mpiio"):
+            raise ValueError(f"op {self.op} is a POSIX/STDIO/MPI-IO operation, not {self.interface}")
+        if not data and self.interface in ("stdio", "mpiio") and self.op != "open":
+            raise ValueError(f"op {self.op} is only defined for the posix interface")
+        if self.collective and self.count_by_rank:
+            raise ValueError("collective phases need the same count on every rank (no count_by_rank)")
+        if self.layout == "interleaved" and self.passes > 1 and self.pattern == "random":
+            pass
+        if any(f <= 0 for f in self.slow_ranks.values()):
+            raise ValueError("slow_ranks factors must be positive")
+        if any(c < 0 for c in self.count_by_rank.values()):
+            raise ValueError("count_by_rank values must be >= 0")
+        if self.cb_buffer_size is not None and self.cb_buffer_size <= 0:
+            raise ValueError("cb_buffer_size must be positive")
+        return self
+
+    @property
+    def path(self) -> str:
+        p = self.file if self.file is not None else self.files
+        assert p is not None
+        return p
+
+    @property
+    def is_data(self) -> bool:
+        return self.op in ("read", "write")
+
+
+class Expect(_Model):
+    findings: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
+
+    @field_validator("findings", "absent")
+    @classmethod
+    def _codes(cls, v: list[str]) -> list[str]:
+        for c in v:
+            if not re.fullmatch(r"[A-Z][0-9]{2}", c):
+                raise ValueError(f"not a finding code: {c!r}")
+        return v
+
+
+class Scenario(_Model):
+    name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
+    description: str = ""
+    seed: int = 0
+    job: JobSpec
+    hints: Hints = Field(default_factory=Hints)
+    dxt: bool = False
+    files: list[FileSpec] = Field(default_factory=list)
+    program: list[Phase] = Field(min_length=1)
+    expect: Expect = Field(default_factory=Expect)
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        from iodiag.synth.layout import find_mount
+        from iodiag.synth.program import mount_infos, resolve_ranks
+
+        mounts = mount_infos(self)
+        seen = set()
+        for f in self.files:
+            if f.path in seen:
+                raise ValueError(f"file {f.path} declared twice")
+            seen.add(f.path)
+            m = find_mount(mounts, f.path)
+            if m is None:
+                raise ValueError(f"file {f.path} is under no mount")
+            if f.lustre is not None and m.fs != "lustre":
+                raise ValueError(f"file {f.path} has a lustre layout but is on {m.fs} ({m.path})")
+            if f.lustre is not None and f.lustre.osts and max(f.lustre.osts) >= m.ost_count:
+                raise ValueError(f"file {f.path}: OST index >= the mount's ost_count ({m.ost_count})")
+        for i, ph in enumerate(self.program):
+            where = f"program[{i}]"
+            try:
+                resolve_ranks(ph.ranks, self.job.nprocs, self.job.nodes)
+            except ValueError as exc:
+                raise ValueError(f"{where}.ranks: {exc}") from None
+            if find_mount(mounts, ph.path) is None:
+                raise ValueError(f"{where}: file {ph.path} is under no mount")
+            for r in (*ph.count_by_rank, *ph.slow_ranks):
+                if not 0 <= r < self.job.nprocs:
+                    raise ValueError(f"{where}: rank {r} is not in 0..{self.job.nprocs - 1}")
+        return self
+
+
+def _one_line(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        msg = msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return " ".join("; ".join(parts).split())
+
+
+def parse_scenario(data: Any, source: str = "scenario") -> Scenario:
+    """Validate an already-parsed spec (a dict)."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{source}: a scenario must be a YAML mapping")
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise ScenarioError(f"{source}: invalid scenario: {_one_line(exc)}") from None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario file; every failure is a one-line ``ScenarioError``."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{p}: no such scenario file") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{p}: is a directory, not a scenario file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{p}: cannot read scenario file ({exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ScenarioError(f"{p}: invalid YAML ({' '.join(str(exc).split())})") from None
+    return parse_scenario(data, str(p))
+
+
+def build_log(scenario: Scenario, out_path: str | Path) -> Path:
+    """Simulate the scenario's program and write the Darshan log it would produce."""
+    from iodiag.synth.derive import derive_tables
+    from iodiag.synth.program import simulate
+    from iodiag.synth.writer import write_log
+
+    trace = simulate(scenario)
+    job, names, tables = derive_tables(scenario, trace)
+    out = Path(out_path)
+    write_log(out, job, names, tables)
+    return out
