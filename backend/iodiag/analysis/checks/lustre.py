@@ -322,7 +322,7 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
         return None
     ost = int(slow.index[0])
     files = sorted(_ost_files(ctx, ost), key=lambda f: -f.io_time)
-    ranks = sorted({r for f in files for r in f.ranks})
+    ranks = list(dict.fromkeys(r for f in files for r in f.ranks))  # slowest files' ranks first
     return Hit(
         message=f"OST {ost} was {float(slow.iloc[0]) / median:.1f}x slower per byte than the median of the "
         f"{len(load)} OSTs this job used ({float(slow.iloc[0]):.1f} s/GiB against {median:.1f} s/GiB); "
