@@ -403,6 +403,12 @@ def schema(
         _fail(exc)
 
 
+# Subcommands that live in their own modules (each keeps its heavy imports inside the command).
+from iodiag.cli import synth_cmd  # noqa: E402
+
+synth_cmd.register(app)
+
+
 def main() -> None:
     """Entry point for ``python -m iodiag``."""
     app(prog_name=PROG)

@@ -84,7 +84,10 @@ BYTE_BREAKAGES: dict[str, Callable[[bytes], bytes]] = {
 
 
 def write_broken(
-    kind: str, path: str | os.PathLike[str], job: JobInfo, names: Mapping[int, str],
+    kind: str,
+    path: str | os.PathLike[str],
+    job: JobInfo,
+    names: Mapping[int, str],
     tables: Mapping[str, pd.DataFrame],
 ) -> Path:
     """Write a valid log for ``tables`` and break it as ``kind`` says (see ``KINDS``)."""
@@ -123,8 +126,7 @@ def _write_lying_dxt(out: Path, job: JobInfo, names: Mapping[int, str]) -> None:
         rec.base_rec.rank = 0
         rec.write_count = 1_000_000
         rec.read_count = 0
-        lib.darshan_log_put_mod(fd, be.mod_name_to_idx("DXT_POSIX"), buf, head + 10 * seg,
-                                MODULE_VERSIONS["DXT_POSIX"])
+        lib.darshan_log_put_mod(fd, be.mod_name_to_idx("DXT_POSIX"), buf, head + 10 * seg, MODULE_VERSIONS["DXT_POSIX"])
     finally:
         lib.darshan_log_close(fd)
 

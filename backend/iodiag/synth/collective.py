@@ -68,19 +68,17 @@ def two_phase(
     out_c, out_a, out_s, out_l = [], [], [], []
     cur = r_start - lo_r
     stop = r_end - lo_r
-    idx = np.arange(len(r_call))
-    while len(idx):
+    while len(cur):
         j = cur // dom_r
         within = cur - j * dom_r
         nxt = np.minimum((j + 1) * dom_r, j * dom_r + (within // cb_buffer + 1) * cb_buffer)
         piece_end = np.minimum(nxt, stop)
-        out_c.append(r_call[idx])
+        out_c.append(r_call)
         out_a.append(np.minimum(j, n_aggs - 1))
         out_s.append(cur + lo_r)
         out_l.append(piece_end - cur)
         more = piece_end < stop
-        idx, cur, stop, lo_r, dom_r = idx[more], piece_end[more], stop[more], lo_r[more], dom_r[more]
-        r_call = r_call[more]
+        cur, stop, lo_r, dom_r, r_call = piece_end[more], stop[more], lo_r[more], dom_r[more], r_call[more]
     pc = np.concatenate(out_c)
     pa = np.concatenate(out_a)
     ps = np.concatenate(out_s)
@@ -99,7 +97,8 @@ def _segmented_cummax(values: np.ndarray, new_group: np.ndarray) -> np.ndarray:
     span = int(values.max() - values.min()) + 1
     if span * (int(gid[-1]) + 1) < (1 << 62):
         shifted = values - values.min() + gid.astype(np.int64) * span
-        return np.maximum.accumulate(shifted) - gid.astype(np.int64) * span + values.min()
+        acc: np.ndarray = np.maximum.accumulate(shifted) - gid.astype(np.int64) * span + values.min()
+        return acc
     starts = np.flatnonzero(new_group)
     for a, b in zip(starts, np.r_[starts[1:], len(values)], strict=True):
         out[a:b] = np.maximum.accumulate(values[a:b])

@@ -39,7 +39,7 @@ Sizes = Annotated[list[int], BeforeValidator(_sizes)]
 
 def _offset(value: object) -> int | Literal["append"] | None:
     if value is None or value == "append":
-        return value  # type: ignore[return-value]
+        return value
     return parse_size(value)
 
 
@@ -210,8 +210,6 @@ class Phase(_Model):
             raise ValueError(f"collective/nonblocking need an MPI interface, not {self.interface}")
         if self.interface == "pnetcdf" and self.via == "posix" and "via" in self.model_fields_set:
             raise ValueError("PnetCDF always runs on MPI-IO (via: mpiio)")
-        if self.interface in ("mpiio", "hdf5", "pnetcdf") and not data and self.interface != "mpiio":
-            pass
         if self.interface == "hdf5" and self.via == "posix" and (self.collective or self.nonblocking):
             raise ValueError("HDF5 via posix (sec2) has no collective or nonblocking I/O")
         if self.interface == "hdf5" and self.nonblocking:
@@ -222,8 +220,6 @@ class Phase(_Model):
             raise ValueError(f"op {self.op} is only defined for the posix interface")
         if self.collective and self.count_by_rank:
             raise ValueError("collective phases need the same count on every rank (no count_by_rank)")
-        if self.layout == "interleaved" and self.passes > 1 and self.pattern == "random":
-            pass
         if any(f <= 0 for f in self.slow_ranks.values()):
             raise ValueError("slow_ranks factors must be positive")
         if any(c < 0 for c in self.count_by_rank.values()):

@@ -6,12 +6,14 @@ millions of requests never creates a Python object per request.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
-from iodiag.synth.layout import LustreLayout, MountInfo
+from iodiag.synth.layout import LustreLayout, MountInfo, record_id
 
 
 class Layer(IntEnum):
@@ -108,6 +110,14 @@ class Trace:
     meta_chunks: list[dict[str, np.ndarray]] = field(default_factory=list)
     end_time: float = 0.0
     _seq: int = 0
+    _ids: list[int] = field(default_factory=list)
+
+    def record_ids(self, keys: np.ndarray) -> np.ndarray:
+        """Darshan record ids (hash of the name) of record keys, each name hashed once."""
+        for name in self.names[len(self._ids) :]:
+            self._ids.append(record_id(name))
+        table = np.array(self._ids, dtype=np.uint64)
+        return table[np.asarray(keys, dtype=np.int64)] if len(table) else np.zeros(0, dtype=np.uint64)
 
     def key(self, name: str) -> int:
         k = self.index.get(name)
@@ -124,8 +134,8 @@ class Trace:
     def add_io(
         self,
         layer: Layer,
-        rec: np.ndarray,
-        rank: np.ndarray,
+        rec: np.ndarray | int,
+        rank: np.ndarray | int,
         write: bool | np.ndarray,
         offset: np.ndarray,
         length: np.ndarray,
@@ -157,8 +167,8 @@ class Trace:
     def add_meta(
         self,
         layer: Layer,
-        rec: np.ndarray,
-        rank: np.ndarray,
+        rec: np.ndarray | int,
+        rank: np.ndarray | int,
         kind: int | np.ndarray,
         start: np.ndarray,
         end: np.ndarray,
@@ -187,7 +197,7 @@ class Trace:
         return _concat(self.meta_chunks, META_COLUMNS)
 
 
-def _concat(chunks: list[dict[str, np.ndarray]], columns: dict[str, type]) -> dict[str, np.ndarray]:
+def _concat(chunks: list[dict[str, np.ndarray]], columns: Mapping[str, Any]) -> dict[str, np.ndarray]:
     if not chunks:
         return {c: np.empty(0, dtype=t) for c, t in columns.items()}
     return {c: np.concatenate([ch[c] for ch in chunks]).astype(t, copy=False) for c, t in columns.items()}

@@ -71,25 +71,16 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     posix = posix[posix["id"].isin(lus["id"].unique())]
     if posix.empty:
         return []
-    g = posix.groupby("id", sort=True)
-    agg = g[
-        [
-            "POSIX_BYTES_WRITTEN",
-            "POSIX_BYTES_READ",
-            "POSIX_F_READ_TIME",
-            "POSIX_F_WRITE_TIME",
-            "POSIX_READS",
-            "POSIX_WRITES",
-        ]
-    ].sum()
+    files = ctx.posix_files
+    files = files[files.index.isin(lus["id"].unique())]
     agg = pd.DataFrame(
         {
-            "bytes_written": agg["POSIX_BYTES_WRITTEN"],
-            "bytes_read": agg["POSIX_BYTES_READ"],
-            "io_time": agg["POSIX_F_READ_TIME"] + agg["POSIX_F_WRITE_TIME"],
-            "ops": agg["POSIX_READS"] + agg["POSIX_WRITES"],
-            "extent": g[["POSIX_MAX_BYTE_WRITTEN", "POSIX_MAX_BYTE_READ"]].max().max(axis=1),
-            "shared": (posix["rank"] < 0).groupby(posix["id"]).any(),
+            "bytes_written": files["POSIX_BYTES_WRITTEN"],
+            "bytes_read": files["POSIX_BYTES_READ"],
+            "io_time": files["POSIX_F_READ_TIME"] + files["POSIX_F_WRITE_TIME"],
+            "ops": files["POSIX_READS"] + files["POSIX_WRITES"],
+            "extent": files[["POSIX_MAX_BYTE_WRITTEN", "POSIX_MAX_BYTE_READ"]].max(axis=1),
+            "shared": files["shared"],
         }
     )
     wrote = posix.loc[posix["POSIX_WRITES"] > 0, ["id", "rank"]].drop_duplicates()
