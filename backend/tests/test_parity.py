@@ -29,9 +29,7 @@ def _reference() -> list[tuple[str, Path, dict[str, bool]]]:
             row = next(csv.DictReader(fh))
         codes = {k: v == "True" for k, v in row.items() if k != "JOB"}
         # Name logs the way the divergence file does: relative to darshan-logs/.
-        name = (
-            str(Path("..") / rel) if rel.parts[0] != "darshan-logs" else str(rel.relative_to("darshan-logs"))
-        )
+        name = str(Path("..") / rel) if rel.parts[0] != "darshan-logs" else str(rel.relative_to("darshan-logs"))
         out.append((name, log, codes))
     return out
 

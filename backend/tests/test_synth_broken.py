@@ -61,7 +61,9 @@ def test_broken_log_is_answered_cleanly(kind: str, tmp_path: Path, source: tuple
         else:
             outcome = "ok"
             if kind == "missing-names":
-                assert any(name.startswith("<unknown record") for name in
-                           (profile.name(i) for i in profile.table("POSIX")["id"]))
+                assert any(
+                    name.startswith("<unknown record")
+                    for name in (profile.name(i) for i in profile.table("POSIX")["id"])
+                )
     assert outcome in EXPECTED[kind], f"{kind}: got {outcome}"
     assert time.monotonic() - started < 30

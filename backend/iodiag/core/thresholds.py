@@ -17,39 +17,31 @@ class Thresholds(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # Drishti 0.8 thresholds (same names and defaults).
-    imbalance_operations: float = Field(
-        default=0.1, ge=0, le=1, description="read/write imbalance ratio (P01-P04)"
-    )
+    imbalance_operations: float = Field(default=0.1, ge=0, le=1, description="read/write imbalance ratio (P01-P04)")
     small_bytes: int = Field(default=1048576, gt=0, description="a request below this many bytes is small")
-    small_requests: float = Field(
-        default=0.1, ge=0, le=1, description="share of small requests (P05, P06, P15, P16)"
-    )
+    small_requests: float = Field(default=0.1, ge=0, le=1, description="share of small requests (P05, P06, P15, P16)")
     small_requests_absolute: int = Field(
         default=1000, ge=0, description="number of small requests (P05, P06, P15, P16)"
     )
-    misaligned_requests: float = Field(
-        default=0.1, ge=0, le=1, description="share of misaligned requests (P07, P08)"
-    )
+    misaligned_requests: float = Field(default=0.1, ge=0, le=1, description="share of misaligned requests (P07, P08)")
     metadata_time_rank: float = Field(default=30, ge=0, description="metadata seconds per rank (P17)")
-    random_operations: float = Field(
-        default=0.2, ge=0, le=1, description="share of random requests (P11, P13)"
-    )
-    random_operations_absolute: int = Field(
-        default=1000, ge=0, description="number of random requests (P11, P13)"
-    )
-    imbalance_stragglers: float = Field(
-        default=0.15, ge=0, description="shared-file rank imbalance (P18, P19)"
-    )
+    random_operations: float = Field(default=0.2, ge=0, le=1, description="share of random requests (P11, P13)")
+    random_operations_absolute: int = Field(default=1000, ge=0, description="number of random requests (P11, P13)")
+    imbalance_stragglers: float = Field(default=0.15, ge=0, description="shared-file rank imbalance (P18, P19)")
     imbalance_size: float = Field(default=0.3, ge=0, le=1, description="per-rank size imbalance (P21, P22)")
     interface_stdio: float = Field(default=0.1, ge=0, le=1, description="share of bytes through STDIO (S01)")
     collective_operations: float = Field(
         default=0.5, ge=0, le=1, description="share of independent MPI-IO calls (M02, M03)"
     )
-    collective_operations_absolute: int = Field(
-        default=1000, ge=0, description="number of MPI-IO calls (M02, M03)"
-    )
+    collective_operations_absolute: int = Field(default=1000, ge=0, description="number of MPI-IO calls (M02, M03)")
 
     # iodiag's own checks.
+    shared_min_bytes: int = Field(
+        default=16 << 20,
+        ge=0,
+        description="files shared by only some ranks count for P18/P19 from this many bytes (Python modules "
+        "every rank imports are shared files too, but not I/O worth balancing)",
+    )
     redundant_min_bytes: int = Field(
         default=1 << 20, ge=0, description="redundant bytes per file worth reporting (P09, P10)"
     )

@@ -27,10 +27,23 @@ def type_strings() -> list[str]:
     import darshan.backend.cffi_backend as be
 
     generic = [be._structdefs[m] for m in GENERIC_MODULES]
-    return [*generic, "struct darshan_job *", "struct darshan_mnt_info **", "struct darshan_name_record **",
-            "struct darshan_mod_info **", "struct darshan_lustre_record **", "struct dxt_file_record **",
-            "struct darshan_heatmap_record **", "struct darshan_apmpi_perf_record **", "int64_t *", "int *",
-            "double *", "void **", "char *", "char[]"]
+    return [
+        *generic,
+        "struct darshan_job *",
+        "struct darshan_mnt_info **",
+        "struct darshan_name_record **",
+        "struct darshan_mod_info **",
+        "struct darshan_lustre_record **",
+        "struct dxt_file_record **",
+        "struct darshan_heatmap_record **",
+        "struct darshan_apmpi_perf_record **",
+        "int64_t *",
+        "int *",
+        "double *",
+        "void **",
+        "char *",
+        "char[]",
+    ]
 
 
 def _text(raw: bytes) -> str:
@@ -133,9 +146,7 @@ def _read_meta(be: Any, ffi: Any, libdutil: Any, handle: Any) -> dict[str, Any]:
     }
 
 
-def _read_module(
-    be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, info: dict[str, Any]
-) -> dict[str, Any]:
+def _read_module(be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, info: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"name": name, "error": None}
     try:
         if name in GENERIC_MODULES:

@@ -73,10 +73,19 @@ def _warm_library() -> None:
 
     for ctype in type_strings():
         ffi.typeof(ctype)
-    for fn in ("darshan_log_open", "darshan_log_close", "darshan_log_get_job", "darshan_log_get_exe",
-               "darshan_log_get_mounts", "darshan_log_get_modules", "darshan_log_get_name_records",
-               "darshan_log_get_record", "darshan_free", "darshan_log_get_job_runtime",
-               "darshan_log_get_lib_version"):
+    for fn in (
+        "darshan_log_open",
+        "darshan_log_close",
+        "darshan_log_get_job",
+        "darshan_log_get_exe",
+        "darshan_log_get_mounts",
+        "darshan_log_get_modules",
+        "darshan_log_get_name_records",
+        "darshan_log_get_record",
+        "darshan_free",
+        "darshan_log_get_job_runtime",
+        "darshan_log_get_lib_version",
+    ):
         getattr(libdutil, fn)
     for mod in GENERIC_MODULES:
         be.counter_names(mod)
@@ -111,9 +120,7 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
     msgs = outcome.messages
     if msgs and msgs[0][0] == "open_failed":
         reason = _library_reason(outcome)
-        raise LogReadError(
-            path, f"not a readable Darshan log ({reason or 'the Darshan library could not open it'})"
-        )
+        raise LogReadError(path, f"not a readable Darshan log ({reason or 'the Darshan library could not open it'})")
     if not msgs or msgs[0][0] != "meta":
         why = _crash_text(outcome) if outcome.crashed else "no data"
         raise LogReadError(path, f"corrupted log: {why} while reading the header")
@@ -150,9 +157,7 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
         if name in seen:
             continue
         if name in OPTIONAL_MODULES and name not in include:
-            infos[name] = ModuleInfo(
-                name=name, version=m["ver"], compressed_bytes=m["len"], partial=m["partial"]
-            )
+            infos[name] = ModuleInfo(name=name, version=m["ver"], compressed_bytes=m["len"], partial=m["partial"])
             continue
         if crash and stopped_at is None:
             stopped_at = name

@@ -30,6 +30,8 @@ class FileLayout:
     writers: int
     common_size: int
     common_share: float
+    not_aligned_share: float
+    """Share of the file's requests that do not start on a stripe (Darshan's file alignment) boundary."""
     ranks: tuple[int, ...]
 
 
@@ -81,6 +83,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
             "ops": files["POSIX_READS"] + files["POSIX_WRITES"],
             "extent": files[["POSIX_MAX_BYTE_WRITTEN", "POSIX_MAX_BYTE_READ"]].max(axis=1),
             "shared": files["shared"],
+            "not_aligned": files["POSIX_FILE_NOT_ALIGNED"],
         }
     )
     wrote = posix.loc[posix["POSIX_WRITES"] > 0, ["id", "rank"]].drop_duplicates()
@@ -114,6 +117,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
                 writers=nprocs if rec["shared"] and rec["any_writer"] else int(rec["writers"]),
                 common_size=size,
                 common_share=share,
+                not_aligned_share=min(float(rec["not_aligned"]) / ops, 1.0) if ops > 0 else 0.0,
                 ranks=ranks.get(rid, ()),
             )
         )
@@ -164,9 +168,7 @@ def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
     bad = [
         f
         for f in layouts(ctx)
-        if f.stripe_count == 1
-        and f.writers >= t.lustre_many_ranks
-        and f.bytes_written >= t.lustre_min_file_bytes
+        if f.stripe_count == 1 and f.writers >= t.lustre_many_ranks and f.bytes_written >= t.lustre_min_file_bytes
     ]
     if not bad:
         return None
@@ -196,23 +198,28 @@ def _straddles(size: int, stripe: int) -> bool:
     recommendations=("lustre-stripe-size", "align-file-requests"),
 )
 def requests_straddle_stripes(ctx: Context, t: Thresholds) -> Hit | None:
-    bad = [
-        f
-        for f in layouts(ctx)
-        if f.common_size >= t.lustre_min_straddle_request
-        and _straddles(f.common_size, f.stripe_size)
-        and f.common_share >= t.lustre_straddle_share
-        and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes
-    ]
+    def straddles(f: FileLayout) -> bool:
+        if f.common_size < t.lustre_min_straddle_request or f.common_share < t.lustre_straddle_share:
+            return False
+        if _straddles(f.common_size, f.stripe_size):
+            return True
+        # A request size that fits the stripes still crosses boundaries when the offsets are shifted
+        # (for example by a 2 KiB HDF5 header): large, mostly misaligned requests straddle.
+        # (Requests larger than a stripe cross boundaries anyway; L03 covers stripes that are too small.)
+        fits = f.stripe_size >= f.common_size and 2 * f.common_size >= f.stripe_size
+        return fits and f.not_aligned_share >= t.lustre_straddle_share
+
+    bad = [f for f in layouts(ctx) if straddles(f) and f.bytes_written + f.bytes_read >= t.lustre_min_file_bytes]
     if not bad:
         return None
     f = bad[0]
     return _file_hit(
         ctx,
         bad,
-        f"{len(bad):,} file(s) are accessed mostly in requests that are neither a multiple nor a divisor of "
-        f"the stripe size (for example {human_bytes(f.common_size)} requests on {human_bytes(f.stripe_size)} "
-        f"stripes), so many requests span two OSTs and lock two stripes.",
+        f"{len(bad):,} file(s) are accessed mostly in requests that cross stripe boundaries (for example "
+        f"{human_bytes(f.common_size)} requests on {human_bytes(f.stripe_size)} stripes, "
+        f"{pct(f.not_aligned_share)} of them not starting on a stripe boundary), so many requests span two "
+        f"OSTs and lock two stripes.",
         [
             Metric(name="files", value=len(bad), unit=Unit.COUNT),
             Metric(name="example_request", value=f.common_size, unit=Unit.BYTES),

@@ -30,9 +30,11 @@ def no_mpiio(ctx: Context, t: Thresholds) -> Hit | None:
 
 
 def _collective(ctx: Context, t: Thresholds, op: str) -> tuple[int, int, int]:
+    """(collective, independent, total) MPI-IO calls. Non-blocking calls (MPI_File_iwrite_at...)
+    are independent too; Drishti leaves them out and misses jobs that only use them."""
     m = ctx.mpiio
-    coll = int(m[f"MPIIO_COLL_{op}S"].sum())
-    indep = int(m[f"MPIIO_INDEP_{op}S"].sum())
+    coll = int(m[f"MPIIO_COLL_{op}S"].sum()) + int(m[f"MPIIO_SPLIT_{op}S"].sum())
+    indep = int(m[f"MPIIO_INDEP_{op}S"].sum()) + int(m[f"MPIIO_NB_{op}S"].sum())
     return coll, indep, coll + indep
 
 
@@ -42,10 +44,11 @@ def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         return None
     m = ctx.mpiio
     verb = op.lower()
-    both = m["MPIIO_INDEP_READS"] + m["MPIIO_INDEP_WRITES"]
-    share = (m[f"MPIIO_INDEP_{op}S"] / both.where(both != 0)).fillna(0.0)
+    indep_op = m[f"MPIIO_INDEP_{op}S"] + m[f"MPIIO_NB_{op}S"]
+    both = m["MPIIO_INDEP_READS"] + m["MPIIO_INDEP_WRITES"] + m["MPIIO_NB_READS"] + m["MPIIO_NB_WRITES"]
+    share = (indep_op / both.where(both != 0)).fillna(0.0)
     keep = (share > t.collective_operations) & (both > t.collective_operations_absolute)
-    per_file = m.loc[keep, f"MPIIO_INDEP_{op}S"].groupby(m.loc[keep, "id"]).sum()
+    per_file = indep_op[keep].groupby(m.loc[keep, "id"]).sum()
     files, n = ctx.top_files(per_file, f"independent_{verb}s", Unit.COUNT)
     return Hit(
         message=f"The job uses MPI-IO but issues no collective {verb}s: all {indep:,} MPI-IO {verb} calls "
@@ -244,6 +247,4 @@ def one_aggregator_per_node(ctx: Context, t: Thresholds) -> Hit | None:
     a = _aggregators(ctx)
     if a is None or a[0] != a[1]:
         return None
-    return Hit(
-        message=f"cb_nodes={a[0]} on {a[1]} nodes: one aggregator per node.", evidence=_agg_evidence(*a)
-    )
+    return Hit(message=f"cb_nodes={a[0]} on {a[1]} nodes: one aggregator per node.", evidence=_agg_evidence(*a))

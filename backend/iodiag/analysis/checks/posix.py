@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from iodiag.analysis.context import Context, pct, small_columns
@@ -249,18 +250,31 @@ def redundant_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _redundant(ctx, t, "WRITE")
 
 
+def _first_accesses(ctx: Context, op: str) -> pd.Series:
+    """Per record, how many of its requests were some rank's first request to the file.
+
+    Darshan compares each request with the end of the previous one, starting from offset 0, so a
+    rank's first request can never count as sequential. Drishti counts it as random ("total minus
+    sequential"), which makes a file read once from the start look 100 % random.
+    """
+    p = ctx.posix
+    ranks_per_record = np.where(p["rank"].to_numpy() >= 0, 1, max(ctx.meta.nprocs, 1))
+    return pd.Series(np.minimum(p[f"POSIX_{op}S"].to_numpy(), ranks_per_record), index=p.index)
+
+
 def _pattern(ctx: Context, op: str) -> tuple[int, int, int, int]:
     p = ctx.posix
     total = int(p[f"POSIX_{op}S"].sum())
     consec = int(p[f"POSIX_CONSEC_{op}S"].sum())
     seq = int(p[f"POSIX_SEQ_{op}S"].sum()) - consec  # sequential but not consecutive
-    return total, consec, seq, total - consec - seq
+    first = int(_first_accesses(ctx, op).sum())
+    return total, consec, seq, max(total - consec - seq - first, 0)
 
 
 def _random_files(ctx: Context, op: str) -> tuple[list, int]:  # type: ignore[type-arg]
     p = ctx.posix
-    per_file = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"]).groupby(p["id"]).sum()
-    return ctx.top_files(per_file, f"random_{op.lower()}s", Unit.COUNT)
+    per_row = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op)).clip(lower=0)
+    return ctx.top_files(per_row.groupby(p["id"]).sum(), f"random_{op.lower()}s", Unit.COUNT)
 
 
 def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
@@ -286,7 +300,9 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
 def _sequential_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     total, consec, seq, rand = _pattern(ctx, op)
     verb = op.lower()
-    if not total or (rand and rand / total > t.random_operations and rand > t.random_operations_absolute):
+    # "Mostly in order" needs the random share within the threshold, not merely too few random
+    # requests to raise P11/P13.
+    if not total or rand / total > t.random_operations:
         return None
     return Hit(
         message=f"{verb.capitalize()} requests are mostly in order: {pct(consec / total)} consecutive and "
@@ -350,7 +366,16 @@ def sequential_writes(ctx: Context, t: Thresholds) -> Hit | None:
 
 
 def _shared(ctx: Context) -> pd.DataFrame:
-    return ctx.posix[ctx.posix["rank"] < 0]
+    """Records of files that several ranks access.
+
+    Darshan reduces a file to one rank -1 record only when every rank opened it; a file shared by
+    all but one rank keeps one record per rank. Both are shared files.
+    """
+    p = ctx.posix
+    own = p[p["rank"] >= 0]
+    ranks_per_file = own.groupby("id")["rank"].nunique()
+    multi = ranks_per_file[ranks_per_file > 1].index
+    return p[(p["rank"] < 0) | p["id"].isin(multi)]
 
 
 @check(
@@ -418,8 +443,58 @@ def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
     )
 
 
-def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
+def _per_file_extremes(ctx: Context, t: Thresholds) -> pd.DataFrame:
+    """One row per shared file with Darshan's slowest/fastest-rank fields.
+
+    Rank -1 records carry them; for files shared by only some ranks they are computed the same
+    way from the per-rank records (slowest and fastest rank by I/O time).
+    """
     shared = _shared(ctx)
+    reduced = shared[shared["rank"] < 0]
+    per_rank = shared[shared["rank"] >= 0]
+    moved = (per_rank["POSIX_BYTES_READ"] + per_rank["POSIX_BYTES_WRITTEN"]).groupby(per_rank["id"]).sum()
+    per_rank = per_rank[per_rank["id"].isin(moved[moved >= t.shared_min_bytes].index)]
+    cols = [
+        "POSIX_SLOWEST_RANK",
+        "POSIX_SLOWEST_RANK_BYTES",
+        "POSIX_FASTEST_RANK_BYTES",
+        "POSIX_F_SLOWEST_RANK_TIME",
+        "POSIX_F_FASTEST_RANK_TIME",
+        "POSIX_BYTES_WRITTEN",
+        "POSIX_BYTES_READ",
+        "POSIX_F_WRITE_TIME",
+        "POSIX_F_READ_TIME",
+        "POSIX_F_META_TIME",
+    ]
+    rows = [reduced[["id", *cols]]]
+    if len(per_rank):
+        r = per_rank.assign(
+            _t=per_rank["POSIX_F_READ_TIME"] + per_rank["POSIX_F_WRITE_TIME"] + per_rank["POSIX_F_META_TIME"],
+            _b=per_rank["POSIX_BYTES_READ"] + per_rank["POSIX_BYTES_WRITTEN"],
+        )
+        slow = r.loc[r.groupby("id")["_t"].idxmax()].set_index("id")
+        fast = r.loc[r.groupby("id")["_t"].idxmin()].set_index("id")
+        sums = r.groupby("id")[
+            ["POSIX_BYTES_WRITTEN", "POSIX_BYTES_READ", "POSIX_F_WRITE_TIME", "POSIX_F_READ_TIME", "POSIX_F_META_TIME"]
+        ].sum()
+        rows.append(
+            pd.DataFrame(
+                {
+                    "id": sums.index,
+                    "POSIX_SLOWEST_RANK": slow["rank"].reindex(sums.index).to_numpy(),
+                    "POSIX_SLOWEST_RANK_BYTES": slow["_b"].reindex(sums.index).to_numpy(),
+                    "POSIX_FASTEST_RANK_BYTES": fast["_b"].reindex(sums.index).to_numpy(),
+                    "POSIX_F_SLOWEST_RANK_TIME": slow["_t"].reindex(sums.index).to_numpy(),
+                    "POSIX_F_FASTEST_RANK_TIME": fast["_t"].reindex(sums.index).to_numpy(),
+                    **{c: sums[c].to_numpy() for c in sums.columns},
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
+
+
+def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
+    shared = _per_file_extremes(ctx, t)
     if shared.empty:
         return None
     if kind == "bytes":
@@ -436,9 +511,20 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
     files, n = ctx.top_files(per_file, f"{kind}_imbalance", Unit.RATIO)
     ranks = sorted({int(r) for r in shared.loc[hit, "POSIX_SLOWEST_RANK"]})[: ctx.top_n]
     what = "data" if kind == "bytes" else "time"
+    message = (
+        f"{n:,} shared file(s) show {what} imbalance between ranks: the slowest and fastest rank "
+        f"differ by up to {pct(float(ratio.max()))} of the file's total {what}."
+    )
+    severity = None
+    if max(ctx.collective_share("WRITE"), ctx.collective_share("READ")) >= 0.5:
+        # Under collective buffering only aggregators do POSIX I/O, so ranks differ by design.
+        severity = Severity.INFO
+        message += (
+            " The job uses collective MPI-IO, so the busy ranks are most likely its aggregators: expected, "
+            "unless the aggregators are too few."
+        )
     return Hit(
-        message=f"{n:,} shared file(s) show {what} imbalance between ranks: the slowest and fastest rank "
-        f"differ by up to {pct(float(ratio.max()))} of the file's total {what}.",
+        message=message,
         evidence=[
             Metric(name="files", value=n, unit=Unit.COUNT),
             Metric(name=f"max_{kind}_imbalance", value=float(ratio.max()), unit=Unit.RATIO),
@@ -446,6 +532,7 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
         files=files,
         files_total=n,
         ranks=ranks,
+        severity=severity,
     )
 
 

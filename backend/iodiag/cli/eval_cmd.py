@@ -1,0 +1,116 @@
+"""``iodiag eval``: evaluations of iodiag against ground truth.
+
+``iodiag eval triggers`` builds every scenario of the labeled corpus into a Darshan log, analyzes it
+and prints per-code precision, recall and F1 with every miss and false alarm. Exit status: 0 when
+F1 is 1.0 and every scenario ran, 1 otherwise (so CI fails), 2 on bad input (one line on stderr).
+
+Registered on the main app by ``register(app)``; the heavy imports happen inside the command.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class EvalFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def _error(message: str, *, internal: bool = False) -> None:
+    label = "internal error" if internal else "error"
+    line = Text.assemble((f"iodiag: {label}:", "bold red"), " ", " ".join(message.split()))
+    Console(stderr=True, highlight=False, soft_wrap=True).print(line, soft_wrap=True)
+
+
+def triggers(
+    scenarios: Annotated[
+        Path | None,
+        typer.Option(
+            "--scenarios",
+            "-s",
+            help="Directory of scenario YAML files (default: the repository's evals/scenarios).",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ] = None,
+    fmt: Annotated[
+        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = EvalFormat.text,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="Where built logs are kept, keyed by spec hash (default: ~/.cache/iodiag/scenarios).",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ] = None,
+) -> None:
+    """Score every finding against the labeled scenario corpus: per-code precision, recall and F1.
+
+    Exits 1 unless F1 is 1.0 and every scenario ran; 2 on bad input.
+    """
+    from iodiag.evals.triggers import CorpusError, print_triggers, run_triggers, to_json
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    show = err.is_terminal and fmt == EvalFormat.text
+
+    def progress(name: str) -> None:
+        if show:
+            err.print(Text(f"  building and analyzing {name}"), end="\r", soft_wrap=True)
+
+    try:
+        result = run_triggers(scenarios, cache_dir, progress=progress)
+    except CorpusError as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_USAGE) from None
+    except OSError as exc:
+        _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:
+        if os.environ.get("IODIAG_DEBUG", "") not in ("", "0"):
+            raise
+        _error(f"{type(exc).__name__}: {exc}", internal=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    if show:
+        err.print(" " * 60, end="\r")
+    try:
+        if fmt == EvalFormat.json:
+            sys.stdout.write(to_json(result))
+            sys.stdout.flush()
+        else:
+            width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+            print_triggers(result, Console(highlight=False, width=width, emoji=False))
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): stop quietly, without a second error at exit.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+    raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``eval`` command group to ``app``."""
+    eval_app = typer.Typer(
+        name="eval",
+        help="Evaluate iodiag against ground truth (labeled scenario logs).",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    eval_app.command("triggers")(triggers)
+    app.add_typer(eval_app, name="eval")
