@@ -134,7 +134,7 @@ def _blocking(ctx: Context, op: str) -> Hit | None:
     m = ctx.mpiio
     verb = op.lower()
     nb = int(m[f"MPIIO_NB_{op}S"].sum())
-    calls = int(m[f"MPIIO_INDEP_{op}S"].sum() + m[f"MPIIO_COLL_{op}S"].sum() + m[f"MPIIO_SPLIT_{op}S"].sum())
+    calls = sum(int(m[f"MPIIO_{kind}_{op}S"].sum()) for kind in ("INDEP", "COLL", "SPLIT"))
     if nb != 0 or calls == 0:
         return None
     return Hit(
