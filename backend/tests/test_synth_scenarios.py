@@ -508,3 +508,16 @@ def test_cli(tmp_path: Path) -> None:
     r = _cli("--dxt-segments", "5000", "-o", out)
     assert r.returncode == 0, r.stderr
     assert len(load_profile(str(out), include=("DXT",)).tables["DXT_POSIX"]) == 5000
+
+
+def test_benchmark_dxt_log_is_cached(tmp_path: Path) -> None:
+    from iodiag.ingest import load_profile
+    from iodiag.synth.dxt import cached_bench_log
+
+    first = cached_bench_log(20_000, tmp_path)
+    stamp = first.stat().st_mtime_ns
+    again = cached_bench_log(20_000, tmp_path)
+    assert again == first and again.stat().st_mtime_ns == stamp  # reused, not rewritten
+    profile = load_profile(str(first), include=("DXT_POSIX",))
+    assert len(profile.table("DXT_POSIX")) == 20_000
+    assert not list(tmp_path.glob("*.tmp*"))

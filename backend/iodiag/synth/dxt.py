@@ -8,6 +8,9 @@ self-consistent (DXT segment count == POSIX reads + writes).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -118,3 +121,31 @@ def _posix_from(ids: np.ndarray, nprocs: int, files: int, per: np.ndarray) -> pd
     cols["POSIX_F_CLOSE_END_TIMESTAMP"] = 1.0 + per * SEGMENT_SECONDS + 0.001
     cols["POSIX_F_META_TIME"] = np.full(nrec, 0.002)
     return pd.DataFrame(cols)
+
+
+BENCH_LOG_VERSION = 1
+"""Bump when bench_tables changes what it writes, so cached logs are rebuilt."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("IODIAG_CACHE", Path.home() / ".cache" / "iodiag")) / "dxt"
+
+
+def cached_bench_log(n_segments: int, directory: Path | None = None) -> Path:
+    """The benchmark log with ``n_segments`` segments, written on first use and then reused.
+
+    Large logs are generated on demand, never committed; the write goes to a temporary name and
+    is renamed into place, so an interrupted run never leaves a truncated log in the cache.
+    """
+    from iodiag.synth.writer import write_log
+
+    where = directory or cache_dir()
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / f"dxt-{n_segments}-v{BENCH_LOG_VERSION}.darshan"
+    if path.is_file():
+        return path
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    job, names, tables = bench_tables(n_segments)
+    write_log(tmp, job, names, tables)
+    os.replace(tmp, path)
+    return path
