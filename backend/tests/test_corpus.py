@@ -172,7 +172,7 @@ def test_dxt_traces_load_when_asked() -> None:
     profile = load_profile(str(MPI_IO_TEST), include=("DXT",))
     assert profile.modules["DXT_POSIX"].records == 64  # 32 ranks x (data file + one more)
     assert profile.modules["DXT_MPIIO"].records == 32
-    posix, mpiio = profile.tables["DXT_POSIX"], profile.tables["DXT_MPIIO"]
+    posix, mpiio = profile.table("DXT_POSIX"), profile.table("DXT_MPIIO")
     for t in (posix, mpiio):
         assert list(t.columns) == ["id", "rank", "hostname", "op", "offset", "length", "start", "end"]
         assert set(t["op"]) == {"read", "write"}

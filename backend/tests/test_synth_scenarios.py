@@ -40,12 +40,12 @@ def build(tmp_path: Path, data: dict[str, Any], name: str = "t.darshan") -> JobP
 
 
 def rec(p: JobProfile, module: str, path: str) -> pd.DataFrame:
-    t = p.tables[module]
+    t = p.table(module)
     return t[t["id"] == record_id(path)]
 
 
 def total(p: JobProfile, module: str, col: str) -> int:
-    return int(p.tables[module][col].sum())
+    return int(p.table(module)[col].sum())
 
 
 LUSTRE = {"nodes": 2, "mounts": [{"path": "/lus", "fs": "lustre", "ost_count": 8}, {"path": "/", "fs": "ext4"}]}
@@ -95,7 +95,7 @@ def test_collective_posix_requests_only_on_aggregators(tmp_path: Path) -> None:
     assert writers == [0, 4]  # one aggregator per node
     assert sorted(x["rank"]) == list(range(6)) and (x["POSIX_OPENS"] == 1).all()
     assert int(x["POSIX_BYTES_WRITTEN"].sum()) == int(m["MPIIO_BYTES_WRITTEN"].sum())
-    seg = p.tables["DXT_POSIX"]
+    seg = p.table("DXT_POSIX")
     assert sorted(seg["rank"].unique()) == [0, 4] and int(seg["length"].max()) <= 4 * MiB
     # Every collective call lasts seconds_per_op (default) on every rank; POSIX time fits inside.
     assert (x["POSIX_F_WRITE_TIME"] <= m.set_index("rank").loc[x["rank"], "MPIIO_F_WRITE_TIME"].to_numpy() + 1e-9).all()
@@ -337,7 +337,7 @@ def test_dxt_segments_match_the_counters(tmp_path: Path) -> None:
         job={"nodes": 2},
     )
     p = build(tmp_path, data)
-    seg, mseg = p.tables["DXT_POSIX"], p.tables["DXT_MPIIO"]
+    seg, mseg = p.table("DXT_POSIX"), p.table("DXT_MPIIO")
     px = p.tables["POSIX"]
     assert len(seg) == total(p, "POSIX", "POSIX_WRITES") + total(p, "POSIX", "POSIX_READS") == 4 * 25 + 2 * 7
     assert len(mseg) == total(p, "MPI-IO", "MPIIO_INDEP_WRITES") == 100
@@ -358,10 +358,10 @@ def test_dxt_benchmark_log(tmp_path: Path) -> None:
     job, names, tables = bench_tables(100_001)
     write_log(tmp_path / "b.darshan", job, names, tables)
     p = load_profile(str(tmp_path / "b.darshan"), include=("DXT",))
-    assert len(p.tables["DXT_POSIX"]) == 100_001
+    assert len(p.table("DXT_POSIX")) == 100_001
     assert total(p, "POSIX", "POSIX_READS") + total(p, "POSIX", "POSIX_WRITES") == 100_001
     assert total(p, "POSIX", "POSIX_BYTES_WRITTEN") == int(
-        p.tables["DXT_POSIX"].loc[p.tables["DXT_POSIX"]["op"] == "write", "length"].sum()
+        p.table("DXT_POSIX").loc[p.table("DXT_POSIX")["op"] == "write", "length"].sum()
     )
 
 
@@ -507,7 +507,7 @@ def test_cli(tmp_path: Path) -> None:
         assert "Traceback" not in r.stderr
     r = _cli("--dxt-segments", "5000", "-o", out)
     assert r.returncode == 0, r.stderr
-    assert len(load_profile(str(out), include=("DXT",)).tables["DXT_POSIX"]) == 5000
+    assert len(load_profile(str(out), include=("DXT",)).traces["DXT_POSIX"]) == 5000
 
 
 def test_benchmark_dxt_log_is_cached(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def _rewrite(p: JobProfile, out: Path) -> JobProfile:
         mounts=[(x.path, x.fs_type) for x in m.mounts],
         metadata={k: v for k, v in m.metadata.items() if k != "lib_ver"},
     )
-    tables = {k: v for k, v in p.tables.items() if k in MODULE_ORDER}
+    tables = {k: t for k in MODULE_ORDER if (t := p.table(k)) is not None}
     partial = [k for k, v in p.modules.items() if v.partial and k in tables]
     write_log(out, job, dict(p.names), tables, partial=partial)
     return load_profile(str(out), include=("DXT",))

@@ -66,6 +66,9 @@ def read_log(path: str, include: frozenset[str]) -> Iterator[Message]:
         for name, info in modules.items():
             if name in OPTIONAL_MODULES and name not in include:
                 continue
+            if name in DXT_MODULES:
+                yield from _stream_dxt(ffi, libdutil, handle, name, info["idx"])
+                continue
             yield ("module", _read_module(be, ffi, libdutil, handle, name, info))
     finally:
         libdutil.darshan_log_close(handle)
@@ -153,8 +156,6 @@ def _read_module(be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, info:
             result.update(_read_generic(be, ffi, libdutil, handle, name, info["idx"]))
         elif name == "LUSTRE":
             result.update(_read_lustre(be, ffi, libdutil, handle, info["idx"]))
-        elif name in DXT_MODULES:
-            result.update(_read_dxt(be, ffi, libdutil, handle, name, info["idx"]))
         elif name == "HEATMAP":
             result.update(_read_heatmap(be, ffi, libdutil, handle, info["idx"]))
         elif name == "APMPI":
@@ -264,28 +265,33 @@ def _read_lustre(be: Any, ffi: Any, libdutil: Any, handle: Any, idx: int) -> dic
     return payload()
 
 
-def _read_dxt(be: Any, ffi: Any, libdutil: Any, handle: Any, name: str, idx: int) -> dict[str, Any]:
+DXT_CHUNK_SEGMENTS = 1 << 20
+"""Segments per message from the reader: bounds the child's memory whatever the trace size."""
+
+
+def _stream_dxt(ffi: Any, libdutil: Any, handle: Any, name: str, idx: int) -> Iterator[Message]:
+    """Yield ("dxt_chunk", ...) messages of whole records, then the module's closing message."""
     seg_size = ffi.sizeof("struct segment_info")
     head_size = ffi.sizeof("struct dxt_file_record")
     recs: list[tuple[int, int, str, int, int]] = []
-    chunks: list[bytes] = []
-
-    def payload() -> dict[str, Any]:
-        seg = np.frombuffer(
-            b"".join(chunks),
-            dtype=np.dtype([("offset", "<i8"), ("length", "<i8"), ("start", "<f8"), ("end", "<f8")]),
-        )
-        return {"records": recs, "segments": seg}
-
+    bufs: list[bytes] = []
+    pending = 0
+    error: str | None = None
     try:
         for buf in _records(ffi, libdutil, handle, idx):
             rec = ffi.cast("struct dxt_file_record **", buf)[0]
             w, r = int(rec.write_count), int(rec.read_count)
             recs.append((int(rec.base_rec.id), int(rec.base_rec.rank), _text(ffi.string(rec.hostname)), w, r))
-            chunks.append(ffi.buffer(ffi.cast("char *", buf[0]) + head_size, seg_size * (w + r))[:])
+            bufs.append(ffi.buffer(ffi.cast("char *", buf[0]) + head_size, seg_size * (w + r))[:])
+            pending += w + r
+            if pending >= DXT_CHUNK_SEGMENTS:
+                yield ("dxt_chunk", {"name": name, "records": recs, "segments": b"".join(bufs)})
+                recs, bufs, pending = [], [], 0
     except _RecordError as exc:
-        raise _RecordError(str(exc), payload()) from None
-    return payload()
+        error = str(exc)
+    if recs:
+        yield ("dxt_chunk", {"name": name, "records": recs, "segments": b"".join(bufs)})
+    yield ("module", {"name": name, "error": error, "trace": True})
 
 
 def _read_heatmap(be: Any, ffi: Any, libdutil: Any, handle: Any, idx: int) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from iodiag.ingest.header import check_log_file
 from iodiag.ingest.isolation import ChildOutcome, run_inline, run_isolated
 from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
 from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo, Mount
+from iodiag.ingest.trace import Trace, TraceBuilder
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_LIMIT = 8 << 30
@@ -130,26 +131,40 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
 
     meta_modules: dict[str, dict[str, Any]] = raw["modules"]
     tables: dict[str, pd.DataFrame] = {}
+    traces: dict[str, Trace] = {}
+    builders: dict[str, TraceBuilder] = {}
     infos: dict[str, ModuleInfo] = {}
     seen: set[str] = set()
     for kind, payload in msgs[1:]:
+        if kind == "dxt_chunk":
+            name = payload["name"]
+            builders.setdefault(name, TraceBuilder(name)).add(payload["records"], payload["segments"])
+            continue
         if kind != "module":
             continue
         name = payload["name"]
         seen.add(name)
         m = meta_modules.get(name, {"ver": 0, "len": 0, "partial": False})
-        table = None if payload.get("unsupported") else _to_table(name, payload)
-        if table is not None:
-            tables[name] = table
+        if payload.get("trace"):
+            trace = traces[name] = builders.pop(name, TraceBuilder(name)).build()
+            loaded, records = True, trace.records
+        else:
+            table = None if payload.get("unsupported") else _to_table(name, payload)
+            if table is not None:
+                tables[name] = table
+            loaded, records = table is not None, 0 if table is None else _record_count(name, payload, table)
         infos[name] = ModuleInfo(
             name=name,
             version=m["ver"],
             compressed_bytes=m["len"],
             partial=m["partial"],
-            loaded=table is not None,
-            records=0 if table is None else _record_count(name, payload, table),
+            loaded=loaded,
+            records=records,
             read_error=payload["error"],
         )
+    # A reader that died inside a trace still hands over the records it sent.
+    for name, builder in builders.items():
+        traces[name] = builder.build()
     problems: list[str] = []
     crash = _crash_text(outcome) if outcome.crashed else None
     stopped_at: str | None = None
@@ -174,20 +189,19 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
     if not raw["names_ok"]:
         problems.append("the file name region is corrupted: file names are unknown")
 
-    meta = _job_meta(raw, tables)
+    meta = _job_meta(raw, tables, traces)
     return JobProfile(
         path=path,
         meta=meta,
         modules=MappingProxyType(infos),
         names=MappingProxyType(dict(raw["names"])),
         tables=MappingProxyType(tables),
+        traces=MappingProxyType(traces),
         problems=tuple(problems),
     )
 
 
 def _record_count(name: str, payload: dict[str, Any], table: pd.DataFrame) -> int:
-    if name in ("DXT_POSIX", "DXT_MPIIO"):
-        return len(payload["records"])
     if name == "LUSTRE":
         return int(table["id"].nunique()) if len(table) else 0
     return len(table)
@@ -209,15 +223,14 @@ def _ts(sec: int, nsec: int) -> datetime:
         return datetime.fromtimestamp(0, UTC)
 
 
-def _job_meta(raw: dict[str, Any], tables: dict[str, pd.DataFrame]) -> JobMeta:
+def _job_meta(raw: dict[str, Any], tables: dict[str, pd.DataFrame], traces: dict[str, Trace]) -> JobMeta:
     nodes: int | None = None
     source: str | None = None
     apmpi = tables.get("APMPI")
-    dxt = [t for k, t in tables.items() if k.startswith("DXT_") and len(t)]
+    hosts = {h for t in traces.values() for h in t.hostnames.values()}
     if apmpi is not None and len(apmpi) and "node_name" in apmpi:
         nodes, source = int(apmpi["node_name"].nunique()), "APMPI node names"
-    elif dxt:
-        hosts = set().union(*(set(t["hostname"].unique()) for t in dxt))
+    elif hosts:
         nodes, source = len(hosts), "DXT host names"
     metadata = dict(raw["metadata"])
     return JobMeta(
@@ -267,30 +280,4 @@ def _to_table(name: str, p: dict[str, Any]) -> pd.DataFrame:
         out["pool_name"] = [r["pool_name"] for r in rows]
         out["osts"] = [r["osts"] for r in rows]
         return out
-    if name in ("DXT_POSIX", "DXT_MPIIO"):
-        recs = p["records"]
-        seg = p["segments"]
-        writes = np.array([r[3] for r in recs], dtype=np.int64)
-        reads = np.array([r[4] for r in recs], dtype=np.int64)
-        per_rec = writes + reads
-        idx = np.repeat(np.arange(len(recs)), per_rec)
-        # Within a record, the writes come first, then the reads.
-        starts = np.concatenate([[0], np.cumsum(per_rec)[:-1]]) if len(recs) else np.array([], dtype=np.int64)
-        pos = np.arange(len(seg)) - np.repeat(starts, per_rec)
-        is_read = pos >= np.repeat(writes, per_rec)
-        ids = np.array([r[0] for r in recs], dtype=np.uint64)
-        ranks = np.array([r[1] for r in recs], dtype=np.int64)
-        hosts = np.array([r[2] for r in recs], dtype=object)
-        return pd.DataFrame(
-            {
-                "id": ids[idx],
-                "rank": ranks[idx],
-                "hostname": hosts[idx],
-                "op": np.where(is_read, "read", "write"),
-                "offset": seg["offset"],
-                "length": seg["length"],
-                "start": seg["start"],
-                "end": seg["end"],
-            }
-        )
     return pd.DataFrame(p["rows"])

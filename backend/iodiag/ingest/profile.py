@@ -10,6 +10,8 @@ from types import MappingProxyType
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
+from iodiag.ingest.trace import Trace
+
 
 class Mount(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -72,13 +74,24 @@ class JobProfile:
     modules: Mapping[str, ModuleInfo]
     names: Mapping[int, str]
     tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    traces: Mapping[str, Trace] = field(default_factory=dict)
+    """DXT_POSIX / DXT_MPIIO segments as numpy columns (read only when asked for)."""
     problems: tuple[str, ...] = ()
     """Reading problems that are not tied to one module (for example a crash after the last module)."""
 
     def table(self, module: str) -> pd.DataFrame | None:
+        """A module's records; for a DXT module, its segments as a DataFrame (built on each call:
+        use ``traces`` for large traces)."""
+        if module in self.traces:
+            return self.traces[module].to_frame()
         return self.tables.get(module)
 
+    def trace(self, module: str) -> Trace | None:
+        return self.traces.get(module)
+
     def has(self, module: str) -> bool:
+        if module in self.traces:
+            return len(self.traces[module]) > 0
         t = self.tables.get(module)
         return t is not None and len(t) > 0
 
