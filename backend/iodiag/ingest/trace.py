@@ -40,8 +40,12 @@ class Trace:
 
     @property
     def nbytes(self) -> int:
-        cols = (self.rank, self.file, self.op, self.offset, self.length, self.start, self.end)
-        return sum(c.nbytes for c in cols) + self.file_ids.nbytes
+        """Resident bytes. The segment fields may be views of one block; count each buffer once."""
+        seen: dict[int, int] = {}
+        for c in (self.rank, self.file, self.op, self.offset, self.length, self.start, self.end, self.file_ids):
+            base = c.base if isinstance(c.base, np.ndarray) else c
+            seen[id(base)] = max(seen.get(id(base), 0), base.nbytes if base is not c else c.nbytes)
+        return sum(seen.values())
 
     def record_ids(self) -> np.ndarray:
         """Darshan record id per segment (materialized on demand: 8 bytes per segment)."""
@@ -84,9 +88,8 @@ class TraceBuilder:
         if not records:
             return
         seg = np.frombuffer(segments, dtype=SEGMENT_DTYPE)
-        writes = np.fromiter((r[3] for r in records), dtype=np.int64, count=len(records))
-        reads = np.fromiter((r[4] for r in records), dtype=np.int64, count=len(records))
-        per = writes + reads
+        counts = np.fromiter((c for r in records for c in (r[3], r[4])), dtype=np.int64, count=2 * len(records))
+        per = counts[0::2] + counts[1::2]
         if int(per.sum()) != len(seg):
             raise ValueError("DXT chunk: segment count does not match the records")
         files = np.empty(len(records), dtype=np.int32)
@@ -95,47 +98,27 @@ class TraceBuilder:
             files[i] = self._file_index.setdefault(int(rid), len(self._file_index))
             ranks[i] = rank
             self._hosts.setdefault(int(rank), host)
-        # Within a record Darshan stores the writes first, then the reads.
-        first = np.concatenate([[0], np.cumsum(per)[:-1]])
-        pos = np.arange(len(seg), dtype=np.int64) - np.repeat(first, per)
-        op = (pos >= np.repeat(writes, per)).astype(np.int8)
-        self._parts.append(
-            (
-                np.repeat(ranks, per),
-                np.repeat(files, per),
-                op,
-                seg["offset"].copy(),
-                seg["length"].copy(),
-                seg["start"].copy(),
-                seg["end"].copy(),
-            )
-        )
+        # Within a record Darshan stores the writes first, then the reads: runs of 0s then 1s.
+        op = np.repeat(np.tile(np.array([WRITE, READ], dtype=np.int8), len(records)), counts)
+        self._parts.append((np.repeat(ranks, per), np.repeat(files, per), op, seg))
         self._records += len(records)
 
     def build(self) -> Trace:
-        dtypes = (np.int32, np.int32, np.int8, np.int64, np.int64, np.float64, np.float64)
         if self._parts:
-            cols = [
+            joined = [
                 np.concatenate([p[i] for p in self._parts]) if len(self._parts) > 1 else self._parts[0][i]
-                for i in range(7)
+                for i in range(4)
             ]
         else:
-            cols = [np.empty(0, dtype=d) for d in dtypes]
+            joined = [np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int8),
+                      np.empty(0, SEGMENT_DTYPE)]
         self._parts.clear()
+        rank, file, op, seg = joined
         ids = np.empty(len(self._file_index), dtype=np.uint64)
         for rid, i in self._file_index.items():
             ids[i] = rid
-        rank, file, op, offset, length, start, end = cols
+        # The four segment fields stay views into one 32-byte-per-segment block: no copies.
         return Trace(
-            module=self.module,
-            rank=rank,
-            file=file,
-            op=op,
-            offset=offset,
-            length=length,
-            start=start,
-            end=end,
-            file_ids=ids,
-            hostnames=dict(self._hosts),
-            records=self._records,
+            module=self.module, rank=rank, file=file, op=op, offset=seg["offset"], length=seg["length"],
+            start=seg["start"], end=seg["end"], file_ids=ids, hostnames=dict(self._hosts), records=self._records,
         )
