@@ -47,8 +47,9 @@ print(json.dumps({"seconds": dt, "segments": n, "peak_rss_kib": resource.getrusa
 
 def run(code: str, log: Path, timeout: float) -> dict[str, float] | None:
     try:
-        out = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True,
-                             timeout=timeout, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(log)], capture_output=True, text=True, timeout=timeout, check=True
+        )
     except subprocess.TimeoutExpired:
         return None
     except subprocess.CalledProcessError as exc:
@@ -62,8 +63,12 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 10_000_000])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600)
-    ap.add_argument("--skip-pydarshan-above", type=int, default=10_000_000,
-                    help="run PyDarshan only on logs up to this many segments")
+    ap.add_argument(
+        "--skip-pydarshan-above",
+        type=int,
+        default=10_000_000,
+        help="run PyDarshan only on logs up to this many segments",
+    )
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "dxt.json")
     args = ap.parse_args()
 
@@ -91,17 +96,25 @@ def main() -> None:
         row = {"segments": n}
         if ours:
             s = statistics.median(r["seconds"] for r in ours)
-            row.update(iodiag_s=s, iodiag_mseg_s=n / s / 1e6, iodiag_peak_mib=max(r["peak_rss_kib"] for r in ours) / 1024,
-                       bytes_per_segment=ours[0]["bytes_per_segment"])
-            print(f"{n:>12,} {'iodiag':>10} {s:>9.2f} {n / s / 1e6:>7.2f} {row['iodiag_peak_mib']:>8.0f}Mi "
-                  f"{row['bytes_per_segment']:>6.1f} {'':>6}")
+            row.update(
+                iodiag_s=s,
+                iodiag_mseg_s=n / s / 1e6,
+                iodiag_peak_mib=max(r["peak_rss_kib"] for r in ours) / 1024,
+                bytes_per_segment=ours[0]["bytes_per_segment"],
+            )
+            print(
+                f"{n:>12,} {'iodiag':>10} {s:>9.2f} {n / s / 1e6:>7.2f} {row['iodiag_peak_mib']:>8.0f}Mi "
+                f"{row['bytes_per_segment']:>6.1f} {'':>6}"
+            )
         if theirs:
             s2 = statistics.median(r["seconds"] for r in theirs)
             row.update(pydarshan_s=s2, pydarshan_peak_mib=max(r["peak_rss_kib"] for r in theirs) / 1024)
             ratio = s2 / row["iodiag_s"] if ours else float("nan")
             row["speedup"] = ratio
-            print(f"{n:>12,} {'pydarshan':>10} {s2:>9.2f} {n / s2 / 1e6:>7.2f} {row['pydarshan_peak_mib']:>8.0f}Mi "
-                  f"{'':>6} {ratio:>5.1f}x")
+            print(
+                f"{n:>12,} {'pydarshan':>10} {s2:>9.2f} {n / s2 / 1e6:>7.2f} {row['pydarshan_peak_mib']:>8.0f}Mi "
+                f"{'':>6} {ratio:>5.1f}x"
+            )
         else:
             print(f"{n:>12,} {'pydarshan':>10} {'skipped or did not finish':>30}")
         results.append(row)

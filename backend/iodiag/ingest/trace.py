@@ -110,8 +110,7 @@ class TraceBuilder:
                 for i in range(4)
             ]
         else:
-            joined = [np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int8),
-                      np.empty(0, SEGMENT_DTYPE)]
+            joined = [np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int8), np.empty(0, SEGMENT_DTYPE)]
         self._parts.clear()
         rank, file, op, seg = joined
         ids = np.empty(len(self._file_index), dtype=np.uint64)
@@ -119,6 +118,15 @@ class TraceBuilder:
             ids[i] = rid
         # The four segment fields stay views into one 32-byte-per-segment block: no copies.
         return Trace(
-            module=self.module, rank=rank, file=file, op=op, offset=seg["offset"], length=seg["length"],
-            start=seg["start"], end=seg["end"], file_ids=ids, hostnames=dict(self._hosts), records=self._records,
+            module=self.module,
+            rank=rank,
+            file=file,
+            op=op,
+            offset=seg["offset"],
+            length=seg["length"],
+            start=seg["start"],
+            end=seg["end"],
+            file_ids=ids,
+            hostnames=dict(self._hosts),
+            records=self._records,
         )
