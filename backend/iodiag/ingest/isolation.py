@@ -46,12 +46,29 @@ def _vm_bytes() -> int:
         return 0
 
 
+class RawPayload:
+    """A message part sent as raw bytes after its pickled header, not through pickle.
+
+    Trace segments are most of a large log; pickling them would copy them twice more on each
+    side of the pipe. The parent reads them straight into one buffer of the right size.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes | bytearray | memoryview) -> None:
+        self.data = data
+
+
 def run_isolated(
     producer: Callable[[], Iterator[tuple[str, Any]]],
     timeout_s: float,
     memory_limit_bytes: int,
 ) -> ChildOutcome:
-    """Fork, run ``producer`` in the child, and collect what it yields."""
+    """Fork, run ``producer`` in the child, and collect what it yields.
+
+    A message whose payload is a dict with a ``RawPayload`` under "raw" travels as a pickled
+    header plus the raw bytes; the parent puts a ``bytearray`` in its place.
+    """
     rfd, wfd = os.pipe()
     # Both processes use this file across the fork, so no context manager can own it.
     errfile = tempfile.TemporaryFile()  # noqa: SIM115
@@ -69,10 +86,15 @@ def run_isolated(
                 limit = _vm_bytes() + memory_limit_bytes
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             with os.fdopen(wfd, "wb", buffering=1 << 16) as out:
-                for msg in producer():
-                    data = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
+                for kind, payload in producer():
+                    raw = payload.pop("raw", None) if isinstance(payload, dict) else None
+                    if isinstance(raw, RawPayload):
+                        payload["raw_bytes"] = len(raw.data)
+                    data = pickle.dumps((kind, payload), protocol=pickle.HIGHEST_PROTOCOL)
                     out.write(_LEN.pack(len(data)))
                     out.write(data)
+                    if isinstance(raw, RawPayload):
+                        out.write(raw.data)
                     out.flush()
         except MemoryError:
             code = 3
@@ -83,28 +105,27 @@ def run_isolated(
 
     os.close(wfd)
     outcome = ChildOutcome()
-    deadline = time.monotonic() + timeout_s
-    buf = bytearray()
+    reader = _PipeReader(rfd, time.monotonic() + timeout_s)
     try:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                outcome.timed_out = True
-                os.kill(pid, signal.SIGKILL)
+            head = reader.read(_LEN.size)
+            if head is None:
                 break
-            ready, _, _ = select.select([rfd], [], [], min(left, 1.0))
-            if not ready:
-                continue
-            chunk = os.read(rfd, 1 << 20)
-            if not chunk:
+            (n,) = _LEN.unpack(head)
+            body = reader.read(n)
+            if body is None:
                 break
-            buf += chunk
-            while len(buf) >= _LEN.size:
-                (n,) = _LEN.unpack_from(buf)
-                if len(buf) < _LEN.size + n:
+            kind, payload = pickle.loads(body)
+            size = payload.get("raw_bytes") if isinstance(payload, dict) else None
+            if size is not None:
+                raw = bytearray(size)
+                if not reader.fill(memoryview(raw)):
                     break
-                outcome.messages.append(pickle.loads(bytes(buf[_LEN.size : _LEN.size + n])))
-                del buf[: _LEN.size + n]
+                payload["raw"] = raw
+            outcome.messages.append((kind, payload))
+        outcome.timed_out = reader.timed_out
+        if reader.timed_out:
+            os.kill(pid, signal.SIGKILL)
     finally:
         os.close(rfd)
         _, status = os.waitpid(pid, 0)
@@ -120,6 +141,41 @@ def run_isolated(
     return outcome
 
 
+class _PipeReader:
+    """Exact-size reads from a pipe with one overall deadline."""
+
+    def __init__(self, fd: int, deadline: float) -> None:
+        self.fd = fd
+        self.deadline = deadline
+        self.timed_out = False
+
+    def fill(self, target: memoryview) -> bool:
+        """Fill ``target`` completely; False at end of stream or on time-out."""
+        got = 0
+        while got < len(target):
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                self.timed_out = True
+                return False
+            ready, _, _ = select.select([self.fd], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            n = os.readv(self.fd, [target[got:]])
+            if n == 0:
+                return False
+            got += n
+        return True
+
+    def read(self, n: int) -> bytes | None:
+        buf = bytearray(n)
+        return bytes(buf) if self.fill(memoryview(buf)) else None
+
+
 def run_inline(producer: Callable[[], Iterator[tuple[str, Any]]]) -> ChildOutcome:
     """The same contract without a child: only for logs that are already trusted."""
-    return ChildOutcome(messages=list(producer()), exit_code=0)
+    messages = []
+    for kind, payload in producer():
+        if isinstance(payload, dict) and isinstance(payload.get("raw"), RawPayload):
+            payload["raw"] = payload["raw"].data
+        messages.append((kind, payload))
+    return ChildOutcome(messages=messages, exit_code=0)

@@ -270,27 +270,56 @@ DXT_CHUNK_SEGMENTS = 1 << 20
 
 
 def _stream_dxt(ffi: Any, libdutil: Any, handle: Any, name: str, idx: int) -> Iterator[Message]:
-    """Yield ("dxt_chunk", ...) messages of whole records, then the module's closing message."""
+    """Yield ("dxt_chunk", ...) messages of whole records, then the module's closing message.
+
+    Segments are copied once, from the library's record buffer into the chunk that is sent.
+    """
+    from iodiag.ingest.isolation import RawPayload
+
     seg_size = ffi.sizeof("struct segment_info")
     head_size = ffi.sizeof("struct dxt_file_record")
+    capacity = DXT_CHUNK_SEGMENTS * seg_size
+    chunk = bytearray(capacity)
+    dest = ffi.from_buffer(chunk)
+    used = 0
     recs: list[tuple[int, int, str, int, int]] = []
-    bufs: list[bytes] = []
-    pending = 0
     error: str | None = None
+
+    def flush() -> Message:
+        nonlocal chunk, dest, used, recs
+        msg: Message = ("dxt_chunk", {"name": name, "records": recs, "raw": RawPayload(memoryview(chunk)[:used])})
+        chunk = bytearray(capacity)
+        dest = ffi.from_buffer(chunk)
+        used, recs = 0, []
+        return msg
+
     try:
         for buf in _records(ffi, libdutil, handle, idx):
             rec = ffi.cast("struct dxt_file_record **", buf)[0]
             w, r = int(rec.write_count), int(rec.read_count)
+            size = seg_size * (w + r)
+            src = ffi.cast("char *", buf[0]) + head_size
+            if used + size > capacity and recs:
+                yield flush()
+            if size > capacity:  # one record bigger than a chunk travels alone
+                yield (
+                    "dxt_chunk",
+                    {
+                        "name": name,
+                        "records": [
+                            (int(rec.base_rec.id), int(rec.base_rec.rank), _text(ffi.string(rec.hostname)), w, r)
+                        ],
+                        "raw": RawPayload(ffi.buffer(src, size)[:]),
+                    },
+                )
+                continue
+            ffi.memmove(dest + used, src, size)
+            used += size
             recs.append((int(rec.base_rec.id), int(rec.base_rec.rank), _text(ffi.string(rec.hostname)), w, r))
-            bufs.append(ffi.buffer(ffi.cast("char *", buf[0]) + head_size, seg_size * (w + r))[:])
-            pending += w + r
-            if pending >= DXT_CHUNK_SEGMENTS:
-                yield ("dxt_chunk", {"name": name, "records": recs, "segments": b"".join(bufs)})
-                recs, bufs, pending = [], [], 0
     except _RecordError as exc:
         error = str(exc)
     if recs:
-        yield ("dxt_chunk", {"name": name, "records": recs, "segments": b"".join(bufs)})
+        yield flush()
     yield ("module", {"name": name, "error": error, "trace": True})
 
 

@@ -138,7 +138,9 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
     for kind, payload in msgs[1:]:
         if kind == "dxt_chunk":
             name = payload["name"]
-            builders.setdefault(name, TraceBuilder(name)).add(payload["records"], payload["segments"])
+            if name not in builders:
+                builders[name] = TraceBuilder(name, _expected_segments(name, tables))
+            builders[name].add(payload["records"], payload["raw"])
             continue
         if kind != "module":
             continue
@@ -199,6 +201,21 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
         traces=MappingProxyType(traces),
         problems=tuple(problems),
     )
+
+
+def _expected_segments(trace: str, tables: dict[str, pd.DataFrame]) -> int:
+    """Segments a complete trace holds: one per read or write that Darshan counted at that layer.
+
+    The counter modules come before the traces in a log, so they are already in ``tables``.
+    """
+    if trace == "DXT_POSIX" and "POSIX" in tables:
+        t = tables["POSIX"]
+        return int(t["POSIX_READS"].sum() + t["POSIX_WRITES"].sum())
+    if trace == "DXT_MPIIO" and "MPI-IO" in tables:
+        t = tables["MPI-IO"]
+        cols = [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB") for op in ("READ", "WRITE")]
+        return int(t[cols].to_numpy().sum())
+    return 0
 
 
 def _record_count(name: str, payload: dict[str, Any], table: pd.DataFrame) -> int:

@@ -74,23 +74,44 @@ class Trace:
 
 
 class TraceBuilder:
-    """Assembles a ``Trace`` from the reader's chunks, one chunk of whole records at a time."""
+    """Assembles a ``Trace`` from the reader's chunks, one chunk of whole records at a time.
 
-    def __init__(self, module: str) -> None:
+    Chunks are copied into columns sized up front from ``expected`` (Darshan's own operation
+    counters give the segment count of a complete trace), so a large trace is never held twice.
+    """
+
+    def __init__(self, module: str, expected: int = 0) -> None:
         self.module = module
         self._file_index: dict[int, int] = {}
         self._hosts: dict[int, str] = {}
-        self._parts: list[tuple[np.ndarray, ...]] = []
         self._records = 0
+        self._n = 0
+        self._seg: np.ndarray = np.empty(0, dtype=SEGMENT_DTYPE)
+        self._rank: np.ndarray = np.empty(0, dtype=np.int32)
+        self._file: np.ndarray = np.empty(0, dtype=np.int32)
+        self._op: np.ndarray = np.empty(0, dtype=np.int8)
+        self._alloc(max(expected, 0))
 
-    def add(self, records: list[tuple[int, int, str, int, int]], segments: bytes) -> None:
+    def _alloc(self, capacity: int) -> None:
+        old = self._seg
+        seg = np.empty(capacity, dtype=SEGMENT_DTYPE)
+        rank = np.empty(capacity, dtype=np.int32)
+        file = np.empty(capacity, dtype=np.int32)
+        op = np.empty(capacity, dtype=np.int8)
+        if self._n:
+            seg[: self._n], rank[: self._n] = old[: self._n], self._rank[: self._n]
+            file[: self._n], op[: self._n] = self._file[: self._n], self._op[: self._n]
+        self._seg, self._rank, self._file, self._op = seg, rank, file, op
+
+    def add(self, records: list[tuple[int, int, str, int, int]], segments: bytes | bytearray | memoryview) -> None:
         """``records``: (record id, rank, hostname, writes, reads); ``segments``: their segments in order."""
         if not records:
             return
         seg = np.frombuffer(segments, dtype=SEGMENT_DTYPE)
         counts = np.fromiter((c for r in records for c in (r[3], r[4])), dtype=np.int64, count=2 * len(records))
         per = counts[0::2] + counts[1::2]
-        if int(per.sum()) != len(seg):
+        k = len(seg)
+        if int(per.sum()) != k:
             raise ValueError("DXT chunk: segment count does not match the records")
         files = np.empty(len(records), dtype=np.int32)
         ranks = np.empty(len(records), dtype=np.int32)
@@ -98,30 +119,32 @@ class TraceBuilder:
             files[i] = self._file_index.setdefault(int(rid), len(self._file_index))
             ranks[i] = rank
             self._hosts.setdefault(int(rank), host)
+        if self._n + k > len(self._seg):
+            self._alloc(max(2 * len(self._seg), self._n + k))
+        a, b = self._n, self._n + k
+        self._seg[a:b] = seg
+        self._rank[a:b] = np.repeat(ranks, per)
+        self._file[a:b] = np.repeat(files, per)
         # Within a record Darshan stores the writes first, then the reads: runs of 0s then 1s.
-        op = np.repeat(np.tile(np.array([WRITE, READ], dtype=np.int8), len(records)), counts)
-        self._parts.append((np.repeat(ranks, per), np.repeat(files, per), op, seg))
+        self._op[a:b] = np.repeat(np.tile(np.array([WRITE, READ], dtype=np.int8), len(records)), counts)
+        self._n = b
         self._records += len(records)
 
     def build(self) -> Trace:
-        if self._parts:
-            joined = [
-                np.concatenate([p[i] for p in self._parts]) if len(self._parts) > 1 else self._parts[0][i]
-                for i in range(4)
-            ]
-        else:
-            joined = [np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int8), np.empty(0, SEGMENT_DTYPE)]
-        self._parts.clear()
-        rank, file, op, seg = joined
+        n = self._n
+        if n < len(self._seg):  # the estimate was high (a partial trace): give the slack back
+            self._seg, self._rank = self._seg[:n].copy(), self._rank[:n].copy()
+            self._file, self._op = self._file[:n].copy(), self._op[:n].copy()
+        seg = self._seg
         ids = np.empty(len(self._file_index), dtype=np.uint64)
         for rid, i in self._file_index.items():
             ids[i] = rid
-        # The four segment fields stay views into one 32-byte-per-segment block: no copies.
+        # The four segment fields stay views into one 32-byte-per-segment block.
         return Trace(
             module=self.module,
-            rank=rank,
-            file=file,
-            op=op,
+            rank=self._rank,
+            file=self._file,
+            op=self._op,
             offset=seg["offset"],
             length=seg["length"],
             start=seg["start"],
