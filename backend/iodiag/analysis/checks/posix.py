@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -371,11 +373,15 @@ def _shared(ctx: Context) -> pd.DataFrame:
     Darshan reduces a file to one rank -1 record only when every rank opened it; a file shared by
     all but one rank keeps one record per rank. Both are shared files.
     """
-    p = ctx.posix
-    own = p[p["rank"] >= 0]
-    ranks_per_file = own.groupby("id")["rank"].nunique()
-    multi = ranks_per_file[ranks_per_file > 1].index
-    return p[(p["rank"] < 0) | p["id"].isin(multi)]
+    cached = ctx.cache.get("posix_shared")
+    if cached is None:
+        p = ctx.posix
+        own = p[p["rank"] >= 0]
+        # Files with more than one per-rank record (records are per (file, rank)).
+        ids, counts = np.unique(own["id"].to_numpy(), return_counts=True)
+        multi = ids[counts > 1]
+        cached = ctx.cache["posix_shared"] = p[(p["rank"] < 0) | p["id"].isin(multi)]
+    return cast(pd.DataFrame, cached)
 
 
 @check(
@@ -444,6 +450,13 @@ def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
 
 
 def _per_file_extremes(ctx: Context, t: Thresholds) -> pd.DataFrame:
+    cached = ctx.cache.get("posix_shared_extremes")
+    if cached is None:
+        cached = ctx.cache["posix_shared_extremes"] = _compute_extremes(ctx, t)
+    return cast(pd.DataFrame, cached)
+
+
+def _compute_extremes(ctx: Context, t: Thresholds) -> pd.DataFrame:
     """One row per shared file with Darshan's slowest/fastest-rank fields.
 
     Rank -1 records carry them; for files shared by only some ranks they are computed the same
