@@ -30,6 +30,9 @@ ALL_CODES = {
     "D02",
     "D03",
     *(f"L{i:02d}" for i in range(1, 6)),
+    # Trace (T) and cross-layer (X) codes are tested in test_trace_findings.py and test_crosslayer.py.
+    *(f"T{i:02d}" for i in range(1, 6)),
+    *(f"X{i:02d}" for i in range(1, 4)),
 }
 
 

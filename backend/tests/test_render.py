@@ -183,7 +183,8 @@ def test_markdown_many_has_summary_table(reports: dict[str, Report]) -> None:
     r1 = reports[RELEASE_310]
     r2 = r1.model_copy(update={"job": r1.job.model_copy(update={"exe": "/bin/a|b c"})})
     md = render_markdown_many([reports[DRISHTI], r2], ["x.darshan", "y|z.darshan"])
-    table = [line for line in md.splitlines() if line.startswith("|")]
+    summary = md.split("\n---\n", 1)[0]  # the summary comes before the first report
+    table = [line for line in summary.splitlines() if line.startswith("|")]
     assert len(table) == 4  # header, rule, two rows
     assert all(line.count(" | ") == 7 for line in table[2:])  # the | in names is escaped
     assert "## I/O diagnosis of job 1322696" in md
@@ -305,3 +306,13 @@ def test_schema_validates_a_real_report(reports: dict[str, Report]) -> None:
     required = schema.get("required", [])
     assert isinstance(required, list)
     assert set(required) <= set(data)
+
+
+def test_cross_layer_section_in_every_format(reports: dict[str, Report]) -> None:
+    r = reports[DRISHTI]
+    assert r.cross_layer is not None
+    for fmt in ("text", "markdown", "html"):
+        out = render(r, fmt)
+        assert "Cross-layer" in out or "CROSS-LAYER" in out
+        assert "8,448" in out  # the collective MPI-IO writes
+        assert "15,922" in out  # what they became at POSIX

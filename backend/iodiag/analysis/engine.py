@@ -7,6 +7,7 @@ from collections import Counter
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
 from iodiag.analysis.context import Context
+from iodiag.analysis.crosslayer import CrossLayerSummary, cross_layer
 from iodiag.analysis.models import Finding, JobFacts, JobSummary, ModuleSummary, Report, SeverityCounts
 from iodiag.analysis.registry import CHECKS, CheckSpec, Hit
 from iodiag.core.thresholds import Thresholds
@@ -34,6 +35,7 @@ def analyze(
         findings.extend(_finding(spec, h) for h in hits)
     findings.sort(key=lambda f: (f.severity.rank, f.code))
     counts = Counter(f.severity.value for f in findings)
+    xl = _cross_layer(ctx, problems)
     return Report(
         tool_version=__version__,
         log_path=profile.path,
@@ -43,7 +45,16 @@ def analyze(
         findings=findings,
         thresholds=t.model_dump(),
         problems=problems,
+        cross_layer=xl,
     )
+
+
+def _cross_layer(ctx: Context, problems: list[str]) -> CrossLayerSummary | None:
+    try:
+        return cross_layer(ctx)
+    except Exception as exc:  # the summary must not cost the report
+        problems.append(f"cross-layer summary failed: {type(exc).__name__}: {exc}")
+        return None
 
 
 def _finding(spec: CheckSpec, hit: Hit) -> Finding:

@@ -7,6 +7,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from iodiag.analysis.crosslayer import CrossLayerSummary
+
 SCHEMA_VERSION = "1.0"
 
 
@@ -161,6 +163,10 @@ class Report(BaseModel):
     findings: list[Finding]
     thresholds: dict[str, float | int]
     problems: list[str] = Field(default_factory=list, description="things the reader could not do")
+    cross_layer: CrossLayerSummary | None = Field(
+        default=None,
+        description="how each file's requests changed from HDF5/PnetCDF through MPI-IO to POSIX and Lustre",
+    )
 
     def codes(self) -> set[str]:
         return {f.code for f in self.findings}

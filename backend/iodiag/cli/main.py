@@ -207,6 +207,10 @@ def analyze(
         ),
     ] = None,
     top: Annotated[int, typer.Option("--top", "-n", min=1, help="Files listed per finding.", metavar="N")] = 10,
+    dxt: Annotated[
+        bool,
+        typer.Option("--dxt", help="Also read the DXT traces (phases, stragglers, rank imbalance: the T findings)."),
+    ] = False,
     nodes: Annotated[
         int | None,
         typer.Option("--nodes", min=1, help="Compute nodes the job ran on (the log does not always say).", metavar="N"),
@@ -228,7 +232,7 @@ def analyze(
     A log that cannot be read is reported on stderr, the others are still analyzed, and the exit status is 2.
     """  # noqa: E501  (typer keeps the line breaks of a paragraph)
     try:
-        code = _analyze(logs, fmt.value, thresholds, output, top, (nodes, cb_nodes))
+        code = _analyze(logs, fmt.value, thresholds, output, top, (nodes, cb_nodes), dxt)
     except typer.Exit:
         raise
     except BrokenPipeError:
@@ -256,6 +260,7 @@ def _analyze(
     output: str | None,
     top: int,
     job_facts: tuple[int | None, int | None] = (None, None),
+    dxt: bool = False,
 ) -> int:
     thresholds = _load_thresholds(thresholds_path)
     target = _target(output)
@@ -272,7 +277,8 @@ def _analyze(
 
     def one(log: Path) -> Outcome:
         try:
-            report = run_analysis(load_profile(str(log)), thresholds, top_n=top, facts=facts)
+            profile = load_profile(str(log), include=("DXT",) if dxt else ())
+            report = run_analysis(profile, thresholds, top_n=top, facts=facts)
         except LogReadError as exc:
             return Outcome(log, error=str(exc))
         except Exception as exc:

@@ -76,6 +76,85 @@ class Thresholds(BaseModel):
         default=3.0, gt=1, description="an OST with this many times the median bytes is overloaded (L05)"
     )
 
+    # DXT trace checks (T01-T05); they run only on logs read with their DXT traces.
+    trace_phase_min_gap: float = Field(
+        default=0.001,
+        ge=0,
+        le=1,
+        description="share of run time: gaps between busy intervals shorter than this always lie inside an I/O "
+        "phase (floor under DXT Explorer's mean + one standard deviation rule)",
+    )
+    trace_min_window: float = Field(
+        default=0.01,
+        ge=0,
+        le=1,
+        description="share of run time: time windows shorter than this are not worth a finding (T01, T04)",
+    )
+    trace_straggler_share: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="share of an I/O phase during which one rank alone is still doing I/O (T01)",
+    )
+    trace_rank0_share: float = Field(
+        default=0.5, ge=0, le=1, description="rank 0's share of the traced bytes or operations (T02)"
+    )
+    trace_rank0_factor: float = Field(
+        default=10, gt=1, description="rank 0's bytes or operations over the median rank's (T02)"
+    )
+    trace_rank0_min_bytes: int = Field(
+        default=1 << 20, ge=0, description="rank 0 must move at least this many bytes for T02"
+    )
+    trace_rank0_min_ops: int = Field(
+        default=1000, ge=0, description="rank 0 must issue at least this many operations for T02 by operations"
+    )
+    trace_unbalanced_margin: float = Field(
+        default=0.2,
+        ge=0,
+        description="an unbalanced rank's operations, bytes and time must also each exceed the rank mean by "
+        "this share (T03; the mean + one standard deviation rule alone flags jitter)",
+    )
+    trace_idle_gap_share: float = Field(
+        default=0.1, ge=0, le=1, description="share of run time of an idle gap between I/O phases (T04)"
+    )
+    trace_hideable_share: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="share of run time that overlapping I/O phases with the idle gaps could save (T04)",
+    )
+
+    xlayer_min_collective_writes: int = Field(
+        default=100, ge=0, description="collective MPI-IO writes to a file before checking their aggregation (X01)"
+    )
+    xlayer_min_bytes: int = Field(
+        default=64 << 20, ge=0, description="files written with fewer bytes are ignored by cross-layer checks (X01-X03)"
+    )
+    xlayer_unaggregated_bytes: int = Field(
+        default=256 << 10,
+        gt=0,
+        description="collective writes whose POSIX requests average less than this did not aggregate (X01)",
+    )
+    xlayer_aggregation_gain: float = Field(
+        default=2.0,
+        gt=0,
+        description="collective buffering worked when the mean POSIX write is at least this many times the "
+        "mean MPI-IO write (X01)",
+    )
+    xlayer_min_ranks: int = Field(
+        default=8, ge=2, description="MPI-IO writer ranks before rank counts across layers are compared (X01, X03)"
+    )
+    xlayer_meta_write_share: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="share of an HDF5 file's POSIX writes that are small (<= 10 KiB) beyond its small dataset "
+        "writes: metadata writes among the data (X02)",
+    )
+    xlayer_meta_min_writes: int = Field(
+        default=100, ge=0, description="small POSIX writes beyond the small dataset writes of an HDF5 file (X02)"
+    )
+
     def with_overrides(self, overrides: dict[str, Any]) -> Thresholds:
         try:
             return Thresholds.model_validate({**self.model_dump(), **overrides})

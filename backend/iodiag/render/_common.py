@@ -5,6 +5,7 @@ Everything here returns plain (unescaped) text: each renderer escapes for its ow
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
@@ -351,3 +352,49 @@ def summary_row(report: Report, log: str | None = None) -> SummaryRow:
 
 SUMMARY_HEADERS = ("Log", "Job", "Executable", "Ranks", "I/O share", "Critical", "Warning", "Top finding")
 SUMMARY_NUMERIC = frozenset({"Ranks", "I/O share", "Critical", "Warning"})
+
+
+# --- cross-layer ---------------------------------------------------------------------------------
+
+CROSSLAYER_HEADERS = ("Layer", "Writes", "Written", "Write size", "Reads", "Read", "Time", "Ranks", "Collective")
+CROSSLAYER_FILES_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class CrossLayerTable:
+    path: str
+    summary: str
+    rows: Sequence[tuple[str, ...]]
+
+
+def crosslayer_tables(report: Report) -> tuple[str, list[CrossLayerTable], int]:
+    """(job summary text, one table per shown file, files not shown) for the cross-layer section."""
+    x = report.cross_layer
+    if x is None or not x.files:
+        return "", [], 0
+    tables = []
+    for f in x.files[:CROSSLAYER_FILES_SHOWN]:
+        rows = []
+        for layer in f.layers:
+            size = layer.writes.median_bytes or layer.writes.typical_bytes
+            coll = ""
+            if layer.collective_writes is not None or layer.independent_writes is not None:
+                coll = f"{layer.collective_writes or 0:,} / {layer.independent_writes or 0:,}"
+            elif layer.stripe_count:
+                coll = f"{layer.stripe_count} x {human_bytes(layer.stripe_size or 0)} stripes"
+            ranks = layer.writer_ranks if layer.writer_ranks is not None else layer.ranks
+            rows.append(
+                (
+                    layer.layer,
+                    f"{layer.writes.ops:,}",
+                    human_bytes(layer.writes.bytes),
+                    human_bytes(size) if size else "",
+                    f"{layer.reads.ops:,}",
+                    human_bytes(layer.reads.bytes),
+                    human_seconds(layer.writes.time_s + layer.reads.time_s + layer.meta_time_s),
+                    "" if ranks is None else f"{ranks:,}",
+                    coll,
+                )
+            )
+        tables.append(CrossLayerTable(f.path, f.summary_text, rows))
+    return x.summary_text, tables, max(x.files_total - len(tables), 0)

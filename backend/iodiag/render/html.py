@@ -347,6 +347,35 @@ def _details(report: Report) -> str:
     )
 
 
+def _crosslayer(report: Report, h2: str) -> str:
+    summary, tables, more = c.crosslayer_tables(report)
+    if not tables:
+        return ""
+    head = "".join(
+        (f"<th>{e(h)}</th>" if h in ("Layer", "Collective") else f'<th class="num">{e(h)}</th>')
+        for h in c.CROSSLAYER_HEADERS
+    )
+    out = [f"<section><{h2}>Cross-layer: what each call became below it</{h2}><p>{e(summary)}</p>"]
+    for t in tables:
+        rows = "".join(
+            "<tr>"
+            + "".join(
+                (f"<td>{e(cell)}</td>" if i in (0, 8) else f'<td class="num">{e(cell)}</td>')
+                for i, cell in enumerate(row)
+            )
+            + "</tr>"
+            for row in t.rows
+        )
+        out.append(
+            f'<p class="wrap"><code>{e(t.path)}</code></p><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{rows}</tbody></table>"
+        )
+    if more:
+        out.append(f'<p class="muted">… and {e(f"{more:,}")} more file(s).</p>')
+    out.append("</section>")
+    return "".join(out)
+
+
 def _body(report: Report, prefix: str = "", level: int = 1) -> str:
     h2 = f"h{level + 1}"
     parts = [_header(report, prefix, level)]
@@ -366,6 +395,7 @@ def _body(report: Report, prefix: str = "", level: int = 1) -> str:
             parts.append(_finding(f, _anchor(prefix, f.code, i), prefix))
         parts.append("</section>")
     parts.append(_recommendations(report, prefix, level + 1))
+    parts.append(_crosslayer(report, h2))
     parts.append(_details(report))
     changed = c.changed_thresholds(report)
     thresholds = (

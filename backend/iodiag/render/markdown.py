@@ -120,6 +120,19 @@ def _body(report: Report, level: int = 1) -> list[str]:
                 f"{md_text(c.recommendation_summary(rec_id))}"
             )
         lines.append("")
+    summary, tables, more = c.crosslayer_tables(report)
+    if tables:
+        lines += ["## Cross-layer: what each call became below it", "", md_para(summary), ""]
+        for t in tables:
+            lines += [f"**{md_code(t.path)}**", ""]
+            lines.append("| " + " | ".join(c.CROSSLAYER_HEADERS) + " |")
+            lines.append(
+                "|" + "|".join("---" if h in ("Layer", "Collective") else "---:" for h in c.CROSSLAYER_HEADERS) + "|"
+            )
+            lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |" for row in t.rows]
+            lines.append("")
+        if more:
+            lines += [f"… and {more:,} more file(s).", ""]
     lines += [_footer(report), ""]
     if level > 1:  # nested under a several-logs document: push every heading down
         prefix = "#" * (level - 1)

@@ -172,6 +172,25 @@ def footer(report: Report) -> Text:
     )
 
 
+def crosslayer_panel(report: Report) -> Panel | None:
+    summary, tables, more = c.crosslayer_tables(report)
+    if not tables:
+        return None
+    from rich.table import Table
+
+    parts: list[RenderableType] = [_t(summary)]
+    for t in tables:
+        table = Table(title=t.path, title_justify="left", title_style="bold", expand=False, pad_edge=False)
+        for h in c.CROSSLAYER_HEADERS:
+            table.add_column(h, justify="left" if h in ("Layer", "Collective") else "right", overflow="fold")
+        for row in t.rows:
+            table.add_row(*(Text(cell) for cell in row))
+        parts += [Text(""), table]
+    if more:
+        parts.append(_t(f"… and {more:,} more file(s)", "dim"))
+    return Panel(Group(*parts), title="CROSS-LAYER · what each call became below it", title_align="left")
+
+
 def renderables(report: Report) -> list[RenderableType]:
     out: list[RenderableType] = [header(report)]
     problems = problems_panel(report)
@@ -184,6 +203,9 @@ def renderables(report: Report) -> list[RenderableType]:
     recs = recommendations_panel(report)
     if recs is not None:
         out.append(recs)
+    xl = crosslayer_panel(report)
+    if xl is not None:
+        out.append(xl)
     out.append(footer(report))
     return out
 

@@ -1,5 +1,5 @@
 """Importing this package registers every check."""
 
-from iodiag.analysis.checks import data_quality, io_share, lustre, mpiio, posix, stdio
+from iodiag.analysis.checks import crosslayer, data_quality, io_share, lustre, mpiio, posix, stdio, trace
 
-__all__ = ["data_quality", "io_share", "lustre", "mpiio", "posix", "stdio"]
+__all__ = ["crosslayer", "data_quality", "io_share", "lustre", "mpiio", "posix", "stdio", "trace"]

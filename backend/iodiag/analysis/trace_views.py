@@ -1,0 +1,326 @@
+"""Derived views of DXT traces, all in numpy: I/O phases, per-rank and per-phase statistics, gaps,
+repeated byte ranges. No Python object per segment (traces reach ten million segments).
+
+Conventions: a *busy interval* is a maximal stretch of time during which at least one segment of
+the trace is in flight (the union of the segments' ``[start, end]``). A *phase* is a run of busy
+intervals separated by gaps shorter than the gap threshold, DXT Explorer's rule: the mean plus one
+standard deviation of all gaps between busy intervals (gaps below it are jitter inside a phase,
+gaps above it separate phases).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from iodiag.ingest import JobProfile
+from iodiag.ingest.trace import Trace
+
+TRACE_MODULES = ("DXT_MPIIO", "DXT_POSIX")
+
+
+# --- choosing the segments --------------------------------------------------------------------------
+
+
+def traces(profile: JobProfile) -> dict[str, Trace]:
+    """The loaded, non-empty traces of a profile (none unless it was read with DXT)."""
+    out: dict[str, Trace] = {}
+    for m in TRACE_MODULES:
+        t = profile.trace(m)
+        if t is not None and len(t) > 0:
+            out[m] = t
+    return out
+
+
+def concat(parts: list[Trace], module: str, keep: list[np.ndarray | None] | None = None) -> Trace:
+    """One trace from several (optionally keeping a boolean mask of segments of each)."""
+    if keep is None:
+        keep = [None] * len(parts)
+    ids, inverse = np.unique(np.concatenate([p.file_ids for p in parts]), return_inverse=True)
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("rank", "file", "op", "offset", "length", "start", "end")}
+    base = 0
+    hosts: dict[int, str] = {}
+    for p, mask in zip(parts, keep, strict=True):
+        remap = inverse[base : base + len(p.file_ids)].astype(np.int32)
+        base += len(p.file_ids)
+        sel = slice(None) if mask is None else mask
+        cols["rank"].append(p.rank[sel])
+        cols["file"].append(remap[p.file[sel]])
+        for k in ("op", "offset", "length", "start", "end"):
+            cols[k].append(getattr(p, k)[sel])
+        for r, h in p.hostnames.items():
+            hosts.setdefault(r, h)
+    j = {k: np.concatenate(v) for k, v in cols.items()}
+    return Trace(
+        module=module,
+        rank=j["rank"],
+        file=j["file"],
+        op=j["op"],
+        offset=j["offset"],
+        length=j["length"],
+        start=j["start"],
+        end=j["end"],
+        file_ids=ids.astype(np.uint64),
+        hostnames=hosts,
+        records=sum(p.records for p in parts),
+    )
+
+
+def top_trace(profile: JobProfile) -> Trace | None:
+    """Each file's segments at its top traced layer: DXT_MPIIO for files traced there, else DXT_POSIX.
+
+    MPI-IO calls contain the POSIX requests ROMIO issues for them (and with collective buffering
+    only aggregators issue them), so counting both layers would count the same I/O twice.
+    """
+    ts = traces(profile)
+    mpi, posix = ts.get("DXT_MPIIO"), ts.get("DXT_POSIX")
+    if mpi is None or posix is None:
+        return mpi or posix
+    below = np.isin(posix.file_ids, mpi.file_ids)
+    if not below.any():
+        return concat([mpi, posix], "DXT")
+    keep = ~below[posix.file]
+    if not keep.any():
+        return mpi
+    return concat([mpi, posix], "DXT", [None, keep])
+
+
+def all_segments(profile: JobProfile) -> Trace | None:
+    """Every traced segment of both layers (for questions about when *any* I/O happens)."""
+    ts = list(traces(profile).values())
+    if len(ts) <= 1:
+        return ts[0] if ts else None
+    return concat(ts, "DXT")
+
+
+# --- phases -------------------------------------------------------------------------------------------
+
+
+def busy_intervals(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the segments' ``[start, end]`` as sorted disjoint intervals."""
+    if len(start) == 0:
+        return np.empty(0), np.empty(0)
+    order = np.argsort(start, kind="stable")
+    s = start[order]
+    e = np.maximum.accumulate(np.maximum(end[order], s))
+    new = np.empty(len(s), dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > e[:-1]
+    first = np.flatnonzero(new)
+    last = np.r_[first[1:] - 1, len(s) - 1]
+    return s[first], e[last]
+
+
+def gap_threshold(gaps: np.ndarray, min_gap: float = 0.0) -> float:
+    """DXT Explorer's rule: gaps below mean + one standard deviation lie inside a phase.
+
+    ``min_gap`` is a floor: without it, a trace that is one phase of jittery back-to-back requests
+    would be cut at every gap that is a little longer than the jitter's mean.
+    """
+    if len(gaps) == 0:
+        return min_gap
+    return max(float(gaps.mean() + gaps.std()), min_gap)
+
+
+@dataclass(frozen=True)
+class Phases:
+    start: np.ndarray
+    end: np.ndarray
+    bytes: np.ndarray
+    ops: np.ndarray
+    ranks: np.ndarray
+    """Distinct ranks with a segment in the phase."""
+    seg_phase: np.ndarray
+    """Phase index of every segment."""
+    threshold: float
+    """Gaps shorter than this many seconds were merged into phases."""
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @property
+    def duration(self) -> np.ndarray:
+        d: np.ndarray = self.end - self.start
+        return d
+
+    @property
+    def gaps(self) -> np.ndarray:
+        """Idle time between consecutive phases."""
+        g: np.ndarray = self.start[1:] - self.end[:-1]
+        return g
+
+
+def phases(trace: Trace, min_gap: float = 0.0) -> Phases:
+    istart, iend = busy_intervals(trace.start, trace.end)
+    if len(istart) == 0:
+        z = np.empty(0)
+        return Phases(z, z, z.astype(np.int64), z.astype(np.int64), z.astype(np.int64), z.astype(np.int64), 0.0)
+    gaps = istart[1:] - iend[:-1]
+    thr = gap_threshold(gaps, min_gap)
+    cut = np.r_[True, gaps >= thr]
+    first = np.flatnonzero(cut)
+    last = np.r_[first[1:] - 1, len(istart) - 1]
+    pstart, pend = istart[first], iend[last]
+    seg_phase = np.searchsorted(pstart, trace.start, side="right") - 1
+    seg_phase = np.clip(seg_phase, 0, len(pstart) - 1)
+    n = len(pstart)
+    nbytes = np.bincount(seg_phase, weights=trace.length, minlength=n)
+    ops = np.bincount(seg_phase, minlength=n)
+    key = np.unique(seg_phase.astype(np.int64) * (int(trace.rank.max()) + 1) + trace.rank)
+    ranks = np.bincount(key // (int(trace.rank.max()) + 1), minlength=n)
+    return Phases(pstart, pend, np.rint(nbytes).astype(np.int64), ops.astype(np.int64), ranks, seg_phase, thr)
+
+
+# --- per rank -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankStats:
+    rank: np.ndarray
+    """Ranks with at least one segment, ascending."""
+    ops: np.ndarray
+    bytes: np.ndarray
+    time: np.ndarray
+    """Sum of the rank's segment durations (seconds)."""
+    first: np.ndarray
+    last: np.ndarray
+
+
+def rank_stats(trace: Trace) -> RankStats:
+    ranks, inv = np.unique(trace.rank, return_inverse=True)
+    n = len(ranks)
+    ops = np.bincount(inv, minlength=n).astype(np.int64)
+    nbytes = np.rint(np.bincount(inv, weights=trace.length, minlength=n)).astype(np.int64)
+    time = np.bincount(inv, weights=trace.end - trace.start, minlength=n)
+    first = np.full(n, np.inf)
+    np.minimum.at(first, inv, trace.start)
+    last = np.full(n, -np.inf)
+    np.maximum.at(last, inv, trace.end)
+    return RankStats(ranks.astype(np.int64), ops, nbytes, time, first, last)
+
+
+@dataclass(frozen=True)
+class PhaseStragglers:
+    """Per phase (same order as ``Phases``): who finished last, and how long it was alone."""
+
+    last_rank: np.ndarray
+    last_end: np.ndarray
+    second_end: np.ndarray
+    """When the second-to-last rank finished its I/O in the phase (phase start with one rank)."""
+    alone: np.ndarray
+    """Seconds the last rank spent in its own I/O after every other rank of the phase had finished
+    (its segments clipped to ``[second_end, last_end]``)."""
+    alone_start: np.ndarray
+    """Start of the last rank's first I/O after ``second_end``."""
+    slowest_rank: np.ndarray
+    slowest_busy: np.ndarray
+    fastest_rank: np.ndarray
+    fastest_busy: np.ndarray
+    """Busy time = sum of the rank's segment durations within the phase."""
+
+
+def phase_stragglers(trace: Trace, ph: Phases) -> PhaseStragglers:
+    n = len(ph)
+    width = int(trace.rank.max()) + 1 if len(trace) else 1
+    key = ph.seg_phase.astype(np.int64) * width + trace.rank
+    groups, inv = np.unique(key, return_inverse=True)
+    g_phase = groups // width
+    g_rank = groups % width
+    busy = np.bincount(inv, weights=trace.end - trace.start, minlength=len(groups))
+    g_end = np.full(len(groups), -np.inf)
+    np.maximum.at(g_end, inv, trace.end)
+    # Groups are sorted by phase; within each phase order by end, then by busy time.
+    by_end = np.lexsort((g_end, g_phase))
+    by_busy = np.lexsort((busy, g_phase))
+    counts = np.bincount(g_phase, minlength=n)
+    lo = np.r_[0, np.cumsum(counts)[:-1]]
+    hi = lo + counts - 1
+    last_g = by_end[hi]
+    second_g = by_end[np.maximum(hi - 1, lo)]
+    last_end = g_end[last_g]
+    last_rank = g_rank[last_g]
+    second_end = np.where(counts > 1, g_end[second_g], ph.start)
+    # The last rank's own I/O after the others finished: the window alone is not enough (a rank
+    # that starts late and does one quick request after a long pause is not slow).
+    sp = ph.seg_phase
+    late = (trace.rank == last_rank[sp]) & (trace.end > second_end[sp])
+    clipped_start = np.maximum(trace.start[late], second_end[sp[late]])
+    alone = np.bincount(sp[late], weights=trace.end[late] - clipped_start, minlength=n)
+    alone_start = np.full(n, np.inf)
+    np.minimum.at(alone_start, sp[late], clipped_start)
+    return PhaseStragglers(
+        last_rank=last_rank,
+        last_end=last_end,
+        second_end=second_end,
+        alone=np.minimum(alone, np.maximum(last_end - second_end, 0.0)),
+        alone_start=np.minimum(alone_start, last_end),
+        slowest_rank=g_rank[by_busy[hi]],
+        slowest_busy=busy[by_busy[hi]],
+        fastest_rank=g_rank[by_busy[lo]],
+        fastest_busy=busy[by_busy[lo]],
+    )
+
+
+# --- repeated byte ranges ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """Bytes of a file moved more than once in one direction (written twice, or read twice)."""
+
+    file: np.ndarray
+    """File index (into the trace's ``file_ids``) of each (file, op) with repeats."""
+    op: np.ndarray
+    moved: np.ndarray
+    unique: np.ndarray
+    """Bytes of the union of the accessed ranges."""
+    repeated: np.ndarray
+    """``moved - unique``."""
+    segment_mask: np.ndarray
+    """Per segment of the trace: it starts before the end of an earlier-offset range of its (file, op)."""
+
+
+def repeats(trace: Trace) -> Repeats:
+    n = len(trace)
+    key = trace.file.astype(np.int64) * 2 + trace.op
+    order = np.lexsort((trace.offset, key))
+    k = key[order]
+    off = trace.offset[order]
+    end = off + trace.length[order]
+    new_group = np.r_[True, k[1:] != k[:-1]] if n else np.empty(0, dtype=bool)
+    gstart = np.flatnonzero(new_group)
+    gid = np.cumsum(new_group) - 1
+    # Running maximum of the range end, restarted per group: shift each group above the previous
+    # one so one accumulate does all groups (exact in int64 while the shifted values fit).
+    span = int(end.max()) + 1 if n else 1
+    if n and span * len(gstart) < (1 << 62):
+        shifted = end + gid * span
+        run = np.maximum.accumulate(shifted) - gid * span
+    else:
+        run = np.empty_like(end)
+        for a, b in zip(gstart, np.r_[gstart[1:], n], strict=True):
+            run[a:b] = np.maximum.accumulate(end[a:b])
+    prev = np.empty_like(run)
+    if n:
+        prev[0] = 0
+        prev[1:] = run[:-1]
+    prev[gstart] = np.iinfo(np.int64).min  # first range of a group repeats nothing
+    # New bytes each range adds to the union: the part beyond the running end of earlier ranges.
+    added = np.clip(end - np.maximum(off, prev), 0, None)
+    moved = np.add.reduceat(end - off, gstart) if n else np.empty(0, np.int64)
+    unique = np.add.reduceat(added, gstart) if n else np.empty(0, np.int64)
+    mask_sorted = off < prev
+    mask = np.empty(n, dtype=bool)
+    mask[order] = mask_sorted
+    rep = moved - unique
+    sel = rep > 0
+    gk = k[gstart]
+    return Repeats(
+        file=(gk // 2)[sel].astype(np.int64),
+        op=(gk % 2)[sel].astype(np.int8),
+        moved=moved[sel],
+        unique=unique[sel],
+        repeated=rep[sel],
+        segment_mask=mask,
+    )
