@@ -33,6 +33,8 @@ ALL_CODES = {
     # Trace (T) and cross-layer (X) codes are tested in test_trace_findings.py and test_crosslayer.py.
     *(f"T{i:02d}" for i in range(1, 6)),
     *(f"X{i:02d}" for i in range(1, 4)),
+    "H01",  # heatmap codes: tests/test_heatmap.py
+    "H02",
 }
 
 

@@ -277,7 +277,8 @@ def _analyze(
 
     def one(log: Path) -> Outcome:
         try:
-            profile = load_profile(str(log), include=("DXT",) if dxt else ())
+            # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
+            profile = load_profile(str(log), include=("HEATMAP", "DXT") if dxt else ("HEATMAP",))
             report = run_analysis(profile, thresholds, top_n=top, facts=facts)
         except LogReadError as exc:
             return Outcome(log, error=str(exc))

@@ -124,6 +124,20 @@ class Thresholds(BaseModel):
         description="share of run time that overlapping I/O phases with the idle gaps could save (T04)",
     )
 
+    # HEATMAP checks (H01, H02); they run only on logs with a HEATMAP and no DXT traces loaded.
+    heatmap_imbalance_margin: float = Field(
+        default=0.2,
+        ge=0,
+        description="a heavy rank's bytes in the busiest heatmap phase must also exceed the rank mean by this "
+        "share (H02; mirrors trace_unbalanced_margin)",
+    )
+    heatmap_min_bytes: int = Field(
+        default=1 << 20, ge=0, description="bytes a heavy rank (or rank 0) must move before H02 reports it"
+    )
+    heatmap_rank0_share: float = Field(
+        default=0.5, ge=0, le=1, description="rank 0's share of the heatmap's bytes (H02, rank-0 variant)"
+    )
+
     xlayer_min_collective_writes: int = Field(
         default=100, ge=0, description="collective MPI-IO writes to a file before checking their aggregation (X01)"
     )

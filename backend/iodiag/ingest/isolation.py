@@ -59,10 +59,19 @@ class RawPayload:
         self.data = data
 
 
+Sink = Callable[[tuple[str, Any]], "tuple[str, Any] | None"]
+"""Sees each message as it arrives; returns what to keep (None keeps nothing)."""
+
+
+def _keep(msg: tuple[str, Any]) -> tuple[str, Any] | None:
+    return msg
+
+
 def run_isolated(
     producer: Callable[[], Iterator[tuple[str, Any]]],
     timeout_s: float,
     memory_limit_bytes: int,
+    sink: Sink = _keep,
 ) -> ChildOutcome:
     """Fork, run ``producer`` in the child, and collect what it yields.
 
@@ -122,7 +131,9 @@ def run_isolated(
                 if not reader.fill(memoryview(raw)):
                     break
                 payload["raw"] = raw
-            outcome.messages.append((kind, payload))
+            kept = sink((kind, payload))
+            if kept is not None:
+                outcome.messages.append(kept)
         outcome.timed_out = reader.timed_out
         if reader.timed_out:
             os.kill(pid, signal.SIGKILL)
@@ -171,11 +182,13 @@ class _PipeReader:
         return bytes(buf) if self.fill(memoryview(buf)) else None
 
 
-def run_inline(producer: Callable[[], Iterator[tuple[str, Any]]]) -> ChildOutcome:
+def run_inline(producer: Callable[[], Iterator[tuple[str, Any]]], sink: Sink = _keep) -> ChildOutcome:
     """The same contract without a child: only for logs that are already trusted."""
     messages = []
     for kind, payload in producer():
         if isinstance(payload, dict) and isinstance(payload.get("raw"), RawPayload):
             payload["raw"] = payload["raw"].data
-        messages.append((kind, payload))
+        kept = sink((kind, payload))
+        if kept is not None:
+            messages.append(kept)
     return ChildOutcome(messages=messages, exit_code=0)

@@ -51,8 +51,29 @@ def load_profile(
     def producer() -> Any:
         return read_log(path, inc)
 
-    outcome = run_isolated(producer, timeout_s, memory_limit_bytes) if isolate else run_inline(producer)
-    return _build(path, outcome, inc)
+    sink = _TraceSink()
+    outcome = run_isolated(producer, timeout_s, memory_limit_bytes, sink) if isolate else run_inline(producer, sink)
+    return _build(path, outcome, inc, sink.builders)
+
+
+class _TraceSink:
+    """Folds trace chunks into their builders as they arrive, so a trace is never held twice."""
+
+    def __init__(self) -> None:
+        self.builders: dict[str, TraceBuilder] = {}
+        self.expected: dict[str, int] = {}
+
+    def __call__(self, msg: tuple[str, Any]) -> tuple[str, Any] | None:
+        kind, payload = msg
+        if kind == "module" and "counters" in payload and payload["name"] in ("POSIX", "MPI-IO"):
+            self.expected.update(_expected_segments(payload))
+        if kind != "dxt_chunk":
+            return msg
+        name = payload["name"]
+        if name not in self.builders:
+            self.builders[name] = TraceBuilder(name, self.expected.get(name, 0))
+        self.builders[name].add(payload["records"], payload["raw"])
+        return None
 
 
 _WARM = False
@@ -117,7 +138,12 @@ def _crash_text(outcome: ChildOutcome) -> str:
     return "the reader failed"
 
 
-def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset()) -> JobProfile:
+def _build(
+    path: str,
+    outcome: ChildOutcome,
+    include: frozenset[str] = frozenset(),
+    builders: dict[str, TraceBuilder] | None = None,
+) -> JobProfile:
     msgs = outcome.messages
     if msgs and msgs[0][0] == "open_failed":
         reason = _library_reason(outcome)
@@ -132,16 +158,10 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
     meta_modules: dict[str, dict[str, Any]] = raw["modules"]
     tables: dict[str, pd.DataFrame] = {}
     traces: dict[str, Trace] = {}
-    builders: dict[str, TraceBuilder] = {}
+    builders = builders if builders is not None else {}
     infos: dict[str, ModuleInfo] = {}
     seen: set[str] = set()
     for kind, payload in msgs[1:]:
-        if kind == "dxt_chunk":
-            name = payload["name"]
-            if name not in builders:
-                builders[name] = TraceBuilder(name, _expected_segments(name, tables))
-            builders[name].add(payload["records"], payload["raw"])
-            continue
         if kind != "module":
             continue
         name = payload["name"]
@@ -203,19 +223,19 @@ def _build(path: str, outcome: ChildOutcome, include: frozenset[str] = frozenset
     )
 
 
-def _expected_segments(trace: str, tables: dict[str, pd.DataFrame]) -> int:
-    """Segments a complete trace holds: one per read or write that Darshan counted at that layer.
+def _expected_segments(payload: dict[str, Any]) -> dict[str, int]:
+    """Segments a complete trace holds: one per read or write Darshan counted at that layer.
 
-    The counter modules come before the traces in a log, so they are already in ``tables``.
+    The counter modules come before the traces in a log, so this is known before the first chunk.
     """
-    if trace == "DXT_POSIX" and "POSIX" in tables:
-        t = tables["POSIX"]
-        return int(t["POSIX_READS"].sum() + t["POSIX_WRITES"].sum())
-    if trace == "DXT_MPIIO" and "MPI-IO" in tables:
-        t = tables["MPI-IO"]
-        cols = [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB") for op in ("READ", "WRITE")]
-        return int(t[cols].to_numpy().sum())
-    return 0
+    names = payload["counter_names"]
+    counters = payload["counters"]
+    if payload["name"] == "POSIX":
+        cols = [names.index(c) for c in ("POSIX_READS", "POSIX_WRITES")]
+        return {"DXT_POSIX": int(counters[:, cols].sum())}
+    wanted = [f"MPIIO_{k}_{op}S" for k in ("INDEP", "COLL", "SPLIT", "NB") for op in ("READ", "WRITE")]
+    cols = [names.index(c) for c in wanted if c in names]
+    return {"DXT_MPIIO": int(counters[:, cols].sum())}
 
 
 def _record_count(name: str, payload: dict[str, Any], table: pd.DataFrame) -> int:

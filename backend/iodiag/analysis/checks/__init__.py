@@ -1,5 +1,5 @@
 """Importing this package registers every check."""
 
-from iodiag.analysis.checks import crosslayer, data_quality, io_share, lustre, mpiio, posix, stdio, trace
+from iodiag.analysis.checks import crosslayer, data_quality, heatmap, io_share, lustre, mpiio, posix, stdio, trace
 
-__all__ = ["crosslayer", "data_quality", "io_share", "lustre", "mpiio", "posix", "stdio", "trace"]
+__all__ = ["crosslayer", "data_quality", "heatmap", "io_share", "lustre", "mpiio", "posix", "stdio", "trace"]
