@@ -148,7 +148,3 @@ _ALL = [
 ]
 
 RECOMMENDATIONS: dict[str, Recommendation] = {r.id: r for r in _ALL}
-
-
-def recommendation(rec_id: str) -> Recommendation:
-    return RECOMMENDATIONS[rec_id]

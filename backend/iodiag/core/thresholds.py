@@ -14,11 +14,14 @@ class ThresholdError(ValueError):
 
 
 class Thresholds(BaseModel):
+    """Drishti's ``small_bytes`` is absent on purpose: counters only have Darshan's fixed size bins,
+    so "small" is always "below 1 MiB" (the five bins under it); a setting that changed nothing
+    would mislead."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # Drishti 0.8 thresholds (same names and defaults).
     imbalance_operations: float = Field(default=0.1, ge=0, le=1, description="read/write imbalance ratio (P01-P04)")
-    small_bytes: int = Field(default=1048576, gt=0, description="a request below this many bytes is small")
     small_requests: float = Field(default=0.1, ge=0, le=1, description="share of small requests (P05, P06, P15, P16)")
     small_requests_absolute: int = Field(
         default=1000, ge=0, description="number of small requests (P05, P06, P15, P16)"

@@ -18,7 +18,6 @@ import pandas as pd
 from iodiag.synth._lib import MODULE_VERSIONS, library
 from iodiag.synth.writer import JobInfo, _put_job, _put_names, write_log
 
-NAME_MAP_AT = 32
 MOD_MAP_AT = 48
 MAP_SIZE = 16
 
