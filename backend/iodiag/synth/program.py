@@ -375,6 +375,10 @@ class Simulator:
 
     def _file_meta_layers(self, ph: Phase) -> list[Layer]:
         """Layers that see an open/close of the file itself, top first."""
+        return self._layers(ph, Layer.H5F, Layer.PNCFILE)
+
+    def _layers(self, ph: Phase, hdf5_top: Layer, pnetcdf_top: Layer) -> list[Layer]:
+        """The interface's layers, top first; HDF5 and PnetCDF name their file or object layer."""
         i = ph.interface
         if i == "posix":
             return [Layer.POSIX]
@@ -383,8 +387,8 @@ class Simulator:
         if i == "mpiio":
             return [Layer.MPIIO, Layer.POSIX]
         if i == "hdf5":
-            return [Layer.H5F, Layer.MPIIO, Layer.POSIX] if ph.via == "mpiio" else [Layer.H5F, Layer.POSIX]
-        return [Layer.PNCFILE, Layer.MPIIO, Layer.POSIX]
+            return [hdf5_top, Layer.MPIIO, Layer.POSIX] if ph.via == "mpiio" else [hdf5_top, Layer.POSIX]
+        return [pnetcdf_top, Layer.MPIIO, Layer.POSIX]
 
     def _object_key(self, ph: Phase, fk: np.ndarray) -> np.ndarray:
         """H5D / PNETCDF_VAR record keys for the files (``<file>:<object>``)."""
@@ -453,16 +457,7 @@ class Simulator:
             t.npoints[o] = max(t.npoints.get(o, 0), (e - start) // t.dtype_size[o])
 
     def _data_layers(self, ph: Phase) -> list[Layer]:
-        i = ph.interface
-        if i == "posix":
-            return [Layer.POSIX]
-        if i == "stdio":
-            return [Layer.STDIO]
-        if i == "mpiio":
-            return [Layer.MPIIO, Layer.POSIX]
-        if i == "hdf5":
-            return [Layer.H5D, Layer.MPIIO, Layer.POSIX] if ph.via == "mpiio" else [Layer.H5D, Layer.POSIX]
-        return [Layer.PNCVAR, Layer.MPIIO, Layer.POSIX]
+        return self._layers(ph, Layer.H5D, Layer.PNCVAR)
 
     # --- independent data phases -----------------------------------------------------------
 
