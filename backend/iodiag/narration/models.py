@@ -1,0 +1,62 @@
+"""What crosses the narration layer's boundary: chat turns, streamed chunks, answers and their provenance."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Provenance = Literal["model", "model-repaired", "template"]
+
+
+class ChatTurn(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
+class Citation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["finding", "doc"]
+    id: str  # a finding code (P08) or a knowledge document id
+    title: str = ""
+
+
+class Violation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: str  # e.g. unknown-number, unknown-code, unknown-doc, unknown-file, unknown-rank, absent-issue, unsupported
+    text: str  # the offending token or sentence
+    detail: str = ""
+
+
+class VerifierReport(BaseModel):
+    passed: bool
+    violations: list[Violation] = Field(default_factory=list)
+    sentences_total: int = 0
+    sentences_removed: int = 0
+    attempts: int = 0  # model generations tried (0 for the template route)
+
+
+class Answer(BaseModel):
+    text: str
+    intent: str  # the composer's classification of the question
+    citations: list[Citation] = Field(default_factory=list)
+    provenance: Provenance
+    model: str | None = None  # the model's name when a model produced the text
+    verifier: VerifierReport
+    elapsed_s: float = 0.0
+
+
+class AnswerChunk(BaseModel):
+    """One streamed piece of an answer. The last chunk has ``final`` set and carries the whole checked answer.
+
+    Text streamed before the final chunk is provisional: when the verifier removes or replaces it, the final
+    answer's text is what the client must show.
+    """
+
+    delta: str = ""
+    final: bool = False
+    answer: Answer | None = None
