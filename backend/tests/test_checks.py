@@ -31,7 +31,7 @@ ALL_CODES = {
     "D03",
     *(f"L{i:02d}" for i in range(1, 6)),
     # Trace (T) and cross-layer (X) codes are tested in test_trace_findings.py and test_crosslayer.py.
-    *(f"T{i:02d}" for i in range(1, 6)),
+    *(f"T{i:02d}" for i in range(1, 9)),  # T06-T08: test_source_lines.py and the trace-* scenarios
     *(f"X{i:02d}" for i in range(1, 4)),
     "H01",  # heatmap codes: tests/test_heatmap.py
     "H02",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
@@ -10,18 +11,29 @@ from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import CrossLayerSummary, cross_layer
 from iodiag.analysis.models import Finding, JobFacts, JobSummary, ModuleSummary, Report, SeverityCounts
 from iodiag.analysis.registry import CHECKS, CheckSpec, Hit
+from iodiag.analysis.source_lines import addr2line, known, source_lines
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
+from iodiag.ingest.stacks import CallStacks, SourceLocation
 
 
 def analyze(
-    profile: JobProfile, thresholds: Thresholds | None = None, top_n: int = 10, facts: JobFacts | None = None
+    profile: JobProfile,
+    thresholds: Thresholds | None = None,
+    top_n: int = 10,
+    facts: JobFacts | None = None,
+    binary: str | Path | None = None,
 ) -> Report:
-    """Same profile and thresholds in, same report out: checks run in code order and sort stably."""
+    """Same profile and thresholds in, same report out: checks run in code order and sort stably.
+
+    ``binary``: the job's executable, to map call-stack addresses the log's own table lacks
+    (raises ``BinaryError`` when it cannot be used).
+    """
     t = thresholds or Thresholds()
     ctx = Context(profile, top_n=top_n, facts=facts)
     findings: list[Finding] = []
     problems = list(profile.problems)
+    lines = _address_lines(profile, binary)
     for code in sorted(CHECKS):
         spec = CHECKS[code]
         if not all(profile.has(m) for m in spec.requires):
@@ -32,7 +44,7 @@ def analyze(
             problems.append(f"check {code} failed: {type(exc).__name__}: {exc}")
             continue
         hits = result if isinstance(result, list) else [result] if result is not None else []
-        findings.extend(_finding(spec, h) for h in hits)
+        findings.extend(_finding(spec, h, profile.stacks, lines, top_n) for h in hits)
     findings.sort(key=lambda f: (f.severity.rank, f.code))
     counts = Counter(f.severity.value for f in findings)
     xl = _cross_layer(ctx, problems)
@@ -57,8 +69,24 @@ def _cross_layer(ctx: Context, problems: list[str]) -> CrossLayerSummary | None:
         return None
 
 
-def _finding(spec: CheckSpec, hit: Hit) -> Finding:
+def _address_lines(profile: JobProfile, binary: str | Path | None) -> dict[int, SourceLocation]:
+    stacks = profile.stacks
+    if stacks is None:
+        return {}
+    lines = dict(stacks.lines)
+    if binary is not None:
+        missing = [a for a in stacks.addresses() if not known(lines.get(a))]
+        lines.update(addr2line(binary, missing))
+    return lines
+
+
+def _finding(
+    spec: CheckSpec, hit: Hit, stacks: CallStacks | None, lines: dict[int, SourceLocation], top_n: int
+) -> Finding:
     recs = list(dict.fromkeys([*spec.recommendations, *hit.extra_recommendations]))
+    where = None
+    if stacks is not None and hit.trace is not None and hit.segments is not None:
+        where = source_lines(hit.trace, hit.segments, stacks, lines, limit=max(top_n, 1))
     return Finding(
         code=spec.code,
         severity=hit.severity or spec.severity,
@@ -70,6 +98,7 @@ def _finding(spec: CheckSpec, hit: Hit) -> Finding:
         files_total=hit.files_total or len(hit.files),
         ranks=hit.ranks,
         recommendations=recs,
+        source_lines=where,
     )
 
 

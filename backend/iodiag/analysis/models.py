@@ -66,6 +66,29 @@ class FileEvidence(BaseModel):
     metrics: list[Metric] = Field(default_factory=list)
 
 
+class SourceFrame(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    address: str = Field(description="return address, hex")
+    function: str = Field(description="'??' when unknown")
+    file: str = Field(description="source file, '??' when unknown")
+    line: int = Field(description="0 when unknown")
+
+
+class SourceLine(BaseModel):
+    """The segments of a finding that one source line issued, with the call chain that reached it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    line: int
+    function: str
+    segments: int
+    bytes: int
+    ranks: int = Field(description="distinct ranks among those segments")
+    call_chain: list[SourceFrame] = Field(description="innermost frame first")
+
+
 class Finding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -79,6 +102,11 @@ class Finding(BaseModel):
     files_total: int = 0
     ranks: list[int] = Field(default_factory=list)
     recommendations: list[str] = Field(default_factory=list, description="ids in the recommendation registry")
+    source_lines: list[SourceLine] | None = Field(
+        default=None,
+        description="the finding's trace segments grouped by the source line that issued them, most segments "
+        "first; null unless the log carries call stacks (or --binary maps them)",
+    )
 
     def metric(self, name: str) -> float | int | str | None:
         for m in self.evidence:

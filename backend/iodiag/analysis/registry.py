@@ -10,8 +10,11 @@ from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from iodiag.analysis.context import Context
     from iodiag.core.thresholds import Thresholds
+    from iodiag.ingest.trace import Trace
 
 
 @dataclass
@@ -26,6 +29,10 @@ class Hit:
     severity: Severity | None = None
     """Overrides the registered severity (for checks whose severity depends on the numbers)."""
     extra_recommendations: tuple[str, ...] = ()
+    trace: Trace | None = None
+    segments: np.ndarray | None = None
+    """The trace segments the finding is about (a boolean mask over ``trace``): where the log carries call
+    stacks, the engine groups them by source line."""
 
 
 CheckFn = Callable[["Context", "Thresholds"], "Hit | list[Hit] | None"]

@@ -41,6 +41,8 @@ def concat(parts: list[Trace], module: str, keep: list[np.ndarray | None] | None
     cols: dict[str, list[np.ndarray]] = {k: [] for k in ("rank", "file", "op", "offset", "length", "start", "end")}
     base = 0
     hosts: dict[int, str] = {}
+    stacks: list[np.ndarray] = []
+    with_stacks = any(p.stack is not None for p in parts)
     for p, mask in zip(parts, keep, strict=True):
         remap = inverse[base : base + len(p.file_ids)].astype(np.int32)
         base += len(p.file_ids)
@@ -51,6 +53,9 @@ def concat(parts: list[Trace], module: str, keep: list[np.ndarray | None] | None
             cols[k].append(getattr(p, k)[sel])
         for r, h in p.hostnames.items():
             hosts.setdefault(r, h)
+        if with_stacks:
+            own = p.stack if p.stack is not None else np.full(len(p), -1, dtype=np.int32)
+            stacks.append(own[sel])
     j = {k: np.concatenate(v) for k, v in cols.items()}
     return Trace(
         module=module,
@@ -64,6 +69,7 @@ def concat(parts: list[Trace], module: str, keep: list[np.ndarray | None] | None
         file_ids=ids.astype(np.uint64),
         hostnames=hosts,
         records=sum(p.records for p in parts),
+        stack=np.concatenate(stacks) if with_stacks else None,
     )
 
 

@@ -111,6 +111,18 @@ class Thresholds(BaseModel):
     trace_rank0_min_ops: int = Field(
         default=1000, ge=0, description="rank 0 must issue at least this many operations for T02 by operations"
     )
+    trace_small_bytes: int = Field(
+        default=1 << 20,
+        ge=1,
+        description="bytes: traced requests smaller than this are small (T06). The trace has exact sizes, so unlike "
+        "the counters' fixed bins this boundary can be set",
+    )
+    trace_requests_absolute: int = Field(
+        default=1000,
+        ge=0,
+        description="traced small, misaligned or random requests needed for T06, T07 or T08 (besides the share "
+        "thresholds small_requests, misaligned_requests and random_operations)",
+    )
     trace_unbalanced_margin: float = Field(
         default=0.2,
         ge=0,

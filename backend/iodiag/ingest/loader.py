@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
@@ -16,6 +17,7 @@ from iodiag.ingest.header import check_log_file
 from iodiag.ingest.isolation import ChildOutcome, run_inline, run_isolated
 from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
 from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo, Mount
+from iodiag.ingest.stacks import CallStacks, parse, split_names, stack_column
 from iodiag.ingest.trace import Trace, TraceBuilder
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -211,14 +213,24 @@ def _build(
     if not raw["names_ok"]:
         problems.append("the file name region is corrupted: file names are unknown")
 
+    names, stack_entries = split_names(raw["names"])
+    stacks: CallStacks | None = None
+    if stack_entries:
+        stacks, bad = parse(stack_entries)
+        problems.extend(bad[:5])
+        for mod, tr in list(traces.items()):
+            col = stack_column(tr, stacks)
+            if col is not None:
+                traces[mod] = replace(tr, stack=col)
     meta = _job_meta(raw, tables, traces)
     return JobProfile(
         path=path,
         meta=meta,
         modules=MappingProxyType(infos),
-        names=MappingProxyType(dict(raw["names"])),
+        names=MappingProxyType(names),
         tables=MappingProxyType(tables),
         traces=MappingProxyType(traces),
+        stacks=stacks or None,
         problems=tuple(problems),
     )
 

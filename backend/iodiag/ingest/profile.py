@@ -10,6 +10,7 @@ from types import MappingProxyType
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
+from iodiag.ingest.stacks import CallStacks
 from iodiag.ingest.trace import Trace
 
 
@@ -76,6 +77,8 @@ class JobProfile:
     tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     traces: Mapping[str, Trace] = field(default_factory=dict)
     """DXT_POSIX / DXT_MPIIO segments as numpy columns (read only when asked for)."""
+    stacks: CallStacks | None = None
+    """Call stacks of DXT segments and their address-to-line table, when the log carries them."""
     problems: tuple[str, ...] = ()
     """Reading problems that are not tied to one module (for example a crash after the last module)."""
 

@@ -34,6 +34,8 @@ class Trace:
     hostnames: Mapping[int, str] = field(default_factory=dict)
     """Host of each rank that has segments."""
     records: int = 0
+    stack: np.ndarray | None = None
+    """Call-stack id per segment (int32, -1: none) when the log carries call stacks (see ``stacks``)."""
 
     def __len__(self) -> int:
         return len(self.offset)
@@ -42,7 +44,10 @@ class Trace:
     def nbytes(self) -> int:
         """Resident bytes. The segment fields may be views of one block; count each buffer once."""
         seen: dict[int, int] = {}
-        for c in (self.rank, self.file, self.op, self.offset, self.length, self.start, self.end, self.file_ids):
+        cols = [self.rank, self.file, self.op, self.offset, self.length, self.start, self.end, self.file_ids]
+        if self.stack is not None:
+            cols.append(self.stack)
+        for c in cols:
             base = c.base if isinstance(c.base, np.ndarray) else c
             seen[id(base)] = max(seen.get(id(base), 0), base.nbytes if base is not c else c.nbytes)
         return sum(seen.values())

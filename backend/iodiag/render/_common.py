@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
 
-from iodiag.analysis.models import Finding, Metric, Report, Severity, Unit
+from iodiag.analysis.models import Finding, Metric, Report, Severity, SourceLine, Unit
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
@@ -398,3 +398,22 @@ def crosslayer_tables(report: Report) -> tuple[str, list[CrossLayerTable], int]:
             )
         tables.append(CrossLayerTable(f.path, f.summary_text, rows))
     return x.summary_text, tables, max(x.files_total - len(tables), 0)
+
+
+def source_line_text(s: SourceLine) -> str:
+    """``src/io.c:120 in write_row — 1,600 requests, 6.2 MiB, 4 ranks``."""
+    return (
+        f"{one_line(s.file)}:{s.line} in {one_line(s.function)} — {s.segments:,} "
+        f"request{'s' if s.segments != 1 else ''}, {human_bytes(s.bytes)}, "
+        f"{s.ranks:,} rank{'s' if s.ranks != 1 else ''}"
+    )
+
+
+def call_chain_text(s: SourceLine) -> str:
+    """``write_row (src/io.c:120) ← checkpoint (src/app.c:88) ← main (src/main.c:42)``."""
+    return " ← ".join(
+        f"{one_line(fr.function)} ({one_line(fr.file)}:{fr.line})"
+        if fr.line
+        else f"{one_line(fr.function)} [{fr.address}]"
+        for fr in s.call_chain
+    )

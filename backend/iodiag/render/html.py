@@ -302,6 +302,13 @@ def _finding(f: Finding, anchor: str, prefix: str) -> str:
     parts.append(_files_table(f))
     if f.ranks:
         parts.append(f"<p><strong>Ranks:</strong> {e(c.ranks_text(f.ranks))}</p>")
+    if f.source_lines:
+        items = "".join(
+            f'<li><span class="path">{e(c.source_line_text(s))}</span><br>'
+            f'<span class="chain">{e(c.call_chain_text(s))}</span></li>'
+            for s in f.source_lines
+        )
+        parts.append(f'<p><strong>Source lines:</strong></p><ul class="source-lines">{items}</ul>')
     if f.recommendations:
         links = ", ".join(
             f'<a href="#{_anchor(prefix, "rec", r)}">{e(c.recommendation_title(r))}</a>' for r in f.recommendations

@@ -91,6 +91,11 @@ def _finding(f: Finding) -> list[str]:
             items.append(f"  - … and {more:,} more")
     if f.ranks:
         items.append(f"- **Ranks:** {md_text(c.ranks_text(f.ranks))}")
+    if f.source_lines:
+        items.append("- **Source lines:**")
+        for s in f.source_lines:
+            items.append(f"  - {md_text(c.source_line_text(s))}")
+            items.append(f"    - call chain: {md_text(c.call_chain_text(s))}")
     if f.recommendations:
         items.append("- **Try:** " + "; ".join(md_text(c.recommendation_title(r)) for r in f.recommendations))
     if items:

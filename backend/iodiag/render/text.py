@@ -106,6 +106,13 @@ def finding(f: Finding) -> RenderableType:
         body.append(files)
     if f.ranks:
         body.append(Text.assemble(("Ranks: ", "bold"), c.ranks_text(f.ranks)))
+    if f.source_lines:
+        parts: list[RenderableType] = [Text("Source lines:", style="bold")]
+        for s in f.source_lines:
+            line = Text.assemble(("• ", "dim"), _t(c.source_line_text(s), "bright_magenta"))
+            parts.append(Padding(line, (0, 0, 0, 2)))
+            parts.append(Padding(_t(c.call_chain_text(s), "dim"), (0, 0, 0, 4)))
+        body.append(Group(*parts))
     if f.recommendations:
         recs = Text(" · ").join(Text(c.recommendation_title(r)) for r in f.recommendations)
         body.append(Text.assemble(("Try: ", "bold"), recs))

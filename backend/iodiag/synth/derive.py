@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from darshan.backend import cffi_backend as be
 
+from iodiag.ingest.stacks import SourceLocation
 from iodiag.synth.layout import record_id
 from iodiag.synth.program import ProgramError, node_of
 from iodiag.synth.trace import MODULE, Layer, Meta, Mode, Trace
@@ -597,7 +598,33 @@ def _lustre(t: Trace, meta: dict[str, np.ndarray]) -> pd.DataFrame | None:
     return out
 
 
-def dxt_table(t: Trace, io: dict[str, np.ndarray], layer: Layer, hostname: str) -> pd.DataFrame | None:
+def call_stacks(s: Scenario) -> tuple[np.ndarray, dict[int, tuple[int, ...]], dict[int, SourceLocation]]:
+    """Stack id per program phase (-1: none), the distinct stacks, and the address-to-line table.
+
+    Frames without an address get a made-up but stable one per distinct (function, file, line); a
+    scenario that gives addresses (of a real binary) keeps them, so ``--binary`` can map them.
+    """
+    phase_stack = np.full(max(len(s.program), 1), -1, dtype=np.int32)
+    addr_of: dict[tuple[str, str, int], int] = {}
+    stacks: dict[tuple[int, ...], int] = {}
+    lines: dict[int, SourceLocation] = {}
+    for i, ph in enumerate(s.program):
+        if not ph.stack:
+            continue
+        addrs = []
+        for fr in ph.stack:
+            key = (fr.function, fr.file, fr.line)
+            a = fr.address if fr.address is not None else addr_of.setdefault(key, 0x401000 + 0x40 * len(addr_of))
+            addrs.append(a)
+            lines.setdefault(a, SourceLocation(*key))
+        phase_stack[i] = stacks.setdefault(tuple(addrs), len(stacks))
+    by_id = {sid: addrs for addrs, sid in stacks.items()}
+    return phase_stack, by_id, (lines if s.stacks == "table" else {})
+
+
+def dxt_table(
+    t: Trace, io: dict[str, np.ndarray], layer: Layer, hostname: str, phase_stack: np.ndarray | None = None
+) -> pd.DataFrame | None:
     sel = io["layer"] == layer
     if not sel.any():
         return None
@@ -606,7 +633,7 @@ def dxt_table(t: Trace, io: dict[str, np.ndarray], layer: Layer, hostname: str) 
     ids = t.record_ids(uniq)[inv.reshape(-1)]
     nodes = node_of(t.nprocs, t.nodes)
     hosts = np.array([hostname.format(node=i) for i in range(t.nodes)], dtype=object)
-    return pd.DataFrame(
+    df = pd.DataFrame(
         {
             "id": ids,
             "rank": ranks,
@@ -618,6 +645,10 @@ def dxt_table(t: Trace, io: dict[str, np.ndarray], layer: Layer, hostname: str) 
             "end": io["end"][sel],
         }
     )
+    if phase_stack is not None and (phase_stack >= 0).any():
+        ph = io["phase"][sel]
+        df["stack"] = np.where(ph >= 0, phase_stack[np.clip(ph, 0, len(phase_stack) - 1)], -1)
+    return df
 
 
 def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[str, pd.DataFrame]]:
@@ -654,8 +685,9 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
     if lus is not None:
         tables["LUSTRE"] = lus
     if s.dxt:
+        phase_stack = call_stacks(s)[0]
         for layer, name in ((Layer.POSIX, "DXT_POSIX"), (Layer.MPIIO, "DXT_MPIIO")):
-            d = dxt_table(t, io, layer, s.job.hostname)
+            d = dxt_table(t, io, layer, s.job.hostname, phase_stack)
             if d is not None:
                 tables[name] = d
     keys = np.array(sorted(used), dtype=np.int64)

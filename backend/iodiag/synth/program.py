@@ -219,6 +219,7 @@ class Simulator:
     def run(self) -> Trace:
         clock = 0.0
         for i, ph in enumerate(self.s.program):
+            self.trace.phase = i
             clock += ph.compute
             try:
                 clock = max(clock, self._phase(ph, clock))

@@ -156,6 +156,31 @@ Op = Literal["write", "read", "open", "stat", "open_stat"]
 Interface = Literal["posix", "stdio", "mpiio", "hdf5", "pnetcdf"]
 
 
+class FrameSpec(_Model):
+    """One frame of a call stack: ``"function file:line"`` or a mapping (optionally with the address)."""
+
+    function: str = "??"
+    file: str = "??"
+    line: int = Field(default=0, ge=0)
+    address: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            func, _, where = v.strip().partition(" ")
+            src, _, line = where.strip().rpartition(":")
+            if not func or not src or not line.isdigit():
+                raise ValueError(f"frame {v!r}: expected 'function file:line'")
+            return {"function": func, "file": src, "line": int(line)}
+        if isinstance(v, dict) and isinstance(v.get("address"), str):
+            try:
+                return {**v, "address": int(v["address"], 0)}
+            except ValueError:
+                raise ValueError(f"frame address {v['address']!r} is not a number") from None
+        return v
+
+
 class Phase(_Model):
     ranks: RankSet = "all"
     file: str | None = None
@@ -184,6 +209,8 @@ class Phase(_Model):
     cb_buffer_size: Size | None = None
     dataset: str = "/data"
     variable: str = "var"
+    stack: list[FrameSpec] = Field(default_factory=list, description="call stack of the phase's requests, "
+                                   "innermost frame first (written only with dxt: true)")
     note: str = ""
 
     @model_validator(mode="after")
@@ -259,6 +286,11 @@ class Scenario(_Model):
     job: JobSpec
     hints: Hints = Field(default_factory=Hints)
     dxt: bool = False
+    stacks: Literal["table", "addresses"] = Field(
+        default="table",
+        description="with phase stacks: also write the address-to-line table ('table'), or only the addresses, "
+        "to be mapped later with --binary ('addresses')",
+    )
     files: list[FileSpec] = Field(default_factory=list)
     program: list[Phase] = Field(min_length=1)
     expect: Expect = Field(default_factory=Expect)
@@ -335,12 +367,13 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def build_log(scenario: Scenario, out_path: str | Path) -> Path:
     """Simulate the scenario's program and write the Darshan log it would produce."""
-    from iodiag.synth.derive import derive_tables
+    from iodiag.synth.derive import call_stacks, derive_tables
     from iodiag.synth.program import simulate
     from iodiag.synth.writer import write_log
 
     trace = simulate(scenario)
     job, names, tables = derive_tables(scenario, trace)
     out = Path(out_path)
-    write_log(out, job, names, tables)
+    _, stacks, lines = call_stacks(scenario)
+    write_log(out, job, names, tables, stacks=stacks if scenario.dxt else None, lines=lines)
     return out

@@ -68,6 +68,7 @@ IO_COLUMNS = {
     "mem_bad": np.bool_,
     "mode": np.int8,
     "seq": np.int64,
+    "phase": np.int32,
 }
 META_COLUMNS = {
     "layer": np.int8,
@@ -109,6 +110,8 @@ class Trace:
     io_chunks: list[dict[str, np.ndarray]] = field(default_factory=list)
     meta_chunks: list[dict[str, np.ndarray]] = field(default_factory=list)
     end_time: float = 0.0
+    phase: int = -1
+    """Index of the program phase being simulated (requests remember it: their call stack is the phase's)."""
     _seq: int = 0
     _ids: list[int] = field(default_factory=list)
 
@@ -161,6 +164,7 @@ class Trace:
                 "mem_bad": np.broadcast_to(np.asarray(mem_bad, dtype=np.bool_), (n,)).copy(),
                 "mode": np.broadcast_to(np.asarray(mode, dtype=np.int8), (n,)).copy(),
                 "seq": self._seqs(n) if seq is None else np.asarray(seq, dtype=np.int64),
+                "phase": np.full(n, self.phase, dtype=np.int32),
             }
         )
 

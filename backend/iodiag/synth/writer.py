@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iodiag.ingest.stacks import SourceLocation
+from iodiag.ingest.stacks import encode as encode_stacks
+from iodiag.ingest.stacks import record_id as callstack_id
 from iodiag.synth._lib import MODULE_VERSIONS, library
 
 GENERIC = ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "STDIO")
@@ -61,8 +64,15 @@ def write_log(
     names: Mapping[int, str],
     tables: Mapping[str, pd.DataFrame],
     partial: Sequence[str] = (),
+    stacks: Mapping[int, tuple[int, ...]] | None = None,
+    lines: Mapping[int, SourceLocation] | None = None,
 ) -> None:
-    """Write a log. ``tables`` use the ingest's columns; modules named in ``partial`` are flagged partial."""
+    """Write a log. ``tables`` use the ingest's columns; modules named in ``partial`` are flagged partial.
+
+    With ``stacks`` (stack id -> addresses), DXT tables with a ``stack`` column (stack id per segment,
+    -1 for none) also get their call stacks, and ``lines`` the address-to-line table, in the form
+    ``iodiag.ingest.stacks`` describes.
+    """
     ffi, lib, be = library()
     unknown = set(tables) - set(MODULE_ORDER)
     if unknown:
@@ -79,6 +89,8 @@ def write_log(
     keep: list[Any] = []  # cffi buffers that must outlive the calls using them
     try:
         _put_job(ffi, lib, fd, job)
+        if stacks:
+            names = {**names, **_stack_names(tables, stacks, lines or {})}
         _put_names(ffi, lib, fd, names, keep)
         for name in MODULE_ORDER:
             table = tables.get(name)
@@ -197,12 +209,34 @@ def _put_lustre(ffi: Any, lib: Any, be: Any, fd: Any, table: pd.DataFrame) -> No
 _SEGMENT = np.dtype([("offset", "<i8"), ("length", "<i8"), ("start", "<f8"), ("end", "<f8")])
 
 
+def _dxt_order(table: pd.DataFrame) -> pd.DataFrame:
+    # Within a record Darshan stores the writes first, then the reads, each in time order.
+    t = table.assign(_read=(table["op"] == "read").astype(np.int8))
+    return t.sort_values(["id", "rank", "_read", "start"], kind="stable")
+
+
+def _stack_names(
+    tables: Mapping[str, pd.DataFrame], stacks: Mapping[int, tuple[int, ...]], lines: Mapping[int, SourceLocation]
+) -> dict[int, str]:
+    segments = []
+    for module in ("DXT_POSIX", "DXT_MPIIO"):
+        table = tables.get(module)
+        if table is None or table.empty or "stack" not in table:
+            continue
+        t = _dxt_order(table)
+        ids, ranks, reads = (t[c].to_numpy(dtype=np.int64) for c in ("id", "rank", "_read"))
+        sids = t["stack"].to_numpy(dtype=np.int64)
+        cut = np.flatnonzero((np.diff(ids) != 0) | (np.diff(ranks) != 0) | (np.diff(reads) != 0)) + 1
+        for a, b in zip(np.r_[0, cut].tolist(), np.r_[cut, len(t)].tolist(), strict=True):
+            rid = int(np.uint64(ids[a].astype(np.uint64)))
+            segments.append((module, rid, int(ranks[a]), int(reads[a]), sids[a:b]))
+    return {callstack_id(text): text for text in encode_stacks(stacks, lines, segments)}
+
+
 def _put_dxt(ffi: Any, lib: Any, be: Any, fd: Any, name: str, table: pd.DataFrame) -> None:
     mod_id, ver = be.mod_name_to_idx(name), MODULE_VERSIONS[name]
     head = ffi.sizeof("struct dxt_file_record")
-    # Within a record Darshan stores the writes first, then the reads, each in time order.
-    t = table.assign(_read=(table["op"] == "read").astype(np.int8))
-    t = t.sort_values(["id", "rank", "_read", "start"], kind="stable")
+    t = _dxt_order(table)
     ids = t["id"].to_numpy(dtype=np.uint64)
     ranks = t["rank"].to_numpy(dtype=np.int64)
     key_change = np.flatnonzero((np.diff(ids.astype(np.int64)) != 0) | (np.diff(ranks) != 0)) + 1

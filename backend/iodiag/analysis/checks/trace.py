@@ -173,6 +173,8 @@ def phase_stragglers_check(ctx: Context, t: Thresholds) -> Hit | None:
         files=files,
         files_total=nfiles,
         ranks=stragglers[: max(ctx.top_n, 1)],
+        trace=tr,
+        segments=in_window,
     )
 
 
@@ -243,6 +245,8 @@ def rank0_heavy(ctx: Context, t: Thresholds) -> Hit | None:
         files=files,
         files_total=nfiles,
         ranks=[0],
+        trace=tr,
+        segments=mine0,
     )
 
 
@@ -320,6 +324,8 @@ def unbalanced_ranks(ctx: Context, t: Thresholds) -> Hit | None:
         files=files,
         files_total=nfiles,
         ranks=ranks[: max(ctx.top_n, 1)],
+        trace=tr,
+        segments=mask,
     )
 
 
@@ -396,6 +402,8 @@ def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
         files_total=nfiles,
         ranks=_top_ranks(tr, mask, ctx.top_n),
         extra_recommendations=("hdf5-async-vol",) if ctx.uses_hdf5 else ("mpiio-nonblocking",),
+        trace=tr,
+        segments=mask,
     )
 
 
@@ -455,6 +463,8 @@ def repeated_ranges(ctx: Context, t: Thresholds) -> list[Hit] | None:
                 files=files,
                 files_total=len(fidx),
                 ranks=ranks,
+                trace=tr,
+                segments=seg,
             )
         )
     return hits or None

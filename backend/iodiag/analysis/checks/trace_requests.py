@@ -1,0 +1,231 @@
+"""Small, misaligned and random requests, resolved from the DXT trace to files, ranks and time windows.
+
+The counter-based checks (P05-P08, P11-P14) say *that* a job issues such requests; these say
+*where and when*: which files, which ranks, between which times, and (when the log carries call
+stacks) from which source lines. They read DXT_POSIX only, the requests that reach the file
+system; a log traced at MPI-IO alone has no segments that show alignment to the file system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from iodiag.analysis.checks.trace import _window
+from iodiag.analysis.context import Context, pct
+from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, check
+from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_bytes
+from iodiag.ingest.trace import READ, Trace
+
+
+def _posix_trace(ctx: Context) -> Trace | None:
+    t = ctx.profile.trace("DXT_POSIX")
+    return t if t is not None and len(t) > 0 else None
+
+
+def _flagged_hit(
+    ctx: Context,
+    tr: Trace,
+    bad: np.ndarray,
+    what: str,
+    why: str,
+    extra: list[Metric],
+) -> Hit:
+    """A finding for the flagged segments ``bad``: files with their own windows and ranks, worst first."""
+    n_bad, n_all = int(bad.sum()), len(tr)
+    f = tr.file[bad]
+    per_file = np.bincount(f, minlength=len(tr.file_ids))
+    all_file = np.bincount(tr.file, minlength=len(tr.file_ids))
+    touched = np.flatnonzero(per_file)
+    order = touched[np.argsort(-per_file[touched], kind="stable")]
+    first = np.full(len(tr.file_ids), np.inf)
+    last = np.full(len(tr.file_ids), -np.inf)
+    np.minimum.at(first, f, tr.start[bad])
+    np.maximum.at(last, f, tr.end[bad])
+    nbytes = np.bincount(f, weights=tr.length[bad], minlength=len(tr.file_ids))
+    # ranks per file: unique (file, rank) pairs among flagged segments
+    rmax = int(tr.rank.max()) + 1
+    pairs = np.unique(f.astype(np.int64) * rmax + tr.rank[bad])
+    ranks_per_file = np.bincount(pairs // rmax, minlength=len(tr.file_ids))
+    files: list[FileEvidence] = []
+    for i in order[: ctx.top_n]:
+        files.append(
+            ctx.file(
+                int(tr.file_ids[i]),
+                Metric(name=f"{what}_requests", value=int(per_file[i]), unit=Unit.COUNT),
+                Metric(name=f"{what}_share", value=float(per_file[i] / max(all_file[i], 1)), unit=Unit.RATIO),
+                Metric(name=f"{what}_bytes", value=round(float(nbytes[i])), unit=Unit.BYTES),
+                Metric(name="ranks", value=int(ranks_per_file[i]), unit=Unit.COUNT),
+                *_window(float(first[i]), float(last[i])),
+            )
+        )
+    w = int(order[0])
+    worst_ranks = np.unique(tr.rank[bad & (tr.file == w)])
+    r = tr.rank[bad]
+    per_rank = np.bincount(r)
+    ranks = np.flatnonzero(per_rank)
+    top_ranks = [int(x) for x in ranks[np.argsort(-per_rank[ranks], kind="stable")][: max(ctx.top_n, 1)]]
+    ws, we = float(first[w]), float(last[w])
+    message = (
+        f"{n_bad:,} of {n_all:,} traced POSIX requests ({pct(n_bad / max(n_all, 1))}) are {why}, in "
+        f"{len(touched):,} file(s) from {len(ranks):,} rank(s). Most: {ctx.path(int(tr.file_ids[w]))} with "
+        f"{int(per_file[w]):,} of its {int(all_file[w]):,} requests ({human_bytes(round(float(nbytes[w])))}) "
+        f"from {len(worst_ranks):,} rank(s), between {ws:.3f} s and {we:.3f} s."
+    )
+    return Hit(
+        message=message,
+        evidence=[
+            Metric(name=f"{what}_requests", value=n_bad, unit=Unit.COUNT),
+            Metric(name="traced_requests", value=n_all, unit=Unit.COUNT),
+            Metric(name=f"{what}_share", value=n_bad / max(n_all, 1), unit=Unit.RATIO),
+            Metric(name="files", value=len(touched), unit=Unit.COUNT),
+            Metric(name="ranks_involved", value=len(ranks), unit=Unit.COUNT),
+            *extra,
+            *_window(ws, we),
+            Metric(name="trace", value=tr.module, unit=Unit.TEXT, description="DXT module(s) the finding reads"),
+        ],
+        files=files,
+        files_total=len(touched),
+        ranks=top_ranks,
+        trace=tr,
+        segments=bad,
+    )
+
+
+def _fires(bad: np.ndarray, share: float, t: Thresholds) -> bool:
+    n = int(bad.sum())
+    return n >= max(t.trace_requests_absolute, 1) and n / max(len(bad), 1) > share
+
+
+def _by_op(
+    ctx: Context, t: Thresholds, share: float, flag: Callable[[Trace], np.ndarray], what: str, why: str
+) -> list[Hit] | None:
+    tr = _posix_trace(ctx)
+    if tr is None:
+        return None
+    bad_all = flag(tr)
+    hits = []
+    for op, verb in ((0, "writes"), (READ, "reads")):
+        bad = bad_all & (tr.op == op)
+        mine = tr.op == op
+        if not mine.any() or not _fires(bad[mine], share, t):
+            continue
+        hit = _flagged_hit(ctx, tr, bad, what, f"{why} {verb}", [Metric(name="op", value=verb, unit=Unit.TEXT)])
+        hits.append(hit)
+    return hits or None
+
+
+@check(
+    "T06",
+    title="Small requests, resolved to files, ranks and time windows",
+    layer=Layer.POSIX,
+    severity=Severity.WARNING,
+    recommendations=("aggregate-small-requests",),
+)
+def small_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
+    """Requests under ``trace_small_bytes`` (1 MiB, Drishti's boundary), counted from exact traced sizes."""
+    return _by_op(
+        ctx,
+        t,
+        t.small_requests,
+        lambda tr: (tr.length < t.trace_small_bytes) & (tr.length > 0),
+        "small",
+        f"smaller than {human_bytes(t.trace_small_bytes)}:",
+    )
+
+
+def _alignment(ctx: Context, tr: Trace) -> np.ndarray:
+    """Alignment per file index: the Lustre stripe size where known, else Darshan's POSIX_FILE_ALIGNMENT."""
+    align = np.zeros(len(tr.file_ids), dtype=np.int64)
+    posix = ctx.posix
+    if len(posix) and "POSIX_FILE_ALIGNMENT" in posix:
+        ids = posix["id"].to_numpy(dtype=np.uint64)
+        vals = posix["POSIX_FILE_ALIGNMENT"].to_numpy(dtype=np.int64)
+        pos = np.searchsorted(tr.file_ids, ids)
+        ok = (pos < len(tr.file_ids)) & (tr.file_ids[np.minimum(pos, len(tr.file_ids) - 1)] == ids)
+        np.maximum.at(align, pos[ok], vals[ok])
+    lus = ctx.table("LUSTRE")
+    if len(lus) and "stripe_size" in lus:
+        first = lus.sort_values(["id", "component"], kind="stable").drop_duplicates("id")
+        ids = first["id"].to_numpy(dtype=np.uint64)
+        pos = np.searchsorted(tr.file_ids, ids)
+        ok = (pos < len(tr.file_ids)) & (tr.file_ids[np.minimum(pos, len(tr.file_ids) - 1)] == ids)
+        align[pos[ok]] = first["stripe_size"].to_numpy(dtype=np.int64)[ok]
+    return align
+
+
+@check(
+    "T07",
+    title="Misaligned requests, resolved to files, ranks and time windows",
+    layer=Layer.POSIX,
+    severity=Severity.WARNING,
+    recommendations=("align-file-requests",),
+)
+def misaligned_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
+    """Requests whose offset is not a multiple of the file's alignment (the Lustre stripe size, else the
+    file system's block size as Darshan recorded it), Darshan's own definition of POSIX_FILE_NOT_ALIGNED."""
+    tr = _posix_trace(ctx)
+    if tr is None:
+        return None
+    align = _alignment(ctx, tr)
+
+    def flag(tr: Trace) -> np.ndarray:
+        a = align[tr.file]
+        known = a > 1
+        out = np.zeros(len(tr), dtype=bool)
+        out[known] = (tr.offset[known] % a[known]) != 0
+        return out & (tr.length > 0)
+
+    return _by_op(ctx, t, t.misaligned_requests, flag, "misaligned", "not aligned to the file's stripe or block:")
+
+
+def random_mask(tr: Trace) -> np.ndarray:
+    """Segments that start before the end of the same rank's previous request of that kind to the file.
+
+    Darshan's own sequential test (offset past the previous request's last byte), per file, rank and
+    operation, in time order; a rank's first request to a file is never random (the counters count it,
+    see the P11-P14 divergence).
+    """
+    n = len(tr)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    key = (tr.file.astype(np.int64) * (int(tr.rank.max()) + 1) + tr.rank) * 2 + tr.op
+    same = key[1:] == key[:-1]
+    # The reader yields each (file, rank) record's writes then reads, each in time order; check rather than
+    # assume, since a full sort of ten million segments costs seconds.
+    ordered = bool(np.all(~same | (tr.start[1:] >= tr.start[:-1])))
+    if ordered and np.unique(key[np.r_[True, ~same]]).size == int((~same).sum()) + 1:
+        order = None
+        k, off, ln = key, tr.offset, tr.length
+    else:
+        order = np.lexsort((tr.start, key))
+        k, off, ln = key[order], tr.offset[order], tr.length[order]
+    prev_end = np.r_[0, (off + ln)[:-1]]
+    cont = np.r_[False, k[1:] == k[:-1]]
+    bad: np.ndarray = cont & (off < prev_end)
+    if order is None:
+        return bad
+    out = np.zeros(n, dtype=bool)
+    out[order] = bad
+    return out
+
+
+@check(
+    "T08",
+    title="Random-access requests, resolved to files, ranks and time windows",
+    layer=Layer.POSIX,
+    severity=Severity.WARNING,
+    recommendations=("sequential-access",),
+)
+def random_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
+    return _by_op(
+        ctx,
+        t,
+        t.random_operations,
+        random_mask,
+        "random",
+        "random (each starts before the end of the rank's previous one):",
+    )
