@@ -229,6 +229,16 @@ def analyze(
             metavar="N",
         ),
     ] = None,
+    binary: Annotated[
+        Path | None,
+        typer.Option(
+            "--binary",
+            help="The job's executable (built with -g): maps the call-stack addresses a log carries without their "
+            "source lines, with addr2line. Implies --dxt.",
+            show_default=False,
+            metavar="PATH",
+        ),
+    ] = None,
 ) -> None:
     """Analyze Darshan logs and report what slows their I/O down.
 
@@ -237,7 +247,9 @@ def analyze(
     A log that cannot be read is reported on stderr, the others are still analyzed, and the exit status is 2.
     """  # noqa: E501  (typer keeps the line breaks of a paragraph)
     try:
-        code = _analyze(logs, fmt.value, thresholds, output, top, (nodes, cb_nodes), dxt)
+        if binary is not None and not binary.is_file():
+            raise CliError(f"--binary {binary}: no such file")
+        code = _analyze(logs, fmt.value, thresholds, output, top, (nodes, cb_nodes), dxt or binary is not None, binary)
     except typer.Exit:
         raise
     except BrokenPipeError:
@@ -266,6 +278,7 @@ def _analyze(
     top: int,
     job_facts: tuple[int | None, int | None] = (None, None),
     dxt: bool = False,
+    binary: Path | None = None,
 ) -> int:
     thresholds = _load_thresholds(thresholds_path)
     target = _target(output)
@@ -274,6 +287,7 @@ def _analyze(
     from iodiag.analysis import analyze as run_analysis
 
     facts = JobFacts(nodes=job_facts[0], cb_nodes=job_facts[1])
+    from iodiag.analysis.source_lines import BinaryError
     from iodiag.ingest import LogReadError, load_profile
     from iodiag.render import EXTENSIONS, render
 
@@ -284,9 +298,11 @@ def _analyze(
         try:
             # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
             profile = load_profile(str(log), include=("HEATMAP", "DXT") if dxt else ("HEATMAP",))
-            report = run_analysis(profile, thresholds, top_n=top, facts=facts)
+            report = run_analysis(profile, thresholds, top_n=top, facts=facts, binary=binary)
         except LogReadError as exc:
             return Outcome(log, error=str(exc))
+        except BinaryError as exc:
+            return Outcome(log, error=f"{log}: {exc}")
         except Exception as exc:
             if _debug():
                 raise
