@@ -65,16 +65,11 @@ def test_every_scenario_says_what_it_models() -> None:
         assert e.path.stem == e.scenario.name, f"{e.path.name}: file name and scenario name differ"
 
 
-NOT_SYNTHESIZED = {"H01", "H02"}
-
-
 def test_every_code_has_a_positive_and_a_negative_scenario() -> None:
     entries = load_corpus(DEFAULT_SCENARIOS, engine_titles())
     positive = {c for e in entries for c in e.scenario.expect.findings}
     negative = {c for e in entries for c in e.scenario.expect.absent}
-    # The scenario writer does not write HEATMAP records yet, so the heatmap codes are tested on
-    # real logs and hand-built heatmaps in test_heatmap.py instead.
-    codes = set(engine_titles()) - NOT_SYNTHESIZED
+    codes = set(engine_titles())
     assert not codes - positive, f"codes without a scenario that expects them: {sorted(codes - positive)}"
     assert not codes - negative, f"codes without a near-threshold negative scenario: {sorted(codes - negative)}"
 

@@ -312,7 +312,8 @@ def evaluate_entry(entry: CorpusEntry, cache_dir: Path) -> ScenarioResult:
         return res
     res.log = str(log)
     try:
-        report = analyze(load_profile(str(log), include=("DXT",) if s.dxt else ()), facts=facts_for(s))
+        include = ("HEATMAP", "DXT") if s.dxt else ("HEATMAP",)
+        report = analyze(load_profile(str(log), include=include), facts=facts_for(s))
     except Exception as exc:
         res.error = f"analysis failed: {type(exc).__name__}: {' '.join(str(exc).split())}"
         res.missed = list(res.expected)

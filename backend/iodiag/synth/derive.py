@@ -15,6 +15,7 @@ import pandas as pd
 from darshan.backend import cffi_backend as be
 
 from iodiag.ingest.stacks import SourceLocation
+from iodiag.synth.heatmap import heatmap_table
 from iodiag.synth.layout import record_id
 from iodiag.synth.program import ProgramError, node_of
 from iodiag.synth.trace import MODULE, Layer, Meta, Mode, Trace
@@ -695,6 +696,11 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
     runtime = s.job.runtime if s.job.runtime is not None else float(np.ceil(t.end_time)) + 1.0
     if runtime < t.end_time:
         raise ProgramError(f"the program takes {t.end_time:.3f} s (I/O and compute) but job.runtime is {runtime:g} s")
+    if s.heatmap:
+        hm, hm_names = heatmap_table(t, io, runtime)
+        if hm is not None:
+            tables["HEATMAP"] = hm
+            names.update(hm_names)
     whole = int(runtime)
     job = JobInfo(
         jobid=s.job.jobid,

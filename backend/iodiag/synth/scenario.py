@@ -286,6 +286,7 @@ class Scenario(_Model):
     job: JobSpec
     hints: Hints = Field(default_factory=Hints)
     dxt: bool = False
+    heatmap: bool = False
     stacks: Literal["table", "addresses"] = Field(
         default="table",
         description="with phase stacks: also write the address-to-line table ('table'), or only the addresses, "

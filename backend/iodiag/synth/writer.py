@@ -34,6 +34,7 @@ MODULE_ORDER = (
     "STDIO",
     "DXT_POSIX",
     "DXT_MPIIO",
+    "HEATMAP",
 )
 
 
@@ -100,6 +101,8 @@ def write_log(
                 _put_generic(ffi, lib, be, fd, name, table)
             elif name == "LUSTRE":
                 _put_lustre(ffi, lib, be, fd, table)
+            elif name == "HEATMAP":
+                _put_heatmap(ffi, lib, be, fd, table)
             else:
                 _put_dxt(ffi, lib, be, fd, name, table)
     except BaseException:
@@ -207,6 +210,26 @@ def _put_lustre(ffi: Any, lib: Any, be: Any, fd: Any, table: pd.DataFrame) -> No
 
 
 _SEGMENT = np.dtype([("offset", "<i8"), ("length", "<i8"), ("start", "<f8"), ("end", "<f8")])
+
+
+def _put_heatmap(ffi: Any, lib: Any, be: Any, fd: Any, table: pd.DataFrame) -> None:
+    # On disk: the struct (its two pointer fields unused), then the write bins, then the read bins.
+    head = ffi.sizeof("struct darshan_heatmap_record")
+    mod_id, ver = be.mod_name_to_idx("HEATMAP"), MODULE_VERSIONS["HEATMAP"]
+    for row in table.to_dict("records"):
+        w = np.asarray(row["write_bins"], dtype=np.int64)
+        r = np.asarray(row["read_bins"], dtype=np.int64)
+        if len(w) != len(r):
+            raise ValueError("HEATMAP write_bins and read_bins differ in length")
+        payload = w.tobytes() + r.tobytes()
+        buf = ffi.new("char[]", head + len(payload))
+        rec = ffi.cast("struct darshan_heatmap_record *", buf)
+        rec.base_rec.id = int(row["id"])
+        rec.base_rec.rank = int(row["rank"])
+        rec.bin_width_seconds = float(row["bin_width"])
+        rec.nbins = len(w)
+        ffi.memmove(buf + head, payload, len(payload))
+        _check(lib.darshan_log_put_mod(fd, mod_id, buf, head + len(payload), ver), "a HEATMAP record")
 
 
 def _dxt_order(table: pd.DataFrame) -> pd.DataFrame:
