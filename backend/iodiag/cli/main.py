@@ -432,10 +432,11 @@ def schema(
 
 
 # Subcommands that live in their own modules (each keeps its heavy imports inside the command).
-from iodiag.cli import eval_cmd, synth_cmd  # noqa: E402
+from iodiag.cli import eval_cmd, knowledge_cmd, synth_cmd  # noqa: E402
 
 synth_cmd.register(app)
 eval_cmd.register(app)
+knowledge_cmd.register(app)
 
 
 def main() -> None:

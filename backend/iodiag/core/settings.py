@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     embedding_model: str = ""
     embedding_url: str = ""
     embedding_api_key: str = ""
+    embedding_batch_size: int = Field(default=16, ge=1, description="Texts per embedding call.")
+    embedding_threads: int = Field(default=0, ge=0, description="onnxruntime threads (0: its default).")
+    embedding_timeout_s: float = Field(default=30.0, gt=0, description="Per-request limit of the openai provider.")
 
     # The narrating model: the bundled GGUF, any local GGUF, an OpenAI-compatible chat endpoint, or none.
     llm_provider: Literal["llamacpp", "openai", "none"] = "llamacpp"
@@ -47,10 +50,43 @@ class Settings(BaseSettings):
     llm_max_answer_tokens: int = 400
     llm_timeout_s: float = 60.0
     llm_threads: int = 0
+    llm_temperature: float = Field(default=0.2, ge=0.0, le=2.0, description="Sampling temperature; low keeps a "
+                                   "small model close to the facts it is given.")
+    llm_seed: int = Field(default=0, description="Sampling seed, so the same question gets the same answer.")
+
+    # The REST service (``iodiag serve``).
+    database_url: str = Field(default="", description="SQLAlchemy URL; empty means SQLite at data_dir/iodiag.db. "
+                              "PostgreSQL: postgresql+psycopg://user:pass@host/db")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    max_upload_bytes: int = Field(default=1 << 30, ge=1, description="largest accepted log (bytes)")
+    allowed_log_dirs: list[Path] = Field(default_factory=list, description="directories hook tokens may name "
+                                         "server-side paths under (symlinks resolved); empty: none")
+    workers: int = Field(default=2, ge=0, le=256, description="analysis worker processes (0: submit only)")
+    job_timeout_s: float = Field(default=600.0, gt=0, description="wall-clock limit of one analysis")
+    job_memory_limit_bytes: int = Field(default=4 << 30, ge=64 << 20,
+                                        description="resident memory limit of one analysis worker")
+    job_max_attempts: int = Field(default=3, ge=1, description="a job whose worker dies this often fails")
+    thresholds_file: Path | None = Field(default=None, description="site thresholds (TOML) for every analysis")
+    job_read_dxt: bool = Field(default=True, description="read DXT traces (T findings, timeline plots)")
+    lease_s: float = Field(default=30.0, gt=0, description="a running job not heartbeated for this long is re-queued")
+    heartbeat_s: float = Field(default=5.0, gt=0)
+    poll_s: float = Field(default=1.0, gt=0, description="how often idle workers look for queued jobs")
+    chat_timeout_s: float = Field(default=120.0, gt=0, description="limit of one chat answer")
+    chat_concurrency: int = Field(default=2, ge=1, description="chat answers computed at once")
+    trust_proxy_header: bool = Field(default=False, description="take the user from proxy_user_header (SSO)")
+    proxy_user_header: str = "X-Remote-User"
+    trusted_proxies: list[str] = Field(default_factory=list, description="peer addresses or CIDRs whose "
+                                       "proxy_user_header is believed; empty: none")
+    metrics_public: bool = Field(default=True, description="serve /metrics without a token (aggregates only)")
 
     @property
     def knowledge_index_dir(self) -> Path:
         return self.data_dir / "knowledge-index"
+
+    @property
+    def effective_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'iodiag.db'}"
 
 
 @lru_cache(maxsize=1)
