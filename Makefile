@@ -35,3 +35,4 @@ test: lint typecheck unit
 bench: $(STAMP)
 	bash bench/setup_peer.sh
 	$(BIN)/python bench/bench_analyze.py
+	$(BIN)/python bench/bench_retrieval.py
