@@ -45,3 +45,10 @@ def shared_log(rel: str) -> Path:
 def _require_shared() -> None:
     if not SHARED_LOGS.is_dir():
         pytest.exit(f"shared logs not found at {SHARED_LOGS} (set IODIAG_SHARED)", returncode=2)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _require_postgres_in_ci() -> None:
+    # In CI (.ci/run sets IODIAG_CI) the PostgreSQL store tests must run, not skip.
+    if os.environ.get("IODIAG_CI") and not os.environ.get("IODIAG_TEST_POSTGRES_URL"):
+        pytest.exit("IODIAG_CI is set but IODIAG_TEST_POSTGRES_URL is not: start one with tests/pg_start.sh", 2)

@@ -432,11 +432,18 @@ def schema(
 
 
 # Subcommands that live in their own modules (each keeps its heavy imports inside the command).
+import iodiag.cli.ask_cmd  # noqa: E402, F401  (registers `iodiag ask` on import)
 from iodiag.cli import eval_cmd, knowledge_cmd, synth_cmd  # noqa: E402
 
 synth_cmd.register(app)
 eval_cmd.register(app)
+from iodiag.cli import serve_cmd  # noqa: E402
+
+serve_cmd.register(app)
 knowledge_cmd.register(app)
+from iodiag.cli import batch_cmd  # noqa: E402
+
+batch_cmd.register(app)
 
 
 def main() -> None:

@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     def knowledge_index_dir(self) -> Path:
         return self.data_dir / "knowledge-index"
 
+    dask_scheduler: str = Field(default="", description="tcp://host:8786: run the service's analyses on this Dask "
+                                "cluster (empty: in the service's own worker processes)")
+
     @property
     def effective_database_url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'iodiag.db'}"

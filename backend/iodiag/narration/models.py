@@ -48,15 +48,17 @@ class Answer(BaseModel):
     model: str | None = None  # the model's name when a model produced the text
     verifier: VerifierReport
     elapsed_s: float = 0.0
+    note: str = ""  # why the template answered when a model was configured (timeout, load failure, verification)
 
 
 class AnswerChunk(BaseModel):
     """One streamed piece of an answer. The last chunk has ``final`` set and carries the whole checked answer.
 
     Text streamed before the final chunk is provisional: when the verifier removes or replaces it, the final
-    answer's text is what the client must show.
+    answer's text is what the client must show. A chunk with ``reset`` set withdraws what was streamed so far.
     """
 
     delta: str = ""
     final: bool = False
+    reset: bool = False  # withdraw the provisional text streamed so far (a new draft or the template follows)
     answer: Answer | None = None

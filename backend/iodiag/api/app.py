@@ -1,0 +1,67 @@
+"""The FastAPI application: start-up (migrations, log store, worker pool), middleware, routes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from iodiag import __version__
+from iodiag.api import errors, ui
+from iodiag.api.context import AppContext
+from iodiag.api.limits import BodyLimitMiddleware
+from iodiag.api.metrics import Metrics, MetricsMiddleware
+from iodiag.api.routes import admin, analyses, chat, health, me, system_report, tokens
+from iodiag.api.views import API as API_PREFIX
+from iodiag.core.settings import Settings
+from iodiag.services.chat import ChatService
+from iodiag.services.pool import WorkerPool
+from iodiag.store import BlobStore, Database, migrate
+
+log = logging.getLogger("iodiag.api")
+
+
+def create_app(settings: Settings) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = Database(settings.effective_database_url)
+        await run_in_threadpool(migrate.upgrade, db)
+        blobs = BlobStore(settings.data_dir)
+        blobs.sweep_tmp()
+        metrics = Metrics(db)
+        pool = WorkerPool(settings, db, blobs, metrics.analysis_finished) if settings.workers > 0 else None
+        chat_service = ChatService(settings)
+        app.state.metrics = metrics
+        app.state.ctx = AppContext(settings=settings, db=db, blobs=blobs, pool=pool, chat=chat_service)
+        if pool is not None:
+            pool.start()
+        log.info("iodiag %s serving; database %s; %d worker(s)", __version__, db.redacted_url(), settings.workers)
+        try:
+            yield
+        finally:
+            if pool is not None:
+                await run_in_threadpool(pool.stop)
+            chat_service.shutdown()
+            db.dispose()
+
+    app = FastAPI(
+        title="iodiag",
+        version=__version__,
+        description="Diagnose HPC I/O performance from Darshan logs. Authenticate with `Authorization: Bearer "
+        "<token>`; every error is JSON `{\"detail\": \"one line\"}`.",
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url=f"{API_PREFIX}/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.add_middleware(BodyLimitMiddleware, exempt=(f"{API_PREFIX}/analyses",))
+    app.add_middleware(MetricsMiddleware)
+    # Each router carries its full prefix, so a route's template (the metrics label) is its whole path.
+    for module in (analyses, chat, me, tokens, admin, system_report, health):
+        app.include_router(module.router)
+    ui.install(app)  # last: its catch-all serves the built web UI and must not shadow the API
+    return app

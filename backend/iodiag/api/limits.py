@@ -1,0 +1,71 @@
+"""A cap on request bodies other than log uploads (which stream into the store under their own limit).
+
+FastAPI reads a JSON body whole before validating it; without a cap one request could make the
+server hold any amount of memory.
+"""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+SMALL_BODY_LIMIT = 1 << 20
+
+
+class BodyLimitMiddleware:
+    def __init__(self, app: ASGIApp, exempt: tuple[str, ...], limit: int = SMALL_BODY_LIMIT) -> None:
+        self.app = app
+        self.exempt = exempt
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS", "DELETE"):
+            await self.app(scope, receive, send)
+            return
+        if scope.get("path", "") in self.exempt and scope.get("method") == "POST":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", []))
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > self.limit
+            except ValueError:
+                too_big = True
+            if too_big:
+                await _reject(send)
+                return
+            await self.app(scope, receive, send)
+            return
+        # No length given (chunked): read up to the limit, then replay what was read.
+        messages: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                await _reject(send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _reject(send: Send) -> None:
+    body = json.dumps({"detail": f"request body too large (limit {SMALL_BODY_LIMIT} bytes)"}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,328 @@
+"""Analyses: submit, list, read (status, findings, reports, plots), triage, delete."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request, Response
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from iodiag.analysis.models import Report
+from iodiag.analysis.plots import PlotData
+from iodiag.api import schemas as S
+from iodiag.api import views
+from iodiag.api.context import AppContext
+from iodiag.api.deps import Caller, Ctx, Helpdesk
+from iodiag.api.errors import validation_detail
+from iodiag.api.upload import read_upload
+from iodiag.services import intake
+from iodiag.services.intake import Rejected
+from iodiag.store import BlobTooLarge
+from iodiag.store import analyses as repo
+from iodiag.store.models import Analysis
+from iodiag.store.tokens import Principal
+
+router = APIRouter(prefix=f"{views.API}/analyses", tags=["analyses"])
+
+E = S.ErrorOut
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": E, "description": "no such analysis (or not yours)"}}
+AUTH: dict[int | str, dict[str, Any]] = {401: {"model": E, "description": "no valid bearer token"}}
+NOT_READY: dict[int | str, dict[str, Any]] = {409: {"model": E, "description": "the analysis is not done"}}
+
+_JSON_SUBMIT_LIMIT = 64 << 10
+
+
+class SubmitForm(S._In):
+    user: S.UserName | None = None
+    job_id: S.JobId | None = None
+    nodes: S.Count | None = None
+    cb_nodes: S.Count | None = None
+
+
+def _submit_body_schema() -> dict[str, Any]:
+    form = SubmitForm.model_json_schema()
+    form["properties"]["file"] = {"type": "string", "format": "binary", "description": "the .darshan log"}
+    form["required"] = ["file"]
+    form.pop("additionalProperties", None)
+    return {
+        "required": True,
+        "content": {
+            "multipart/form-data": {"schema": form},
+            "application/json": {"schema": S.SubmitPath.model_json_schema()},
+        },
+    }
+
+
+def _owner(who: Principal, user: str | None) -> str:
+    if who.role == "hook":
+        if not user:
+            raise Rejected(422, "a hook submission must name the user it is for ('user')")
+        return user
+    if user and user != who.user:
+        raise Rejected(403, "only hook tokens may submit on behalf of another user")
+    return who.user
+
+
+def _filename(raw: str) -> str:
+    name = PurePosixPath(raw.replace("\\", "/")).name
+    return "".join(ch for ch in name if ch.isprintable())[:255]
+
+
+def _declared_length(request: Request) -> int | None:
+    raw = request.headers.get("content-length")
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        raise Rejected(400, "invalid Content-Length header") from None
+
+
+async def _from_upload(request: Request, ctx: AppContext, who: Principal, ctype: str) -> intake.Submitted:
+    limit = ctx.settings.max_upload_bytes
+    declared = _declared_length(request)
+    if declared is not None and declared > limit + (64 << 10):  # multipart framing is small
+        raise Rejected(413, f"log too large: over the limit of {limit} bytes")
+    with ctx.blobs.writer(limit) as writer:
+        try:
+            name, fields = await read_upload(request, writer, ctype)
+        except BlobTooLarge:
+            raise Rejected(413, f"log too large: over the limit of {limit} bytes") from None
+        try:
+            form = SubmitForm.model_validate(fields)
+        except ValidationError as exc:
+            raise Rejected(422, validation_detail(list(exc.errors()))) from None
+        meta = intake.Meta(
+            owner=_owner(who, form.user),
+            submitted_by=who.user,
+            filename=_filename(name),
+            source="upload",
+            job_id=form.job_id,
+            nodes=form.nodes,
+            cb_nodes=form.cb_nodes,
+        )
+        return await run_in_threadpool(intake.accept, ctx.db, ctx.blobs, writer, meta)
+
+
+async def _from_path(request: Request, ctx: AppContext, who: Principal) -> intake.Submitted:
+    declared = _declared_length(request)
+    if declared is not None and declared > _JSON_SUBMIT_LIMIT:
+        raise Rejected(413, "JSON body too large")
+    body = await request.body()
+    try:
+        req = S.SubmitPath.model_validate_json(body)
+    except ValidationError as exc:
+        raise Rejected(422, validation_detail(list(exc.errors()))) from None
+    if who.role != "hook":
+        raise Rejected(403, "only hook tokens may submit server-side paths; upload the log instead")
+    meta = intake.Meta(
+        owner=_owner(who, req.user),
+        submitted_by=who.user,
+        filename=_filename(req.path),
+        source="path",
+        source_path=req.path,
+        job_id=req.job_id,
+        nodes=req.nodes,
+        cb_nodes=req.cb_nodes,
+    )
+
+    def copy_and_accept() -> intake.Submitted:
+        with ctx.blobs.writer(ctx.settings.max_upload_bytes) as writer:
+            with intake.open_confined(req.path, ctx.settings.allowed_log_dirs) as fh:
+                try:
+                    writer.copy_from(fh)
+                except BlobTooLarge:
+                    raise Rejected(413, f"log too large: over the limit of {writer.limit} bytes") from None
+            return intake.accept(ctx.db, ctx.blobs, writer, meta)
+
+    return await run_in_threadpool(copy_and_accept)
+
+
+@router.post(
+    "",
+    status_code=202,
+    response_model=S.SubmitOut,
+    summary="Submit a log for analysis",
+    description="Upload a `.darshan` log as multipart/form-data (field `file`; optional `user` for hook tokens, "
+    "`job_id`, `nodes`, `cb_nodes`), or, with a hook token, send JSON naming a log on the server. 202 with "
+    "the new analysis; 200 with the existing one when this owner already submitted the same log (a failed "
+    "one is queued again).",
+    responses={
+        200: {"model": S.SubmitOut, "description": "this owner already submitted this log"},
+        **AUTH,
+        400: {"model": E, "description": "malformed body"},
+        403: {"model": E, "description": "not allowed (path outside the allowed directories, wrong role)"},
+        413: {"model": E, "description": "log larger than the server's limit"},
+        415: {"model": E, "description": "neither multipart/form-data nor application/json"},
+        422: {"model": E, "description": "not a readable Darshan log, or invalid fields"},
+    },
+    openapi_extra={"requestBody": _submit_body_schema()},
+)
+async def submit(request: Request, response: Response, ctx: Ctx, who: Caller) -> S.SubmitOut:
+    ctype = request.headers.get("content-type", "")
+    mime = ctype.split(";", 1)[0].strip().lower()
+    if mime == "multipart/form-data":
+        result = await _from_upload(request, ctx, who, ctype)
+    elif mime == "application/json":
+        result = await _from_path(request, ctx, who)
+    else:
+        raise Rejected(
+            415, "send the log as multipart/form-data (field 'file'), or JSON {\"path\": ...} with a hook token"
+        )
+    if result.created:
+        if ctx.pool is not None:
+            ctx.pool.wake()
+    else:
+        response.status_code = 200
+    return S.SubmitOut(
+        id=result.analysis_id,
+        status=result.status,
+        created=result.created,
+        url=f"{views.API}/analyses/{result.analysis_id}",
+    )
+
+
+@router.get("", response_model=S.AnalysisPage, summary="List analyses", responses={**AUTH, 422: {"model": E}})
+def list_analyses(
+    ctx: Ctx,
+    who: Caller,
+    owner: Annotated[S.UserName | None, Query(description="helpdesk and admin: one user's analyses")] = None,
+    status: S.Status | None = None,
+    severity: Annotated[S.SeverityName | None, Query(description="has at least one finding of this severity")] = None,
+    code: Annotated[str | None, Query(pattern=r"^[A-Z][0-9]{2}$", description="has this finding (e.g. P08)")] = None,
+    since: Annotated[datetime | None, Query(description="submitted at or after (ISO 8601)")] = None,
+    until: Annotated[datetime | None, Query(description="submitted before (ISO 8601)")] = None,
+    job_id: S.JobId | None = None,
+    exe: Annotated[str | None, Query(max_length=256, description="executable path contains this")] = None,
+    triage: S.TriageStatus | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> S.AnalysisPage:
+    filters = repo.ListFilters(
+        owner=owner,
+        status=status,
+        severity=severity,
+        code=code,
+        since=_aware(since),
+        until=_aware(until),
+        job_id=job_id,
+        exe=exe,
+        triage=triage,
+    )
+    with ctx.db.read() as s:
+        total, rows = repo.list_visible(s, who, filters, limit, offset)
+        items = [views.summary(r) for r in rows]
+    return S.AnalysisPage(total=total, limit=limit, offset=offset, items=items)
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def visible_or_404(ctx: AppContext, who: Principal, analysis_id: str) -> Analysis:
+    with ctx.db.read() as s:
+        row = repo.get_visible(s, analysis_id, who)
+    if row is None:
+        raise HTTPException(404, f"no analysis {analysis_id!r}")
+    return row
+
+
+def _done_output(ctx: AppContext, who: Principal, analysis_id: str, kind: str) -> bytes:
+    row = visible_or_404(ctx, who, analysis_id)
+    if row.status != "done":
+        why = f": {row.error}" if row.status == "failed" and row.error else ""
+        raise HTTPException(409, f"analysis is {row.status}{why}; its report exists once it is done")
+    with ctx.db.read() as s:
+        content = repo.output(s, analysis_id, kind)
+    if content is None:
+        raise HTTPException(404, f"analysis {analysis_id!r} has no {kind} output")
+    return content
+
+
+@router.get(
+    "/{analysis_id}", response_model=S.AnalysisOut, summary="Status, progress and findings",
+    responses={**AUTH, **NOT_FOUND},
+)
+def get_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> S.AnalysisOut:
+    row = visible_or_404(ctx, who, analysis_id)
+    report = None
+    if row.status == "done":
+        with ctx.db.read() as s:
+            report = repo.output(s, analysis_id, "json")
+    return views.detail(row, report)
+
+
+@router.get(
+    "/{analysis_id}/report.json", response_model=Report, summary="The report as JSON",
+    responses={**AUTH, **NOT_FOUND, **NOT_READY},
+)
+def report_json(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
+    return Response(_done_output(ctx, who, analysis_id, "json"), media_type="application/json")
+
+
+@router.get(
+    "/{analysis_id}/report.md", summary="The report as Markdown", response_class=Response,
+    responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}, **AUTH, **NOT_FOUND, **NOT_READY},
+)
+def report_md(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
+    return Response(_done_output(ctx, who, analysis_id, "markdown"), media_type="text/markdown; charset=utf-8")
+
+
+# The page is self-contained (inline CSS, no scripts): forbid everything else, so a hostile string in a
+# log can never load or run anything even if it slipped past the renderer's escaping.
+_HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"
+
+
+@router.get(
+    "/{analysis_id}/report.html", summary="The report as one HTML page", response_class=Response,
+    responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}, **AUTH, **NOT_FOUND, **NOT_READY},
+)
+def report_html(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
+    return Response(
+        _done_output(ctx, who, analysis_id, "html"),
+        media_type="text/html; charset=utf-8",
+        headers={"Content-Security-Policy": _HTML_CSP, "X-Content-Type-Options": "nosniff"},
+    )
+
+
+@router.get(
+    "/{analysis_id}/plots", response_model=PlotData, summary="Plot-ready data",
+    responses={**AUTH, **NOT_FOUND, **NOT_READY},
+)
+def plots(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
+    return Response(_done_output(ctx, who, analysis_id, "plots"), media_type="application/json")
+
+
+@router.patch(
+    "/{analysis_id}/triage", response_model=S.AnalysisSummary, summary="Help-desk triage",
+    responses={**AUTH, 403: {"model": E}, **NOT_FOUND, 422: {"model": E}},
+)
+def triage(ctx: Ctx, who: Helpdesk, analysis_id: str, body: S.TriageIn) -> S.AnalysisSummary:
+    with ctx.db.write() as s:
+        row = repo.get_visible(s, analysis_id, who)
+        if row is None:
+            raise HTTPException(404, f"no analysis {analysis_id!r}")
+        repo.set_triage(s, row, who.user, body.status, body.assignee, body.note, clear_assignee=body.clear_assignee)
+        out = views.summary(row)
+    return out
+
+
+@router.delete(
+    "/{analysis_id}", status_code=204, summary="Delete an analysis (owner or admin)", response_class=Response,
+    responses={**AUTH, 403: {"model": E}, **NOT_FOUND},
+)
+def delete_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
+    with ctx.db.write() as s:
+        row = repo.get_visible(s, analysis_id, who)
+        if row is None:
+            raise HTTPException(404, f"no analysis {analysis_id!r}")
+        if who.role != "admin" and row.owner != who.user:
+            raise HTTPException(403, "only the owner or an admin may delete an analysis")
+        repo.lock_content(s, row.sha256)
+        orphan = repo.remove(s, row)
+        if orphan is not None:
+            ctx.blobs.delete(orphan)  # inside the transaction: no upload of the same log can interleave
+    return Response(status_code=204)

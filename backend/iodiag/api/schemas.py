@@ -1,0 +1,169 @@
+"""Request and response bodies of the API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from iodiag.analysis.models import Finding, SeverityCounts
+from iodiag.narration.models import Answer
+
+UserName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}$")]
+JobId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._\[\]-]{0,63}$")]
+Count = Annotated[int, Field(ge=1, le=10_000_000)]
+Status = Literal["queued", "running", "done", "failed"]
+Stage = Literal["queued", "reading", "analyzing", "rendering", "storing", "done", "failed"]
+TriageStatus = Literal["open", "in-progress", "resolved", "wontfix"]
+Role = Literal["user", "hook", "helpdesk", "admin"]
+SeverityName = Literal["critical", "warning", "info", "ok"]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorOut(BaseModel):
+    detail: str = Field(description="what went wrong, one line")
+
+
+class SubmitPath(_In):
+    """Submit a log the server reads itself (hook tokens only; confined to the allowed directories)."""
+
+    path: str = Field(min_length=1, max_length=4096, description="absolute path on the server")
+    user: UserName | None = Field(default=None, description="owner of the analysis (required for hook tokens)")
+    job_id: JobId | None = None
+    nodes: Count | None = None
+    cb_nodes: Count | None = None
+
+
+class SubmitOut(BaseModel):
+    id: str
+    status: Status
+    created: bool = Field(description="false when this owner had already submitted the same log")
+    url: str
+
+
+class Triage(BaseModel):
+    status: TriageStatus
+    assignee: str | None
+    note: str | None
+    updated_at: datetime | None
+    updated_by: str | None
+
+
+class TriageIn(_In):
+    status: TriageStatus | None = None
+    assignee: UserName | None = Field(default=None, description="empty string or null with clear_assignee")
+    clear_assignee: bool = False
+    note: str | None = Field(default=None, max_length=4000)
+
+
+class AnalysisSummary(BaseModel):
+    id: str
+    owner: str
+    submitted_by: str
+    filename: str
+    sha256: str
+    size_bytes: int
+    source: Literal["upload", "path"]
+    job_id: str | None
+    exe: str | None
+    status: Status
+    stage: Stage
+    progress: float = Field(ge=0, le=1)
+    error: str | None
+    attempts: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    analysis_s: float | None
+    counts: SeverityCounts
+    max_severity: SeverityName | None
+    triage: Triage
+
+
+class AnalysisLinks(BaseModel):
+    self: str
+    report_json: str
+    report_md: str
+    report_html: str
+    plots: str
+    chat: str
+
+
+class AnalysisOut(AnalysisSummary):
+    findings: list[Finding] | None = Field(description="the report's findings once the analysis is done")
+    links: AnalysisLinks
+
+
+class AnalysisPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[AnalysisSummary]
+
+
+class ChatIn(_In):
+    question: str = Field(min_length=1, max_length=4000)
+
+
+class ChatMessageOut(BaseModel):
+    id: int
+    role: Literal["user", "assistant"]
+    text: str
+    answer: Answer | None
+    created_at: datetime
+
+
+class ChatHistory(BaseModel):
+    analysis_id: str
+    user: str
+    messages: list[ChatMessageOut]
+
+
+class MeOut(BaseModel):
+    user: str
+    role: Role
+    via: Literal["token", "proxy"]
+
+
+class TokenIn(_In):
+    user: UserName
+    role: Role
+    note: str = Field(default="", max_length=200)
+
+
+class TokenOut(BaseModel):
+    id: int
+    user: str
+    role: Role
+    prefix: str
+    note: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class TokenCreated(TokenOut):
+    token: str = Field(description="the token itself: shown this once, stored only as its hash")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class Readiness(BaseModel):
+    ready: bool
+    database: bool
+    migrations_at_head: bool
+    workers_alive: bool
+    workers: int
+    queue_depth: int | None
+
+
+class SettingsOut(BaseModel):
+    """The service settings, secrets redacted."""
+
+    values: dict[str, str | int | float | bool | list[str] | None]

@@ -1,0 +1,84 @@
+"""Database rows as API responses."""
+
+from __future__ import annotations
+
+import json
+from typing import cast
+
+from pydantic import TypeAdapter
+
+from iodiag.analysis.models import Finding, SeverityCounts
+from iodiag.api import schemas as S
+from iodiag.store.models import Analysis, ApiToken
+
+API = "/api/v1"
+_FINDINGS = TypeAdapter(list[Finding])
+
+
+def summary(row: Analysis) -> S.AnalysisSummary:
+    return S.AnalysisSummary(**_summary_fields(row))
+
+
+def _summary_fields(row: Analysis) -> dict[str, object]:
+    return {
+        "id": row.id,
+        "owner": row.owner,
+        "submitted_by": row.submitted_by,
+        "filename": row.filename,
+        "sha256": row.sha256,
+        "size_bytes": row.size_bytes,
+        "source": row.source,
+        "job_id": row.job_id,
+        "exe": row.exe,
+        "status": row.status,
+        "stage": row.stage,
+        "progress": min(1.0, max(0.0, row.progress)),
+        "error": row.error,
+        "attempts": row.attempts,
+        "created_at": row.created_at,
+        "started_at": row.started_at,
+        "finished_at": row.finished_at,
+        "analysis_s": row.analysis_s,
+        "counts": SeverityCounts(critical=row.n_critical, warning=row.n_warning, info=row.n_info, ok=row.n_ok),
+        "max_severity": row.max_severity,
+        "triage": S.Triage(
+            status=cast(S.TriageStatus, row.triage_status),
+            assignee=row.triage_assignee,
+            note=row.triage_note,
+            updated_at=row.triage_updated_at,
+            updated_by=row.triage_updated_by,
+        ),
+    }
+
+
+def links(analysis_id: str) -> S.AnalysisLinks:
+    base = f"{API}/analyses/{analysis_id}"
+    return S.AnalysisLinks(
+        self=base,
+        report_json=f"{base}/report.json",
+        report_md=f"{base}/report.md",
+        report_html=f"{base}/report.html",
+        plots=f"{base}/plots",
+        chat=f"{base}/chat",
+    )
+
+
+def detail(row: Analysis, report_json: bytes | None) -> S.AnalysisOut:
+    findings = None
+    if report_json is not None:
+        # Only the findings are wanted: skip validating the rest of a possibly large report.
+        findings = _FINDINGS.validate_python(json.loads(report_json).get("findings", []))
+    return S.AnalysisOut(**_summary_fields(row), findings=findings, links=links(row.id))
+
+
+def token(row: ApiToken) -> S.TokenOut:
+    return S.TokenOut(
+        id=row.id,
+        user=row.user,
+        role=cast(S.Role, row.role),
+        prefix=row.prefix,
+        note=row.note,
+        created_at=row.created_at,
+        last_used_at=row.last_used_at,
+        revoked_at=row.revoked_at,
+    )

@@ -1,0 +1,255 @@
+"""What a Dask task runs: one log through this worker's helper process, under a time and memory limit.
+
+Each Dask worker process keeps one helper (``child``), started on first use and reused, since its
+imports cost more than analyzing a small log. The task thread sends it the log, then watches the
+clock and the helper's resident memory exactly as the service's worker pool watches its workers,
+and kills the helper (its process group: the forked reader too) when either limit is passed; the
+next task starts a new one. Errors come back as a failed ``TaskResult`` with one line, never as a
+task exception, so one bad log never costs a Dask retry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Any
+
+from iodiag.batch.models import ChildReply, MemoryUse, Task, TaskResult
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_WATCH_S = 0.25
+_READY_TIMEOUT_S = 180.0  # imports on a loaded node; not part of any log's time limit
+_HASH_CHUNK = 1 << 20
+
+
+class HelperGone(Exception):
+    pass
+
+
+class Helper:
+    """The helper process and the two pipes to it."""
+
+    def __init__(self) -> None:
+        cmd_r, cmd_w = os.pipe()
+        evt_r, evt_w = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "iodiag.batch.child", str(cmd_r), str(evt_w), str(os.getpid())],
+            pass_fds=(cmd_r, evt_w),
+            stdin=subprocess.DEVNULL,
+            # Its own process group, so killing it also kills the Darshan reader it may have forked.
+            start_new_session=True,
+        )
+        os.close(cmd_r)
+        os.close(evt_w)
+        self._cmd = os.fdopen(cmd_w, "w", buffering=1)
+        self._evt = evt_r
+        self._buf = b""
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, obj: dict[str, Any]) -> None:
+        try:
+            self._cmd.write(json.dumps(obj) + "\n")
+            self._cmd.flush()
+        except (BrokenPipeError, ValueError):
+            raise HelperGone from None
+
+    def recv(self, timeout: float) -> dict[str, Any] | None:
+        if b"\n" not in self._buf:
+            ready, _, _ = select.select([self._evt], [], [], timeout)
+            if not ready:
+                return None
+            data = os.read(self._evt, 1 << 20)
+            if not data:
+                raise HelperGone
+            self._buf += data
+            if b"\n" not in self._buf:
+                return None
+        line, self._buf = self._buf.split(b"\n", 1)
+        msg: dict[str, Any] = json.loads(line)
+        return msg
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = self.recv(max(0.0, deadline - time.monotonic()))
+            if msg is not None and msg.get("event") == "ready":
+                return
+        raise RuntimeError(f"analysis helper not ready after {timeout:g} s")
+
+    def rss(self) -> int:
+        try:
+            with open(f"/proc/{self.proc.pid}/statm") as fh:
+                return int(fh.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def peak(self) -> int:
+        return _vm_hwm(self.proc.pid)
+
+    def how_it_died(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        code = self.proc.poll()
+        if code is None:
+            return "stopped answering"
+        if code < 0:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        return f"exited with status {code}"
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        with contextlib.suppress(OSError, ValueError):
+            self._cmd.close()
+        with contextlib.suppress(OSError):
+            os.close(self._evt)
+
+
+def _vm_hwm(pid: int | str = "self") -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+# One helper per Dask worker process; the lock keeps a worker with several threads to one task at a time.
+_lock = threading.Lock()
+_helper: Helper | None = None
+_helper_peak = 0
+_reader_peak = 0
+
+
+def _ready_helper() -> Helper:
+    global _helper
+    if _helper is None or not _helper.alive():
+        if _helper is not None:
+            _helper.kill()
+        helper = Helper()
+        try:
+            helper.wait_ready(_READY_TIMEOUT_S)
+        except (HelperGone, RuntimeError):
+            helper.kill()
+            raise
+        _helper = helper
+    return _helper
+
+
+def _drop_helper() -> None:
+    global _helper, _helper_peak
+    if _helper is not None:
+        _helper_peak = max(_helper_peak, _helper.peak())
+        _helper.kill()
+        _helper = None
+
+
+def warm() -> str:
+    """Start this worker's helper now (``client.run(warm)``), so no log pays for its imports."""
+    with _lock:
+        _ready_helper()
+    return _worker_name()
+
+
+def shutdown() -> None:
+    with _lock:
+        _drop_helper()
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def run_task(task: Task) -> TaskResult:
+    """Analyze one log (the Dask task). Never raises for a problem with the log."""
+    path, sha = task.spec.log_path, task.sha256
+    if sha is not None:
+        try:
+            if _sha256(path) != sha:
+                return TaskResult.failure(path, sha, "the log changed after it was listed (its content hash differs)",
+                                          worker=_worker_name())
+        except OSError as exc:
+            return TaskResult.failure(path, sha, f"cannot read the log on the worker ({exc.strerror or exc})",
+                                      worker=_worker_name())
+    with _lock:
+        result = _run_locked(task)
+    result.memory = MemoryUse(
+        worker_bytes=_vm_hwm(),
+        helper_bytes=max(_helper_peak, _helper.peak() if _helper is not None else 0),
+        reader_bytes=_reader_peak,
+    )
+    result.worker = _worker_name()
+    return result
+
+
+def _run_locked(task: Task) -> TaskResult:
+    global _reader_peak
+    spec, path, sha = task.spec, task.spec.log_path, task.sha256
+    limit_s, limit_b = spec.read_timeout_s, spec.read_memory_limit_bytes
+    try:
+        helper = _ready_helper()
+    except (HelperGone, RuntimeError, OSError) as exc:
+        return TaskResult.failure(path, sha, f"cannot start the analysis helper: {exc}", internal=True)
+    out_dir = tempfile.mkdtemp(prefix="iodiag-batch-")
+    started = time.monotonic()
+    try:
+        helper.send({"task": task.model_dump_json(), "out_dir": out_dir})
+        while True:
+            elapsed = time.monotonic() - started
+            if helper.rss() > limit_b:
+                _drop_helper()
+                return TaskResult.failure(path, sha, f"the analysis exceeded the memory limit of {limit_b >> 20} MiB",
+                                          seconds=elapsed)
+            msg = helper.recv(max(0.0, min(_WATCH_S, limit_s - elapsed)))
+            seconds = time.monotonic() - started
+            if seconds > limit_s:  # an answer that came too late is a time-out too: the limit is the limit
+                _drop_helper()
+                return TaskResult.failure(path, sha, f"the analysis exceeded the time limit of {limit_s:g} s",
+                                          seconds=seconds)
+            if msg is None:
+                continue
+            if msg.get("event") == "error":
+                return TaskResult.failure(path, sha, str(msg.get("message", "analysis failed")),
+                                          internal=bool(msg.get("internal")), seconds=seconds)
+            if msg.get("event") == "done":
+                reply = ChildReply.model_validate(msg["result"])
+                _reader_peak = max(_reader_peak, reply.reader_peak_bytes)
+                outputs: dict[str, bytes] = {}
+                if reply.pipeline is not None:
+                    for kind, file in reply.pipeline.outputs.items():
+                        with open(file, "rb") as fh:
+                            outputs[kind] = fh.read()
+                return TaskResult(path=path, sha256=sha, ok=True, seconds=seconds, facts=reply.facts,
+                                  findings=reply.findings, pipeline=reply.pipeline, outputs=outputs)
+    except HelperGone:
+        how = helper.how_it_died()
+        _drop_helper()
+        return TaskResult.failure(path, sha, f"the analysis process {how}", internal=True,
+                                  seconds=time.monotonic() - started)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)

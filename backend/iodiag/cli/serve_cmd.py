@@ -1,0 +1,329 @@
+"""``iodiag serve``, ``iodiag token``, ``iodiag submit`` and ``iodiag openapi``: the REST service and its clients.
+
+Registered on the main app by ``serve_cmd.register(app)``; heavy imports stay inside the commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from iodiag.core.settings import Settings
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
+ROLES = ("user", "hook", "helpdesk", "admin")
+_RETRIES = 6
+_BACKOFF_S = 0.5
+_BACKOFF_MAX_S = 8.0
+
+
+def _settings(data_dir: Path | None = None, database_url: str | None = None, **overrides: Any) -> Settings:
+    from iodiag.core.settings import Settings
+
+    given: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
+    if data_dir is not None:
+        given["data_dir"] = data_dir
+    if database_url is not None:
+        given["database_url"] = database_url
+    return Settings(**given)
+
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Database and stored logs (default: IODIAG_DATA_DIR).", show_default=False),
+]
+DatabaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url", help="SQLAlchemy URL (default: IODIAG_DATABASE_URL, else SQLite in the data dir).",
+        show_default=False,
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def serve(
+        host: Annotated[str | None, typer.Option(help="Address to listen on (default 127.0.0.1).")] = None,
+        port: Annotated[int | None, typer.Option(help="Port (default 8000).", min=0, max=65535)] = None,
+        workers: Annotated[
+            int | None, typer.Option(help="Analysis worker processes (default 2; 0: accept only).", min=0)
+        ] = None,
+        data_dir: DataDir = None,
+        database_url: DatabaseUrl = None,
+        log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    ) -> None:
+        """Run the REST service (API under /api/v1, OpenAPI at /api/v1/openapi.json)."""
+        from iodiag.cli.main import CliError, _fail
+
+        try:
+            st = _settings(data_dir, database_url, host=host, port=port, workers=workers)
+            _serve(st, log_level)
+        except typer.Exit:
+            raise
+        except Exception as exc:
+            _fail(CliError(str(exc)) if isinstance(exc, ValueError | OSError) else exc)
+
+    token_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
+    app.add_typer(token_app, name="token")
+
+    @token_app.command("create")
+    def token_create(
+        user: Annotated[str, typer.Option("--user", help="The user the token acts as.")],
+        role: Annotated[str, typer.Option("--role", help=f"One of: {', '.join(ROLES)}.")] = "user",
+        note: Annotated[str, typer.Option("--note", help="What the token is for.")] = "",
+        data_dir: DataDir = None,
+        database_url: DatabaseUrl = None,
+    ) -> None:
+        """Create a token and print it (once: only its hash is stored)."""
+        from iodiag.cli.main import CliError, _fail
+
+        try:
+            if role not in ROLES:
+                raise CliError(f"unknown role {role!r}; choose one of {', '.join(ROLES)}")
+            import re
+
+            if not re.match(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}$", user):
+                raise CliError(f"invalid user name {user!r}")
+            from iodiag.store import tokens
+
+            db = _database(_settings(data_dir, database_url))
+            with db.write() as s:
+                row, token = tokens.create(s, user, role, note)
+                token_id = row.id
+            sys.stderr.write(f"token {token_id} for {user} ({role}); shown once, keep it secret:\n")
+            typer.echo(token)
+        except typer.Exit:
+            raise
+        except Exception as exc:
+            _fail(exc)
+
+    @token_app.command("list")
+    def token_list(
+        all_: Annotated[bool, typer.Option("--all", help="Include revoked tokens.")] = False,
+        data_dir: DataDir = None,
+        database_url: DatabaseUrl = None,
+    ) -> None:
+        """List tokens (id, prefix, user, role, created, revoked)."""
+        from iodiag.cli.main import _fail
+
+        try:
+            from iodiag.store import tokens
+
+            db = _database(_settings(data_dir, database_url))
+            with db.read() as s:
+                for r in tokens.list_tokens(s, include_revoked=all_):
+                    revoked = f"revoked {r.revoked_at:%Y-%m-%d}" if r.revoked_at else "active"
+                    typer.echo(f"{r.id}\t{r.prefix}…\t{r.user}\t{r.role}\t{r.created_at:%Y-%m-%d}\t{revoked}\t{r.note}")
+        except typer.Exit:
+            raise
+        except Exception as exc:
+            _fail(exc)
+
+    @token_app.command("revoke")
+    def token_revoke(
+        token_id: Annotated[int, typer.Argument(help="Token id (from `iodiag token list`).")],
+        data_dir: DataDir = None,
+        database_url: DatabaseUrl = None,
+    ) -> None:
+        """Revoke a token."""
+        from iodiag.cli.main import CliError, _fail
+
+        try:
+            from iodiag.store import tokens
+
+            db = _database(_settings(data_dir, database_url))
+            with db.write() as s:
+                if tokens.revoke(s, token_id) is None:
+                    raise CliError(f"no token {token_id}")
+            typer.echo(f"revoked token {token_id}")
+        except typer.Exit:
+            raise
+        except Exception as exc:
+            _fail(exc)
+
+    @app.command()
+    def submit(
+        logs: Annotated[list[Path], typer.Argument(help="Darshan logs to submit.", metavar="LOG", show_default=False)],
+        url: Annotated[
+            str | None, typer.Option("--url", help="Server URL (default: IODIAG_URL).", show_default=False)
+        ] = None,
+        token: Annotated[
+            str | None, typer.Option("--token", help="API token (default: IODIAG_TOKEN).", show_default=False)
+        ] = None,
+        user: Annotated[
+            str | None, typer.Option("--user", help="Submit for this user (hook tokens).", show_default=False)
+        ] = None,
+        job_id: Annotated[str | None, typer.Option("--job-id", help="Scheduler job id.", show_default=False)] = None,
+        server_path: Annotated[
+            bool, typer.Option("--server-path", help="Send the path for the server to read (hook tokens) instead of "
+                               "uploading the log.")
+        ] = False,
+        wait: Annotated[bool, typer.Option("--wait", help="Wait until each analysis is done.")] = False,
+        timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.", min=0.1)] = 30.0,
+    ) -> None:
+        """Submit logs to an iodiag server; prints one line per log: LOG, id, new|existing.
+
+        Retries connection errors and 5xx answers with backoff; a 4xx answer prints the server's reason, exit 2.
+        """
+        from iodiag.cli.main import CliError, _fail
+
+        try:
+            base = (url or os.environ.get("IODIAG_URL") or "").rstrip("/")
+            tok = token or os.environ.get("IODIAG_TOKEN") or ""
+            if not base:
+                raise CliError("no server: give --url or set IODIAG_URL")
+            if not tok:
+                raise CliError("no token: give --token or set IODIAG_TOKEN")
+            code = _submit_all(base, tok, logs, user, job_id, server_path, wait, timeout)
+        except typer.Exit:
+            raise
+        except Exception as exc:
+            _fail(exc)
+        if code:
+            raise typer.Exit(code)
+
+    @app.command()
+    def openapi(
+        output: Annotated[
+            Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.", show_default=False)
+        ] = None,
+    ) -> None:
+        """Print the OpenAPI schema of the REST API (docs/openapi.json)."""
+        from iodiag.cli.main import _fail
+
+        try:
+            from iodiag.api import create_app
+            from iodiag.core.settings import Settings
+
+            text = json.dumps(create_app(Settings()).openapi(), indent=2) + "\n"
+            if output is None:
+                sys.stdout.write(text)
+            else:
+                output.write_text(text, encoding="utf-8")
+        except Exception as exc:
+            _fail(exc)
+
+
+def _database(st: Settings) -> Any:
+    from iodiag.store import Database, migrate
+
+    db = Database(st.effective_database_url)
+    migrate.upgrade(db)
+    return db
+
+
+def _serve(st: Settings, log_level: str) -> None:
+    import logging
+
+    import uvicorn
+
+    from iodiag.api import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    uvicorn.run(
+        create_app(st),
+        host=st.host,
+        port=st.port,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=10,
+        proxy_headers=False,  # client addresses are the peer's own: the SSO header trusts only configured proxies
+    )
+
+
+# --- submit ---------------------------------------------------------------------------------------
+
+
+class _Refused(Exception):
+    """The server answered 4xx: the message is its one-line detail."""
+
+
+def _request(client: Any, method: str, url: str, **kwargs: Any) -> Any:
+    """One request with retries on connection errors and 5xx (exponential backoff with jitter)."""
+    import httpx
+
+    delay = _BACKOFF_S
+    for attempt in range(_RETRIES):
+        try:
+            resp = client.request(method, url, **kwargs)
+        except httpx.TransportError as exc:
+            problem = f"cannot reach the server ({type(exc).__name__})"
+        else:
+            if resp.status_code < 500:
+                if resp.status_code >= 400:
+                    raise _Refused(_detail(resp))
+                return resp
+            problem = f"server error {resp.status_code}: {_detail(resp)}"
+        if attempt == _RETRIES - 1:
+            raise RuntimeError(problem)
+        time.sleep(delay * (0.5 + random.random()))
+        delay = min(delay * 2, _BACKOFF_MAX_S)
+    raise AssertionError("unreachable")
+
+
+def _detail(resp: Any) -> str:
+    try:
+        detail = resp.json().get("detail")
+    except (ValueError, AttributeError):
+        detail = None
+    text = str(detail) if detail else (resp.text or resp.reason_phrase)
+    return f"{resp.status_code} " + " ".join(text.split())[:300]
+
+
+def _submit_all(
+    base: str, token: str, logs: list[Path], user: str | None, job_id: str | None,
+    server_path: bool, wait: bool, timeout: float,
+) -> int:
+    import httpx
+
+    from iodiag.cli.main import error_line
+
+    headers = {"Authorization": f"Bearer {token}"}
+    code = EXIT_OK
+    with httpx.Client(base_url=base, headers=headers, timeout=timeout) as client:
+        for log in logs:
+            try:
+                resp = _submit_one(client, log, user, job_id, server_path)
+                body = resp.json()
+                line = f"{log}\t{body['id']}\t{'new' if body.get('created') else 'existing'}"
+                if wait:
+                    line += "\t" + _wait_done(client, body["id"])
+                typer.echo(line)
+            except _Refused as exc:
+                error_line(f"{log}: {exc}")
+                code = EXIT_USAGE
+            except (RuntimeError, OSError) as exc:
+                error_line(f"{log}: {exc}")
+                code = max(code, EXIT_INTERNAL) if code != EXIT_USAGE else code
+    return code
+
+
+def _submit_one(client: Any, log: Path, user: str | None, job_id: str | None, server_path: bool) -> Any:
+    fields = {k: v for k, v in (("user", user), ("job_id", job_id)) if v}
+    if server_path:
+        return _request(client, "POST", "/api/v1/analyses", json={"path": str(log.resolve()), **fields})
+    try:
+        data = log.read_bytes()
+    except OSError as exc:
+        raise _Refused(f"cannot read: {exc.strerror or exc}") from None
+    files = {"file": (log.name, data, "application/octet-stream")}
+    return _request(client, "POST", "/api/v1/analyses", files=files, data=fields)
+
+
+def _wait_done(client: Any, analysis_id: str, limit_s: float = 3600) -> str:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        body = _request(client, "GET", f"/api/v1/analyses/{analysis_id}").json()
+        if body["status"] in ("done", "failed"):
+            return str(body["status"]) + (f": {body['error']}" if body.get("error") else "")
+        time.sleep(0.5)
+    return "still running"

@@ -1,0 +1,314 @@
+"""Deterministic planning before any model: what the question asks, and the facts and documents that answer it.
+
+``Composer.plan`` classifies the question (``intents.py``), picks the findings it is about (named codes,
+files, ranks, problem words, or the previous turn's subject for a follow-up), the facts about them, and the
+knowledge passages that explain them. The model, if any, only phrases what the plan holds; the template
+route writes it out directly.
+
+``Conversation`` remembers the report and earlier turns, so "which file?" after "why is my job slow?"
+is about the costliest finding's files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from iodiag.analysis.models import Finding, Report, Severity
+from iodiag.analysis.registry import CHECKS
+from iodiag.knowledge.models import Passage
+from iodiag.narration.facts import Fact, FactKind, FactSheet, build_facts, problems, rank_findings
+from iodiag.narration.grounding import CODE
+from iodiag.narration.intents import Intent, Question, classify
+from iodiag.narration.knowledge import KnowledgeSource
+from iodiag.narration.models import ChatTurn
+from iodiag.narration.prompts import Phrasebook
+from iodiag.narration.untrusted import quote
+
+log = logging.getLogger(__name__)
+
+PROMPT_FOR_INTENT = {
+    Intent.EXPLAIN_JOB: "explain-job",
+    Intent.EXPLAIN_FINDING: "explain-finding",
+    Intent.TRIAGE: "triage-summary",
+}
+EXPLAIN_TOP = 3  # findings told in full in a job explanation
+FOCUS_MAX = 3
+DOCS_PER_FINDING = 2
+CONCEPT_DOCS = 3
+
+_DETAIL: tuple[FactKind, ...] = ("finding", "evidence", "why", "fix")
+
+
+@dataclass
+class Plan:
+    question: Question
+    report: Report
+    sheet: FactSheet
+    focus: list[Finding] = field(default_factory=list)  # what the answer is about, most costly first
+    facts: list[Fact] = field(default_factory=list)  # what the answer may say, most important first
+    passages: list[Passage] = field(default_factory=list)
+    by_code: dict[str, list[Passage]] = field(default_factory=dict)  # the passages fetched for each finding
+
+    @property
+    def intent(self) -> Intent:
+        return self.question.intent
+
+    @property
+    def prompt(self) -> str:
+        return PROMPT_FOR_INTENT.get(self.intent, "answer-question")
+
+    @property
+    def focus_codes(self) -> list[str]:
+        return [f.code for f in self.focus]
+
+
+def _dedupe_facts(facts: Sequence[Fact]) -> list[Fact]:
+    seen: dict[str, Fact] = {}
+    for f in facts:
+        seen.setdefault(f.id, f)
+    return list(seen.values())
+
+
+class Composer:
+    def __init__(self, phrases: Phrasebook, knowledge: KnowledgeSource | None = None) -> None:
+        self.phrases = phrases
+        self.knowledge = knowledge
+
+    # --- knowledge, never fatal ------------------------------------------------------------------
+
+    def _for_finding(self, code: str, query: str | None, k: int, facility: str | None) -> list[Passage]:
+        if self.knowledge is None:
+            return []
+        try:
+            return self.knowledge.passages_for_finding(code, query=query, k=k, facility=facility)
+        except Exception as exc:  # the answer is still right without documents
+            log.warning("knowledge lookup for %s failed: %s", code, exc)
+            return []
+
+    def _docs(self, plan: Plan, code: str, k: int) -> None:
+        found = self._for_finding(code, plan.question.text or None, k, plan.sheet.context.facility)
+        plan.by_code.setdefault(code, []).extend(found)
+        plan.passages += found
+
+    def _search(self, query: str, k: int, facility: str | None = None) -> list[Passage]:
+        if self.knowledge is None or not query.strip():
+            return []
+        try:
+            return self.knowledge.search(query, k, facility=facility)
+        except Exception as exc:
+            log.warning("knowledge search failed: %s", exc)
+            return []
+
+    # --- planning --------------------------------------------------------------------------------
+
+    def plan(
+        self,
+        report: Report,
+        question: str,
+        previous_focus: Sequence[str] = (),
+        *,
+        intent: Intent | None = None,
+        sheet: FactSheet | None = None,
+    ) -> Plan:
+        q = classify(question, report, self.phrases, has_history=bool(previous_focus))
+        if intent is not None:
+            q = dataclasses.replace(q, intent=intent)
+        sheet = sheet or build_facts(report, self.phrases)
+        plan = Plan(q, report, sheet)
+        plan.focus = self._focus(report, q, previous_focus)
+        builder = {
+            Intent.EXPLAIN_JOB: self._explain_job,
+            Intent.EXPLAIN_FINDING: self._explain_finding,
+            Intent.FILE_OR_RANK: self._file_or_rank,
+            Intent.HOW_TO_FIX: self._how_to_fix,
+            Intent.CONCEPT: self._concept,
+            Intent.FACILITY: self._facility,
+            Intent.OFF_TOPIC: self._off_topic,
+            Intent.TRIAGE: self._triage,
+        }[q.intent]
+        plan.facts += self._absent(q, report)
+        builder(plan)
+        plan.facts = _dedupe_facts(plan.facts)
+        plan.passages = list({p.chunk_id: p for p in plan.passages}.values())
+        return plan
+
+    def _absent(self, q: Question, report: Report) -> list[Fact]:
+        """Facts for what the question names and the report lacks, so an answer may say it is not there."""
+        out = []
+        for code in q.unknown_codes:
+            text = self.phrases.sentence("code_absent", code=code, title=CHECKS[code].title)
+            out.append(Fact(f"absent:{code}", "absent", text))
+        for name in q.unknown_files:
+            out.append(Fact(f"absent:file:{name}", "absent", self.phrases.sentence("file_not_found", name=quote(name))))
+        for rank in q.ranks:
+            slowest = report.io_share.slowest_rank if report.io_share else None
+            if rank != slowest and not any(rank in f.ranks for f in report.findings):
+                out.append(Fact(f"absent:rank:{rank}", "absent", self.phrases.sentence("rank_not_found", rank=rank)))
+        return out
+
+    def _focus(self, report: Report, q: Question, previous: Sequence[str]) -> list[Finding]:
+        by_code = {f.code: f for f in report.findings}
+        ranked = rank_findings(report)
+        codes: list[str] = list(q.codes)
+        if not codes and q.files:
+            codes = [f.code for f in ranked if any(fe.path in q.files for fe in f.files)]
+        if not codes and q.ranks:
+            codes = [f.code for f in ranked if set(f.ranks) & set(q.ranks)]
+        if not codes and q.issue_codes:
+            codes = [c for c in q.issue_codes if by_code[c].severity is not Severity.OK] or list(q.issue_codes)
+        if not codes and q.follow_up:
+            codes = [c for c in previous if c in by_code]
+        if not codes:
+            pool = problems(report) or ranked
+            codes = [f.code for f in pool]
+        order = {f.code: i for i, f in enumerate(ranked)}
+        if not q.codes:  # named codes keep the asker's order; found ones go by impact
+            codes.sort(key=lambda c: order.get(c, -1))
+        return [by_code[c] for c in dict.fromkeys(codes) if c in by_code]
+
+    def _job(self, plan: Plan) -> list[Fact]:
+        s = plan.sheet
+        return [f for f in (s.get("verdict"), s.get("job"), s.get("data")) if f is not None]
+
+    def _detail(self, plan: Plan, code: str, kinds: Sequence[FactKind] = _DETAIL) -> list[Fact]:
+        facts = plan.sheet.for_code(code, kinds)
+        order = {k: i for i, k in enumerate(kinds)}
+        return sorted(facts, key=lambda f: order[f.kind])
+
+    def _explain_job(self, plan: Plan) -> None:
+        s = plan.sheet
+        io = [f for code in ("J01", "J02") for f in self._detail(plan, code, ("finding", "why", "fix"))]
+        plan.facts += [*self._job(plan)[:1], *io, *self._job(plan)[1:]]
+        top = [f for f in plan.focus if f.severity is not Severity.OK][:EXPLAIN_TOP]
+        for i, f in enumerate(top):
+            plan.facts += self._detail(plan, f.code)
+            if i == 0:
+                plan.facts += self._detail(plan, f.code, ("file", "ranks"))[:2]
+            self._docs(plan, f.code, 1)
+        summary = s.get("summary")
+        if summary:
+            plan.facts.append(summary)
+        rest = [f for f in plan.focus[EXPLAIN_TOP:] if f.severity is not Severity.OK]
+        plan.facts += [x for f in rest for x in self._detail(plan, f.code, ("finding",))]
+        xl = s.get("crosslayer")
+        if xl:
+            plan.facts.append(xl)
+
+    def _explain_finding(self, plan: Plan) -> None:
+        q = plan.question
+        if q.unknown_codes and not q.codes:  # "what is P08?" when P08 did not fire: what it means in general
+            for code in q.unknown_codes[:2]:
+                self._docs(plan, code, 1)
+            plan.focus = []
+            plan.facts += self._job(plan)[:1]
+            if plan.sheet.get("summary"):
+                plan.facts.append(plan.sheet.facts["summary"])
+            return
+        for f in plan.focus[:2]:
+            plan.facts += self._detail(plan, f.code, ("finding", "evidence", "why", "fix", "file", "ranks"))
+            self._docs(plan, f.code, DOCS_PER_FINDING)
+        plan.facts += self._job(plan)[:1]
+        if plan.sheet.get("summary"):
+            plan.facts.append(plan.sheet.facts["summary"])
+
+    def _file_or_rank(self, plan: Plan) -> None:
+        q = plan.question
+        want: tuple[FactKind, ...] = ("finding", "file") if q.asks_files or not q.asks_ranks else ("finding", "ranks")
+        with_subject = [
+            f
+            for f in plan.focus
+            if (f.files if "file" in want else f.ranks) and (not q.ranks or set(f.ranks) & set(q.ranks) or q.codes)
+        ]
+        chosen = with_subject[:2] or plan.focus[:1]
+        plan.focus = chosen + [f for f in plan.focus if f not in chosen]
+        for f in chosen:
+            plan.facts += self._detail(plan, f.code, (*want, "why"))
+        data = plan.sheet.get("data")
+        if data and q.asks_ranks:
+            plan.facts.append(data)
+        plan.facts += self._job(plan)[:1]
+        if plan.sheet.get("summary"):
+            plan.facts.append(plan.sheet.facts["summary"])
+
+    def _how_to_fix(self, plan: Plan) -> None:
+        plan.facts += self._job(plan)[:1]
+        if plan.report.finding("J01") is not None:  # the first fix for a job I/O does not slow: look elsewhere
+            plan.facts += self._detail(plan, "J01", ("finding", "fix"))
+        targets = [f for f in plan.focus if f.severity is not Severity.OK][:FOCUS_MAX] or plan.focus[:1]
+        for f in targets:
+            plan.facts += self._detail(plan, f.code, ("finding", "fix", "why", "evidence"))
+            self._docs(plan, f.code, 1)
+        if plan.sheet.get("summary"):
+            plan.facts.append(plan.sheet.facts["summary"])
+
+    def _concept(self, plan: Plan) -> None:
+        plan.passages += self._search(plan.question.text, CONCEPT_DOCS)
+        for f in plan.focus:
+            if f.code in plan.question.issue_codes or f.code in plan.question.codes:
+                plan.facts += self._detail(plan, f.code, ("finding", "why"))
+        if plan.sheet.get("summary"):
+            plan.facts.append(plan.sheet.facts["summary"])
+
+    def _facility(self, plan: Plan) -> None:
+        q = plan.question
+        facility = q.facility or plan.sheet.context.facility
+        plan.passages += self._search(q.text, CONCEPT_DOCS, facility=facility) if facility else []
+        if not plan.passages:
+            plan.passages += self._search(q.text, 2)
+        plan.facts += self._job(plan)[:1]
+        where = plan.sheet.get("facility")
+        if where:
+            plan.facts.append(where)
+        for f in [f for f in plan.focus if f.severity is not Severity.OK][:2]:
+            plan.facts += self._detail(plan, f.code, ("finding", "fix"))
+        if plan.sheet.get("summary"):
+            plan.facts.append(plan.sheet.facts["summary"])
+
+    def _off_topic(self, plan: Plan) -> None:
+        summary = plan.sheet.get("summary")
+        plan.facts += [summary] if summary else []
+
+    def _triage(self, plan: Plan) -> None:
+        plan.facts += self._job(plan)[:1]
+        s = plan.sheet
+        plan.facts += [f for f in (s.get("J01"), s.get("J02")) if f]
+        top = [f for f in plan.focus if f.severity is not Severity.OK][:1]
+        for f in top:
+            plan.facts += self._detail(plan, f.code, ("finding", "evidence", "fix"))[:3]
+        if s.get("summary"):
+            plan.facts.append(s.facts["summary"])
+
+
+class Conversation:
+    """One chat about one report: earlier turns decide what a follow-up question is about."""
+
+    def __init__(self, report: Report, composer: Composer, history: Sequence[ChatTurn] = ()) -> None:
+        self.report = report
+        self.composer = composer
+        self.sheet = build_facts(report, composer.phrases)
+        self.history: list[ChatTurn] = []
+        self.focus: list[str] = []
+        replay = Composer(composer.phrases, None)  # earlier turns only decide the subject: no documents needed
+        for turn in history:
+            if turn.role == "user":
+                self.focus = replay.plan(report, turn.text, self.focus, sheet=self.sheet).focus_codes
+            else:
+                self._note_answer(turn.text)
+            self.history.append(turn)
+
+    def _note_answer(self, text: str) -> None:
+        # The subject of the conversation is what the last answer talked about, in the order it did.
+        cited = [c for c in dict.fromkeys(CODE.findall(text)) if c in self.report.codes() and c not in ("J01", "J02")]
+        if cited:
+            self.focus = cited
+
+    def plan(self, question: str, intent: Intent | None = None) -> Plan:
+        return self.composer.plan(self.report, question, self.focus, intent=intent, sheet=self.sheet)
+
+    def record(self, question: str, plan: Plan, answer_text: str) -> None:
+        self.history += [ChatTurn(role="user", text=question), ChatTurn(role="assistant", text=answer_text)]
+        self.focus = plan.focus_codes
+        self._note_answer(answer_text)

@@ -1,0 +1,326 @@
+"""The facts an answer may use: the report turned into short, numbered lines, log text quoted.
+
+Every fact is one line, tied to a finding code (or to the job), with the raw values behind its numbers.
+The composer picks facts for a question, the prompt shows them, the template route writes them out, and
+the verifier accepts only what they (and the documents given) hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from iodiag.analysis.models import Finding, Metric, Report, Severity, Unit
+from iodiag.narration.prompts import Phrasebook
+from iodiag.narration.quantities import Dim, Quantity, exact
+from iodiag.narration.untrusted import clean, quote
+from iodiag.render import _common as c
+
+FactKind = Literal[
+    "verdict", "job", "data", "summary", "crosslayer", "finding", "evidence", "file", "ranks", "why", "fix", "absent"
+]
+
+# Modules that say which I/O library the application used, most specific first: fixes are worded for
+# the highest-level library (an HDF5 user sets HDF5 properties, not ROMIO calls).
+_LIBRARY_MODULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("hdf5", ("H5F", "H5D")),
+    ("pnetcdf", ("PNETCDF_FILE", "PNETCDF_VAR")),
+    ("mpiio", ("MPI-IO",)),
+    ("stdio", ("STDIO",)),
+    ("posix", ("POSIX",)),
+)
+_FILE_SYSTEMS = ("lustre", "gpfs")
+_LAYER_CONTEXT = {"STDIO": "stdio", "Lustre": "lustre", "HDF5": "hdf5", "PnetCDF": "pnetcdf", "MPI-IO": "mpiio"}
+MAX_FILES_PER_FINDING = 5
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: str  # "verdict", "job", "P08", "P08:evidence", "P08:file:0", "P08:why", "P08:fix:align-file-requests"
+    kind: FactKind
+    text: str  # one line; log text in backticks
+    code: str | None = None  # the finding it belongs to
+    values: tuple[Quantity, ...] = ()  # the raw numbers behind the text
+    files: tuple[str, ...] = ()  # raw paths it names
+    ranks: tuple[int, ...] = ()
+    rec: str | None = None  # recommendation id, for fix facts
+
+    @property
+    def line(self) -> str:
+        """How the fact appears in a prompt: a finding's code in brackets (what the model cites), then the text."""
+        return f"[{self.code}] {self.text}" if self.code else f"- {self.text}"
+
+
+@dataclass(frozen=True)
+class UserContext:
+    """What the fixes depend on: the I/O libraries, the file systems and the facility of this job."""
+
+    libraries: tuple[str, ...]
+    file_systems: tuple[str, ...]
+    facility: str | None = None
+    system: str | None = None
+
+    def fix_contexts(self, finding: Finding) -> list[str]:
+        """Variant order for a finding's fix: the finding's own layer, then libraries, then file systems."""
+        order: list[str] = []
+        layer = _LAYER_CONTEXT.get(finding.layer.value)
+        if layer == "lustre" and "lustre" not in self.file_systems:
+            layer = None
+        if layer:
+            order.append(layer)
+        order += [x for x in self.libraries if x not in ("posix", "stdio")]
+        order += list(self.file_systems)
+        # Below the libraries: a POSIX-level finding is about POSIX calls; STDIO findings named their layer above.
+        order += [x for x in ("posix", "stdio") if x in self.libraries]
+        return list(dict.fromkeys(order))
+
+
+def user_context(report: Report, phrases: Phrasebook) -> UserContext:
+    used = {m.name for m in report.job.modules if m.loaded and m.records > 0}
+    libs = tuple(lib for lib, mods in _LIBRARY_MODULES if used & set(mods))
+    fs = tuple(f for f in _FILE_SYSTEMS if report.job.file_systems.get(f, 0) > 0)
+    if "LUSTRE" in used and "lustre" not in fs:
+        fs = ("lustre", *fs)
+    facility = system = None
+    for path in all_paths(report):
+        for fp in phrases.facility_paths:
+            if path.startswith(fp.prefix):
+                facility, system = fp.facility, fp.system
+                break
+        if facility:
+            break
+    return UserContext(libs, fs, facility, system)
+
+
+def all_paths(report: Report) -> list[str]:
+    """Every file path the report names (findings first, then the cross-layer summary)."""
+    paths = [fe.path for f in report.findings for fe in f.files]
+    if report.cross_layer is not None:
+        paths += [x.path for x in report.cross_layer.files]
+    return list(dict.fromkeys(paths))
+
+
+def quote_paths(text: str, paths: Iterable[str]) -> str:
+    """``text`` with each known path in backticks and the rest cleaned: a finding message names files."""
+    known = sorted({p for p in paths if p}, key=len, reverse=True)
+    out: list[str] = []
+    rest = text
+    while rest:
+        hits = [(rest.find(p), p) for p in known if p in rest]
+        if not hits:
+            out.append(clean(rest, limit=10_000))
+            break
+        at, p = min(hits, key=lambda h: (h[0], -len(h[1])))
+        out.append(clean(rest[:at], limit=10_000))
+        out.append(quote(p))
+        rest = rest[at + len(p) :]
+    return " ".join(s for s in out if s)
+
+
+def _metric_quantity(m: Metric) -> Quantity | None:
+    if isinstance(m.value, (str, bool)):
+        return None
+    v = float(m.value)
+    dims: dict[Unit, tuple[Dim, float]] = {
+        Unit.BYTES: ("bytes", 1.0),
+        Unit.SECONDS: ("seconds", 1.0),
+        Unit.BYTES_PER_SECOND: ("rate", 1.0),
+        Unit.COUNT: ("bare", 1.0),
+    }
+    if m.unit is Unit.RATIO:
+        return exact(v, "times") if "times" in m.name else exact(v * 100, "percent")
+    if m.unit in dims:
+        dim, mult = dims[m.unit]
+        return exact(v * mult, dim)
+    return None
+
+
+def _metrics_text(metrics: Sequence[Metric]) -> str:
+    return "; ".join(f"{label} {value}" for label, value in map(c.format_metric, metrics))
+
+
+def _values(metrics: Sequence[Metric]) -> tuple[Quantity, ...]:
+    return tuple(q for q in map(_metric_quantity, metrics) if q is not None)
+
+
+def rank_findings(report: Report) -> list[Finding]:
+    """Findings by impact: problems (critical, then warning) before context (info) and praise (ok).
+
+    The I/O-share findings (J01/J02) are the verdict, told first on their own, so they are left out here.
+    """
+    pool = [f for f in report.findings if f.code not in ("J01", "J02")]
+    return sorted(pool, key=lambda f: (f.severity.rank, f.code))
+
+
+def problems(report: Report) -> list[Finding]:
+    return [f for f in rank_findings(report) if f.severity in (Severity.CRITICAL, Severity.WARNING)]
+
+
+@dataclass
+class FactSheet:
+    """All facts of one report, by id, in the order the report gives them."""
+
+    report: Report
+    context: UserContext
+    facts: dict[str, Fact] = field(default_factory=dict)
+
+    def add(self, fact: Fact) -> None:
+        self.facts[fact.id] = fact
+
+    def get(self, fact_id: str) -> Fact | None:
+        return self.facts.get(fact_id)
+
+    def job_facts(self) -> list[Fact]:
+        return [f for f in self.facts.values() if f.code is None]
+
+    def for_code(self, code: str, kinds: Iterable[FactKind] | None = None) -> list[Fact]:
+        want = set(kinds) if kinds is not None else None
+        return [f for f in self.facts.values() if f.code == code and (want is None or f.kind in want)]
+
+
+def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
+    ctx = user_context(report, phrases)
+    sheet = FactSheet(report, ctx)
+    paths = all_paths(report)
+    v = c.verdict(report)
+    share = report.io_share
+    verdict_values: tuple[Quantity, ...] = ()
+    if share is not None:
+        verdict_values = (
+            exact(share.share_slowest * 100, "percent"),
+            exact(share.share_mean * 100, "percent"),
+            exact(share.slowest_rank_io_s, "seconds"),
+            exact(share.mean_rank_io_s, "seconds"),
+            exact(share.runtime_s, "seconds"),
+        )
+    sheet.add(Fact("verdict", "verdict", clean(v.line, 1000) + ".", values=verdict_values))
+    j = report.job
+    ranks = f"{j.nprocs:,} rank{'s' if j.nprocs != 1 else ''}"
+    if j.nodes:
+        ranks += f" on {j.nodes:,} node{'s' if j.nodes != 1 else ''}"
+    sheet.add(
+        Fact(
+            "job",
+            "job",
+            phrases.sentence(
+                "job_line", jobid=j.jobid, exe=quote(j.exe or "(unknown)"), ranks=ranks, runtime=c.runtime_text(report)
+            ),
+            values=(exact(j.nprocs, "bare"), exact(j.runtime_s, "seconds")),
+        )
+    )
+    data = c.data_text(report)
+    io_time = c.io_time_text(report)
+    if data and share is not None:
+        text = f"The application wrote and read: {data}; I/O time: {io_time}."
+        slow = (share.slowest_rank,) if share.slowest_rank is not None else ()
+        sheet.add(
+            Fact(
+                "data",
+                "data",
+                text,
+                values=(
+                    exact(share.bytes_written, "bytes"),
+                    exact(share.bytes_read, "bytes"),
+                    exact(share.read_s, "seconds"),
+                    exact(share.write_s, "seconds"),
+                    exact(share.meta_s, "seconds"),
+                ),
+                ranks=slow,
+            )
+        )
+    sheet.add(
+        Fact("files", "job", f"The job used {c.files_text(report)} files; I/O modules: {c.modules_text(report)}.")
+    )
+    if ctx.facility and ctx.system:
+        sheet.add(Fact("facility", "job", phrases.sentence("facility_job", system=ctx.system, facility=ctx.facility)))
+    codes = ", ".join(f.code for f in report.findings) or "none"
+    sheet.add(
+        Fact(
+            "summary",
+            "summary",
+            f"The report has {len(report.findings)} finding(s) ({c.counts_line(report)}): {codes}.",
+        )
+    )
+    if report.cross_layer is not None and report.cross_layer.summary_text:
+        sheet.add(Fact("crosslayer", "crosslayer", quote_paths(report.cross_layer.summary_text, paths)))
+    for f in report.findings:
+        _finding_facts(sheet, f, phrases, paths)
+    return sheet
+
+
+def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: list[str]) -> None:
+    sev = f.severity.value
+    named = [fe.path for fe in f.files]
+    sheet.add(
+        Fact(
+            f.code,
+            "finding",
+            f"{f.title} ({sev}, {f.layer.value}): {quote_paths(f.message, [*named, *paths])}",
+            code=f.code,
+            values=_values(f.evidence),
+            files=tuple(named),
+            ranks=tuple(f.ranks),
+        )
+    )
+    if f.evidence:
+        sheet.add(
+            Fact(
+                f"{f.code}:evidence",
+                "evidence",
+                f"Evidence for {f.code}: {_metrics_text(f.evidence)}.",
+                code=f.code,
+                values=_values(f.evidence),
+            )
+        )
+    for i, fe in enumerate(f.files[:MAX_FILES_PER_FINDING]):
+        metrics = _metrics_text(fe.metrics)
+        sheet.add(
+            Fact(
+                f"{f.code}:file:{i}",
+                "file",
+                f"{f.code} names the file {quote(fe.path)}" + (f": {metrics}." if metrics else "."),
+                code=f.code,
+                values=_values(fe.metrics),
+                files=(fe.path,),
+            )
+        )
+    more = max(f.files_total - min(len(f.files), MAX_FILES_PER_FINDING), 0)
+    if more:
+        sheet.add(
+            Fact(
+                f"{f.code}:files-more",
+                "file",
+                f"{f.code} names {more:,} more file(s) than these.",
+                code=f.code,
+                values=(exact(more, "bare"), exact(f.files_total, "bare")),
+            )
+        )
+    if f.ranks:
+        sheet.add(
+            Fact(
+                f"{f.code}:ranks",
+                "ranks",
+                f"Ranks named by {f.code}: {c.ranks_text(f.ranks)}.",
+                code=f.code,
+                ranks=tuple(f.ranks),
+            )
+        )
+    why = phrases.why.get(f.code)
+    if why:
+        sheet.add(Fact(f"{f.code}:why", "why", f"Why {f.code} matters: {why}", code=f.code))
+    ctx_order = sheet.context.fix_contexts(f)
+    for rec in f.recommendations:
+        fix = phrases.fixes.get(rec)
+        if fix is None:
+            continue
+        title = c.recommendation_title(rec)
+        sheet.add(
+            Fact(
+                f"{f.code}:fix:{rec}",
+                "fix",
+                f"To fix {f.code} ({title}): {fix.pick(ctx_order)}",
+                code=f.code,
+                rec=rec,
+            )
+        )

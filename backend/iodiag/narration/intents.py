@@ -1,0 +1,171 @@
+"""What a question asks, decided by rules before any model runs.
+
+Keyword and pattern rules, plus what the question names that the report holds: finding codes, file
+names, rank numbers, a facility. The result says which kind of answer to write and about what.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import PurePosixPath
+
+from iodiag.analysis.models import Report
+from iodiag.analysis.registry import CHECKS
+from iodiag.narration.facts import all_paths
+from iodiag.narration.grounding import CODE
+from iodiag.narration.issues import codes_for_words
+from iodiag.narration.prompts import Phrasebook
+
+
+class Intent(StrEnum):
+    EXPLAIN_JOB = "explain-job"  # why is my job slow? / summarize
+    EXPLAIN_FINDING = "explain-finding"  # one finding (named by code or by its problem)
+    FILE_OR_RANK = "file-or-rank"  # which files / ranks, or a question about one of them
+    HOW_TO_FIX = "how-to-fix"
+    CONCEPT = "concept"  # what is X?
+    FACILITY = "facility"  # guidance for a named facility
+    OFF_TOPIC = "off-topic"  # not about this job
+    TRIAGE = "triage"  # the help-desk summary (never from a question)
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_INJECTION = _rx(
+    r"\bignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|rules|prompts?)|"
+    r"\byou are now\b|\bsystem prompt\b|\bdisregard (?:the|your|all) (?:rules|instructions)"
+)
+_DOMAIN = _rx(
+    r"\bi/?o\b|\bfiles?\b|\bwrit|\bread|\branks?\b|\bjob\b|\bslow|\bfast|\bspeed|\btime\b|\brun\b|\bruntime|"
+    r"\blustre|\bstrip|\bosts?\b|\bmpi|\bhdf5|\bh5|\bnetcdf|\bpnetcdf|\bposix|\bstdio|\bdarshan|\bmetadata|"
+    r"\bbandwidth|\bthroughput|\bperform|\bfix|\bimprov|\btun(?:e|ing)|\bfinding|\breport|\bcheckpoint|\baggregat|"
+    r"\bcollective|\bbuffer|\bhints?\b|\bromio|\bcb_|\bbytes?\b|\brequests?\b|\bdata\b|\bdisk|\bstorage|"
+    r"\bfile ?system|\bgpfs|\bscratch|\bprocess|\bnodes?\b|\bbottleneck|\bwrong|\brecommend|\boptimi|\bsummar|"
+    r"\bexplain|\bdiagnos|\bproblem|\bissue|\bcause|\bwhy\b|\bopen|\bstat\b|\bsync|\balign|\bsmall|\brandom|"
+    r"\bsequential|\bredundant|\bimbalance|\bstraggler|\bcompute|\bwhat to do|\bwhich\b|\bwhere\b|\bhow\b|"
+    r"\badvice|\btips?\b|\bhelp|\bguidance|\bbest practices?"
+)
+_OFF_TOPIC = _rx(
+    r"\bweather|\brecipe|\bpoem|\bjoke|\bcapital of|\bsports?\b|\bmovie|\bsong|\bstock (?:price|market)|"
+    r"\btranslate|\bbirthday|\bwho (?:is|was) the president"
+)
+_FACILITY_WORDS = _rx(r"\bfacilit(?:y|ies)\b|\b(?:computing|supercomputing) cent(?:er|re)\b|\bat my (?:site|center)\b")
+_FILE_RANK = _rx(
+    r"\bwhich (?:\w+ )?(?:files?|ranks?|process(?:es)?|osts?)\b|\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|"
+    r"\bwhere\b|\bwho\b|\brank \d+|\bfiles? (?:is|are|were|was) (?:affected|involved|slow|the problem)|"
+    r"\blist (?:the )?(?:files?|ranks?)|\bbusiest rank|\bslowest rank"
+)
+_FIX = _rx(
+    r"\bhow (?:do|can|should|could|would|to) (?:i|we|you)?\b|\bfix|\bimprov|\bspeed(?: it| this| my \w+)? up|"
+    r"\bfaster\b|\btun(?:e|ing)\b|\boptimi[sz]|\bwhat (?:should|can|could) (?:i|we)|\brecommend|\bsuggest|"
+    r"\bchange\b|\bavoid\b|\breduce\b|\bsolv|\bremed|\bwhat to do\b|\bwhat do i do\b"
+)
+_CONCEPT = _rx(
+    r"^\s*(?:what(?:'s| is| are| does| do)\b|explain\b|define\b|tell me (?:about|what)|what do(?:es)? .+ mean|"
+    r"how does .+ work|meaning of)"
+)
+_ABOUT_JOB = _rx(
+    r"\b(?:my|mine|our|this|the) (?:job|run|code|application|app|program|log|report|files?|ranks?)\b|\bwrong\b|"
+    r"\bslow\b|\bfindings?\b|\bi/o share|\bbottleneck|\bthis\b|\bit\b"
+)
+_FOLLOW_UP = _rx(
+    r"^\s*(?:and|but|so|then|what about|how about|which|why|where|ok|okay)\b|\b(?:it|that|this|them|those|these|they)\b"
+)
+_RANK_NUMBER = _rx(r"\brank\s+(\d+)")
+_FILEISH = re.compile(r"[\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8}\b|/[\w.\-/]+")
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    intent: Intent
+    codes: list[str] = field(default_factory=list)  # report finding codes the question names
+    unknown_codes: list[str] = field(default_factory=list)  # codes it names that the report lacks
+    files: list[str] = field(default_factory=list)  # report paths it names
+    unknown_files: list[str] = field(default_factory=list)  # file-like words matching no report path
+    ranks: list[int] = field(default_factory=list)
+    issue_codes: list[str] = field(default_factory=list)  # report codes whose problem the question names
+    facility: str | None = None
+    follow_up: bool = False  # names nothing of its own: refers to the previous turn
+    asks_files: bool = False
+    asks_ranks: bool = False
+
+
+def _facility(text: str, phrases: Phrasebook) -> str | None:
+    low = text.lower()
+    for name, words in phrases.facilities.items():
+        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words):
+            return name
+    return None
+
+
+def _files_named(text: str, report: Report) -> tuple[list[str], list[str]]:
+    paths = all_paths(report)
+    found: list[str] = []
+    unknown: list[str] = []
+    for tok in _FILEISH.findall(text):
+        tok = tok.strip("'\"`.,;:?!()")
+        if len(tok) < 3 or tok.lower() in ("i/o", "mpi-io") or CODE.fullmatch(tok):
+            continue
+        hits = [p for p in paths if p == tok or p.endswith(tok) or PurePosixPath(p).name == tok]
+        if hits:
+            found += hits
+        elif "/" in tok or "." in tok.strip("."):
+            unknown.append(tok)
+    return list(dict.fromkeys(found)), list(dict.fromkeys(unknown))
+
+
+def classify(question: str, report: Report, phrases: Phrasebook, has_history: bool = False) -> Question:
+    text = " ".join(question.split())
+    # Codes in any case ("p08"), but only those the engine has ("x86" is not one).
+    named = list(dict.fromkeys(c for c in CODE.findall(text.upper()) if c in CHECKS))
+    present = report.codes()
+    codes = [c for c in named if c in present]
+    unknown = [c for c in named if c not in present]
+    files, unknown_files = _files_named(text, report)
+    ranks = [int(n) for n in _RANK_NUMBER.findall(text)]
+    facility = _facility(text, phrases)
+    issue_codes = [c for c in codes_for_words(text) if c in present]
+    asks_files = bool(re.search(r"\bfiles?\b|\bfile ?names?\b|\bpaths?\b", text, re.IGNORECASE)) or bool(files)
+    asks_ranks = bool(re.search(r"\branks?\b|\bprocess(?:es)?\b|\bstraggler", text, re.IGNORECASE)) or bool(ranks)
+    names_something = bool(named or files or ranks or issue_codes or facility)
+    follow_up = has_history and not names_something and (len(text.split()) <= 8 or bool(_FOLLOW_UP.search(text)))
+
+    def q(intent: Intent) -> Question:
+        return Question(
+            text,
+            intent,
+            codes,
+            unknown,
+            files,
+            unknown_files,
+            ranks,
+            issue_codes,
+            facility,
+            follow_up,
+            asks_files,
+            asks_ranks,
+        )
+
+    if not text:
+        return q(Intent.EXPLAIN_JOB)
+    if _INJECTION.search(text) or (_OFF_TOPIC.search(text) and not names_something):
+        return q(Intent.OFF_TOPIC)
+    if not _DOMAIN.search(text) and not names_something and not (follow_up and len(text.split()) <= 3):
+        return q(Intent.OFF_TOPIC)
+    if facility or _FACILITY_WORDS.search(text):
+        return q(Intent.FACILITY)
+    if _FILE_RANK.search(text) or files or unknown_files or ranks:
+        return q(Intent.FILE_OR_RANK)
+    if _FIX.search(text):
+        return q(Intent.HOW_TO_FIX)
+    if named:
+        return q(Intent.EXPLAIN_FINDING)
+    if _CONCEPT.search(text) and not _ABOUT_JOB.search(text):
+        return q(Intent.CONCEPT)
+    if issue_codes:
+        return q(Intent.EXPLAIN_FINDING)
+    return q(Intent.EXPLAIN_JOB)

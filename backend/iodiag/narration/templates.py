@@ -1,0 +1,316 @@
+"""The template route: a complete answer written from a plan's facts and documents, with no model.
+
+Every sentence is a fact from the report or a phrase-book sentence (``prompts/phrases.v1.yaml``) with
+the report's values filled in, so the verifier passes it by construction. It is the answer when there
+is no model, and the fallback when the model's answer fails verification or runs out of time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from iodiag.analysis.models import Finding, Severity
+from iodiag.core.units import human_seconds
+from iodiag.knowledge.models import Passage
+from iodiag.narration.composer import Plan
+from iodiag.narration.facts import Fact
+from iodiag.narration.intents import Intent
+from iodiag.narration.prompts import Phrasebook
+from iodiag.narration.untrusted import clean
+from iodiag.narration.verifier import split_sentences
+from iodiag.render import _common as c
+
+PASSAGE_SENTENCES = 3  # of a document section quoted in a concept or facility answer
+
+
+_TITLE_CODES = re.compile(r"\s*\((?:[A-Z]\d{2}(?:,\s*|\s*\)))+")
+
+
+def doc_title(title: str) -> str:
+    """A document title without its trailing list of finding codes ("Redundant reads (P09, P10)")."""
+    return clean(_TITLE_CODES.sub("", title), 200)
+
+
+def _prose(text: str) -> str:
+    """A passage's running text: tables, code blocks and headings left out (they do not read as an answer)."""
+    out: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced or s.startswith(("|", "#")):
+            continue
+        out.append(s)
+    return " ".join(" ".join(out).split())
+
+
+def _first_sentences(text: str, n: int) -> str:
+    sentences = [s for _prefix, parts in split_sentences(_prose(text)) for s in parts if not s.endswith(":")]
+    return " ".join(sentences[:n])
+
+
+class TemplateWriter:
+    def __init__(self, phrases: Phrasebook) -> None:
+        self.p = phrases
+
+    def write(self, plan: Plan) -> str:
+        writer = {
+            Intent.EXPLAIN_JOB: self._explain_job,
+            Intent.EXPLAIN_FINDING: self._explain_finding,
+            Intent.FILE_OR_RANK: self._file_or_rank,
+            Intent.HOW_TO_FIX: self._how_to_fix,
+            Intent.CONCEPT: self._concept,
+            Intent.FACILITY: self._facility,
+            Intent.OFF_TOPIC: self._off_topic,
+            Intent.TRIAGE: self._triage,
+        }[plan.intent]
+        lines = [f.text for f in plan.facts if f.kind == "absent"] + writer(plan)
+        return "\n".join(lines).strip() + "\n"
+
+    # --- pieces ----------------------------------------------------------------------------------
+
+    def _fact(self, plan: Plan, fact_id: str) -> Fact | None:
+        return next((f for f in plan.facts if f.id == fact_id), None)
+
+    def _verdict(self, plan: Plan) -> list[str]:
+        v = self._fact(plan, "verdict") or plan.sheet.get("verdict")
+        if v is None:
+            return []
+        cite = next((code for code in ("J01", "J02") if plan.report.finding(code)), None)
+        line = v.text + (f" [{cite}]" if cite else "")
+        if plan.report.io_share is None and plan.report.finding("D03") is None:
+            line += " " + self.p.sentence("verdict_unknown_io")
+        return [line]
+
+    def _head(self, plan: Plan, f: Finding) -> str:
+        return self.p.sentence(
+            "finding_head", code=f.code, title=clean(f.title), severity=f.severity.value, message=self._message(plan, f)
+        )
+
+    def _message(self, plan: Plan, f: Finding) -> str:
+        # The finding fact is "title (severity, layer): message", the message's paths already quoted.
+        fact = plan.sheet.get(f.code)
+        return fact.text.split("): ", 1)[-1] if fact else clean(f.message, 2000)
+
+    def _why(self, plan: Plan, f: Finding) -> list[str]:
+        why = self._fact(plan, f"{f.code}:why")
+        return [self.p.sentence("why", text=self.p.why[f.code])] if why else []
+
+    def _fixes(self, plan: Plan, f: Finding, limit: int = 2, seen: dict[str, str] | None = None) -> list[str]:
+        """The finding's fixes; one already given in this answer (``seen``: text -> code) is referred to."""
+        out: list[str] = []
+        seen = {} if seen is None else seen
+        for fact in [x for x in plan.facts if x.code == f.code and x.kind == "fix"][:limit]:
+            text = fact.text.split("): ", 1)[-1]
+            if text in seen:
+                if not out:
+                    out.append(self.p.sentence("fix_same", code=seen[text]))
+                continue
+            seen[text] = f.code
+            out.append(self.p.sentence("fix" if not out else "fix_also", text=text))
+        return out
+
+    def _docs(self, plan: Plan, code: str, limit: int = 1, seen: set[str] | None = None) -> list[str]:
+        """References to the finding's documents not yet cited in this answer (``seen``: doc ids)."""
+        given = {p.chunk_id for p in plan.passages}
+        docs = [p for p in plan.by_code.get(code, []) if p.chunk_id in given]
+        out: list[str] = []
+        seen = set() if seen is None else seen
+        for p in docs:
+            if p.doc_id in seen:
+                continue
+            seen.add(p.doc_id)
+            out.append(self.p.sentence("doc_ref", title=doc_title(p.title), id=p.doc_id))
+            if len(out) >= limit:
+                break
+        return out
+
+    def _evidence(self, plan: Plan, f: Finding) -> list[str]:
+        ev = self._fact(plan, f"{f.code}:evidence")
+        return [ev.text] if ev else []
+
+    def _files(self, plan: Plan, f: Finding) -> list[str]:
+        out = [x.text for x in plan.facts if x.code == f.code and x.kind == "file"]
+        return out
+
+    def _ranks(self, plan: Plan, f: Finding) -> list[str]:
+        r = self._fact(plan, f"{f.code}:ranks")
+        return [r.text] if r else []
+
+    def _more(self, plan: Plan, told: list[Finding]) -> list[str]:
+        rest = [f.code for f in plan.report.findings if f not in told and f.code not in ("J01", "J02")]
+        if not rest:
+            return []
+        return [self.p.sentence("more_findings", codes=", ".join(rest))]
+
+    # --- answers ---------------------------------------------------------------------------------
+
+    def _explain_job(self, plan: Plan) -> list[str]:
+        lines = self._verdict(plan)
+        job = self._fact(plan, "job")
+        if job:
+            lines.append(job.text)
+        j01 = plan.report.finding("J01")
+        if j01 is not None:
+            lines += self._fixes(plan, j01, 1)
+        told = [f for f in plan.focus if f.severity is not Severity.OK][:3]
+        if not told:
+            lines += ["", self.p.sentence("no_problems") if plan.report.findings else self.p.sentence("no_findings")]
+            return lines
+        if not any(f.severity in (Severity.CRITICAL, Severity.WARNING) for f in told):
+            intro = "findings_intro"  # nothing to fix: what the report says, for context
+        else:
+            intro = "minor_intro" if j01 is not None else "problems_intro"
+        lines += ["", self.p.sentence(intro)]
+        fixes: dict[str, str] = {}
+        docs: set[str] = set()
+        for i, f in enumerate(told, 1):
+            lines.append(f"{i}. {self._head(plan, f)}")
+            body = self._why(plan, f) + self._fixes(plan, f, 1, fixes) + self._docs(plan, f.code, 1, docs)
+            lines += [f"   {x}" for x in body]
+        more = self._more(plan, told)
+        if more:
+            lines += ["", *more]
+        return lines
+
+    def _explain_finding(self, plan: Plan) -> list[str]:
+        lines: list[str] = []
+        shown = [f for f in plan.focus[:2] if self._fact(plan, f.code)]
+        if not shown:  # the question named only codes the report lacks: say what they are, then the job
+            return [*self._passage_lines(plan.passages, 2), *self._verdict(plan), *self._more(plan, [])]
+        fixes: dict[str, str] = {}
+        docs: set[str] = set()
+        for f in shown:
+            if lines:
+                lines.append("")
+            lines.append(self._head(plan, f))
+            lines += self._evidence(plan, f)
+            lines += [f"- {x}" for x in self._files(plan, f)]
+            lines += self._ranks(plan, f)
+            lines += self._why(plan, f)
+            lines += self._fixes(plan, f, 3, fixes)
+            lines += self._docs(plan, f.code, 2, docs)
+        return lines
+
+    def _file_or_rank(self, plan: Plan) -> list[str]:
+        q = plan.question
+        lines: list[str] = []
+        if q.files:
+            for name in q.files:
+                codes = [f.code for f in plan.report.findings if any(fe.path == name for fe in f.files)]
+                lines.append(self.p.sentence("file_findings", name=f"`{clean(name)}`", codes=", ".join(codes)))
+        for rank in q.ranks:
+            codes = [f.code for f in plan.report.findings if rank in f.ranks]
+            if codes:
+                lines.append(self.p.sentence("rank_findings", rank=rank, codes=", ".join(codes)))
+        want_files = q.asks_files or not q.asks_ranks
+        shown = [f for f in plan.focus[:2] if (f.files if want_files else f.ranks)]
+        for f in shown:
+            if lines:
+                lines.append("")
+            if want_files:
+                lines.append(self.p.sentence("files_head", code=f.code, title=clean(f.title)) + f" [{f.code}]")
+                lines += [f"- {x}" for x in self._files(plan, f)]
+            else:
+                lines += [x + f" [{f.code}]" for x in self._ranks(plan, f)]
+            lines += self._why(plan, f)
+        if not shown:
+            named = ", ".join(f.code for f in plan.focus[:3]) or "none"
+            lines.append(self.p.sentence("files_none" if want_files else "ranks_none", codes=named))
+        share = plan.report.io_share
+        if q.asks_ranks and share is not None and share.slowest_rank is not None and self._fact(plan, "data"):
+            lines += [
+                "",
+                self.p.sentence(
+                    "busiest_rank", rank=share.slowest_rank, io_time=human_seconds(share.slowest_rank_io_s)
+                ),
+            ]
+        return lines
+
+    def _how_to_fix(self, plan: Plan) -> list[str]:
+        targets = [f for f in plan.focus if f.severity is not Severity.OK and self._fact(plan, f.code)][:3]
+        lines: list[str] = []
+        j01 = plan.report.finding("J01")
+        if j01 is not None:
+            lines += [*self._verdict(plan), *self._fixes(plan, j01, 1), ""]
+        if not targets:
+            return (
+                [*lines, self.p.sentence("fix_none")] if lines else [self.p.sentence("fix_none"), *self._verdict(plan)]
+            )
+        lines.append(self.p.sentence("fix_intro"))
+        fixes: dict[str, str] = {}
+        docs: set[str] = set()
+        for i, f in enumerate(targets, 1):
+            lines.append(f"{i}. {self._head(plan, f)}")
+            lines += [f"   {x}" for x in self._fixes(plan, f, 3, fixes) + self._docs(plan, f.code, 1, docs)]
+        return lines
+
+    def _passage_lines(self, passages: list[Passage], limit: int) -> list[str]:
+        lines: list[str] = []
+        seen: set[str] = set()
+        for p in passages:
+            if p.doc_id in seen:
+                continue
+            body = _first_sentences(p.text, PASSAGE_SENTENCES)
+            if not body:  # a section that is all table or code: nothing to quote as prose
+                continue
+            seen.add(p.doc_id)
+            lines.append(self.p.sentence("concept_from_doc", title=doc_title(p.title), id=p.doc_id))
+            lines.append(body)
+            if len(seen) >= limit:
+                break
+        return lines
+
+    def _concept(self, plan: Plan) -> list[str]:
+        lines = self._passage_lines(plan.passages, 2) or [self.p.sentence("concept_none")]
+        for f in plan.focus:
+            if f.code in plan.question.issue_codes or f.code in plan.question.codes:
+                lines.append(self.p.sentence("concept_finding", code=f.code, title=clean(f.title)))
+                lines += self._why(plan, f)
+                break
+        return lines
+
+    def _facility(self, plan: Plan) -> list[str]:
+        ctx = plan.sheet.context
+        facility = plan.question.facility or ctx.facility
+        lines: list[str] = []
+        where = self._fact(plan, "facility")
+        if where:
+            lines.append(where.text)
+        if facility is None:
+            lines.append(self.p.sentence("facility_unknown"))
+        facility_docs = [p for p in plan.passages if facility and p.facility == facility]
+        if facility_docs:
+            lines.append(self.p.sentence("facility_intro", facility=facility))
+            lines += self._passage_lines(facility_docs, 2)
+        else:
+            if facility:
+                lines.append(self.p.sentence("facility_none", facility=facility))
+            lines += self._passage_lines(plan.passages, 1)
+        fixes: dict[str, str] = {}
+        for f in [f for f in plan.focus if f.severity is not Severity.OK and self._fact(plan, f.code)][:2]:
+            lines.append(f"- {self._head(plan, f)}")
+            lines += [f"  {x}" for x in self._fixes(plan, f, 1, fixes)]
+        return lines
+
+    def _off_topic(self, plan: Plan) -> list[str]:
+        top = next((f for f in plan.focus if f.severity is not Severity.OK), None)
+        if top is None:
+            return [self.p.sentence("off_topic_plain")]
+        return [self.p.sentence("off_topic", code=top.code)]
+
+    def _triage(self, plan: Plan) -> list[str]:
+        lines = self._verdict(plan)
+        top = next((f for f in plan.focus if f.severity is not Severity.OK), None)
+        if top is not None:
+            lines.append(
+                self.p.sentence("triage_top", code=top.code, title=clean(top.title), message=self._message(plan, top))
+                + f" [{top.code}]"
+            )
+            fix = next((x for x in plan.facts if x.code == top.code and x.kind == "fix"), None)
+            if fix is not None:
+                lines.append(self.p.sentence("triage_fix", fix=fix.text.split("): ", 1)[-1]))
+        lines.append(self.p.sentence("triage_counts", counts=c.counts_line(plan.report)))
+        return lines[:4]

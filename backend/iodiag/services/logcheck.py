@@ -1,0 +1,44 @@
+"""A cheap structural check of an uploaded log, so bad input is refused at submission, not in a worker.
+
+``iodiag.ingest.header`` catches the wrong file (magic, version, size); here we also read the
+header's region map and refuse a file that ends before its regions do, which is what an upload cut
+short or a partly copied log looks like. Nothing is decompressed: the check costs one small read.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from iodiag.ingest import LogReadError
+from iodiag.ingest.header import check_log_file
+
+# Format 3.41 (Darshan 3.4.1+) widened the partial flags and the module table: the name map moved
+# from byte 24 to 32 and the table from 16 to 64 modules. Each map is (offset, length), two uint64.
+_LAYOUTS = {True: (32, 64), False: (24, 16)}
+_MAGIC = 6567223
+
+
+class BadLog(ValueError):
+    """The file is not a readable Darshan log; the message is one line without the path."""
+
+
+def check_upload(path: str) -> None:
+    try:
+        size = check_log_file(path)
+    except LogReadError as exc:
+        raise BadLog(exc.reason) from None
+    with open(path, "rb") as fh:
+        head = fh.read(32 + 16 + 16 * 64)
+    version = head[:8].split(b"\0", 1)[0].decode("ascii", "replace")
+    endian = "<" if struct.unpack_from("<q", head, 8)[0] == _MAGIC else ">"
+    name_at, n_mods = _LAYOUTS[tuple(int(x) for x in version.split(".")) >= (3, 41)]
+    maps_end = name_at + 16 * (1 + n_mods)
+    if len(head) < maps_end:
+        raise BadLog(f"truncated: {size} bytes is shorter than the log header")
+    for i in range(1 + n_mods):
+        off, length = struct.unpack_from(endian + "QQ", head, name_at + 16 * i)
+        if length == 0:
+            continue
+        what = "the record-name region" if i == 0 else f"module region {i - 1}"
+        if off < maps_end or off + length > size:
+            raise BadLog(f"truncated or corrupted: {what} spans bytes {off}-{off + length} of a {size}-byte file")

@@ -1,0 +1,91 @@
+"""One analysis, as the CLI's ``analyze`` chains it: read, analyze, render every format and the plots.
+
+Runs inside a worker process; reports its stage through ``progress`` and writes nothing to the
+database (the pool does, while it holds the job's lease).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+OUTPUT_KINDS = ("json", "markdown", "html", "plots")
+STAGES = {"reading": 0.05, "analyzing": 0.5, "rendering": 0.75, "storing": 0.95}
+
+
+class JobSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    job_id: int
+    log_path: str
+    display_name: str
+    nodes: int | None = None
+    cb_nodes: int | None = None
+    read_dxt: bool = True
+    read_timeout_s: float = 600.0
+    read_memory_limit_bytes: int = 4 << 30
+    thresholds_path: str | None = None
+    out_dir: str
+
+
+class JobResult(BaseModel):
+    exe: str | None
+    jobid: str | None
+    counts: dict[str, int]
+    findings: list[tuple[str, str]]
+    outputs: dict[str, str]  # kind -> file under out_dir holding the zlib-compressed content
+
+
+class JobError(Exception):
+    """The log could not be analyzed for a reason worth showing the user (one line)."""
+
+
+def run(spec: JobSpec, progress: Callable[[str, float], None]) -> JobResult:
+    from iodiag.analysis import JobFacts, analyze
+    from iodiag.analysis.plots import plot_data
+    from iodiag.core.thresholds import ThresholdError, load_thresholds
+    from iodiag.ingest import LogReadError, load_profile
+    from iodiag.render import render
+
+    try:
+        thresholds = load_thresholds(spec.thresholds_path)
+    except ThresholdError as exc:
+        raise JobError(f"server thresholds file: {exc}") from None
+    progress("reading", STAGES["reading"])
+    try:
+        # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
+        profile = load_profile(
+            spec.log_path,
+            include=("HEATMAP", "DXT") if spec.read_dxt else ("HEATMAP",),
+            timeout_s=spec.read_timeout_s,
+            memory_limit_bytes=spec.read_memory_limit_bytes,
+        )
+    except LogReadError as exc:
+        raise JobError(exc.reason) from None
+    progress("analyzing", STAGES["analyzing"])
+    report = analyze(profile, thresholds, top_n=10, facts=JobFacts(nodes=spec.nodes, cb_nodes=spec.cb_nodes))
+    # The stored log has a content-addressed name; the report shows the name it was submitted as.
+    report = report.model_copy(update={"log_path": spec.display_name})
+    progress("rendering", STAGES["rendering"])
+    texts = {
+        "json": render(report, "json"),
+        "markdown": render(report, "markdown"),
+        "html": render(report, "html"),
+        "plots": plot_data(profile).model_dump_json(),
+    }
+    out = Path(spec.out_dir)
+    files: dict[str, str] = {}
+    for kind, content in texts.items():
+        p = out / f"{kind}.z"
+        p.write_bytes(zlib.compress(content.encode("utf-8"), 6))
+        files[kind] = str(p)
+    return JobResult(
+        exe=report.job.exe or None,
+        jobid=str(report.job.jobid),
+        counts=report.counts.model_dump(),
+        findings=[(f.code, f.severity.value) for f in report.findings],
+        outputs=files,
+    )

@@ -1,0 +1,173 @@
+"""Analyses: creation (idempotent per owner and content), lookup with visibility, listing, triage."""
+
+from __future__ import annotations
+
+import time
+import uuid
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, Select, and_, delete, exists, func, select, text, true
+from sqlalchemy.orm import Session
+
+from iodiag.store.models import Analysis, AnalysisFinding, AnalysisOutput, Job, utcnow
+from iodiag.store.tokens import Principal
+
+SEES_ALL = ("helpdesk", "admin")
+
+
+@dataclass(frozen=True)
+class NewAnalysis:
+    owner: str
+    submitted_by: str
+    sha256: str
+    size_bytes: int
+    filename: str
+    source: str
+    source_path: str | None = None
+    job_id: str | None = None
+    nodes: int | None = None
+    cb_nodes: int | None = None
+
+
+@dataclass(frozen=True)
+class ListFilters:
+    owner: str | None = None
+    status: str | None = None
+    severity: str | None = None
+    code: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    job_id: str | None = None
+    exe: str | None = None
+    triage: str | None = None
+
+
+def lock_content(session: Session, sha256: str) -> None:
+    """Serialise writers of one log's rows and blob (SQLite's write transaction already does)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": int(sha256[:15], 16)})
+
+
+def find_by_content(session: Session, owner: str, sha256: str) -> Analysis | None:
+    return session.scalar(select(Analysis).where(Analysis.owner == owner, Analysis.sha256 == sha256))
+
+
+def create(session: Session, new: NewAnalysis) -> Analysis:
+    row = Analysis(
+        id=str(uuid.uuid4()),
+        owner=new.owner,
+        submitted_by=new.submitted_by,
+        sha256=new.sha256,
+        size_bytes=new.size_bytes,
+        filename=new.filename,
+        source=new.source,
+        source_path=new.source_path,
+        job_id=new.job_id,
+        nodes=new.nodes,
+        cb_nodes=new.cb_nodes,
+        status="queued",
+        stage="queued",
+        progress=0.0,
+        attempts=0,
+        created_at=utcnow(),
+        n_critical=0,
+        n_warning=0,
+        n_info=0,
+        n_ok=0,
+        triage_status="open",
+    )
+    session.add(row)
+    session.flush()
+    session.add(Job(analysis_id=row.id, attempts=0, enqueued_at=time.time()))
+    session.flush()
+    return row
+
+
+def retry(session: Session, row: Analysis) -> None:
+    """Queue a failed analysis again (its log was submitted again)."""
+    row.status, row.stage, row.progress, row.error, row.attempts = "queued", "queued", 0.0, None, 0
+    row.started_at = row.finished_at = None
+    session.add(Job(analysis_id=row.id, attempts=0, enqueued_at=time.time()))
+    session.flush()
+
+
+def visible(principal: Principal) -> ColumnElement[bool]:
+    if principal.role in SEES_ALL:
+        return true()
+    if principal.role == "hook":
+        return Analysis.submitted_by == principal.user
+    return Analysis.owner == principal.user
+
+
+def get_visible(session: Session, analysis_id: str, principal: Principal) -> Analysis | None:
+    return session.scalar(select(Analysis).where(Analysis.id == analysis_id, visible(principal)))
+
+
+def _filtered(q: Select[Analysis], f: ListFilters) -> Select[Analysis]:
+    conds: list[ColumnElement[bool]] = []
+    if f.owner is not None:
+        conds.append(Analysis.owner == f.owner)
+    if f.status is not None:
+        conds.append(Analysis.status == f.status)
+    if f.severity is not None:
+        conds.append(getattr(Analysis, f"n_{f.severity}") > 0)
+    if f.code is not None:
+        conds.append(
+            exists().where(AnalysisFinding.analysis_id == Analysis.id, AnalysisFinding.code == f.code)
+        )
+    if f.since is not None:
+        conds.append(Analysis.created_at >= f.since)
+    if f.until is not None:
+        conds.append(Analysis.created_at < f.until)
+    if f.job_id is not None:
+        conds.append(Analysis.job_id == f.job_id)
+    if f.exe is not None:
+        conds.append(Analysis.exe.contains(f.exe, autoescape=True))
+    if f.triage is not None:
+        conds.append(Analysis.triage_status == f.triage)
+    return q.where(and_(true(), *conds))
+
+
+def list_visible(
+    session: Session, principal: Principal, f: ListFilters, limit: int, offset: int
+) -> tuple[int, list[Analysis]]:
+    base = _filtered(select(Analysis).where(visible(principal)), f)
+    total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
+    page = base.order_by(Analysis.created_at.desc(), Analysis.id.desc()).limit(limit).offset(offset)
+    return total, list(session.scalars(page))
+
+
+def output(session: Session, analysis_id: str, kind: str) -> bytes | None:
+    blob = session.scalar(
+        select(AnalysisOutput.content).where(AnalysisOutput.analysis_id == analysis_id, AnalysisOutput.kind == kind)
+    )
+    return None if blob is None else zlib.decompress(blob)
+
+
+def set_triage(
+    session: Session, row: Analysis, by: str, status: str | None, assignee: str | None, note: str | None,
+    clear_assignee: bool = False,
+) -> None:
+    if status is not None:
+        row.triage_status = status
+    if assignee is not None or clear_assignee:
+        row.triage_assignee = assignee
+    if note is not None:
+        row.triage_note = note
+    row.triage_updated_at, row.triage_updated_by = utcnow(), by
+
+
+def remove(session: Session, row: Analysis) -> str | None:
+    """Delete an analysis (its findings, outputs, chat and job go with it); returns its log's hash
+    when no other analysis refers to that log any more, so the caller can delete the blob."""
+    sha = row.sha256
+    session.execute(delete(Analysis).where(Analysis.id == row.id))
+    others = session.scalar(select(func.count()).select_from(Analysis).where(Analysis.sha256 == sha)) or 0
+    return sha if others == 0 else None
+
+
+def counts_by_status(session: Session) -> dict[str, int]:
+    rows = session.execute(select(Analysis.status, func.count()).group_by(Analysis.status)).all()
+    return {status: int(n) for status, n in rows}

@@ -1,0 +1,265 @@
+"""Load bench of the REST service: 200 logs from 20 concurrent clients, with a server restart mid-run.
+
+    .venv/bin/python bench/bench_service.py                 # SQLite, 2 workers (about 2 minutes on 2 cores)
+    .venv/bin/python bench/bench_service.py --postgres URL  # a PostgreSQL database (an empty one is made)
+    .venv/bin/python bench/bench_service.py --logs 400 --clients 40 --restart term
+
+The logs are the real ones (shared/logs and the darshan wheel) and scenario logs written from
+evals/scenarios/*.yaml; each copy gets different bytes (real logs: a trailer after the last region,
+which the reader ignores; scenarios: another job id), so every submission is a new analysis. When
+half of the logs are in, the server is killed (SIGKILL; --restart term for a clean stop) and started
+again on the same database; the clients retry through the outage like ``iodiag submit``.
+
+Reported: lost analyses (must be 0), 5xx answers (must be 0), submission latency p50/p99 (target p99
+< 200 ms; accepted submissions only, retries through the outage excluded; also the p99 outside the
+restart and the two seconds after it, when the new server is still starting its workers), analyses
+per minute. Each client connects and authenticates once before the clock starts. Results go to
+bench/results/service.json. A measurement, not a test: nothing fails on a missed target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "backend"))
+
+from tests.conftest import all_logs  # noqa: E402
+from tests.test_api_support import Server, fresh_postgres_url  # noqa: E402
+
+
+def _scenario_log(args: tuple[str, int, str]) -> str | None:
+    spec, jobid, out = args
+    from iodiag.synth.scenario import Scenario, build_log
+
+    data = yaml.safe_load(Path(spec).read_text())
+    data["job"]["jobid"] = jobid
+    try:
+        build_log(Scenario.model_validate(data), out)
+    except Exception:
+        return None
+    return out
+
+
+def make_logs(n: int, out: Path) -> list[Path]:
+    """Half real logs (with distinct trailers), half scenario logs (with distinct job ids)."""
+    real = sorted({p.read_bytes(): p for p in all_logs()}.values())  # byte-identical copies once
+    logs: list[Path] = []
+    for i in range(n // 2):
+        src = real[i % len(real)]
+        dst = out / f"real-{i:03d}-{src.name}"
+        dst.write_bytes(src.read_bytes() + i.to_bytes(8, "little"))
+        logs.append(dst)
+    specs = sorted((REPO / "evals" / "scenarios").glob("*.yaml"))
+    jobs = [(str(specs[i % len(specs)]), 100_000 + i, str(out / f"scn-{i:03d}.darshan")) for i in range(n - n // 2)]
+    with ProcessPoolExecutor(os.cpu_count() or 2) as ex:
+        logs += [Path(p) for p in ex.map(_scenario_log, jobs) if p]
+    i = 0
+    while len(logs) < n:  # a scenario the writer refused: another real copy instead
+        src = real[i % len(real)]
+        dst = out / f"extra-{i:03d}-{src.name}"
+        dst.write_bytes(src.read_bytes() + (10_000 + i).to_bytes(8, "little"))
+        logs.append(dst)
+        i += 1
+    return logs
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    when: list[tuple[float, float]] = field(default_factory=list)
+    ids: dict[str, str] = field(default_factory=dict)  # log -> analysis id
+    status: dict[int, int] = field(default_factory=dict)
+    connect_errors: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count(self, code: int) -> None:
+        with self.lock:
+            self.status[code] = self.status.get(code, 0) + 1
+
+
+def client_loop(url: str, token: str, work: Iterator[Path], work_lock: threading.Lock, tally: Tally,
+                submitted: list[int], ready: threading.Barrier) -> None:
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
+        # Connected and known before the clock starts, as a client of a running server would be.
+        c.get("/api/v1/me").raise_for_status()
+        ready.wait()
+        while True:
+            with work_lock:
+                log = next(work, None)
+            if log is None:
+                return
+            data = log.read_bytes()
+            delay = 0.2
+            while True:
+                t0 = time.perf_counter()
+                try:
+                    r = c.post("/api/v1/analyses", files={"file": (log.name, data, "application/octet-stream")})
+                except httpx.TransportError:
+                    with tally.lock:
+                        tally.connect_errors += 1
+                    time.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+                    continue
+                took = time.perf_counter() - t0
+                tally.count(r.status_code)
+                if r.status_code >= 500:
+                    time.sleep(delay)
+                    continue
+                with tally.lock:
+                    if r.status_code in (200, 202):
+                        tally.latencies.append(took)
+                        tally.when.append((t0, took))
+                        tally.ids[str(log)] = r.json()["id"]
+                    submitted[0] += 1
+                break
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--logs", type=int, default=200)
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--restart", choices=("kill", "term", "none"), default="kill")
+    ap.add_argument("--postgres", metavar="URL", default="", help="a PostgreSQL URL (an empty database is made)")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "service.json")
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="iodiag-bench-"))
+    (tmp / "logs").mkdir()
+    t = time.perf_counter()
+    logs = make_logs(args.logs, tmp / "logs")
+    print(f"{len(logs)} logs ({sum(p.stat().st_size for p in logs) / 1e6:.1f} MB) in {time.perf_counter() - t:.0f} s")
+
+    db_url = fresh_postgres_url(args.postgres) if args.postgres else ""
+    (tmp / "data").mkdir()
+    server = Server(tmp / "data", {"IODIAG_WORKERS": str(args.workers), "IODIAG_LEASE_S": "5",
+                                   "IODIAG_HEARTBEAT_S": "1", "IODIAG_POLL_S": "0.5"}, db_url)
+    token = server.token("bench", "user")
+    admin = server.token("bench-admin", "admin")
+    server.start()
+
+    tally = Tally()
+    submitted = [0]
+    work, work_lock = iter(logs), threading.Lock()
+    ready = threading.Barrier(args.clients + 1)
+    threads = [threading.Thread(target=client_loop, args=(server.url, token, work, work_lock, tally, submitted, ready))
+               for _ in range(args.clients)]
+    for th in threads:
+        th.start()
+    ready.wait()
+    started = time.perf_counter()
+    restart_s = None
+    outage = (float("inf"), float("inf"))
+    if args.restart != "none":
+        while submitted[0] < len(logs) // 2:
+            time.sleep(0.01)
+        t, at = time.perf_counter(), submitted[0]
+        server.stop(signal.SIGKILL if args.restart == "kill" else signal.SIGTERM)
+        server.start()
+        restart_s = time.perf_counter() - t
+        outage = (t, time.perf_counter() + 2.0)  # down, then the first seconds of a cold server
+        print(f"restarted the server ({args.restart}) after {at} submissions; down {restart_s:.1f} s")
+    for th in threads:
+        th.join()
+    submit_done = time.perf_counter()
+
+    with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {admin}"}, timeout=30) as c:
+        deadline = time.monotonic() + 900
+        while time.monotonic() < deadline:
+            page = c.get("/api/v1/analyses", params={"owner": "bench", "limit": 1})
+            pending = sum(c.get("/api/v1/analyses", params={"owner": "bench", "status": s, "limit": 1}).json()["total"]
+                          for s in ("queued", "running"))
+            if pending == 0:
+                break
+            time.sleep(0.5)
+        all_done = time.perf_counter()
+        rows: dict[str, dict[str, object]] = {}
+        offset = 0
+        while True:
+            page = c.get("/api/v1/analyses", params={"owner": "bench", "limit": 500, "offset": offset}).json()
+            rows.update({str(i["id"]): i for i in page["items"]})
+            offset += 500
+            if offset >= page["total"]:
+                break
+        metrics = c.get("/metrics").text
+    server.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    ids = set(tally.ids.values())
+    lost = len([i for i in ids if i not in rows or rows[i]["status"] not in ("done", "failed")])
+    failed = [rows[i] for i in ids if i in rows and rows[i]["status"] == "failed"]
+    retried = sum(1 for i in ids if i in rows and int(str(rows[i]["attempts"])) > 1)
+    finished = [rows[i] for i in ids if i in rows and rows[i]["finished_at"]]
+    wall = all_done - started
+    n5xx = sum(n for code, n in tally.status.items() if code >= 500)
+    result = {
+        "logs": len(logs),
+        "clients": args.clients,
+        "workers": args.workers,
+        "database": "postgresql" if db_url else "sqlite",
+        "restart": args.restart,
+        "accepted": len(ids),
+        "lost": lost + (len(logs) - len(tally.ids)),
+        "failed": len(failed),
+        "interrupted_then_finished": retried,
+        "http_5xx": n5xx,
+        "http_status": {str(k): v for k, v in sorted(tally.status.items())},
+        "connect_errors_during_restart": tally.connect_errors,
+        "restart_downtime_s": restart_s,
+        "submit_p50_ms": 1000 * statistics.median(tally.latencies),
+        "submit_p99_ms": 1000 * pct(tally.latencies, 0.99),
+        "submit_max_ms": 1000 * max(tally.latencies),
+        "submit_p99_steady_ms": 1000 * pct([d for w, d in tally.when if not outage[0] <= w <= outage[1]], 0.99),
+        "submission_wall_s": submit_done - started,
+        "total_wall_s": wall,
+        "analyses_per_min": 60 * len(finished) / wall,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print()
+    print(f"{'metric':<34}{'value':>14}")
+    print("-" * 48)
+    for key in ("logs", "clients", "workers", "database", "restart", "accepted", "lost", "failed",
+                "interrupted_then_finished", "http_5xx", "connect_errors_during_restart"):
+        print(f"{key:<34}{result[key]!s:>14}")
+    print(f"{'submit latency p50 (ms)':<34}{result['submit_p50_ms']:>14.1f}")
+    print(f"{'submit latency p99 (ms)':<34}{result['submit_p99_ms']:>14.1f}")
+    print(f"{'submit latency max (ms)':<34}{result['submit_max_ms']:>14.1f}")
+    print(f"{'p99 outside the restart (ms)':<34}{result['submit_p99_steady_ms']:>14.1f}")
+    print(f"{'restart downtime (s)':<34}{(restart_s or 0):>14.1f}")
+    print(f"{'all analyzed after (s)':<34}{wall:>14.1f}")
+    print(f"{'analyses per minute':<34}{result['analyses_per_min']:>14.1f}")
+    if failed:
+        print("\nfailed:", *{str(f["error"]) for f in failed}, sep="\n  ")
+    t_first = min(w for w, _ in tally.when)
+    slowest = sorted(tally.when, key=lambda x: -x[1])[:8]
+    print("\nslowest submissions (seconds after the first, ms):",
+          ", ".join(f"{w - t_first:.2f} s: {1000 * d:.0f}" for w, d in slowest))
+    hist = [line for line in metrics.splitlines() if line.startswith("iodiag_analysis_seconds_count")]
+    print("\n" + "\n".join(hist))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+import { useCallback, useEffect, useState } from "react";
+import { api, call, type Me, onUnauthorized, tokenStore } from "./api/client";
+import { Link, match, navigate, useLocation } from "./lib/router";
+import { useTheme } from "./lib/theme";
+import { AnalysisPage } from "./pages/Analysis";
+import { DocPage } from "./pages/Doc";
+import { JobsPage } from "./pages/Jobs";
+import { SignInPage } from "./pages/SignIn";
+import { UploadPage } from "./pages/Upload";
+import { isStaff, SessionContext } from "./session";
+import { NotFound } from "./components/NotFound";
+
+export function App() {
+  const [theme, toggleTheme] = useTheme();
+  const [me, setMe] = useState<Me | null>(null);
+  const [checking, setChecking] = useState(() => tokenStore.get() !== null);
+  const loc = useLocation();
+
+  const signOut = useCallback(() => {
+    tokenStore.clear();
+    setMe(null);
+    setChecking(false);
+  }, []);
+
+  useEffect(() => onUnauthorized(signOut), [signOut]);
+
+  useEffect(() => {
+    if (!tokenStore.get()) return;
+    let live = true;
+    call(api.GET("/api/v1/me"))
+      .then((m) => {
+        if (live) setMe(m);
+      })
+      .catch(() => {
+        if (live) signOut();
+      })
+      .finally(() => {
+        if (live) setChecking(false);
+      });
+    return () => {
+      live = false;
+    };
+  }, [signOut]);
+
+  const themeButton = (
+    <button
+      type="button"
+      className="btn ghost theme-toggle"
+      onClick={toggleTheme}
+      aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
+      title={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
+    >
+      {theme === "dark" ? "☀ Light" : "☾ Dark"}
+    </button>
+  );
+
+  if (checking) {
+    return (
+      <div className="center-page" role="status">
+        Checking your token…
+      </div>
+    );
+  }
+  if (!me) {
+    return (
+      <SignInPage
+        themeButton={themeButton}
+        onSignedIn={(m) => {
+          setMe(m);
+          if (loc.path === "/signin") navigate("/", { replace: true });
+        }}
+      />
+    );
+  }
+
+  const staff = isStaff(me);
+  const path = loc.path;
+  let page;
+  let m: Record<string, string> | null;
+  if (path === "/" || path === "/signin") page = <JobsPage scope="mine" key="mine" />;
+  else if (path === "/upload") page = <UploadPage />;
+  else if (path === "/jobs") page = <JobsPage scope="mine" key="mine" />;
+  else if (path === "/all") page = staff ? <JobsPage scope="all" key="all" /> : <NotFound what="page" />;
+  else if ((m = match("/analyses/:id", path))) page = <AnalysisPage id={m.id ?? ""} key={m.id} />;
+  else if ((m = match("/docs/:id", path))) page = <DocPage id={m.id ?? ""} key={m.id} />;
+  else page = <NotFound what="page" />;
+
+  const nav = [
+    { to: "/upload", label: "Upload" },
+    { to: "/jobs", label: "My jobs", also: ["/"] },
+    ...(staff ? [{ to: "/all", label: "All jobs" }] : []),
+  ];
+
+  return (
+    <SessionContext.Provider value={{ me, signOut }}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/" className="brand" aria-label="iodiag home">
+          iodiag
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {nav.map((n) => {
+              const current = path === n.to || (n.also?.includes(path) ?? false);
+              return (
+                <li key={n.to}>
+                  <Link to={n.to} aria-current={current ? "page" : undefined}>
+                    {n.label}
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+        <div className="topbar-right">
+          <span className="who" data-testid="who">
+            {me.user} <span className="badge role">{me.role}</span>
+          </span>
+          {themeButton}
+          <button type="button" className="btn ghost" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {page}
+      </main>
+    </SessionContext.Provider>
+  );
+}

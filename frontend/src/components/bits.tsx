@@ -1,0 +1,55 @@
+import type { AnalysisSummary, Finding, Schemas } from "../api/client";
+
+export const SEVERITIES = ["critical", "warning", "info", "ok"] as const;
+export type SeverityName = (typeof SEVERITIES)[number];
+
+export function SeverityBadge({ s }: { s: string }) {
+  return <span className={`badge sev-${s}`}>{s}</span>;
+}
+
+export function Counts({ c, compact = false }: { c: Schemas["SeverityCounts"]; compact?: boolean }) {
+  return (
+    <span className="counts" aria-label={`${c.critical} critical, ${c.warning} warning, ${c.info} info, ${c.ok} ok`}>
+      {SEVERITIES.filter((s) => !compact || s !== "ok").map((s) => (
+        <span key={s} className={`count sev-${s}${c[s] ? "" : " zero"}`} title={s} aria-hidden="true">
+          {c[s]}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+export function StatusBadge({ a }: { a: Pick<AnalysisSummary, "status" | "stage" | "progress"> }) {
+  const label = a.status === "running" ? `${a.stage} ${Math.round(a.progress * 100)} %` : a.status;
+  return <span className={`badge status-${a.status}`}>{label}</span>;
+}
+
+export function severityRank(s: string): number {
+  const i = SEVERITIES.indexOf(s as SeverityName);
+  return i < 0 ? 9 : i;
+}
+
+/** Findings most severe first (stable). */
+export function sortFindings(fs: readonly Finding[]): Finding[] {
+  return fs
+    .map((f, i) => [f, i] as const)
+    .sort((a, b) => severityRank(a[0].severity) - severityRank(b[0].severity) || a[1] - b[1])
+    .map(([f]) => f);
+}
+
+export function Spinner({ label }: { label: string }) {
+  return (
+    <span className="spinner" role="status">
+      <span className="spin" aria-hidden="true" />
+      {label}
+    </span>
+  );
+}
+
+export function ErrorNote({ error }: { error: string }) {
+  return (
+    <p className="error" role="alert">
+      {error}
+    </p>
+  );
+}

@@ -1,0 +1,237 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { NotFound } from "../components/NotFound";
+import { type AnalysisOut, api, ApiError, call, type Finding, type PlotData, type Report } from "../api/client";
+import { ErrorNote, SEVERITIES, sortFindings, Spinner, StatusBadge } from "../components/bits";
+import { useKnowledge } from "../lib/knowledge";
+import { percent, seconds } from "../lib/format";
+import { Link } from "../lib/router";
+import { type Highlight, OstView, PhasesView, SpatialityView, TimelineView, TransferSizesView } from "../plots/Plots";
+import { ChatPanel } from "../report/Chat";
+import { CrossLayer } from "../report/CrossLayer";
+import { Exports } from "../report/Exports";
+import { FindingCard, findingWindow } from "../report/FindingCard";
+import { ReportHeader } from "../report/Header";
+
+const STAGES = ["queued", "reading", "analyzing", "rendering", "storing", "done"] as const;
+
+export function AnalysisPage({ id }: { id: string }) {
+  const [a, setA] = useState<AnalysisOut | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      try {
+        const out = await call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: id } } }));
+        if (!live) return;
+        setA(out);
+        setError(null);
+        if (out.status === "queued" || out.status === "running") timer = setTimeout(() => void poll(), 800);
+      } catch (e) {
+        if (!live) return;
+        const err = e instanceof ApiError ? e : new ApiError(String(e), 0);
+        setError(err);
+        if (err.status === 0 || err.status >= 500) timer = setTimeout(() => void poll(), 3000);
+      }
+    };
+    void poll();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [id]);
+
+  useEffect(() => {
+    document.title = a ? `${a.exe ?? a.filename} · iodiag` : "Analysis · iodiag";
+  }, [a]);
+
+  if (error?.status === 404 || error?.status === 422) return <NotFound what="analysis" detail={`There is no analysis with id “${id}”, or it is not yours to see.`} />;
+  if (!a) return <div className="page">{error ? <ErrorNote error={error.message} /> : <Spinner label="Loading the analysis…" />}</div>;
+  if (a.status !== "done") return <Progress a={a} error={error?.message ?? null} />;
+  return <Done a={a} />;
+}
+
+function Progress({ a, error }: { a: AnalysisOut; error: string | null }) {
+  const at = STAGES.indexOf(a.stage as (typeof STAGES)[number]);
+  return (
+    <div className="page narrow">
+      <h1>
+        Analyzing <span className="path">{a.filename}</span>
+      </h1>
+      {a.status === "failed" ? (
+        <div className="card">
+          <p className="error" role="alert">
+            The analysis failed{a.error ? `: ${a.error}` : "."}
+          </p>
+          <p>
+            <Link to="/upload">Upload another log</Link>
+          </p>
+        </div>
+      ) : (
+        <div className="card" data-testid="progress">
+          <p aria-live="polite">
+            <StatusBadge a={a} /> {a.status === "queued" ? "Waiting for a worker…" : `Stage: ${a.stage}`}
+          </p>
+          <progress max={1} value={a.status === "queued" ? undefined : a.progress} aria-label="Analysis progress" />
+          <span className="muted small"> {percent(a.progress)}</span>
+          <ol className="stages">
+            {STAGES.map((s, i) => (
+              <li key={s} className={i < at ? "done" : i === at ? "current" : ""} aria-current={i === at ? "step" : undefined}>
+                {s}
+              </li>
+            ))}
+          </ol>
+          {a.attempts > 1 && <p className="muted small">Attempt {a.attempts}.</p>}
+        </div>
+      )}
+      {error && <ErrorNote error={error} />}
+    </div>
+  );
+}
+
+function Done({ a }: { a: AnalysisOut }) {
+  const [report, setReport] = useState<Report | null>(null);
+  const [plots, setPlots] = useState<PlotData | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [plotError, setPlotError] = useState<string | null>(null);
+  const [sel, setSel] = useState<{ code: string; n: number } | null>(null);
+  const selected = sel?.code ?? null;
+  const [flash, setFlash] = useState<string | null>(null);
+  const [showOk, setShowOk] = useState(false);
+  const knowledge = useKnowledge();
+  const plotsRef = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    let live = true;
+    const path = { analysis_id: a.id };
+    call(api.GET("/api/v1/analyses/{analysis_id}/report.json", { params: { path } }))
+      .then((r) => {
+        if (live) setReport(r);
+      })
+      .catch((e: unknown) => {
+        if (live) setError(e instanceof Error ? e.message : String(e));
+      });
+    call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path } }))
+      .then((p) => {
+        if (live) setPlots(p);
+      })
+      .catch((e: unknown) => {
+        if (live) setPlotError(e instanceof Error ? e.message : String(e));
+      });
+    return () => {
+      live = false;
+    };
+  }, [a.id]);
+
+  const findings = useMemo(() => sortFindings(report?.findings ?? []), [report]);
+  const codes = useMemo(() => new Set(findings.map((f) => f.code)), [findings]);
+  const hasPlots = plots !== null && Object.values(plots).some(Boolean);
+
+  const highlight = useMemo<Highlight | null>(() => {
+    const f = findings.find((x) => x.code === selected);
+    if (!f) return null;
+    return { key: `${f.code}-${String(sel?.n ?? 0)}`, code: f.code, title: f.title, ranks: f.ranks ?? [], window: findingWindow(f) };
+  }, [selected, findings, sel]);
+
+  const select = useCallback((f: Finding) => {
+    setSel((s) => (s?.code === f.code ? null : { code: f.code, n: (s?.n ?? 0) + 1 }));
+    requestAnimationFrame(() => {
+      plotsRef.current?.scrollIntoView({ behavior: "smooth", block: "start" });
+    });
+  }, []);
+
+  const citeFinding = useCallback((code: string) => {
+    const f = findings.find((x) => x.code === code);
+    if (f?.severity === "ok") setShowOk(true);
+    setFlash(code);
+    setTimeout(() => {
+      setFlash((c) => (c === code ? null : c));
+    }, 2000);
+    requestAnimationFrame(() => {
+      const el = document.getElementById(`finding-${code}`);
+      el?.scrollIntoView({ behavior: "smooth", block: "center" });
+      el?.focus({ preventScroll: true });
+    });
+  }, [findings]);
+
+  if (error) return <div className="page"><ErrorNote error={error} /></div>;
+  if (!report) return <div className="page"><Spinner label="Loading the report…" /></div>;
+
+  const bySeverity = SEVERITIES.map((s) => [s, findings.filter((f) => f.severity === s)] as const).filter(([, fs]) => fs.length > 0);
+  const runtime = report.job.runtime_s;
+
+  return (
+    <div className="report-layout">
+      <div className="report-main">
+        <ReportHeader a={a} report={report} />
+        <div className="report-bar">
+          <nav aria-label="Report sections" className="section-nav">
+            <a href="#findings">Findings</a>
+            {hasPlots && <a href="#plots">Plots</a>}
+            {report.cross_layer && <a href="#crosslayer">Across the stack</a>}
+          </nav>
+          <Exports a={a} />
+        </div>
+        <section id="findings" aria-labelledby="findings-title">
+          <h2 id="findings-title">Findings</h2>
+          {findings.length === 0 && <p>No findings.</p>}
+          {bySeverity.map(([sev, fs]) =>
+            sev === "ok" ? (
+              <details key={sev} className="ok-group" open={showOk} onToggle={(e) => { setShowOk(e.currentTarget.open); }}>
+                <summary>
+                  {fs.length} thing(s) that look fine
+                </summary>
+                {fs.map((f) => (
+                  <div key={f.code} className={flash === f.code ? "flash" : ""}>
+                    <FindingCard f={f} knowledge={knowledge} selected={selected === f.code} onSelect={() => { select(f); }} plottable={hasPlots} />
+                  </div>
+                ))}
+              </details>
+            ) : (
+              <div key={sev} className="sev-group">
+                <h3 className={`sev-heading sev-${sev}`}>
+                  {sev} ({fs.length})
+                </h3>
+                {fs.map((f) => (
+                  <div key={f.code} className={flash === f.code ? "flash" : ""}>
+                    <FindingCard f={f} knowledge={knowledge} selected={selected === f.code} onSelect={() => { select(f); }} plottable={hasPlots} />
+                  </div>
+                ))}
+              </div>
+            ),
+          )}
+        </section>
+        <section id="plots" ref={plotsRef} aria-labelledby="plots-title">
+          <h2 id="plots-title">Plots</h2>
+          {plotError && <ErrorNote error={`Plots unavailable: ${plotError}`} />}
+          {!plots && !plotError && <Spinner label="Loading plots…" />}
+          {plots && !hasPlots && <p className="muted">This log has no DXT trace or Lustre data to plot.</p>}
+          {highlight && (
+            <div className="hl-banner" role="status" data-testid="highlight-banner">
+              <span>
+                Highlighting <strong>{highlight.code}</strong> · {highlight.title}
+                {highlight.window ? ` · ${seconds(highlight.window[0])} – ${seconds(highlight.window[1])}` : ""}
+                {highlight.ranks.length ? ` · rank(s) ${highlight.ranks.slice(0, 12).join(", ")}${highlight.ranks.length > 12 ? "…" : ""}` : ""}
+              </span>
+              <button type="button" className="btn small" onClick={() => { setSel(null); }}>
+                Clear
+              </button>
+            </div>
+          )}
+          {plots?.timeline && <TimelineView p={plots.timeline} hl={highlight} runtime={runtime} />}
+          {plots?.phases && <PhasesView p={plots.phases} hl={highlight} runtime={runtime} nprocs={report.job.nprocs} />}
+          {plots?.transfer_sizes && <TransferSizesView p={plots.transfer_sizes} hl={highlight} runtime={runtime} />}
+          {plots?.spatiality && <SpatialityView p={plots.spatiality} hl={highlight} runtime={runtime} />}
+          {plots?.osts && <OstView p={plots.osts} />}
+        </section>
+        {report.cross_layer && (
+          <div id="crosslayer">
+            <CrossLayer cl={report.cross_layer} />
+          </div>
+        )}
+      </div>
+      <ChatPanel analysisId={a.id} knowledge={knowledge} findingCodes={codes} onCiteFinding={citeFinding} />
+    </div>
+  );
+}

@@ -1,0 +1,475 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type AnalysisSummary, api, ApiError, call, type ListQuery, type TriageIn, type TriageStatus } from "../api/client";
+import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/bits";
+import { dateTime } from "../lib/format";
+import { Link } from "../lib/router";
+import { isStaff, useSession } from "../session";
+
+const TRIAGE: TriageStatus[] = ["open", "in-progress", "resolved", "wontfix"];
+const STATUSES = ["queued", "running", "done", "failed"] as const;
+const PAGE = 200;
+
+type SortKey = "date" | "severity" | "top" | "user" | "exe" | "job" | "status" | "triage" | "assignee";
+
+// The top finding of a done analysis never changes: fetch each once.
+const topCache = new Map<string, string | null>();
+const topPending = new Map<string, Promise<string | null>>();
+async function topFinding(id: string): Promise<string | null> {
+  if (topCache.has(id)) return topCache.get(id) ?? null;
+  let p = topPending.get(id);
+  if (!p) {
+    p = call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: id } } })).then((a) => {
+      const f = sortFindings(a.findings ?? []).find((x) => x.severity !== "ok");
+      const v = f ? `${f.code} · ${f.title}` : null;
+      topCache.set(id, v);
+      return v;
+    });
+    topPending.set(id, p);
+    void p.finally(() => topPending.delete(id)).catch(() => undefined);
+  }
+  return p;
+}
+
+/** The top finding of each row (undefined while unknown), fetched four at a time. */
+function useTopFindings(rows: AnalysisSummary[]): Map<string, string | null | undefined> {
+  const [fetched, setFetched] = useState<ReadonlyMap<string, string | null>>(new Map());
+  useEffect(() => {
+    const state = { live: true };
+    const want = rows.filter((r) => r.status === "done" && r.counts.critical + r.counts.warning + r.counts.info > 0 && !topCache.has(r.id));
+    const worker = async () => {
+      for (let r = want.shift(); r && state.live; r = want.shift()) {
+        try {
+          const id = r.id;
+          const v = await topFinding(id);
+          setFetched((m) => new Map(m).set(id, v));
+        } catch {
+          /* leave it blank */
+        }
+      }
+    };
+    void Promise.all([worker(), worker(), worker(), worker()]);
+    return () => {
+      state.live = false;
+    };
+  }, [rows]);
+  return useMemo(() => {
+    const known = (id: string) => (fetched.has(id) ? fetched.get(id) : topCache.has(id) ? (topCache.get(id) ?? null) : undefined);
+    return new Map(rows.map((r) => [r.id, known(r.id)]));
+  }, [rows, fetched]);
+}
+
+export function JobsPage({ scope }: { scope: "mine" | "all" }) {
+  const { me } = useSession();
+  const staff = isStaff(me);
+  const [filters, setFilters] = useState<{
+    status: string;
+    severity: string;
+    triage: string;
+    code: string;
+    owner: string;
+    exe: string;
+    since: string;
+    until: string;
+  }>({
+    since: "",
+    until: "",
+    status: "",
+    severity: "",
+    triage: "",
+    code: "",
+    owner: "",
+    exe: "",
+  });
+  const [search, setSearch] = useState("");
+  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "date", dir: -1 });
+  const [page, setPage] = useState<{ total: number; items: AnalysisSummary[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [refresh, setRefresh] = useState(0);
+
+  useEffect(() => {
+    document.title = `${scope === "all" ? "All jobs" : "My jobs"} · iodiag`;
+  }, [scope]);
+
+  const query = useMemo<ListQuery>(() => {
+    const q: ListQuery = { limit: PAGE };
+    if (scope === "mine") q.owner = me.user;
+    else if (filters.owner.trim()) q.owner = filters.owner.trim();
+    if (filters.status) q.status = filters.status as ListQuery["status"];
+    if (filters.severity) q.severity = filters.severity as ListQuery["severity"];
+    if (filters.triage) q.triage = filters.triage as ListQuery["triage"];
+    if (/^[A-Z][0-9]{2}$/.test(filters.code.trim().toUpperCase())) q.code = filters.code.trim().toUpperCase();
+    if (filters.exe.trim()) q.exe = filters.exe.trim();
+    // Dates are local days: from the start of `since` to the end of `until`.
+    const day = (v: string, plus: number) => {
+      const d = new Date(`${v}T00:00:00`);
+      d.setDate(d.getDate() + plus);
+      return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+    };
+    if (filters.since) q.since = day(filters.since, 0);
+    if (filters.until) q.until = day(filters.until, 1);
+    return q;
+  }, [filters, scope, me.user]);
+
+  useEffect(() => {
+    let live = true;
+    const t = setTimeout(() => {
+      call(api.GET("/api/v1/analyses", { params: { query } }))
+        .then((p) => {
+          if (!live) return;
+          setPage({ total: p.total, items: p.items });
+          setError(null);
+        })
+        .catch((e: unknown) => {
+          if (live) setError(e instanceof ApiError ? e.message : String(e));
+        });
+    }, 200);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [query, refresh]);
+
+  // While something is queued or running, keep the list fresh.
+  const pending = page?.items.some((r) => r.status === "queued" || r.status === "running") ?? false;
+  useEffect(() => {
+    if (!pending) return;
+    const t = setInterval(() => {
+      setRefresh((n) => n + 1);
+    }, 3000);
+    return () => {
+      clearInterval(t);
+    };
+  }, [pending]);
+
+  const items = useMemo(() => page?.items ?? [], [page]);
+  const tops = useTopFindings(items);
+
+  const rows = useMemo(() => {
+    const s = search.trim().toLowerCase();
+    const filtered = s
+      ? items.filter((r) =>
+          [r.filename, r.exe, r.job_id, r.owner, r.id, r.triage.assignee, r.triage.note, tops.get(r.id), r.triage.status, r.status]
+            .filter(Boolean)
+            .some((v) => String(v).toLowerCase().includes(s)),
+        )
+      : items;
+    const sevKey = (r: AnalysisSummary) =>
+      [r.counts.critical, r.counts.warning, r.counts.info].reduce((acc, v) => acc * 100000 + v, 0) - severityRank(r.max_severity ?? "ok");
+    const key = (r: AnalysisSummary): string | number => {
+      switch (sort.key) {
+        case "date":
+          return r.created_at;
+        case "severity":
+          return sevKey(r);
+        case "top":
+          return tops.get(r.id) ?? "";
+        case "user":
+          return r.owner;
+        case "exe":
+          return r.exe ?? r.filename;
+        case "job":
+          return r.job_id ?? "";
+        case "status":
+          return r.status;
+        case "triage":
+          return TRIAGE.indexOf(r.triage.status);
+        case "assignee":
+          return r.triage.assignee ?? "";
+      }
+    };
+    return [...filtered].sort((a, b) => {
+      const ka = key(a);
+      const kb = key(b);
+      return (ka < kb ? -1 : ka > kb ? 1 : 0) * sort.dir;
+    });
+  }, [items, search, sort, tops]);
+
+  const onSaved = useCallback((row: AnalysisSummary) => {
+    setPage((p) => (p ? { ...p, items: p.items.map((r) => (r.id === row.id ? row : r)) } : p));
+  }, []);
+
+  const head = (key: SortKey, label: string) => {
+    const on = sort.key === key;
+    return (
+      <th scope="col" aria-sort={on ? (sort.dir === 1 ? "ascending" : "descending") : "none"}>
+        <button
+          type="button"
+          className="sort"
+          onClick={() => {
+            setSort((s) => ({ key, dir: s.key === key ? (s.dir === 1 ? -1 : 1) : key === "date" || key === "severity" ? -1 : 1 }));
+          }}
+        >
+          {label}
+          <span aria-hidden="true">{on ? (sort.dir === 1 ? " ▲" : " ▼") : ""}</span>
+        </button>
+      </th>
+    );
+  };
+
+  const setF = (k: keyof typeof filters) => (e: { target: { value: string } }) => {
+    setFilters((f) => ({ ...f, [k]: e.target.value }));
+  };
+
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>{scope === "all" ? "All jobs" : "My jobs"}</h1>
+        <Link to="/upload" className="btn primary">
+          Upload a log
+        </Link>
+      </div>
+      <form className="filters" role="search" aria-label="Filter jobs" onSubmit={(e) => { e.preventDefault(); }}>
+        <label>
+          Search
+          <input type="search" value={search} placeholder="file, exe, job, user, finding…" onChange={(e) => { setSearch(e.target.value); }} data-testid="search" />
+        </label>
+        <label>
+          Status
+          <select value={filters.status} onChange={setF("status")} data-testid="filter-status">
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Severity
+          <select value={filters.severity} onChange={setF("severity")} data-testid="filter-severity">
+            <option value="">any</option>
+            {SEVERITIES.map((s) => (
+              <option key={s} value={s}>
+                has {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Triage
+          <select value={filters.triage} onChange={setF("triage")} data-testid="filter-triage">
+            <option value="">any</option>
+            {TRIAGE.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Finding
+          <input value={filters.code} onChange={setF("code")} placeholder="P08" size={5} maxLength={3} data-testid="filter-code" />
+        </label>
+        <label>
+          Executable
+          <input value={filters.exe} onChange={setF("exe")} placeholder="contains…" size={9} />
+        </label>
+        <label>
+          From
+          <input type="date" value={filters.since} onChange={setF("since")} />
+        </label>
+        <label>
+          To
+          <input type="date" value={filters.until} onChange={setF("until")} />
+        </label>
+        {scope === "all" && (
+          <label>
+            User
+            <input value={filters.owner} onChange={setF("owner")} placeholder="user" size={8} data-testid="filter-owner" />
+          </label>
+        )}
+      </form>
+      {error && <ErrorNote error={error} />}
+      {!page && !error && <Spinner label="Loading jobs…" />}
+      {page && (
+        <>
+          <p className="muted small" aria-live="polite" data-testid="job-count">
+            {rows.length === page.total ? `${page.total} job(s)` : `${rows.length} shown of ${page.total} job(s)`}
+            {page.total > items.length ? ` (newest ${items.length} loaded)` : ""}
+          </p>
+          {rows.length === 0 ? (
+            <p className="empty">
+              No jobs here yet{filters.status || filters.severity || filters.triage || filters.code || search ? " that match the filters" : ""}.{" "}
+              {scope === "mine" && <Link to="/upload">Upload a log.</Link>}
+            </p>
+          ) : (
+            <div className="table-wrap">
+              <table className="data jobs" data-testid="jobs-table">
+                <thead>
+                  <tr>
+                    {head("severity", "Findings")}
+                    {head("top", "Top finding")}
+                    {scope === "all" && head("user", "User")}
+                    {head("exe", "Executable / log")}
+                    {head("job", "Job")}
+                    {head("date", "Submitted")}
+                    {head("status", "Status")}
+                    {head("triage", "Triage")}
+                    {head("assignee", "Assignee")}
+                    {staff && <th scope="col">Notes</th>}
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((r) => (
+                    <JobRow
+                      key={r.id}
+                      r={r}
+                      top={tops.get(r.id)}
+                      showUser={scope === "all"}
+                      staff={staff}
+                      editing={editing === r.id}
+                      onEdit={(on) => {
+                        setEditing(on ? r.id : null);
+                      }}
+                      onSaved={onSaved}
+                    />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+function JobRow({
+  r,
+  top,
+  showUser,
+  staff,
+  editing,
+  onEdit,
+  onSaved,
+}: {
+  r: AnalysisSummary;
+  top: string | null | undefined;
+  showUser: boolean;
+  staff: boolean;
+  editing: boolean;
+  onEdit: (on: boolean) => void;
+  onSaved: (r: AnalysisSummary) => void;
+}) {
+  const [err, setErr] = useState<string | null>(null);
+  const patch = async (change: Partial<TriageIn>) => {
+    const body: TriageIn = { clear_assignee: false, ...change };
+    setErr(null);
+    try {
+      const out = await call(api.PATCH("/api/v1/analyses/{analysis_id}/triage", { params: { path: { analysis_id: r.id } }, body }));
+      onSaved(out);
+      return true;
+    } catch (e) {
+      setErr(e instanceof Error ? e.message : String(e));
+      return false;
+    }
+  };
+  const cols = 8 + (showUser ? 1 : 0) + (staff ? 1 : 0);
+  return (
+    <>
+      <tr data-testid="job-row" data-id={r.id}>
+        <td>
+          <Counts c={r.counts} />
+        </td>
+        <td className="top">{r.status === "done" ? (top === undefined && r.counts.critical + r.counts.warning + r.counts.info > 0 ? "…" : (top ?? "no problems found")) : ""}</td>
+        {showUser && <td>{r.owner}</td>}
+        <td className="exe">
+          <Link to={`/analyses/${encodeURIComponent(r.id)}`}>{r.exe ?? r.filename}</Link>
+          {r.exe && <div className="muted small path">{r.filename}</div>}
+        </td>
+        <td>{r.job_id ?? "–"}</td>
+        <td>
+          <time dateTime={r.created_at}>{dateTime(r.created_at)}</time>
+        </td>
+        <td>
+          <StatusBadge a={r} />
+        </td>
+        <td>
+          {staff ? (
+            <select
+              aria-label={`Triage status of ${r.exe ?? r.filename}`}
+              value={r.triage.status}
+              data-testid="triage-select"
+              onChange={(e) => void patch({ status: e.target.value as TriageStatus })}
+            >
+              {TRIAGE.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          ) : (
+            <span className={`badge triage-${r.triage.status}`}>{r.triage.status}</span>
+          )}
+        </td>
+        <td>{r.triage.assignee ?? "–"}</td>
+        {staff && (
+          <td>
+            <button
+              type="button"
+              className="btn small"
+              aria-expanded={editing}
+              onClick={() => {
+                onEdit(!editing);
+              }}
+            >
+              {r.triage.note ? "Note ✎" : "Add note"}
+            </button>
+          </td>
+        )}
+      </tr>
+      {(editing || err) && (
+        <tr className="row-editor">
+          <td colSpan={cols}>
+            {err && <ErrorNote error={err} />}
+            {editing && <TriageEditor r={r} onCancel={() => { onEdit(false); }} onSave={async (b) => { if (await patch(b)) onEdit(false); }} />}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function TriageEditor({
+  r,
+  onSave,
+  onCancel,
+}: {
+  r: AnalysisSummary;
+  onSave: (b: { assignee?: string | null; clear_assignee?: boolean; note?: string }) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [assignee, setAssignee] = useState(r.triage.assignee ?? "");
+  const [note, setNote] = useState(r.triage.note ?? "");
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <form
+      className="triage-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const a = assignee.trim();
+        void onSave(a ? { assignee: a, note } : { clear_assignee: true, note });
+      }}
+    >
+      <label>
+        Assignee
+        <input value={assignee} onChange={(e) => { setAssignee(e.target.value); }} placeholder="user name" />
+      </label>
+      <label className="grow">
+        Note
+        <textarea ref={ref} value={note} maxLength={4000} rows={3} onChange={(e) => { setNote(e.target.value); }} data-testid="triage-note" />
+      </label>
+      <div className="actions">
+        <button type="submit" className="btn primary small">
+          Save
+        </button>
+        <button type="button" className="btn small" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      {r.triage.updated_by && (
+        <p className="muted small">
+          Last changed by {r.triage.updated_by} on {dateTime(r.triage.updated_at)}
+        </p>
+      )}
+    </form>
+  );
+}

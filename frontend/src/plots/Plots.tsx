@@ -1,0 +1,595 @@
+// The report's plots, drawn from GET /analyses/{id}/plots (at most 20k points each, exact totals).
+import { useCallback, useMemo, useState } from "react";
+import type { Schemas } from "../api/client";
+import { bytes, count, seconds } from "../lib/format";
+import { type DrawCtx, PlotCanvas } from "./PlotCanvas";
+
+export interface Highlight {
+  key: string;
+  code: string;
+  title: string;
+  ranks: number[];
+  window: [number, number] | null;
+}
+
+type Op = "write" | "read";
+
+function opColor(d: DrawCtx, op: Op): string {
+  return op === "write" ? d.colors.write : d.colors.read;
+}
+
+function drawWindow(d: DrawCtx, hl: Highlight | null) {
+  if (!hl?.window) return;
+  const { ctx, area } = d;
+  const a = d.x(hl.window[0]);
+  const b = Math.max(d.x(hl.window[1]), a + 2);
+  ctx.fillStyle = d.colors.hlBand;
+  ctx.fillRect(a, area.top, b - a, area.height);
+  ctx.strokeStyle = d.colors.hl;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(a, area.top);
+  ctx.lineTo(a, area.top + area.height);
+  ctx.moveTo(b, area.top);
+  ctx.lineTo(b, area.top + area.height);
+  ctx.stroke();
+  ctx.lineWidth = 1;
+}
+
+function drawRankRows(d: DrawCtx, ranks: Set<number> | null) {
+  if (!ranks?.size) return;
+  const { ctx, area } = d;
+  ctx.fillStyle = d.colors.hlBand;
+  const h = Math.max(2, Math.abs(d.y(0) - d.y(1)));
+  for (const r of ranks) {
+    const py = d.y(r + 0.5);
+    if (py > area.top + area.height + h || py < area.top - h) continue;
+    ctx.fillRect(area.left, py, area.width, h);
+  }
+}
+
+function Legend({ items }: { items: { label: string; color: string }[] }) {
+  return (
+    <ul className="legend">
+      {items.map((it) => (
+        <li key={it.label}>
+          <span className="swatch" style={{ background: it.color }} aria-hidden="true" />
+          {it.label}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Shown({ shown, total, what }: { shown: number; total: number; what: string }) {
+  return (
+    <span className="muted small">
+      {shown === total ? `${count(total)} ${what}` : `${count(shown)} of ${count(total)} ${what} shown (sampled)`}
+    </span>
+  );
+}
+
+function LayerPicker({
+  layers,
+  value,
+  onChange,
+  name,
+}: {
+  layers: string[];
+  value: string;
+  onChange: (v: string) => void;
+  name: string;
+}) {
+  if (layers.length < 2) return null;
+  return (
+    <fieldset className="segmented">
+      <legend className="sr-only">{name} layer</legend>
+      {["all", ...layers].map((l) => (
+        <label key={l} className={value === l ? "on" : ""}>
+          <input
+            type="radio"
+            name={name}
+            value={l}
+            checked={value === l}
+            onChange={() => {
+              onChange(l);
+            }}
+          />
+          {l === "all" ? "All layers" : l === "MPIIO" ? "MPI-IO" : l}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+const OP_LEGEND = (write: string, read: string) => [
+  { label: "write", color: write },
+  { label: "read", color: read },
+];
+const WRITE_CSS = "var(--plot-write)";
+const READ_CSS = "var(--plot-read)";
+
+// --- timeline ---------------------------------------------------------------------------------
+
+export function TimelineView({ p, hl, runtime }: { p: Schemas["TimelinePlot"]; hl: Highlight | null; runtime: number }) {
+  const layers = useMemo(() => Array.from(new Set(p.layer)), [p.layer]);
+  const [layer, setLayer] = useState(layers[0] ?? "all");
+  const idx = useMemo(() => p.layer.flatMap((l, i) => (layer === "all" || l === layer ? [i] : [])), [p.layer, layer]);
+  const maxRank = useMemo(() => p.rank.reduce((m, r) => Math.max(m, r), 0), [p.rank]);
+  const xMax = useMemo(() => Math.max(runtime, p.end.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.end, runtime]);
+  // Highlight a finding's ranks only when they are some of the ranks, not all of them.
+  const hlRanks = useMemo(() => (hl?.ranks.length && new Set(hl.ranks).size <= maxRank ? new Set(hl.ranks) : null), [hl, maxRank]);
+  const draw = useCallback(
+    (d: DrawCtx) => {
+      drawWindow(d, hl);
+      drawRankRows(d, hlRanks);
+      const { ctx } = d;
+      const rowH = Math.abs(d.y(0) - d.y(1));
+      // One layer: a bar per rank row. All layers: each row split, the first layer on top.
+      const split = layer === "all" && layers.length > 1;
+      const h = Math.max(1, rowH * (split ? 0.38 : 0.7));
+      for (const i of idx) {
+        const r = p.rank[i] ?? 0;
+        const x0 = d.x(p.start[i] ?? 0);
+        const x1 = d.x(p.end[i] ?? 0);
+        const op = p.op[i] ?? "write";
+        const lower = split && p.layer[i] !== layers[0];
+        const top = d.y(r) - (split ? (lower ? -rowH * 0.02 : h + rowH * 0.02) : h / 2);
+        ctx.globalAlpha = hlRanks && !hlRanks.has(r) ? 0.25 : lower ? 0.65 : 1;
+        ctx.fillStyle = opColor(d, op);
+        ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
+      }
+      ctx.globalAlpha = 1;
+    },
+    [p, idx, hl, hlRanks, layer, layers],
+  );
+  const pick = useCallback(
+    (x: number, y: number, d: DrawCtx) => {
+      const r = Math.round(y);
+      const tol = (d.view.x1 - d.view.x0) / d.area.width * 3;
+      for (const i of idx) {
+        if (p.rank[i] !== r) continue;
+        if ((p.start[i] ?? 0) - tol <= x && x <= (p.end[i] ?? 0) + tol)
+          return `rank ${r} · ${p.layer[i] === "MPIIO" ? "MPI-IO" : (p.layer[i] ?? "")} ${p.op[i] ?? ""}\n${seconds(p.start[i])} – ${seconds(p.end[i])}\n${bytes(p.bytes[i])} in ${count(p.ops[i])} op(s)`;
+      }
+      return `rank ${r}`;
+    },
+    [p, idx],
+  );
+  return (
+    <section className="plot-card" aria-labelledby="plot-timeline">
+      <header>
+        <h3 id="plot-timeline">Per-rank timeline</h3>
+        <LayerPicker layers={layers} value={layer} onChange={setLayer} name="timeline-layer" />
+      </header>
+      <PlotCanvas
+        testId="plot-timeline"
+        label="Per-rank I/O timeline"
+        xLabel="time since job start"
+        yLabel="rank"
+        xUnit="s"
+        yUnit="rank"
+        yInteger
+        domain={{ x0: 0, x1: xMax, y0: -0.5, y1: maxRank + 0.5 }}
+        height={Math.min(420, Math.max(200, 60 + (maxRank + 1) * 6))}
+        draw={draw}
+        pick={pick}
+        focus={hl ? { key: hl.key, x: hl.window } : null}
+      >
+        <div className="plot-foot">
+          <Legend items={OP_LEGEND(WRITE_CSS, READ_CSS)} />
+          {layer === "all" && layers.length > 1 && (
+            <span className="muted small">
+              each rank: {layers[0] === "MPIIO" ? "MPI-IO" : layers[0]} above, {layers[1] === "MPIIO" ? "MPI-IO" : layers[1]} below (lighter)
+            </span>
+          )}
+          <Shown shown={p.points_shown} total={p.points_total} what="segments" />
+          {p.quantum > 0 && <span className="muted small">bars merge gaps up to {seconds(p.quantum)}</span>}
+          <span className="muted small">
+            {Object.entries(p.layer_totals)
+              .map(([l, t]) => `${l === "MPIIO" ? "MPI-IO" : l}: ${bytes(t.bytes)}, ${count(t.ops)} ops, ${seconds(t.time)}`)
+              .join(" · ")}
+          </span>
+        </div>
+      </PlotCanvas>
+    </section>
+  );
+}
+
+// --- transfer sizes ---------------------------------------------------------------------------
+
+export function TransferSizesView({ p, hl, runtime }: { p: Schemas["TransferSizePlot"]; hl: Highlight | null; runtime: number }) {
+  const layers = useMemo(() => Array.from(new Set(p.layer)), [p.layer]);
+  const [layer, setLayer] = useState("all");
+  const idx = useMemo(() => p.layer.flatMap((l, i) => (layer === "all" || l === layer ? [i] : [])), [p.layer, layer]);
+  const xMax = useMemo(() => Math.max(runtime, p.time.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.time, runtime]);
+  const [yMin, yMax] = useMemo(() => {
+    let lo = Infinity;
+    let hi = 1;
+    for (const s of p.size) {
+      lo = Math.min(lo, s);
+      hi = Math.max(hi, s);
+    }
+    return [Math.max(1, Number.isFinite(lo) ? lo / 4 : 1), Math.max(2, hi * 4)];
+  }, [p.size]);
+  const draw = useCallback(
+    (d: DrawCtx) => {
+      drawWindow(d, hl);
+      const { ctx } = d;
+      for (const i of idx) {
+        const t = p.time[i] ?? 0;
+        const inside = !hl?.window || (t >= hl.window[0] && t <= hl.window[1]);
+        ctx.globalAlpha = inside ? 0.85 : 0.25;
+        ctx.fillStyle = opColor(d, p.op[i] ?? "write");
+        const px = d.x(t);
+        const py = d.y(Math.max(1, p.size[i] ?? 1));
+        if (p.layer[i] === "MPIIO") {
+          ctx.beginPath();
+          ctx.arc(px, py, 2.5, 0, Math.PI * 2);
+          ctx.fill();
+        } else ctx.fillRect(px - 2, py - 2, 4, 4);
+      }
+      ctx.globalAlpha = 1;
+    },
+    [p, idx, hl],
+  );
+  const pick = useCallback(
+    (x: number, y: number, d: DrawCtx) => {
+      let best = -1;
+      let bd = 64;
+      for (const i of idx) {
+        const dx = d.x(p.time[i] ?? 0) - d.x(x);
+        const dy = d.y(Math.max(1, p.size[i] ?? 1)) - d.y(y);
+        const dist = dx * dx + dy * dy;
+        if (dist < bd) {
+          bd = dist;
+          best = i;
+        }
+      }
+      if (best < 0) return null;
+      return `${p.layer[best] === "MPIIO" ? "MPI-IO" : (p.layer[best] ?? "")} ${p.op[best] ?? ""} of ${bytes(p.size[best])}\nat ${seconds(p.time[best])}`;
+    },
+    [p, idx],
+  );
+  const h = p.histogram;
+  const binMax = Math.max(1, ...h.counts.flat());
+  return (
+    <section className="plot-card" aria-labelledby="plot-sizes">
+      <header>
+        <h3 id="plot-sizes">Transfer sizes over time</h3>
+        <LayerPicker layers={layers} value={layer} onChange={setLayer} name="sizes-layer" />
+      </header>
+      <PlotCanvas
+        testId="plot-sizes"
+        label="Transfer size over time"
+        xLabel="time since job start"
+        yLabel="request size"
+        xUnit="s"
+        yUnit="B"
+        yLog
+        domain={{ x0: 0, x1: xMax, y0: yMin, y1: yMax }}
+        draw={draw}
+        pick={pick}
+        focus={hl ? { key: hl.key, x: hl.window } : null}
+      >
+        <div className="plot-foot">
+          <Legend items={OP_LEGEND(WRITE_CSS, READ_CSS)} />
+          <span className="muted small">■ POSIX · ● MPI-IO</span>
+          <Shown shown={p.points_shown} total={p.points_total} what="requests" />
+        </div>
+      </PlotCanvas>
+      <details className="histogram">
+        <summary>Exact request-size histogram (all {count(p.totals.ops)} requests)</summary>
+        <div className="table-wrap">
+          <table className="data compact">
+            <thead>
+              <tr>
+                <th scope="col">size bin</th>
+                {h.layer.map((l, i) => (
+                  <th key={i} scope="col">
+                    {l === "MPIIO" ? "MPI-IO" : l} {h.op[i]}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {h.bins.map((b, bi) => (
+                <tr key={b}>
+                  <th scope="row">{b.replace("_", "–").replace("PLUS", "+")}</th>
+                  {h.counts.map((row, i) => (
+                    <td key={i} className="num">
+                      <span className="bar" style={{ width: `${((row[bi] ?? 0) / binMax) * 60}px` }} aria-hidden="true" />
+                      {count(row[bi] ?? 0)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </section>
+  );
+}
+
+// --- spatiality -------------------------------------------------------------------------------
+
+export function SpatialityView({ p, hl, runtime }: { p: Schemas["SpatialityPlot"]; hl: Highlight | null; runtime: number }) {
+  const [hidden, setHidden] = useState<Set<number>>(new Set());
+  const xMax = useMemo(() => Math.max(runtime, p.time.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.time, runtime]);
+  const yMax = useMemo(() => {
+    let m = 1;
+    for (let i = 0; i < p.offset.length; i++) m = Math.max(m, (p.offset[i] ?? 0) + (p.length[i] ?? 0));
+    return m;
+  }, [p]);
+  const draw = useCallback(
+    (d: DrawCtx) => {
+      drawWindow(d, hl);
+      const { ctx } = d;
+      ctx.lineWidth = 2;
+      for (let i = 0; i < p.time.length; i++) {
+        const f = p.file[i] ?? 0;
+        if (hidden.has(f)) continue;
+        const t = p.time[i] ?? 0;
+        const inside = !hl?.window || (t >= hl.window[0] && t <= hl.window[1]);
+        ctx.globalAlpha = inside ? 0.9 : 0.25;
+        ctx.strokeStyle = d.colors.series[f % d.colors.series.length] ?? "#888";
+        const px = d.x(t);
+        const y0 = d.y(p.offset[i] ?? 0);
+        const y1 = Math.min(y0 - 2, d.y((p.offset[i] ?? 0) + (p.length[i] ?? 0)));
+        ctx.beginPath();
+        ctx.moveTo(px, y0);
+        ctx.lineTo(px, y1);
+        if (p.op[i] === "read") {
+          ctx.moveTo(px - 2, y1);
+          ctx.lineTo(px + 2, y1);
+        }
+        ctx.stroke();
+      }
+      ctx.globalAlpha = 1;
+      ctx.lineWidth = 1;
+    },
+    [p, hl, hidden],
+  );
+  const pick = useCallback(
+    (x: number, y: number, d: DrawCtx) => {
+      let best = -1;
+      let bd = 64;
+      for (let i = 0; i < p.time.length; i++) {
+        if (hidden.has(p.file[i] ?? 0)) continue;
+        const dx = d.x(p.time[i] ?? 0) - d.x(x);
+        const o = p.offset[i] ?? 0;
+        const l = p.length[i] ?? 0;
+        const dy = y < o ? d.y(o) - d.y(y) : y > o + l ? d.y(o + l) - d.y(y) : 0;
+        const dist = dx * dx + dy * dy;
+        if (dist < bd) {
+          bd = dist;
+          best = i;
+        }
+      }
+      if (best < 0) return null;
+      const f = p.files[p.file[best] ?? 0];
+      return `${f?.path ?? "?"}\n${p.op[best] ?? ""} ${bytes(p.length[best])} at offset ${bytes(p.offset[best])}\nat ${seconds(p.time[best])}`;
+    },
+    [p, hidden],
+  );
+  return (
+    <section className="plot-card" aria-labelledby="plot-spatial">
+      <header>
+        <h3 id="plot-spatial">Spatiality: file offset over time</h3>
+      </header>
+      <PlotCanvas
+        testId="plot-spatiality"
+        label="File offset over time for the busiest files"
+        xLabel="time since job start"
+        yLabel="file offset"
+        xUnit="s"
+        yUnit="B"
+        domain={{ x0: 0, x1: xMax, y0: 0, y1: yMax * 1.02 }}
+        draw={draw}
+        pick={pick}
+        focus={hl ? { key: hl.key, x: hl.window } : null}
+      >
+        <div className="plot-foot">
+          <Shown shown={p.points_shown} total={p.points_total} what="requests" />
+          <span className="muted small">
+            {p.files.length} busiest of {count(p.files_total)} traced files · reads have a tick
+          </span>
+        </div>
+        <ul className="legend files">
+          {p.files.map((f, i) => (
+            <li key={f.record_id}>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={!hidden.has(i)}
+                  onChange={() => {
+                    setHidden((h) => {
+                      const n = new Set(h);
+                      if (n.has(i)) n.delete(i);
+                      else n.add(i);
+                      return n;
+                    });
+                  }}
+                />
+                <span className="swatch" style={{ background: `var(--series-${i % 8})` }} aria-hidden="true" />
+                <span className="path">{f.path}</span>
+                <span className="muted small">
+                  {" "}
+                  {bytes(f.bytes)} · {count(f.ops)} ops
+                </span>
+              </label>
+            </li>
+          ))}
+        </ul>
+      </PlotCanvas>
+    </section>
+  );
+}
+
+// --- phases -----------------------------------------------------------------------------------
+
+export function PhasesView({ p, hl, runtime, nprocs }: { p: Schemas["PhasesPlot"]; hl: Highlight | null; runtime: number; nprocs: number }) {
+  const xMax = useMemo(() => Math.max(runtime, p.end.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.end, runtime]);
+  const maxRank = Math.max(nprocs - 1, ...p.last_rank, ...p.slowest_rank, 0);
+  const hlRanks = useMemo(() => (hl?.ranks.length && new Set(hl.ranks).size < nprocs ? new Set(hl.ranks) : null), [hl, nprocs]);
+  const stragglers = useMemo(() => p.alone.map((a, i) => a > 0 && a >= 0.1 * ((p.end[i] ?? 0) - (p.start[i] ?? 0))), [p]);
+  const draw = useCallback(
+    (d: DrawCtx) => {
+      drawWindow(d, hl);
+      drawRankRows(d, hlRanks);
+      const { ctx, area } = d;
+      for (let i = 0; i < p.start.length; i++) {
+        const a = d.x(p.start[i] ?? 0);
+        const b = Math.max(a + 1, d.x(p.end[i] ?? 0));
+        ctx.fillStyle = d.colors.series[i % 2 === 0 ? 0 : 1] ?? "#888";
+        ctx.globalAlpha = 0.18;
+        ctx.fillRect(a, area.top, b - a, area.height);
+        ctx.globalAlpha = 1;
+        // Straggler: the last rank alone from the second-to-last finish to its own.
+        const lr = p.last_rank[i] ?? 0;
+        const y = d.y(lr);
+        const s0 = d.x(p.second_end[i] ?? 0);
+        const s1 = Math.max(s0 + 2, d.x(p.last_end[i] ?? 0));
+        ctx.fillStyle = stragglers[i] ? d.colors.straggler : d.colors.axis;
+        ctx.fillRect(s0, y - 3, s1 - s0, 6);
+        ctx.beginPath();
+        ctx.arc(s1, y, stragglers[i] ? 5 : 3, 0, Math.PI * 2);
+        ctx.fill();
+        // Slowest (busiest) and fastest ranks of the phase.
+        ctx.fillStyle = d.colors.write;
+        ctx.fillRect(a - 3, d.y(p.slowest_rank[i] ?? 0) - 3, 6, 6);
+        ctx.fillStyle = d.colors.read;
+        ctx.fillRect(a - 3, d.y(p.fastest_rank[i] ?? 0) - 3, 6, 6);
+      }
+    },
+    [p, hl, hlRanks, stragglers],
+  );
+  const pick = useCallback(
+    (x: number) => {
+      for (let i = 0; i < p.start.length; i++) {
+        if ((p.start[i] ?? 0) <= x && x <= Math.max(p.end[i] ?? 0, p.last_end[i] ?? 0))
+          return `phase ${i + 1}: ${seconds(p.start[i])} – ${seconds(p.end[i])}\n${bytes(p.bytes[i])}, ${count(p.ops[i])} ops, ${count(p.ranks[i])} ranks\nlast: rank ${p.last_rank[i] ?? "?"}, alone ${seconds(p.alone[i])}${stragglers[i] ? " (straggler)" : ""}\nbusiest: rank ${p.slowest_rank[i] ?? "?"} (${seconds(p.slowest_busy[i])}) · least busy: rank ${p.fastest_rank[i] ?? "?"} (${seconds(p.fastest_busy[i])})`;
+      }
+      return null;
+    },
+    [p, stragglers],
+  );
+  const nStrag = stragglers.filter(Boolean).length;
+  return (
+    <section className="plot-card" aria-labelledby="plot-phases">
+      <header>
+        <h3 id="plot-phases">I/O phases and stragglers</h3>
+        <span className={nStrag ? "badge warning" : "badge ok"}>{nStrag ? `${count(nStrag)} straggler phase(s)` : "no stragglers"}</span>
+      </header>
+      <PlotCanvas
+        testId="plot-phases"
+        label="I/O phases with the last rank to finish each"
+        xLabel="time since job start"
+        yLabel="rank"
+        xUnit="s"
+        yUnit="rank"
+        yInteger
+        domain={{ x0: 0, x1: xMax, y0: -0.5, y1: maxRank + 0.5 }}
+        draw={draw}
+        pick={pick}
+        focus={hl ? { key: hl.key, x: hl.window } : null}
+      >
+        <div className="plot-foot">
+          <Legend
+            items={[
+              { label: "phase", color: "var(--series-0)" },
+              { label: "last rank alone (straggler)", color: "var(--plot-straggler)" },
+              { label: "busiest rank", color: WRITE_CSS },
+              { label: "least busy rank", color: READ_CSS },
+            ]}
+          />
+          <Shown shown={p.points_shown} total={p.points_total} what="phases" />
+          <span className="muted small">gaps under {seconds(p.threshold)} lie inside a phase</span>
+        </div>
+      </PlotCanvas>
+    </section>
+  );
+}
+
+// --- OSTs -------------------------------------------------------------------------------------
+
+export function OstView({ p }: { p: Schemas["OstPlot"] }) {
+  const [metric, setMetric] = useState<"bytes" | "time">("bytes");
+  const values = metric === "bytes" ? p.bytes : p.time;
+  const yMax = Math.max(1e-9, ...values) * 1.08;
+  const n = p.ost.length;
+  const draw = useCallback(
+    (d: DrawCtx) => {
+      const { ctx } = d;
+      const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+      const w = Math.min(48, Math.max(1, (d.x(1) - d.x(0)) * 0.7));
+      for (let i = 0; i < n; i++) {
+        const v = values[i] ?? 0;
+        ctx.fillStyle = v > 2 * mean && n > 1 ? d.colors.straggler : metric === "bytes" ? d.colors.read : d.colors.write;
+        const y = d.y(v);
+        ctx.fillRect(d.x(i) - w / 2, y, w, d.y(0) - y);
+      }
+      ctx.strokeStyle = d.colors.axis;
+      ctx.setLineDash([4, 4]);
+      ctx.beginPath();
+      ctx.moveTo(d.area.left, d.y(mean));
+      ctx.lineTo(d.area.left + d.area.width, d.y(mean));
+      ctx.stroke();
+      ctx.setLineDash([]);
+    },
+    [values, n, metric],
+  );
+  const pick = useCallback(
+    (x: number) => {
+      const i = Math.round(x);
+      if (i < 0 || i >= n) return null;
+      return `OST ${p.ost[i] ?? "?"}\n${bytes(p.bytes[i])} · ${seconds(p.time[i])} · ${count(p.files[i])} file(s)`;
+    },
+    [p, n],
+  );
+  const xTick = useCallback((v: number) => (Number.isInteger(v) && v >= 0 && v < n ? String(p.ost[v] ?? "") : null), [p.ost, n]);
+  return (
+    <section className="plot-card" aria-labelledby="plot-osts">
+      <header>
+        <h3 id="plot-osts">Load per Lustre OST</h3>
+        <fieldset className="segmented">
+          <legend className="sr-only">OST metric</legend>
+          {(["bytes", "time"] as const).map((m) => (
+            <label key={m} className={metric === m ? "on" : ""}>
+              <input
+                type="radio"
+                name="ost-metric"
+                checked={metric === m}
+                onChange={() => {
+                  setMetric(m);
+                }}
+              />
+              {m === "bytes" ? "Bytes" : "I/O time"}
+            </label>
+          ))}
+        </fieldset>
+      </header>
+      <PlotCanvas
+        testId="plot-osts"
+        label={`${metric === "bytes" ? "Bytes" : "I/O time"} per OST`}
+        xLabel="OST"
+        yLabel={metric === "bytes" ? "bytes" : "I/O time"}
+        xUnit="OST"
+        yUnit={metric === "bytes" ? "B" : "s"}
+        xInteger
+        zoomY={false}
+        domain={{ x0: -0.5, x1: n - 0.5, y0: 0, y1: yMax }}
+        draw={draw}
+        pick={pick}
+        xTick={xTick}
+      >
+        <div className="plot-foot">
+          <span className="muted small">
+            {count(n)} OST{n === 1 ? "" : "s"} · {bytes(p.totals.bytes)} · {seconds(p.totals.time)} · dashed line: mean · red: over twice the mean
+          </span>
+        </div>
+      </PlotCanvas>
+    </section>
+  );
+}

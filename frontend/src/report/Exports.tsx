@@ -1,0 +1,60 @@
+import { useState } from "react";
+import { type AnalysisOut, fetchText } from "../api/client";
+import { DeleteButton } from "./Delete";
+
+function download(name: string, text: string, type: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => {
+    URL.revokeObjectURL(url);
+  }, 1000);
+}
+
+export function Exports({ a }: { a: AnalysisOut }) {
+  const [note, setNote] = useState<string | null>(null);
+  const base = `iodiag-${(a.job_id ?? a.id).replace(/[^A-Za-z0-9._-]/g, "_")}`;
+  const run = async (what: "copy-md" | "md" | "html") => {
+    setNote(null);
+    try {
+      if (what === "html") {
+        download(`${base}.html`, await fetchText(a.links.report_html), "text/html");
+        setNote("HTML report downloaded.");
+      } else {
+        const md = await fetchText(a.links.report_md);
+        if (what === "md") {
+          download(`${base}.md`, md, "text/markdown");
+          setNote("Markdown report downloaded.");
+        } else {
+          await navigator.clipboard.writeText(md);
+          setNote("Markdown copied: paste it into the ticket reply.");
+        }
+      }
+    } catch (e) {
+      setNote(`Export failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  return (
+    <div className="exports" role="group" aria-label="Export the report">
+      <button type="button" className="btn small" onClick={() => void run("copy-md")}>
+        Copy Markdown
+      </button>
+      <button type="button" className="btn small" onClick={() => void run("md")}>
+        Download .md
+      </button>
+      <button type="button" className="btn small" onClick={() => void run("html")}>
+        Download HTML
+      </button>
+      <DeleteButton a={a} />
+      {note && (
+        <span className="muted small" role="status">
+          {note}
+        </span>
+      )}
+    </div>
+  );
+}
