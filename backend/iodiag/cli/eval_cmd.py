@@ -102,6 +102,25 @@ def triggers(
     raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
 
 
+def answers(
+    route: Annotated[
+        str, typer.Option("--route", help="template, model or both.", metavar="ROUTE")
+    ] = "both",
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the scores and every answer here.", metavar="FILE")
+    ] = None,
+    show: Annotated[bool, typer.Option("--show", help="Print every answer.")] = False,
+) -> None:
+    """Score the narrator on evals/answers/: intent, citations, grounding, fallbacks, latency."""
+    from iodiag.narration.evaluation import main as run_answers
+
+    if route not in ("template", "model", "both"):
+        _error(f"--route must be template, model or both, not {route!r}")
+        raise typer.Exit(EXIT_USAGE)
+    argv = ["--route", route, *(["--json", str(json_out)] if json_out else []), *(["--show"] if show else [])]
+    raise typer.Exit(run_answers(argv))
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``eval`` command group to ``app``."""
     eval_app = typer.Typer(
@@ -113,4 +132,5 @@ def register(app: typer.Typer) -> None:
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     eval_app.command("triggers")(triggers)
+    eval_app.command("answers")(answers)
     app.add_typer(eval_app, name="eval")
