@@ -10,125 +10,40 @@ task exception, so one bad log never costs a Dask retry.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
-import select
 import shutil
-import signal
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from typing import Any
 
 from iodiag.batch.models import ChildReply, MemoryUse, Task, TaskResult
+from iodiag.core.childproc import ChildGone, PipeChild, vm_hwm
 
-_PAGE = os.sysconf("SC_PAGE_SIZE")
 _WATCH_S = 0.25
 _READY_TIMEOUT_S = 180.0  # imports on a loaded node; not part of any log's time limit
 _HASH_CHUNK = 1 << 20
 
 
-class HelperGone(Exception):
-    pass
+HelperGone = ChildGone
 
 
-class Helper:
-    """The helper process and the two pipes to it."""
+class Helper(PipeChild):
+    """The helper process (``iodiag.batch.child``) and the two pipes to it."""
 
     def __init__(self) -> None:
-        cmd_r, cmd_w = os.pipe()
-        evt_r, evt_w = os.pipe()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "iodiag.batch.child", str(cmd_r), str(evt_w), str(os.getpid())],
-            pass_fds=(cmd_r, evt_w),
-            stdin=subprocess.DEVNULL,
-            # Its own process group, so killing it also kills the Darshan reader it may have forked.
-            start_new_session=True,
-        )
-        os.close(cmd_r)
-        os.close(evt_w)
-        self._cmd = os.fdopen(cmd_w, "w", buffering=1)
-        self._evt = evt_r
-        self._buf = b""
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
+        super().__init__("iodiag.batch.child", "analysis helper")
 
     def send(self, obj: dict[str, Any]) -> None:
-        try:
-            self._cmd.write(json.dumps(obj) + "\n")
-            self._cmd.flush()
-        except (BrokenPipeError, ValueError):
-            raise HelperGone from None
+        self.send_json(obj)
 
-    def recv(self, timeout: float) -> dict[str, Any] | None:
-        if b"\n" not in self._buf:
-            ready, _, _ = select.select([self._evt], [], [], timeout)
-            if not ready:
-                return None
-            data = os.read(self._evt, 1 << 20)
-            if not data:
-                raise HelperGone
-            self._buf += data
-            if b"\n" not in self._buf:
-                return None
-        line, self._buf = self._buf.split(b"\n", 1)
-        msg: dict[str, Any] = json.loads(line)
-        return msg
-
-    def wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            msg = self.recv(max(0.0, deadline - time.monotonic()))
-            if msg is not None and msg.get("event") == "ready":
-                return
-        raise RuntimeError(f"analysis helper not ready after {timeout:g} s")
-
-    def rss(self) -> int:
-        try:
-            with open(f"/proc/{self.proc.pid}/statm") as fh:
-                return int(fh.read().split()[1]) * _PAGE
-        except (OSError, ValueError, IndexError):
-            return 0
-
-    def peak(self) -> int:
-        return _vm_hwm(self.proc.pid)
-
-    def how_it_died(self) -> str:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=5)
-        code = self.proc.poll()
-        if code is None:
-            return "stopped answering"
-        if code < 0:
-            return f"was killed by signal {signal.Signals(-code).name}"
-        return f"exited with status {code}"
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=10)
-        with contextlib.suppress(OSError, ValueError):
-            self._cmd.close()
-        with contextlib.suppress(OSError):
-            os.close(self._evt)
+    def how_it_died(self, wait_s: float = 5.0) -> str:
+        return super().how_it_died(wait_s)
 
 
-def _vm_hwm(pid: int | str = "self") -> int:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+_vm_hwm = vm_hwm
 
 
 # One helper per Dask worker process; the lock keeps a worker with several threads to one task at a time.

@@ -13,29 +13,24 @@ clean shutdown hands it back at once.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import secrets
-import select
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from iodiag.core.childproc import ChildGone, PipeChild
 from iodiag.core.settings import Settings
 from iodiag.services.pipeline import JobResult, JobSpec
 from iodiag.store import BlobStore, Database
 from iodiag.store import queue as jobs
 
 log = logging.getLogger("iodiag.pool")
-_PAGE = os.sysconf("SC_PAGE_SIZE")
 _WATCH_S = 0.25
 _RESPAWN_BACKOFF_S = 1.0
 _READY_TIMEOUT_S = 120.0
@@ -44,87 +39,14 @@ OnFinished = Callable[[str, float], None]
 """Told each analysis that ends here: its outcome ("done" or "failed") and its seconds."""
 
 
-class _ChildGone(Exception):
-    pass
+_ChildGone = ChildGone
 
 
-class _Child:
-    """A worker process and the two pipes to it."""
+class _Child(PipeChild):
+    """A worker process (``iodiag.services.worker``) and the two pipes to it."""
 
     def __init__(self) -> None:
-        cmd_r, cmd_w = os.pipe()
-        evt_r, evt_w = os.pipe()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "iodiag.services.worker", str(cmd_r), str(evt_w), str(os.getpid())],
-            pass_fds=(cmd_r, evt_w),
-            stdin=subprocess.DEVNULL,
-            # Its own process group: killing it also kills the log reader it may have forked.
-            start_new_session=True,
-        )
-        os.close(cmd_r)
-        os.close(evt_w)
-        self._cmd = os.fdopen(cmd_w, "w", buffering=1)
-        self._evt = evt_r
-        self._buf = b""
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def wait_ready(self, timeout: float) -> None:
-        """Wait for the worker's imports, so a job's time limit counts only the job."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            msg = self.recv(max(0.0, deadline - time.monotonic()))
-            if msg is not None and msg.get("event") == "ready":
-                return
-        raise RuntimeError(f"worker process not ready after {timeout:g} s")
-
-    def send(self, line: str) -> None:
-        try:
-            self._cmd.write(line + "\n")
-            self._cmd.flush()
-        except (BrokenPipeError, ValueError):
-            raise _ChildGone from None
-
-    def recv(self, timeout: float) -> dict[str, Any] | None:
-        if b"\n" not in self._buf:
-            ready, _, _ = select.select([self._evt], [], [], timeout)
-            if not ready:
-                return None
-            data = os.read(self._evt, 1 << 16)
-            if not data:
-                raise _ChildGone
-            self._buf += data
-            if b"\n" not in self._buf:
-                return None
-        line, self._buf = self._buf.split(b"\n", 1)
-        msg: dict[str, Any] = json.loads(line)
-        return msg
-
-    def rss(self) -> int:
-        try:
-            with open(f"/proc/{self.proc.pid}/statm") as fh:
-                return int(fh.read().split()[1]) * _PAGE
-        except (OSError, ValueError, IndexError):
-            return 0
-
-    def how_it_died(self) -> str:
-        code = self.proc.poll()
-        if code is None:
-            return "is still running"
-        if code < 0:
-            return f"was killed by signal {signal.Signals(-code).name}"
-        return f"exited with status {code}"
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=10)
-        with contextlib.suppress(OSError, ValueError):
-            self._cmd.close()
-        with contextlib.suppress(OSError):
-            os.close(self._evt)
+        super().__init__("iodiag.services.worker", "worker process")
 
 
 class WorkerPool:
@@ -296,7 +218,7 @@ class _Slot:
         assert child is not None
         started = time.monotonic()
         try:
-            child.send(spec.model_dump_json())
+            child.send_line(spec.model_dump_json())
             while True:
                 elapsed = time.monotonic() - started
                 if pool._stop.is_set():

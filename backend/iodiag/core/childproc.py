@@ -1,0 +1,128 @@
+"""A Python child process driven over two pipes: JSON lines in, JSON events out.
+
+The service's analysis workers and the batch runner's helpers both run analyses this way: a
+fresh single-threaded interpreter (the Darshan reader forks, which is only safe from a process
+without threads), in its own process group so that killing it also kills the reader it forked,
+watched for its resident memory, and replaced when it dies.
+
+The child is started as ``python -m MODULE CMD_FD EVENT_FD PARENT_PID`` and must send
+``{"event": "ready"}`` once its imports are done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+class ChildGone(Exception):
+    """The child closed its pipes (it exited or was killed)."""
+
+
+class PipeChild:
+    def __init__(self, module: str, what: str) -> None:
+        self.what = what
+        cmd_r, cmd_w = os.pipe()
+        evt_r, evt_w = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", module, str(cmd_r), str(evt_w), str(os.getpid())],
+            pass_fds=(cmd_r, evt_w),
+            stdin=subprocess.DEVNULL,
+            # Its own process group: killing it also kills the log reader it may have forked.
+            start_new_session=True,
+        )
+        os.close(cmd_r)
+        os.close(evt_w)
+        self._cmd = os.fdopen(cmd_w, "w", buffering=1)
+        self._evt = evt_r
+        self._buf = b""
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send_line(self, line: str) -> None:
+        try:
+            self._cmd.write(line + "\n")
+            self._cmd.flush()
+        except (BrokenPipeError, ValueError):
+            raise ChildGone from None
+
+    def send_json(self, obj: dict[str, Any]) -> None:
+        self.send_line(json.dumps(obj))
+
+    def recv(self, timeout: float) -> dict[str, Any] | None:
+        """The next event, or None if none arrived within ``timeout`` seconds."""
+        if b"\n" not in self._buf:
+            ready, _, _ = select.select([self._evt], [], [], timeout)
+            if not ready:
+                return None
+            data = os.read(self._evt, 1 << 20)
+            if not data:
+                raise ChildGone
+            self._buf += data
+            if b"\n" not in self._buf:
+                return None
+        line, self._buf = self._buf.split(b"\n", 1)
+        msg: dict[str, Any] = json.loads(line)
+        return msg
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait for the child's imports, so a job's time limit counts only the job."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = self.recv(max(0.0, deadline - time.monotonic()))
+            if msg is not None and msg.get("event") == "ready":
+                return
+        raise RuntimeError(f"{self.what} not ready after {timeout:g} s")
+
+    def rss(self) -> int:
+        try:
+            with open(f"/proc/{self.proc.pid}/statm") as fh:
+                return int(fh.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def peak(self) -> int:
+        return vm_hwm(self.proc.pid)
+
+    def how_it_died(self, wait_s: float = 0.0) -> str:
+        if wait_s > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=wait_s)
+        code = self.proc.poll()
+        if code is None:
+            return "is still running" if wait_s <= 0 else "stopped answering"
+        if code < 0:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        return f"exited with status {code}"
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        with contextlib.suppress(OSError, ValueError):
+            self._cmd.close()
+        with contextlib.suppress(OSError):
+            os.close(self._evt)
+
+
+def vm_hwm(pid: int | str = "self") -> int:
+    """Peak resident bytes of a process (Linux VmHWM), 0 when unknown."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
