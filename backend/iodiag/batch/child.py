@@ -10,31 +10,14 @@ its time or memory limit without losing itself. It dies with the worker (PR_SET_
 
 from __future__ import annotations
 
-import ctypes
 import json
-import os
 import resource
-import signal
 import sys
 import zlib
 from pathlib import Path
 from typing import Any
 
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent(parent_pid: int) -> None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: the worker still kills its helper when it stops
-        pass
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
-        os._exit(1)
-
-
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
+from iodiag.core.childproc import Send, serve
 
 
 def _reader_peak() -> int:
@@ -77,39 +60,21 @@ def handle(task_json: str, out_dir: str) -> dict[str, Any]:
     return ChildReply(facts=facts, findings=findings, reader_peak_bytes=_reader_peak()).model_dump(mode="json")
 
 
-def main(argv: list[str]) -> None:
-    cmd_fd, evt_fd, parent = int(argv[1]), int(argv[2]), int(argv[3])
-    _die_with_parent(parent)
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    events = os.fdopen(evt_fd, "w", buffering=1)
-
-    def send(obj: dict[str, Any]) -> None:
-        events.write(json.dumps(obj) + "\n")
-        events.flush()
-
-    # Import everything now, so the first task's time limit counts only its own work.
+def _warm() -> None:
     import iodiag.analysis.plots
     import iodiag.batch.facts
     import iodiag.render.html
     import iodiag.render.markdown  # noqa: F401
+
+
+def main(argv: list[str]) -> None:
     from iodiag.services.pipeline import JobError
 
-    send({"event": "ready"})
-    with os.fdopen(cmd_fd, "r") as commands:
-        for line in commands:
-            request = json.loads(line)
-            try:
-                reply = handle(request["task"], request["out_dir"])
-            except JobError as exc:
-                send({"event": "error", "message": _one_line(exc)})
-            except MemoryError:
-                send({"event": "error", "message": "out of memory while analyzing the log"})
-            except Exception as exc:
-                detail = _one_line(exc)
-                send({"event": "error", "internal": True,
-                      "message": f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")})
-            else:
-                send({"event": "done", "result": reply})
+    def one(line: str, _send: Send) -> dict[str, Any]:
+        request = json.loads(line)
+        return handle(request["task"], request["out_dir"])
+
+    serve(argv, one, warm=_warm, expected=(JobError,))
 
 
 if __name__ == "__main__":

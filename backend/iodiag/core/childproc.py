@@ -12,6 +12,7 @@ The child is started as ``python -m MODULE CMD_FD EVENT_FD PARENT_PID`` and must
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import select
@@ -19,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -126,3 +128,67 @@ def vm_hwm(pid: int | str = "self") -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
+
+
+# --- the child's side ------------------------------------------------------------------------------
+
+_PR_SET_PDEATHSIG = 1
+Send = Callable[[dict[str, Any]], None]
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the parent still kills its children when it stops
+        pass
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def serve(
+    argv: list[str],
+    handle: Callable[[str, Send], Any],
+    *,
+    warm: Callable[[], None],
+    expected: tuple[type[Exception], ...],
+    niceness: int = 0,
+) -> None:
+    """The child's loop: ``handle(line, send)`` per command line; its return value goes out as ``done``.
+
+    It dies with its parent (PR_SET_PDEATHSIG), so a killed server or Dask worker leaves no child
+    finishing work nobody owns. ``expected`` errors are the input's fault and go out as their one
+    line; anything else is reported as internal.
+    """
+    cmd_fd, evt_fd, parent = int(argv[1]), int(argv[2]), int(argv[3])
+    _die_with_parent(parent)
+    if niceness:
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    events = os.fdopen(evt_fd, "w", buffering=1)
+
+    def send(obj: dict[str, Any]) -> None:
+        events.write(json.dumps(obj) + "\n")
+        events.flush()
+
+    warm()  # imports now, so the first job's time limit counts only its own work
+    send({"event": "ready"})
+    with os.fdopen(cmd_fd, "r") as commands:
+        for line in commands:
+            try:
+                result = handle(line, send)
+            except expected as exc:
+                send({"event": "error", "message": one_line(exc)})
+            except MemoryError:
+                send({"event": "error", "message": "out of memory while analyzing the log"})
+            except Exception as exc:
+                detail = one_line(exc)
+                send({"event": "error", "internal": True,
+                      "message": f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")})
+            else:
+                send({"event": "done", "result": result})
