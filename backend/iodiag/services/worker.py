@@ -13,7 +13,7 @@ from typing import Any
 
 from iodiag.core.childproc import Send, serve
 
-_NICENESS = 5  # analyses are background work: when they saturate the CPUs, the API must still answer at once
+_NICENESS = 19  # analyses are background work: when they saturate the CPUs, the API must still answer at once
 
 
 def _warm() -> None:
