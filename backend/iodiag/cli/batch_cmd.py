@@ -16,16 +16,17 @@ import sys
 from datetime import date, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from iodiag.cli.store_options import DatabaseUrl, DataDir, settings_for
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from iodiag.batch.engine import RunSummary
     from iodiag.batch.models import TaskResult
-    from iodiag.core.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _USER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}$")  # what the service accepts as a user name
@@ -59,26 +60,6 @@ def parse_when(text: str, option: str) -> date | datetime:
         raise BadArgument(f"{option} {text!r}: not a date (YYYY-MM-DD) or an ISO date and time") from None
 
 
-def _settings(data_dir: Path | None, database_url: str | None) -> Settings:
-    from iodiag.core.settings import Settings
-
-    given: dict[str, Any] = {}
-    if data_dir is not None:
-        given["data_dir"] = data_dir
-    if database_url is not None:
-        given["database_url"] = database_url
-    return Settings(**given)
-
-
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="The service's data directory (default: IODIAG_DATA_DIR).", show_default=False),
-]
-DatabaseUrl = Annotated[
-    str | None,
-    typer.Option("--database-url", help="SQLAlchemy URL (default: IODIAG_DATABASE_URL, else SQLite in the data dir).",
-                 show_default=False),
-]
 
 
 class _Progress:
@@ -274,7 +255,7 @@ def _batch(
         raise CliError("--owner applies to the store; Parquet rows keep each log's user")
     if out is not None and out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: exists and is not a directory")
-    st = _settings(data_dir, database_url)
+    st = settings_for(data_dir, database_url)
     thresholds_path = thresholds or st.thresholds_file
     load_thresholds(thresholds_path)  # a bad file is a bad argument, not a failure of every log
     opts = engine.Options(
@@ -358,7 +339,7 @@ def _report_system(
     else:
         from iodiag.batch.store_sink import open_store
 
-        db, _ = open_store(_settings(data_dir, database_url))
+        db, _ = open_store(settings_for(data_dir, database_url))
         try:
             with db.read() as s:
                 report = system_report.build(s, since=lo, until=hi, top_n=top, source_label="store")

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from iodiag.cli.store_options import DatabaseUrl, DataDir, settings_for
+
 if TYPE_CHECKING:
     from iodiag.core.settings import Settings
 
@@ -25,28 +27,6 @@ _BACKOFF_S = 0.5
 _BACKOFF_MAX_S = 8.0
 
 
-def _settings(data_dir: Path | None = None, database_url: str | None = None, **overrides: Any) -> Settings:
-    from iodiag.core.settings import Settings
-
-    given: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
-    if data_dir is not None:
-        given["data_dir"] = data_dir
-    if database_url is not None:
-        given["database_url"] = database_url
-    return Settings(**given)
-
-
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Database and stored logs (default: IODIAG_DATA_DIR).", show_default=False),
-]
-DatabaseUrl = Annotated[
-    str | None,
-    typer.Option(
-        "--database-url", help="SQLAlchemy URL (default: IODIAG_DATABASE_URL, else SQLite in the data dir).",
-        show_default=False,
-    ),
-]
 
 
 def register(app: typer.Typer) -> None:
@@ -65,7 +45,7 @@ def register(app: typer.Typer) -> None:
         from iodiag.cli.main import CliError, _fail
 
         try:
-            st = _settings(data_dir, database_url, host=host, port=port, workers=workers)
+            st = settings_for(data_dir, database_url, host=host, port=port, workers=workers)
             _serve(st, log_level)
         except typer.Exit:
             raise
@@ -95,7 +75,7 @@ def register(app: typer.Typer) -> None:
                 raise CliError(f"invalid user name {user!r}")
             from iodiag.store import tokens
 
-            db = _database(_settings(data_dir, database_url))
+            db = _database(settings_for(data_dir, database_url))
             with db.write() as s:
                 row, token = tokens.create(s, user, role, note)
                 token_id = row.id
@@ -118,7 +98,7 @@ def register(app: typer.Typer) -> None:
         try:
             from iodiag.store import tokens
 
-            db = _database(_settings(data_dir, database_url))
+            db = _database(settings_for(data_dir, database_url))
             with db.read() as s:
                 for r in tokens.list_tokens(s, include_revoked=all_):
                     revoked = f"revoked {r.revoked_at:%Y-%m-%d}" if r.revoked_at else "active"
@@ -140,7 +120,7 @@ def register(app: typer.Typer) -> None:
         try:
             from iodiag.store import tokens
 
-            db = _database(_settings(data_dir, database_url))
+            db = _database(settings_for(data_dir, database_url))
             with db.write() as s:
                 if tokens.revoke(s, token_id) is None:
                     raise CliError(f"no token {token_id}")
