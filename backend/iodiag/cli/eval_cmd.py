@@ -19,6 +19,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from iodiag.cli.groups import command_group
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -123,14 +125,6 @@ def answers(
 
 def register(app: typer.Typer) -> None:
     """Add the ``eval`` command group to ``app``."""
-    eval_app = typer.Typer(
-        name="eval",
-        help="Evaluate iodiag against ground truth (labeled scenario logs).",
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
-    )
+    eval_app = command_group(app, "eval", "Evaluate iodiag against ground truth (labeled scenario logs).")
     eval_app.command("triggers")(triggers)
     eval_app.command("answers")(answers)
-    app.add_typer(eval_app, name="eval")

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from iodiag.cli.groups import command_group
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -222,16 +224,10 @@ def evaluate(
 
 def register(app: typer.Typer) -> None:
     """Add the ``knowledge`` command group to ``app``."""
-    knowledge_app = typer.Typer(
-        name="knowledge",
-        help="The tuning-knowledge index: build it, search it, check the documents, evaluate retrieval.",
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
+    knowledge_app = command_group(
+        app, "knowledge", "The tuning-knowledge index: build it, search it, check the documents, evaluate retrieval."
     )
     knowledge_app.command("build")(build)
     knowledge_app.command("search")(search)
     knowledge_app.command("check")(check)
     knowledge_app.command("eval")(evaluate)
-    app.add_typer(knowledge_app, name="knowledge")

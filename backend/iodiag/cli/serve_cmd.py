@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from iodiag.cli.groups import command_group
 from iodiag.cli.store_options import DatabaseUrl, DataDir, settings_for
 
 if TYPE_CHECKING:
@@ -52,8 +53,7 @@ def register(app: typer.Typer) -> None:
         except Exception as exc:
             _fail(CliError(str(exc)) if isinstance(exc, ValueError | OSError) else exc)
 
-    token_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
-    app.add_typer(token_app, name="token")
+    token_app = command_group(app, "token", "Create, list and revoke API tokens.")
 
     @token_app.command("create")
     def token_create(
