@@ -18,22 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic_settings import BaseSettings, SettingsConfigDict
-
 from iodiag.batch._dask import distributed
 from iodiag.batch.models import Task, TaskResult
+from iodiag.core.settings import Settings
 from iodiag.services.pipeline import STAGES, JobError, JobResult, JobSpec
 
 _GRACE_S = 30.0  # transport and queueing on top of the analysis's own limit, which the Dask worker enforces
 _CONNECT_TIMEOUT_S = 20
-
-
-class DaskSettings(BaseSettings):
-    """Read on its own so the core settings need no change; the same variable once they have the field."""
-
-    model_config = SettingsConfigDict(env_prefix="IODIAG_", env_file=".env", extra="ignore")
-
-    dask_scheduler: str = ""
 
 
 _clients: dict[str, Any] = {}
@@ -41,7 +32,8 @@ _clients_lock = threading.Lock()
 
 
 def scheduler_address() -> str:
-    return DaskSettings().dask_scheduler.strip()
+    # Read afresh (not the cached settings): a worker process takes the environment it was started with.
+    return Settings().dask_scheduler.strip()
 
 
 def client_for(address: str) -> Any:
