@@ -17,6 +17,7 @@ from iodiag.api.metrics import Metrics, MetricsMiddleware
 from iodiag.api.routes import admin, analyses, chat, health, me, system_report, tokens
 from iodiag.api.views import API as API_PREFIX
 from iodiag.core.settings import Settings
+from iodiag.services import intake
 from iodiag.services.chat import ChatService
 from iodiag.services.pool import WorkerPool
 from iodiag.store import BlobStore, Database, migrate
@@ -29,6 +30,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = Database(settings.effective_database_url)
         await run_in_threadpool(migrate.upgrade, db)
+        await run_in_threadpool(intake.warm_up, db)
         blobs = BlobStore(settings.data_dir)
         blobs.sweep_tmp()
         metrics = Metrics(db)

@@ -6,6 +6,7 @@ that passes is linked into the store, just before the database transaction that 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
@@ -54,17 +55,18 @@ def accept(db: Database, blobs: BlobStore, writer: BlobWriter, meta: Meta) -> Su
         raise Rejected(422, str(exc)) from None
     # Stored before the transaction, to keep the database's write lock short.
     blobs.commit(writer, sha)
-    with db.write() as s:
-        repo.lock_content(s, sha)
-        existing = repo.find_by_content(s, meta.owner, sha)
+    with db.write_connection() as conn:
+        repo.lock_content(conn, sha)
+        existing = repo.find_content(conn, meta.owner, sha)
         if existing is not None:
             if existing.status == "failed":
-                repo.retry(s, existing)  # same log again after a failure: try again
+                repo.requeue_failed(conn, existing.id)  # same log again after a failure: try again
+                return Submitted(existing.id, False, "queued")
             return Submitted(existing.id, False, existing.status)
         # Deleted in between with the last analysis that used it (the lock orders us after that): again.
         blobs.commit(writer, sha)
-        row = repo.create(
-            s,
+        analysis_id = repo.insert_queued(
+            conn,
             repo.NewAnalysis(
                 owner=meta.owner,
                 submitted_by=meta.submitted_by,
@@ -78,7 +80,25 @@ def accept(db: Database, blobs: BlobStore, writer: BlobWriter, meta: Meta) -> Su
                 cb_nodes=meta.cb_nodes,
             ),
         )
-        return Submitted(row.id, True, row.status)
+        return Submitted(analysis_id, True, "queued")
+
+
+class _RolledBack(Exception):
+    pass
+
+
+def warm_up(db: Database) -> None:
+    """Run the submission transaction once and roll it back.
+
+    The first use of each statement compiles it; after a restart under load, twenty clients
+    reconnect at once and would all pay for that on their first submission.
+    """
+    sha = "0" * 64
+    with contextlib.suppress(_RolledBack), db.write_connection() as conn:
+        repo.lock_content(conn, sha)
+        repo.find_content(conn, "", sha)
+        repo.insert_queued(conn, repo.NewAnalysis("", "", sha, 0, "", "upload"))
+        raise _RolledBack
 
 
 def open_confined(raw: str, allowed: list[Path]) -> BinaryIO:

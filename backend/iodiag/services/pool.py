@@ -34,6 +34,7 @@ log = logging.getLogger("iodiag.pool")
 _WATCH_S = 0.25
 _RESPAWN_BACKOFF_S = 1.0
 _READY_TIMEOUT_S = 120.0
+_QUIET_START_S = 1.0  # stages of an analysis younger than this are not written (see _watch)
 
 OnFinished = Callable[[str, float], None]
 """Told each analysis that ends here: its outcome ("done" or "failed") and its seconds."""
@@ -217,6 +218,7 @@ class _Slot:
         child = self.child
         assert child is not None
         started = time.monotonic()
+        pending: tuple[str, float] | None = None  # the newest stage not yet written
         try:
             child.send_line(spec.model_dump_json())
             while True:
@@ -235,22 +237,26 @@ class _Slot:
                     self._fail(job, f"the analysis exceeded the memory limit of {limit_mib} MiB", elapsed)
                     return
                 msg = child.recv(_WATCH_S)
-                if msg is None:
-                    continue
-                event = msg.get("event")
-                if event == "stage":
-                    with pool.db.write() as s:
-                        if not jobs.set_progress(s, pool.owner, job, str(msg["stage"]), float(msg["progress"])):
-                            child.kill()  # lost the lease (deleted, or taken over): stop working on it
-                            return
-                elif event == "done":
+                event = None if msg is None else msg.get("event")
+                if msg is not None and event == "stage":
+                    pending = (str(msg["stage"]), float(msg["progress"]))
+                elif msg is not None and event == "done":
                     self._complete(job, JobResult.model_validate(msg["result"]), time.monotonic() - started)
                     return
-                elif event == "error":
+                elif msg is not None and event == "error":
                     if msg.get("internal"):
                         log.error("analysis %s: %s", job.analysis_id, msg.get("message"))
                     self._fail(job, str(msg.get("message", "analysis failed")), time.monotonic() - started)
                     return
+                # Most analyses take a fraction of a second: their stages would only be database writes
+                # competing with submissions. A stage is written once the analysis has run for a while.
+                if pending is not None and time.monotonic() - started >= _QUIET_START_S:
+                    with pool.db.write() as s:
+                        held = jobs.set_progress(s, pool.owner, job, *pending)
+                    pending = None
+                    if not held:
+                        child.kill()  # lost the lease (deleted, or taken over): stop working on it
+                        return
         except _ChildGone:
             self._crashed(job, child)
 
@@ -271,7 +277,6 @@ class _Slot:
             exe=result.exe, job_id=result.jobid, counts=result.counts, findings=result.findings, outputs=outputs
         )
         with pool.db.write() as s:
-            jobs.set_progress(s, pool.owner, job, "storing", 0.95)
             held = jobs.complete(s, pool.owner, job, outcome, seconds)
         if held:
             pool._finished("done", seconds)

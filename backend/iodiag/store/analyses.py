@@ -8,7 +8,21 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Select, and_, delete, exists, func, select, text, true
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Select,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    select,
+    text,
+    true,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from iodiag.store.models import Analysis, AnalysisFinding, AnalysisOutput, Job, utcnow
@@ -44,43 +58,89 @@ class ListFilters:
     triage: str | None = None
 
 
-def lock_content(session: Session, sha256: str) -> None:
+def lock_content(db: Session | Connection, sha256: str) -> None:
     """Serialise writers of one log's rows and blob (SQLite's write transaction already does)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": int(sha256[:15], 16)})
+    bind = db.get_bind() if isinstance(db, Session) else db
+    if bind.dialect.name == "postgresql":
+        db.execute(_ADVISORY_LOCK, {"k": int(sha256[:15], 16)})
 
 
 def find_by_content(session: Session, owner: str, sha256: str) -> Analysis | None:
     return session.scalar(select(Analysis).where(Analysis.owner == owner, Analysis.sha256 == sha256))
 
 
+@dataclass(frozen=True)
+class Found:
+    id: str
+    status: str
+
+
+# Built once: the submission path runs them on a bare connection (Database.write_connection).
+_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:k)")
+_FIND = select(Analysis.id, Analysis.status).where(
+    Analysis.owner == bindparam("owner"), Analysis.sha256 == bindparam("sha256")
+)
+_INSERT_ANALYSIS = insert(Analysis)
+_INSERT_JOB = insert(Job)
+_REQUEUE = update(Analysis).where(Analysis.id == bindparam("analysis_id")).values(
+    status="queued", stage="queued", progress=0.0, error=None, attempts=0, started_at=None, finished_at=None
+)
+
+
+def find_content(conn: Connection, owner: str, sha256: str) -> Found | None:
+    row = conn.execute(_FIND, {"owner": owner, "sha256": sha256}).first()
+    return None if row is None else Found(row.id, row.status)
+
+
+def insert_queued(conn: Connection, new: NewAnalysis) -> str:
+    """Add the analysis and its queue entry; returns its id."""
+    values = _new_row(new)
+    conn.execute(_INSERT_ANALYSIS, values)
+    conn.execute(_INSERT_JOB, _new_job(values["id"]))
+    return str(values["id"])
+
+
+def requeue_failed(conn: Connection, analysis_id: str) -> None:
+    """Queue a failed analysis again (its log was submitted again)."""
+    conn.execute(_REQUEUE.where(Analysis.status == "failed"), {"analysis_id": analysis_id})
+    conn.execute(_INSERT_JOB, _new_job(analysis_id))
+
+
+def _new_row(new: NewAnalysis) -> dict[str, object]:
+    return {
+        "id": str(uuid.uuid4()),
+        "owner": new.owner,
+        "submitted_by": new.submitted_by,
+        "sha256": new.sha256,
+        "size_bytes": new.size_bytes,
+        "filename": new.filename,
+        "source": new.source,
+        "source_path": new.source_path,
+        "job_id": new.job_id,
+        "nodes": new.nodes,
+        "cb_nodes": new.cb_nodes,
+        "status": "queued",
+        "stage": "queued",
+        "progress": 0.0,
+        "attempts": 0,
+        "created_at": utcnow(),
+        "n_critical": 0,
+        "n_warning": 0,
+        "n_info": 0,
+        "n_ok": 0,
+        "triage_status": "open",
+    }
+
+
+def _new_job(analysis_id: object) -> dict[str, object]:
+    return {"analysis_id": analysis_id, "attempts": 0, "enqueued_at": time.time()}
+
+
 def create(session: Session, new: NewAnalysis) -> Analysis:
-    row = Analysis(
-        id=str(uuid.uuid4()),
-        owner=new.owner,
-        submitted_by=new.submitted_by,
-        sha256=new.sha256,
-        size_bytes=new.size_bytes,
-        filename=new.filename,
-        source=new.source,
-        source_path=new.source_path,
-        job_id=new.job_id,
-        nodes=new.nodes,
-        cb_nodes=new.cb_nodes,
-        status="queued",
-        stage="queued",
-        progress=0.0,
-        attempts=0,
-        created_at=utcnow(),
-        n_critical=0,
-        n_warning=0,
-        n_info=0,
-        n_ok=0,
-        triage_status="open",
-    )
+    row = Analysis(**_new_row(new))
     session.add(row)
     session.flush()
-    session.add(Job(analysis_id=row.id, attempts=0, enqueued_at=time.time()))
+    session.add(Job(**_new_job(row.id)))
     session.flush()
     return row
 
@@ -89,7 +149,7 @@ def retry(session: Session, row: Analysis) -> None:
     """Queue a failed analysis again (its log was submitted again)."""
     row.status, row.stage, row.progress, row.error, row.attempts = "queued", "queued", 0.0, None, 0
     row.started_at = row.finished_at = None
-    session.add(Job(analysis_id=row.id, attempts=0, enqueued_at=time.time()))
+    session.add(Job(**_new_job(row.id)))
     session.flush()
 
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -48,8 +48,9 @@ class Database:
         self._write_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if self.dialect == "sqlite" else contextlib.nullcontext()
         )
+        self._write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
         self._read = sessionmaker(bind=self.engine, expire_on_commit=False)
-        self._write = sessionmaker(bind=self.engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False)
+        self._write = sessionmaker(bind=self._write_engine, expire_on_commit=False)
 
     @property
     def is_sqlite(self) -> bool:
@@ -65,6 +66,16 @@ class Database:
         """A transaction that commits on success and rolls back on any exception."""
         with self._write_lock, self._write() as session, session.begin():
             yield session
+
+    @contextmanager
+    def write_connection(self) -> Iterator[Connection]:
+        """A write transaction on a bare connection, for Core statements on hot paths.
+
+        A session's unit of work costs about 0.7 ms of CPU per transaction more than Core statements on
+        a connection; on the submission path that is a fifth of the request.
+        """
+        with self._write_lock, self._write_engine.begin() as conn:
+            yield conn
 
     def ping(self) -> bool:
         try:
