@@ -137,3 +137,33 @@ def test_time_and_memory_limits_fail_the_job_with_a_reason(slow_log: Path) -> No
             assert failed["status"] == "failed" and "memory limit of 150 MiB" in failed["error"], failed
     finally:
         server.stop()
+
+
+def test_a_long_analysis_shows_its_stages_from_a_worker_that_yields_the_cpu(slow_log: Path) -> None:
+    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20)}, workers=1)
+    try:
+        assert server.proc is not None
+        workers = children(server.proc.pid)
+        assert workers
+        for pid in workers:
+            # Same session as the server (so the same autogroup, where its nice value counts), its own
+            # process group (killed with the reader it forks), lowest priority.
+            assert os.getsid(pid) == os.getsid(server.proc.pid)
+            assert os.getpgid(pid) == pid
+            assert os.getpriority(os.PRIO_PROCESS, pid) == 19
+        with server.client("stages") as c:
+            aid = upload(c, slow_log).json()["id"]
+            seen: list[str] = []
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                body = c.get(f"/api/v1/analyses/{aid}").json()
+                if not seen or seen[-1] != body["stage"]:
+                    seen.append(body["stage"])
+                if body["status"] in ("done", "failed"):
+                    break
+                time.sleep(0.05)
+        assert seen[-1] == "done", body
+        # Stages of the first half second are not written; after it, they are.
+        assert {"analyzing", "rendering"} & set(seen), (seen, body["analysis_s"])
+    finally:
+        server.stop()

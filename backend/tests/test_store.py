@@ -79,6 +79,54 @@ def test_one_analysis_per_owner_and_content(db: Database) -> None:
         assert s.scalar(select(func.count()).select_from(Job)) == 2
 
 
+def test_submission_statements_find_create_and_requeue(db: Database) -> None:
+    with db.write_connection() as conn:
+        aid = repo.insert_queued(conn, new())
+    with db.write_connection() as conn:
+        assert repo.find_content(conn, "alice", "a" * 64) == repo.Found(aid, "queued")
+        assert repo.find_content(conn, "bob", "a" * 64) is None
+    with pytest.raises(IntegrityError), db.write_connection() as conn:
+        repo.insert_queued(conn, new())  # one analysis per owner and content
+    with pytest.raises(RuntimeError), db.write_connection() as conn:
+        repo.insert_queued(conn, new(owner="bob"))
+        raise RuntimeError("rolled back")
+    with db.write_connection() as conn:
+        assert repo.find_content(conn, "bob", "a" * 64) is None  # nothing half-written
+    with db.write() as s:
+        job = jobs.claim(s, "me", 30)
+        assert job is not None and jobs.fail(s, "me", job, "bad log", 0.1)
+    with db.write_connection() as conn:
+        repo.requeue_failed(conn, aid)
+    with db.read() as s:
+        row = s.get(Analysis, aid)
+        assert row is not None and (row.status, row.error, row.attempts) == ("queued", None, 0)
+        assert jobs.depth(s) == 1
+
+
+def test_background_checkpoints_copy_the_log_into_the_database(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    database = Database(f"sqlite:///{path}", background_checkpoints=True)
+    try:
+        migrate.upgrade(database)
+        with database.engine.connect() as conn:
+            assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == 0
+        before = path.stat().st_size
+        with database.write() as s:
+            for i in range(20):
+                repo.create(s, new(sha=sha(i), job_id=str(i)))
+                s.flush()
+            s.execute(text("CREATE TABLE ballast (b BLOB)"))
+            s.execute(text("INSERT INTO ballast VALUES (randomblob(2000000))"))
+        deadline = time.monotonic() + 10
+        while path.stat().st_size < before + 2_000_000 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert path.stat().st_size >= before + 2_000_000  # the rows left the WAL for the database file
+    finally:
+        database.dispose()
+    with Database(f"sqlite:///{path}").engine.connect() as conn:
+        assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == 1000  # others keep SQLite's default
+
+
 def test_visibility_and_filters(db: Database) -> None:
     with db.write() as s:
         a = repo.create(s, new("alice", sha(1), job_id="7"))

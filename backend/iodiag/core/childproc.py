@@ -39,8 +39,11 @@ class PipeChild:
             [sys.executable, "-m", module, str(cmd_r), str(evt_w), str(os.getpid())],
             pass_fds=(cmd_r, evt_w),
             stdin=subprocess.DEVNULL,
-            # Its own process group: killing it also kills the log reader it may have forked.
-            start_new_session=True,
+            # Its own process group: killing it also kills the log reader it may have forked. Not its
+            # own session: with the kernel's autogroup scheduling (on by default) a new session is a
+            # new scheduling group, sharing the CPUs equally with the server whatever its nice value,
+            # and a busy worker would then take half the machine from the API.
+            process_group=0,
         )
         os.close(cmd_r)
         os.close(evt_w)

@@ -93,6 +93,7 @@ def warm_up(db: Database) -> None:
     The first use of each statement compiles it; after a restart under load, twenty clients
     reconnect at once and would all pay for that on their first submission.
     """
+    db.fill_pool()
     sha = "0" * 64
     with contextlib.suppress(_RolledBack), db.write_connection() as conn:
         repo.lock_content(conn, sha)

@@ -34,7 +34,7 @@ log = logging.getLogger("iodiag.pool")
 _WATCH_S = 0.25
 _RESPAWN_BACKOFF_S = 1.0
 _READY_TIMEOUT_S = 120.0
-_QUIET_START_S = 1.0  # stages of an analysis younger than this are not written (see _watch)
+_QUIET_START_S = 0.5  # stages of an analysis younger than this are not written (see _watch)
 
 OnFinished = Callable[[str, float], None]
 """Told each analysis that ends here: its outcome ("done" or "failed") and its seconds."""

@@ -25,20 +25,29 @@ _SQLITE_BUSY_MS = 30_000
 _WRITE_OPTION = "iodiag_write"
 
 
+_CHECKPOINT_EVERY_S = 1.0
+
+
 class Database:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, background_checkpoints: bool = False) -> None:
+        """``background_checkpoints`` (SQLite; for the long-running service): copy the write-ahead log
+        into the database from a thread of its own, once a second, instead of inside whichever commit
+        crosses SQLite's threshold. That copy ends in an fsync, and the commit that pays for it is as
+        likely to be a submission waiting to answer as the write of a finished report."""
         self.url = url
         parsed = make_url(url)
         self.dialect = parsed.get_backend_name()
+        self.pool_size = 20 if self.dialect == "sqlite" else 10
         if self.dialect == "sqlite":
             if parsed.database and parsed.database != ":memory:":
                 Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
             self.engine = create_engine(
-                url, connect_args={"timeout": _SQLITE_BUSY_MS / 1000, "check_same_thread": False}, pool_size=20
+                url, connect_args={"timeout": _SQLITE_BUSY_MS / 1000, "check_same_thread": False},
+                pool_size=self.pool_size,
             )
-            _sqlite_events(self.engine)
+            _sqlite_events(self.engine, autocheckpoint=not background_checkpoints)
         elif self.dialect == "postgresql":
-            self.engine = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+            self.engine = create_engine(url, pool_size=self.pool_size, max_overflow=20, pool_pre_ping=True)
         else:
             raise ValueError(f"unsupported database {self.dialect!r}: use sqlite or postgresql+psycopg")
         # SQLite has one writer at a time; writers that find it busy sleep and retry with growing pauses,
@@ -51,6 +60,17 @@ class Database:
         self._write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
         self._read = sessionmaker(bind=self.engine, expire_on_commit=False)
         self._write = sessionmaker(bind=self._write_engine, expire_on_commit=False)
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        if background_checkpoints and self.dialect == "sqlite":
+            self._checkpointer = threading.Thread(target=self._checkpoint_loop, name="iodiag-checkpoint", daemon=True)
+            self._checkpointer.start()
+
+    def _checkpoint_loop(self) -> None:
+        while not self._stop.wait(_CHECKPOINT_EVERY_S):
+            # PASSIVE: copies what no reader still needs and never blocks writers.
+            with contextlib.suppress(OperationalError), self.engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
     @property
     def is_sqlite(self) -> bool:
@@ -77,6 +97,13 @@ class Database:
         with self._write_lock, self._write_engine.begin() as conn:
             yield conn
 
+    def fill_pool(self) -> None:
+        """Open the pool's connections now rather than on the first requests (a PostgreSQL connection
+        costs the server a process start: twenty of them at once after a restart is a visible stall)."""
+        with contextlib.ExitStack() as stack:
+            for _ in range(self.pool_size):
+                stack.enter_context(self.engine.connect())
+
     def ping(self) -> bool:
         try:
             with self.engine.connect() as conn:
@@ -86,13 +113,16 @@ class Database:
             return False
 
     def dispose(self) -> None:
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join(10)
         self.engine.dispose()
 
     def redacted_url(self) -> str:
         return make_url(self.url).render_as_string(hide_password=True)
 
 
-def _sqlite_events(engine: Engine) -> None:
+def _sqlite_events(engine: Engine, *, autocheckpoint: bool) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see module docstring)
@@ -100,6 +130,8 @@ def _sqlite_events(engine: Engine) -> None:
         cur.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
         _retry_locked(lambda: cur.execute("PRAGMA journal_mode = WAL"))
         cur.execute("PRAGMA synchronous = NORMAL")
+        if not autocheckpoint:
+            cur.execute("PRAGMA wal_autocheckpoint = 0")
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
