@@ -187,3 +187,14 @@ def test_cli_eval(data_dir: Path, tmp_path: Path) -> None:
     queries.write_text("queries:\n  - {q: 'anything at all', expect: [no-such-doc]}\n")
     r = iodiag(data_dir, "eval", "-q", str(queries))
     assert r.returncode == 2 and "no-such-doc" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_cli_eval_retrieval_is_listed_with_the_other_evals(data_dir: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "q.yaml"
+    queries.write_text("queries:\n  - {q: 'what stripe count for a shared file on 64 Perlmutter nodes', "
+                       "expect: [facility-nersc-perlmutter]}\n")
+    env = {**os.environ, "IODIAG_DATA_DIR": str(data_dir), "IODIAG_KNOWLEDGE_DIR": str(DOCS)}
+    r = subprocess.run([sys.executable, "-m", "iodiag", "eval", "retrieval", "-q", str(queries), "-f", "json"],
+                       capture_output=True, text=True, env=env, timeout=240, check=False)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == json.loads(iodiag(data_dir, "eval", "-q", str(queries), "-f", "json").stdout)

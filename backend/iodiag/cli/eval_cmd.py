@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from iodiag.cli.groups import command_group
+from iodiag.cli.knowledge_cmd import evaluate as knowledge_evaluate
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -128,3 +129,5 @@ def register(app: typer.Typer) -> None:
     eval_app = command_group(app, "eval", "Evaluate iodiag against ground truth (labeled scenario logs).")
     eval_app.command("triggers")(triggers)
     eval_app.command("answers")(answers)
+    # The same scorer as ``iodiag knowledge eval``, listed with the other evals.
+    eval_app.command("retrieval")(knowledge_evaluate)
