@@ -8,6 +8,7 @@ narrator then answers from its templates.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import logging
 import os
@@ -15,6 +16,7 @@ import queue
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,6 +181,10 @@ def _llamacpp(settings: Settings) -> ChatModel:
     except Exception as exc:
         raise LLMError(f"cannot load {path}: {exc}") from None
     client = chat.client
+    # Freed at interpreter exit, llama-cpp's destructor finds its own module globals gone and prints
+    # a traceback; closing it from an exit hook, while everything still exists, is quiet.
+    ref = weakref.ref(client)
+    atexit.register(lambda: (model := ref()) is not None and model.close())
 
     def count(text: str) -> int:
         return len(client.tokenize(text.encode("utf-8"), add_bos=False, special=True))
