@@ -17,11 +17,12 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from iodiag.api.context import AppContext
+from iodiag.core.users import USER_NAME
 from iodiag.store import tokens as token_repo
 from iodiag.store.tokens import Principal
 
 _bearer = HTTPBearer(auto_error=False, description="an iodiag API token (`iodiag token create`)")
-_USER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}$")
+_USER = re.compile(USER_NAME)
 _UNAUTHORIZED = {"WWW-Authenticate": "Bearer"}
 
 

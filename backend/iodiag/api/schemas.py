@@ -8,9 +8,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from iodiag.analysis.models import Finding, SeverityCounts
+from iodiag.core.users import USER_NAME
 from iodiag.narration.models import Answer
 
-UserName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}$")]
+UserName = Annotated[str, StringConstraints(pattern=USER_NAME)]
 JobId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._\[\]-]{0,63}$")]
 Count = Annotated[int, Field(ge=1, le=10_000_000)]
 Status = Literal["queued", "running", "done", "failed"]

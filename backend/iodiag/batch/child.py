@@ -26,12 +26,9 @@ def _reader_peak() -> int:
 
 
 def handle(task_json: str, out_dir: str) -> dict[str, Any]:
-    from iodiag.analysis import JobFacts, analyze
     from iodiag.batch.facts import from_report
     from iodiag.batch.models import ChildReply, Task
-    from iodiag.core.thresholds import ThresholdError, load_thresholds
-    from iodiag.ingest import LogReadError, load_profile
-    from iodiag.services.pipeline import JobError, run
+    from iodiag.services.pipeline import read_and_analyze, run
 
     task = Task.model_validate_json(task_json)
     spec = task.spec.model_copy(update={"out_dir": out_dir})
@@ -41,21 +38,7 @@ def handle(task_json: str, out_dir: str) -> dict[str, Any]:
         facts, findings = from_report(report)
         reply = ChildReply(facts=facts, findings=findings, pipeline=result, reader_peak_bytes=_reader_peak())
         return reply.model_dump(mode="json")
-    try:
-        thresholds = load_thresholds(spec.thresholds_path)
-    except ThresholdError as exc:
-        raise JobError(f"thresholds file: {exc}") from None
-    try:
-        profile = load_profile(
-            spec.log_path,
-            # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
-            include=("HEATMAP", "DXT") if spec.read_dxt else ("HEATMAP",),
-            timeout_s=spec.read_timeout_s,
-            memory_limit_bytes=spec.read_memory_limit_bytes,
-        )
-    except LogReadError as exc:
-        raise JobError(exc.reason) from None
-    report_model = analyze(profile, thresholds, top_n=10, facts=JobFacts(nodes=spec.nodes, cb_nodes=spec.cb_nodes))
+    _, report_model = read_and_analyze(spec, lambda _stage, _p: None, thresholds_label="thresholds file")
     facts, findings = from_report(report_model.model_dump(mode="json"))
     return ChildReply(facts=facts, findings=findings, reader_peak_bytes=_reader_peak()).model_dump(mode="json")
 

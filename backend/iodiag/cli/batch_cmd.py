@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from iodiag.cli.store_options import DatabaseUrl, DataDir, settings_for
+from iodiag.core.users import USER_NAME
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from iodiag.batch.models import TaskResult
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-_USER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}$")  # what the service accepts as a user name
+_USER = re.compile(USER_NAME)
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _MAX_LISTED = 50

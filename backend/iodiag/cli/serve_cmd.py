@@ -17,12 +17,12 @@ import typer
 
 from iodiag.cli.groups import command_group
 from iodiag.cli.store_options import DatabaseUrl, DataDir, settings_for
+from iodiag.core.users import ROLES, USER_NAME
 
 if TYPE_CHECKING:
     from iodiag.core.settings import Settings
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
-ROLES = ("user", "hook", "helpdesk", "admin")
 _RETRIES = 6
 _BACKOFF_S = 0.5
 _BACKOFF_MAX_S = 8.0
@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
                 raise CliError(f"unknown role {role!r}; choose one of {', '.join(ROLES)}")
             import re
 
-            if not re.match(r"^[A-Za-z0-9_][A-Za-z0-9._@-]{0,63}$", user):
+            if not re.match(USER_NAME, user):
                 raise CliError(f"invalid user name {user!r}")
             from iodiag.store import tokens
 

@@ -37,6 +37,8 @@ class Submitted:
 
 @dataclass(frozen=True)
 class Meta:
+    """What the request says about a log: ``NewAnalysis`` without what the bytes tell (hash, size)."""
+
     owner: str
     submitted_by: str
     filename: str
@@ -65,21 +67,8 @@ def accept(db: Database, blobs: BlobStore, writer: BlobWriter, meta: Meta) -> Su
             return Submitted(existing.id, False, existing.status)
         # Deleted in between with the last analysis that used it (the lock orders us after that): again.
         blobs.commit(writer, sha)
-        analysis_id = repo.insert_queued(
-            conn,
-            repo.NewAnalysis(
-                owner=meta.owner,
-                submitted_by=meta.submitted_by,
-                sha256=sha,
-                size_bytes=writer.size,
-                filename=meta.filename,
-                source=meta.source,
-                source_path=meta.source_path,
-                job_id=meta.job_id,
-                nodes=meta.nodes,
-                cb_nodes=meta.cb_nodes,
-            ),
-        )
+        new = repo.NewAnalysis(sha256=sha, size_bytes=writer.size, **vars(meta))
+        analysis_id = repo.insert_queued(conn, new)
         return Submitted(analysis_id, True, "queued")
 
 

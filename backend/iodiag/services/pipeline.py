@@ -9,11 +9,17 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+if TYPE_CHECKING:
+    from iodiag.analysis.models import Report
+    from iodiag.ingest import JobProfile
+
 OUTPUT_KINDS = ("json", "markdown", "html", "plots")
 STAGES = {"reading": 0.05, "analyzing": 0.5, "rendering": 0.75, "storing": 0.95}
+Progress = Callable[[str, float], None]
 
 
 class JobSpec(BaseModel):
@@ -43,17 +49,18 @@ class JobError(Exception):
     """The log could not be analyzed for a reason worth showing the user (one line)."""
 
 
-def run(spec: JobSpec, progress: Callable[[str, float], None]) -> JobResult:
+def read_and_analyze(
+    spec: JobSpec, progress: Progress, thresholds_label: str = "server thresholds file"
+) -> tuple[JobProfile, Report]:
+    """Read the log and analyze it; shared by the service's pipeline and the batch helper's facts-only task."""
     from iodiag.analysis import JobFacts, analyze
-    from iodiag.analysis.plots import plot_data
     from iodiag.core.thresholds import ThresholdError, load_thresholds
     from iodiag.ingest import LogReadError, load_profile
-    from iodiag.render import render
 
     try:
         thresholds = load_thresholds(spec.thresholds_path)
     except ThresholdError as exc:
-        raise JobError(f"server thresholds file: {exc}") from None
+        raise JobError(f"{thresholds_label}: {exc}") from None
     progress("reading", STAGES["reading"])
     try:
         # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
@@ -67,6 +74,14 @@ def run(spec: JobSpec, progress: Callable[[str, float], None]) -> JobResult:
         raise JobError(exc.reason) from None
     progress("analyzing", STAGES["analyzing"])
     report = analyze(profile, thresholds, top_n=10, facts=JobFacts(nodes=spec.nodes, cb_nodes=spec.cb_nodes))
+    return profile, report
+
+
+def run(spec: JobSpec, progress: Progress) -> JobResult:
+    from iodiag.analysis.plots import plot_data
+    from iodiag.render import render
+
+    profile, report = read_and_analyze(spec, progress)
     # The stored log has a content-addressed name; the report shows the name it was submitted as.
     report = report.model_copy(update={"log_path": spec.display_name})
     progress("rendering", STAGES["rendering"])

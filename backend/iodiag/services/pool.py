@@ -236,14 +236,14 @@ class _Slot:
                     limit_mib = st.job_memory_limit_bytes >> 20
                     self._fail(job, f"the analysis exceeded the memory limit of {limit_mib} MiB", elapsed)
                     return
-                msg = child.recv(_WATCH_S)
-                event = None if msg is None else msg.get("event")
-                if msg is not None and event == "stage":
+                msg = child.recv(_WATCH_S) or {}
+                event = msg.get("event")
+                if event == "stage":
                     pending = (str(msg["stage"]), float(msg["progress"]))
-                elif msg is not None and event == "done":
+                elif event == "done":
                     self._complete(job, JobResult.model_validate(msg["result"]), time.monotonic() - started)
                     return
-                elif msg is not None and event == "error":
+                elif event == "error":
                     if msg.get("internal"):
                         log.error("analysis %s: %s", job.analysis_id, msg.get("message"))
                     self._fail(job, str(msg.get("message", "analysis failed")), time.monotonic() - started)

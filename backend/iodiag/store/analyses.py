@@ -82,9 +82,11 @@ _FIND = select(Analysis.id, Analysis.status).where(
 )
 _INSERT_ANALYSIS = insert(Analysis)
 _INSERT_JOB = insert(Job)
-_REQUEUE = update(Analysis).where(Analysis.id == bindparam("analysis_id")).values(
-    status="queued", stage="queued", progress=0.0, error=None, attempts=0, started_at=None, finished_at=None
-)
+_REQUEUED: dict[str, object] = {
+    "status": "queued", "stage": "queued", "progress": 0.0, "error": None, "attempts": 0,
+    "started_at": None, "finished_at": None,
+}
+_REQUEUE = update(Analysis).where(Analysis.id == bindparam("analysis_id")).values(**_REQUEUED)
 
 
 def find_content(conn: Connection, owner: str, sha256: str) -> Found | None:
@@ -147,8 +149,8 @@ def create(session: Session, new: NewAnalysis) -> Analysis:
 
 def retry(session: Session, row: Analysis) -> None:
     """Queue a failed analysis again (its log was submitted again)."""
-    row.status, row.stage, row.progress, row.error, row.attempts = "queued", "queued", 0.0, None, 0
-    row.started_at = row.finished_at = None
+    for column, value in _REQUEUED.items():
+        setattr(row, column, value)
     session.add(Job(**_new_job(row.id)))
     session.flush()
 

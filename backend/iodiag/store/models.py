@@ -35,7 +35,6 @@ NAMING = {
 
 ANALYSIS_STATUSES = ("queued", "running", "done", "failed")
 TRIAGE_STATUSES = ("open", "in-progress", "resolved", "wontfix")
-ROLES = ("user", "hook", "helpdesk", "admin")
 
 
 def utcnow() -> datetime:

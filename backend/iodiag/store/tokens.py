@@ -10,7 +10,8 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from iodiag.store.models import ROLES, ApiToken, utcnow
+from iodiag.core.users import ROLES
+from iodiag.store.models import ApiToken, utcnow
 
 TOKEN_PREFIX = "iod_"
 _LAST_USED_EVERY = timedelta(minutes=1)  # a write per request would serialise readers on SQLite
