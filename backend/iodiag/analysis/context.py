@@ -7,18 +7,23 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from iodiag.analysis.models import FileEvidence, IOShare, JobFacts, Metric, Unit
+from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFacts, Metric, Unit, Workload
+from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")
 """Darshan's access-size histogram bins below 1 MiB: what Drishti calls small."""
 
 TOP_LAYER_TIME = {
+    "DFS": ("DFS_F_READ_TIME", "DFS_F_WRITE_TIME", "DFS_F_META_TIME", "DFS_F_SLOWEST_RANK_TIME"),
+    "DAOS": ("DAOS_F_READ_TIME", "DAOS_F_WRITE_TIME", "DAOS_F_META_TIME", "DAOS_F_SLOWEST_RANK_TIME"),
     "STDIO": ("STDIO_F_READ_TIME", "STDIO_F_WRITE_TIME", "STDIO_F_META_TIME", "STDIO_F_SLOWEST_RANK_TIME"),
     "MPI-IO": ("MPIIO_F_READ_TIME", "MPIIO_F_WRITE_TIME", "MPIIO_F_META_TIME", "MPIIO_F_SLOWEST_RANK_TIME"),
     "POSIX": ("POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", "POSIX_F_META_TIME", "POSIX_F_SLOWEST_RANK_TIME"),
 }
 TOP_LAYER_BYTES = {
+    "DFS": ("DFS_BYTES_READ", "DFS_BYTES_WRITTEN"),
+    "DAOS": ("DAOS_BYTES_READ", "DAOS_BYTES_WRITTEN"),
     "STDIO": ("STDIO_BYTES_READ", "STDIO_BYTES_WRITTEN"),
     "MPI-IO": ("MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"),
     "POSIX": ("POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"),
@@ -38,8 +43,15 @@ _FILE_MAXES = ("POSIX_MAX_BYTE_READ", "POSIX_MAX_BYTE_WRITTEN")
 
 
 class Context:
-    def __init__(self, profile: JobProfile, top_n: int = 10, facts: JobFacts | None = None) -> None:
+    def __init__(
+        self,
+        profile: JobProfile,
+        top_n: int = 10,
+        facts: JobFacts | None = None,
+        thresholds: Thresholds | None = None,
+    ) -> None:
         self.profile = profile
+        self.thresholds = thresholds or Thresholds()
         self.meta = profile.meta
         self.facts = facts or JobFacts()
         self.top_n = top_n
@@ -149,6 +161,12 @@ class Context:
         double the I/O time of MPI-IO files.
         """
         parts: list[tuple[str, pd.DataFrame]] = []
+        dfs, daos = self.table("DFS"), self.table("DAOS")
+        if len(dfs):
+            parts.append(("DFS", dfs))
+        elif len(daos):
+            # DFS is built on DAOS arrays: with both, the DAOS records repeat the DFS traffic.
+            parts.append(("DAOS", daos))
         if len(self.stdio):
             parts.append(("STDIO", self.stdio))
         if len(self.mpiio):
@@ -218,6 +236,158 @@ class Context:
             bytes_read=bytes_read,
             bytes_written=bytes_written,
         )
+
+    @cached_property
+    def summed_io_s(self) -> float:
+        """Read + write + metadata seconds of the top layer, summed over ranks (the costs' denominator)."""
+        total = 0.0
+        for layer, df in self.top_layer:
+            rd, wr, md, _ = TOP_LAYER_TIME[layer]
+            total += float(df[rd].sum() + df[wr].sum() + df[md].sum())
+        return total
+
+    @cached_property
+    def io_matters(self) -> bool | None:
+        """Is I/O a reason for the run time? None when the log cannot tell. The one place this is decided:
+        J01, the verdict and every renderer follow it."""
+        s = self.io_share
+        if s is None or s.runtime_s <= 0:
+            return None
+        t = self.thresholds
+        if s.slowest_rank_io_s < t.io_matters_min_seconds:
+            return False
+        if s.share_slowest >= t.io_share_low:
+            return True
+        # Old logs round times to whole seconds; say "not I/O" only if that holds for the shortest run
+        # time the log allows.
+        shortest = s.runtime_s - s.runtime_resolution_s
+        return shortest > 0 and s.slowest_rank_io_s / shortest >= t.io_share_low
+
+    @cached_property
+    def interfaces(self) -> list[InterfaceTotals]:
+        counted = {layer for layer, _ in self.top_layer}
+        out: list[InterfaceTotals] = []
+        for module, shown, op_cols, note in _INTERFACES:
+            df = self.table(module)
+            info = self.profile.modules.get(module)
+            if df.empty and not (info and info.records):
+                continue
+            if module in TOP_LAYER_TIME:
+                rd_t, wr_t, md_t, _ = TOP_LAYER_TIME[module]
+                br, bw = TOP_LAYER_BYTES[module]
+            else:
+                rd_t, wr_t, md_t = _TIMES.get(module, (None, None, None))
+                br, bw = _BYTES.get(module, (None, None))  # type: ignore[assignment]
+            is_counted = module in counted or (module == "POSIX" and "POSIX" in counted)
+            why = note
+            if module == "DAOS" and "DFS" in counted:
+                why = "DFS is built on DAOS arrays: its records repeat the DFS traffic"
+            elif module == "POSIX" and "MPI-IO" in counted:
+                why = "files opened through MPI-IO are counted at MPI-IO (its time contains the POSIX time beneath)"
+            out.append(
+                InterfaceTotals(
+                    name=shown,
+                    records=len(df),
+                    bytes_read=int(_col_sum(df, br)),
+                    bytes_written=int(_col_sum(df, bw)),
+                    read_s=_col_sum(df, rd_t),
+                    write_s=_col_sum(df, wr_t),
+                    meta_s=_col_sum(df, md_t),
+                    operations=int(sum(_col_sum(df, c) for c in op_cols)),
+                    counted=is_counted,
+                    partial=bool(info and info.partial),
+                    note=why if (not is_counted or module == "POSIX") else "",
+                )
+            )
+        return out
+
+    def interface_bytes(self) -> dict[str, int]:
+        """Bytes moved per counted interface (each byte once: POSIX without the MPI-IO files)."""
+        out: dict[str, int] = {}
+        for layer, df in self.top_layer:
+            br, bw = TOP_LAYER_BYTES[layer]
+            out[layer] = int(df[br].sum() + df[bw].sum())
+        return out
+
+    @cached_property
+    def workload(self) -> Workload:
+        moved = self.interface_bytes()
+        total = sum(moved.values())
+        if total and (moved.get("DFS", 0) + moved.get("DAOS", 0)) * 2 >= total:
+            return Workload.DAOS
+        if self.profile.has("MPI-IO") or self.meta.nprocs > 1:
+            return Workload.MPI
+        exe = self.meta.exe.split()[0].rsplit("/", 1)[-1].lower() if self.meta.exe.strip() else ""
+        if exe.startswith(_PYTHON):
+            return Workload.DATA_LOADER
+        return Workload.SINGLE_PROCESS
+
+    @cached_property
+    def file_system(self) -> str | None:
+        """The file system that carried most of the job's bytes (from the mount table; DAOS for DFS/DAOS)."""
+        if self.workload is Workload.DAOS:
+            return "daos"
+        by_fs: dict[str, int] = {}
+        for layer, df in self.top_layer:
+            if layer in ("DFS", "DAOS"):
+                by_fs["daos"] = by_fs.get("daos", 0) + int(df[TOP_LAYER_BYTES[layer][0]].sum())
+                continue
+            br, bw = TOP_LAYER_BYTES[layer]
+            moved = (df[br] + df[bw]).groupby(df["id"]).sum()
+            for rid, b in zip(moved.index.tolist(), moved.to_numpy().tolist(), strict=True):
+                if b <= 0:
+                    continue
+                fs = self.meta.fs_type(self.path(int(rid)).rsplit("/", 1)[0] + "/x") or "unknown"
+                by_fs[fs] = by_fs.get(fs, 0) + int(b)
+        if self.profile.has("LUSTRE") and not by_fs.get("lustre"):
+            by_fs["lustre"] = 1
+        known = {k: v for k, v in by_fs.items() if k != "unknown"}
+        if not known:
+            return None
+        return max(sorted(known), key=lambda k: known[k])
+
+    def on_file_system(self, *kinds: str) -> bool:
+        return self.file_system in kinds
+
+
+_INTERFACES = (
+    # (module, shown as, ops counters, note when not counted)
+    ("H5F", "HDF5 (files)", (), "sits above MPI-IO/POSIX: its traffic is counted where it reaches them"),
+    ("H5D", "HDF5", ("H5D_READS", "H5D_WRITES"), "sits above MPI-IO/POSIX: its traffic is counted where it reaches them"),
+    (
+        "PNETCDF_VAR",
+        "PnetCDF",
+        ("PNETCDF_VAR_INDEP_READS", "PNETCDF_VAR_INDEP_WRITES", "PNETCDF_VAR_COLL_READS", "PNETCDF_VAR_COLL_WRITES"),
+        "sits above MPI-IO: its traffic is counted where it reaches MPI-IO",
+    ),
+    ("DFS", "DFS", ("DFS_READS", "DFS_READXS", "DFS_WRITES", "DFS_WRITEXS"), ""),
+    ("DAOS", "DAOS", ("DAOS_ARRAY_READS", "DAOS_ARRAY_WRITES", "DAOS_OBJ_FETCHES", "DAOS_OBJ_UPDATES"), ""),
+    ("MPI-IO", "MPI-IO", ("MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES", "MPIIO_COLL_READS", "MPIIO_COLL_WRITES",
+                          "MPIIO_NB_READS", "MPIIO_NB_WRITES", "MPIIO_SPLIT_READS", "MPIIO_SPLIT_WRITES"), ""),
+    ("POSIX", "POSIX", ("POSIX_READS", "POSIX_WRITES"), ""),
+    ("STDIO", "STDIO", ("STDIO_READS", "STDIO_WRITES"), ""),
+)
+_BYTES = {
+    "H5D": ("H5D_BYTES_READ", "H5D_BYTES_WRITTEN"),
+    "PNETCDF_VAR": ("PNETCDF_VAR_BYTES_READ", "PNETCDF_VAR_BYTES_WRITTEN"),
+}
+_TIMES = {
+    "H5D": ("H5D_F_READ_TIME", "H5D_F_WRITE_TIME", "H5D_F_META_TIME"),
+    "H5F": (None, None, "H5F_F_META_TIME"),
+    "PNETCDF_VAR": ("PNETCDF_VAR_F_READ_TIME", "PNETCDF_VAR_F_WRITE_TIME", "PNETCDF_VAR_F_META_TIME"),
+}
+DATA_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "DFS", "DAOS")
+"""Modules that carry the job's data or its timing. Any other module with records in a log is named in the
+verdict's caveats as not analyzed, unless it is one we read for context (below)."""
+CONTEXT_MODULES = ("LUSTRE", "HEATMAP", "DXT_POSIX", "DXT_MPIIO", "APMPI", "APXC")
+
+_PYTHON = ("python", "python2", "python3", "ipython", "torchrun", "jupyter")
+
+
+def _col_sum(df: pd.DataFrame, col: str | None) -> float:
+    if col is None or col not in df.columns:
+        return 0.0
+    return float(df[col].sum())
 
 
 def _format_version(text: str) -> tuple[int, ...]:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
+from iodiag.analysis import grading, verdict
+from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import CrossLayerSummary, cross_layer
 from iodiag.analysis.models import Finding, JobFacts, JobSummary, ModuleSummary, Report, SeverityCounts
@@ -30,7 +32,7 @@ def analyze(
     (raises ``BinaryError`` when it cannot be used).
     """
     t = thresholds or Thresholds()
-    ctx = Context(profile, top_n=top_n, facts=facts)
+    ctx = Context(profile, top_n=top_n, facts=facts, thresholds=t)
     findings: list[Finding] = []
     problems = list(profile.problems)
     lines = _address_lines(profile, binary)
@@ -44,8 +46,8 @@ def analyze(
             problems.append(f"check {code} failed: {type(exc).__name__}: {exc}")
             continue
         hits = result if isinstance(result, list) else [result] if result is not None else []
-        findings.extend(_finding(spec, h, profile.stacks, lines, top_n) for h in hits)
-    findings.sort(key=lambda f: (f.severity.rank, f.code))
+        findings.extend(_finding(ctx, t, spec, h, profile.stacks, lines, top_n) for h in hits)
+    findings.sort(key=_by_cost)
     counts = Counter(f.severity.value for f in findings)
     xl = _cross_layer(ctx, problems)
     return Report(
@@ -58,7 +60,17 @@ def analyze(
         thresholds=t.model_dump(),
         problems=problems,
         cross_layer=xl,
+        verdict=verdict.build(ctx, findings, t),
+        workload=ctx.workload,
+        interfaces=ctx.interfaces,
+        file_system=ctx.file_system,
     )
+
+
+def _by_cost(f: Finding) -> tuple[int, float, str]:
+    """Most severe first, and inside a severity the costliest first (unpriced findings last)."""
+    seconds = f.impact.seconds if f.impact is not None and f.impact.seconds is not None else -1.0
+    return (f.severity.rank, -seconds, f.code)
 
 
 def _cross_layer(ctx: Context, problems: list[str]) -> CrossLayerSummary | None:
@@ -81,18 +93,32 @@ def _address_lines(profile: JobProfile, binary: str | Path | None) -> dict[int, 
 
 
 def _finding(
-    spec: CheckSpec, hit: Hit, stacks: CallStacks | None, lines: dict[int, SourceLocation], top_n: int
+    ctx: Context,
+    t: Thresholds,
+    spec: CheckSpec,
+    hit: Hit,
+    stacks: CallStacks | None,
+    lines: dict[int, SourceLocation],
+    top_n: int,
 ) -> Finding:
-    recs = list(dict.fromkeys([*spec.recommendations, *hit.extra_recommendations]))
+    recs = fit_recommendations(ctx, list(dict.fromkeys([*spec.recommendations, *hit.extra_recommendations])))
+    detected = hit.severity or spec.severity
+    imp = grading.impact(ctx, hit.cost, spec)
+    severity, why_lower = grading.grade(ctx, spec, detected, imp, hit.cost, t)
+    message = hit.message
+    if why_lower and detected.rank < severity.rank:
+        message += f" (Shown as {severity.value}: {why_lower}.)"
     where = None
     if stacks is not None and hit.trace is not None and hit.segments is not None:
         where = source_lines(hit.trace, hit.segments, stacks, lines, limit=max(top_n, 1))
     return Finding(
         code=spec.code,
-        severity=hit.severity or spec.severity,
+        severity=severity,
+        detected_severity=detected,
+        impact=imp,
         layer=spec.layer,
         title=spec.title,
-        message=hit.message,
+        message=message,
         evidence=hit.evidence,
         files=hit.files,
         files_total=hit.files_total or len(hit.files),

@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from iodiag.analysis.crosslayer import CrossLayerSummary
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"
+"""2.0: findings carry ``impact`` (cost in run time) and ``detected_severity``; the report carries ``verdict``,
+``workload`` and ``interfaces``; severity is graded from cost."""
 
 
 class Severity(StrEnum):
@@ -43,6 +45,25 @@ class Unit(StrEnum):
     SECONDS = "seconds"
     BYTES_PER_SECOND = "bytes/s"
     TEXT = "text"
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Impact(BaseModel):
+    """What a finding costs: run time lost on the critical path (the busiest rank's I/O time)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seconds: float | None = Field(description="seconds of run time lost; null where the log cannot support a number")
+    share_of_runtime: float | None = Field(description="seconds / the job's run time")
+    share_of_io: float | None = Field(description="seconds / the busiest rank's I/O time")
+    basis: str = Field(description="'measured: ...' (from the log's timers) or 'modelled: ...' (an estimate), or why "
+                       "there is no number")
+    confidence: Confidence
 
 
 class Metric(BaseModel):
@@ -93,7 +114,12 @@ class Finding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     code: str
-    severity: Severity
+    severity: Severity = Field(description="graded from the finding's cost (impact): what to fix first")
+    detected_severity: Severity = Field(
+        description="the severity the detection rule gives on its own (Drishti's for the checks that come from "
+        "Drishti): shown with --severity drishti"
+    )
+    impact: Impact | None = Field(default=None, description="what the finding costs; null for descriptive findings")
     layer: Layer
     title: str
     message: str
@@ -174,6 +200,58 @@ class IOShare(BaseModel):
     bytes_written: int
 
 
+class Workload(StrEnum):
+    """What kind of job this is: it decides which checks apply."""
+
+    MPI = "mpi"
+    SINGLE_PROCESS = "single-process"
+    DATA_LOADER = "data-loader"
+    DAOS = "daos"
+
+
+class InterfaceTotals(BaseModel):
+    """One I/O interface (Darshan module) of the log, with its own totals."""
+
+    name: str = Field(description="POSIX, MPI-IO, STDIO, HDF5, PnetCDF, DFS, DAOS, ...")
+    records: int
+    bytes_read: int = 0
+    bytes_written: int = 0
+    read_s: float = 0.0
+    write_s: float = 0.0
+    meta_s: float = 0.0
+    operations: int = 0
+    counted: bool = Field(
+        description="feeds the job's byte and time totals (False: it sits above or beneath a counted layer, or "
+        "was not analyzed)"
+    )
+    partial: bool = False
+    note: str = ""
+
+
+class Cause(BaseModel):
+    """One reason the job's I/O was slow, with what it cost."""
+
+    code: str
+    title: str
+    seconds: float = Field(description="seconds attributed to this cause; causes never add up past the I/O time")
+    share_of_runtime: float
+    summary: str = Field(description="one sentence: what happened, with the job's numbers")
+    action: str = Field(default="", description="the one change that addresses it")
+    confidence: Confidence = Confidence.MEDIUM
+
+
+class Verdict(BaseModel):
+    """The one answer to "why is my job slow?", computed once here and only displayed elsewhere."""
+
+    io_matters: bool | None = Field(description="null when the log cannot tell (no I/O or no timing)")
+    io_share: float | None = Field(default=None, description="busiest rank's I/O time / run time")
+    level: Severity = Field(description="critical: I/O dominates; warning: it matters; ok: it does not; info: unknown")
+    headline: str = Field(description="one actionable sentence")
+    causes: list[Cause] = Field(default_factory=list, description="largest first")
+    where_time_went: str = Field(default="", description="how the I/O time splits between reads, writes, metadata, files")
+    caveats: list[str] = Field(default_factory=list)
+
+
 class SeverityCounts(BaseModel):
     critical: int = 0
     warning: int = 0
@@ -194,6 +272,12 @@ class Report(BaseModel):
     cross_layer: CrossLayerSummary | None = Field(
         default=None,
         description="how each file's requests changed from HDF5/PnetCDF through MPI-IO to POSIX and Lustre",
+    )
+    verdict: Verdict
+    workload: Workload = Workload.MPI
+    interfaces: list[InterfaceTotals] = Field(default_factory=list, description="every data-bearing module")
+    file_system: str | None = Field(
+        default=None, description="file system that carried most of the job's bytes (lustre, gpfs, nfs, daos, ...)"
     )
 
     def codes(self) -> set[str]:

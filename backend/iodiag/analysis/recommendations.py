@@ -14,6 +14,8 @@ class Recommendation(BaseModel):
     id: str
     title: str
     summary: str
+    file_systems: tuple[str, ...] = ()
+    """File systems the advice fits (Darshan mount types: lustre, gpfs, nfs, daos, ...); empty: any."""
 
 
 _ALL = [
@@ -113,17 +115,72 @@ _ALL = [
         title="Stripe shared files over more OSTs",
         summary="lfs setstripe -c sets how many OSTs a new file spans; shared files written by many ranks need "
         "more than one.",
+        file_systems=("lustre",),
     ),
     Recommendation(
         id="lustre-stripe-size",
         title="Match the stripe size to the requests",
         summary="lfs setstripe -S sets the stripe size; make it a divisor or multiple of the common request size.",
+        file_systems=("lustre",),
     ),
     Recommendation(
         id="lustre-ost-health",
         title="Report a slow or overloaded OST",
         summary="Tell the facility's storage team which OST was slow; restripe files away from it "
         "(lfs setstripe -o) or spread load over more OSTs.",
+        file_systems=("lustre",),
+    ),
+    Recommendation(
+        id="gpfs-block-alignment",
+        title="Align requests to the GPFS block size",
+        summary="GPFS (Spectrum Scale) locks and allocates whole blocks (often 8-16 MiB): make each rank's "
+        "requests multiples of the block size at block-aligned offsets (mmlsfs DEVICE -B shows it), and for "
+        "shared files let collective MPI-IO align its file domains (ROMIO hint striping_unit = block size).",
+        file_systems=("gpfs",),
+    ),
+    Recommendation(
+        id="daos-chunk-size",
+        title="Size DAOS chunks and object classes for the requests",
+        summary="DFS stores a file as an array striped in chunks (1 MiB by default): set a chunk size that is a "
+        "multiple of the request size and a wider object class for shared files "
+        "(daos container create --chunk-size 8M --file-oclass SX, or dfs_open's chunk size).",
+        file_systems=("daos",),
+    ),
+    Recommendation(
+        id="use-scratch-file-system",
+        title="Move job I/O to the parallel scratch file system",
+        summary="NFS and home directories serialize writes from many processes: write job data to the "
+        "site's parallel scratch file system and copy results back at the end.",
+        file_systems=("nfs",),
+    ),
+    Recommendation(
+        id="mpiio-collective-wait",
+        title="Shorten the wait inside collective MPI-IO",
+        summary="Time inside MPI-IO above the POSIX calls beneath it is ranks waiting for each other or for "
+        "the aggregators: balance the work before the collective call, give it more aggregators "
+        "(cb_nodes = nodes, or a stripe count of at least the node count on Lustre), and make sure "
+        "collective buffering is on for writes (romio_cb_write=enable).",
+    ),
+    Recommendation(
+        id="avoid-read-modify-write",
+        title="Avoid read-modify-write beneath MPI-IO",
+        summary="ROMIO reads a region before writing holes in it (data sieving) and rewrites what it read: "
+        "disable data sieving for writes (romio_ds_write=disable), write whole, non-overlapping, "
+        "aligned regions, and with PnetCDF switch off fill mode (ncmpi_set_fill(ncid, NC_NOFILL, ...)).",
+    ),
+    Recommendation(
+        id="avoid-byte-amplification",
+        title="Stop writing the same bytes twice",
+        summary="More bytes reach MPI-IO or POSIX than the application wrote through HDF5/PnetCDF: switch off "
+        "fill values (H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER)), write whole chunks, and avoid data "
+        "sieving rewrites (romio_ds_write=disable).",
+    ),
+    Recommendation(
+        id="avoid-shared-file-locks",
+        title="Avoid lock contention on shared files",
+        summary="Ranks writing interleaved, unaligned pieces of one shared file fight over file-system locks: "
+        "use collective MPI-IO so aggregators write whole stripe- or block-aligned regions, or write one "
+        "file per process (or per node).",
     ),
     Recommendation(
         id="darshan-memory",

@@ -6,10 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity
+from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Workload
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 
 if TYPE_CHECKING:
+    from iodiag.analysis.costs import Cost
     import numpy as np
 
     from iodiag.analysis.context import Context
@@ -33,7 +34,26 @@ class Hit:
     segments: np.ndarray | None = None
     """The trace segments the finding is about (a boolean mask over ``trace``): where the log carries call
     stacks, the engine groups them by source line."""
+    cost: Cost | None = None
+    """What the finding costs (``analysis/costs.py``); the engine grades the severity from it."""
 
+
+class Kind:
+    """How a check's severity is decided (``grading.py``)."""
+
+    CAUSE = "cause"
+    """A reason I/O is slow: graded from its cost, and a candidate for the verdict's causes."""
+    SUMMARY = "summary"
+    """About the job as a whole (I/O share): keeps its own severity, never a cause."""
+    QUALITY = "quality"
+    """About the log (partial, unreadable, empty): a caveat of the verdict, at most a warning."""
+    OPPORTUNITY = "opportunity"
+    """Time that could be hidden (non-blocking I/O, overlap): priced, but at most info."""
+    DESCRIPTIVE = "descriptive"
+    """How the job does I/O (intensity, phases, things done well): keeps its info/ok severity."""
+
+
+ALL_WORKLOADS: frozenset[Workload] = frozenset(Workload)
 
 CheckFn = Callable[["Context", "Thresholds"], "Hit | list[Hit] | None"]
 
@@ -48,6 +68,11 @@ class CheckSpec:
     recommendations: tuple[str, ...]
     origin: str
     fn: CheckFn
+    kind: str = Kind.CAUSE
+    applies_to: frozenset[Workload] = ALL_WORKLOADS
+    """Workloads the check's advice fits; elsewhere it still fires (detection) but stays info."""
+    family: str = ""
+    """Findings of one family describe the same lost time; the verdict names a family once."""
 
 
 CHECKS: dict[str, CheckSpec] = {}
@@ -62,6 +87,9 @@ def check(
     requires: tuple[str, ...] = (),
     recommendations: tuple[str, ...] = (),
     origin: str = "iodiag",
+    kind: str | None = None,
+    applies_to: frozenset[Workload] | None = None,
+    family: str = "",
 ) -> Callable[[CheckFn], CheckFn]:
     """Register a check. ``requires`` names modules that must have records for it to run."""
 
@@ -71,7 +99,20 @@ def check(
         unknown = [r for r in recommendations if r not in RECOMMENDATIONS]
         if unknown:
             raise ValueError(f"check {code} names unknown recommendations {unknown}")
-        CHECKS[code] = CheckSpec(code, title, layer, severity, requires, recommendations, origin, fn)
+        k = kind or (Kind.DESCRIPTIVE if severity in (Severity.OK, Severity.INFO) else Kind.CAUSE)
+        CHECKS[code] = CheckSpec(
+            code,
+            title,
+            layer,
+            severity,
+            requires,
+            recommendations,
+            origin,
+            fn,
+            kind=k,
+            applies_to=applies_to or ALL_WORKLOADS,
+            family=family or code,
+        )
         return fn
 
     return register

@@ -69,6 +69,9 @@ class Thresholds(BaseModel):
     lustre_straddle_share: float = Field(
         default=0.5, ge=0, le=1, description="share of a file's requests that straddle stripes (L02)"
     )
+    lustre_spread_osts: int = Field(
+        default=8, ge=2, description="OSTs a shared file on one OST could spread over, to price L01 and X03"
+    )
     ost_min_count: int = Field(
         default=4, ge=2, description="OSTs needed before comparing them with each other (L04, L05)"
     )
@@ -77,6 +80,47 @@ class Thresholds(BaseModel):
     )
     ost_busy_factor: float = Field(
         default=3.0, gt=1, description="an OST with this many times the median bytes is overloaded (L05)"
+    )
+
+    # Severity from cost (every finding's impact; docs/costs.md).
+    severity_critical_share: float = Field(
+        default=0.10, ge=0, le=1, description="a finding costing this share of the run time or more is critical"
+    )
+    severity_warning_share: float = Field(
+        default=0.02, ge=0, le=1, description="a finding costing this share of the run time or more is a warning"
+    )
+    impact_min_seconds: float = Field(
+        default=1.0, ge=0, description="a finding costing fewer seconds than this stays info, whatever its share"
+    )
+    impact_min_ops: int = Field(
+        default=100, ge=0, description="a finding about fewer operations than this stays info"
+    )
+    impact_min_bytes: int = Field(
+        default=1 << 20, ge=0, description="a finding about less data than this stays info (volume minimum)"
+    )
+    io_matters_min_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="I/O matters only when the busiest rank spent at least this long in it (besides io_share_low): "
+        "a 50 ms job has nothing to tune",
+    )
+    reference_rank_bandwidth: float = Field(
+        default=float(1 << 30),
+        gt=0,
+        description="bytes/s one rank gets for large requests, used to price small or random requests when the "
+        "job itself made no large ones (modelled costs)",
+    )
+    xlayer_gap_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="share of a file's MPI-IO time spent above the POSIX calls beneath it (X04)",
+    )
+    xlayer_amplification: float = Field(
+        default=1.25, gt=1, description="bytes at a lower layer over the layer above that count as amplified (X05)"
+    )
+    metadata_storm_share: float = Field(
+        default=0.5, ge=0, le=1, description="share of the I/O time spent in metadata calls (J03)"
     )
 
     # DXT trace checks (T01-T05); they run only on logs read with their DXT traces.

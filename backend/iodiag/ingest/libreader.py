@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 # Modules whose records are a base record plus fixed integer and float counter arrays.
-GENERIC_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR")
+GENERIC_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "DFS", "DAOS")
 DXT_MODULES = ("DXT_POSIX", "DXT_MPIIO")
 OPTIONAL_MODULES = (*DXT_MODULES, "HEATMAP")
 """Read only when asked for: traces and heatmaps can be large. APMPI is small and gives the node count."""

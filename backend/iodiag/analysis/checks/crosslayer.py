@@ -6,10 +6,14 @@ HDF5/PnetCDF, MPI-IO and POSIX saw them, the ranks that issued them and the Lust
 
 from __future__ import annotations
 
+import numpy as np
+
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.crosslayer import FileCrossLayer, LayerStats, all_files, compact_bytes
-from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Unit
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, Kind, check
+from iodiag.core.units import human_bytes, human_seconds
 from iodiag.core.thresholds import Thresholds
 
 MPIIO = ("MPI-IO", "POSIX")
@@ -49,6 +53,9 @@ def collective_not_aggregated(ctx: Context, t: Thresholds) -> Hit | None:
     # than the MPI-IO ones (each rank's piece written on its own, e.g. non-interleaved data or
     # collective buffering disabled), or (b) every rank that called MPI-IO also wrote at POSIX
     # (no aggregation at all), unless there are as many nodes as writers (one aggregator per node).
+    if _partial(ctx, "POSIX", "MPI-IO"):
+        # A partial POSIX module lacks records of some aggregators: "did not combine" cannot be concluded.
+        return None
     nodes = ctx.nodes
     bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, str]] = []
     for f in all_files(ctx):
@@ -114,7 +121,40 @@ def collective_not_aggregated(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files_total=len(bad),
         ranks=p.writer_rank_ids,
+        cost=_partial_guard(
+            ctx,
+            _posix_rows_cost(
+                ctx,
+                {int(b[0].record_id): 1.0 - min(b[2].writes.mean_bytes / (1 << 20), 1.0) for b in bad},
+                "WRITE",
+            ),
+            "the POSIX write time of those files, scaled by how far their mean write falls short of 1 MiB, on the "
+            "busiest rank",
+        ),
     )
+
+
+def _posix_rows_cost(ctx: Context, fractions: dict[int, float], *ops: str) -> float:
+    p = ctx.posix
+    frac = p["id"].map(fractions).fillna(0.0).to_numpy(dtype=float)
+    time = sum(p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) for op in ops)
+    return costs.on_critical_path(ctx, p, time * np.clip(frac, 0, 1))
+
+
+def _partial(ctx: Context, *modules: str) -> list[str]:
+    return [m for m in modules if (info := ctx.profile.modules.get(m)) is not None and info.partial]
+
+
+def _partial_guard(ctx: Context, seconds: float, basis: str, measured: bool = False) -> costs.Cost:
+    """A cross-layer cost, with low confidence when a module it compares is partial."""
+    gone = _partial(ctx, "POSIX", "MPI-IO", "H5D", "H5F", "PNETCDF_VAR")
+    if gone:
+        return costs.modelled(
+            seconds,
+            f"{basis}; low confidence: module {', '.join(gone)} is partial, so a layer's totals are lower bounds",
+            confidence=Confidence.LOW,
+        )
+    return costs.measured(seconds, basis) if measured else costs.modelled(seconds, basis)
 
 
 @check(
@@ -177,6 +217,11 @@ def hdf5_metadata_writes(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files_total=len(bad),
         ranks=p.writer_rank_ids,
+        cost=_partial_guard(
+            ctx,
+            _posix_rows_cost(ctx, {int(b[0].record_id): b[2] for b in bad}, "WRITE"),
+            "the metadata writes' share of the files' POSIX write time, on the busiest rank",
+        ),
     )
 
 
@@ -233,4 +278,281 @@ def single_stripe_single_aggregator(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files_total=len(bad),
         ranks=[rank] if rank >= 0 else [],
+        cost=_partial_guard(
+            ctx,
+            _posix_rows_cost(
+                ctx, {int(b[0].record_id): 1 - 1 / min(_mpi_writers(b[1]), t.lustre_spread_osts) for b in bad}, "WRITE"
+            ),
+            f"the lone aggregator's write time on the file, less what it would be over up to {t.lustre_spread_osts} "
+            "stripes and aggregators",
+        ),
+    )
+
+
+def _mpi_rw(m: LayerStats) -> float:
+    return m.reads.time_s + m.writes.time_s
+
+
+def _posix_rw(p: LayerStats) -> float:
+    return p.reads.time_s + p.writes.time_s
+
+
+@check(
+    "X04",
+    title="Time inside MPI-IO above the POSIX calls beneath it",
+    layer=Layer.MPIIO,
+    severity=Severity.WARNING,
+    requires=MPIIO,
+    family="mpiio-gap",
+)
+def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
+    # MPI-IO timers contain the POSIX calls ROMIO makes for the rank; the rest is waiting: in collective
+    # calls for the other ranks (imbalance before the call), for the two-phase exchange and for the few
+    # aggregators doing the POSIX work; in independent calls for file locks (data sieving locks the region
+    # it reads and rewrites). Darshan times both layers, so the gap is measured, per file.
+    bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, float]] = []
+    for f in all_files(ctx):
+        m, p = f.layer("MPI-IO"), f.layer("POSIX")
+        if m is None or p is None:
+            continue
+        mt = _mpi_rw(m)
+        gap = mt - _posix_rw(p)
+        if mt > 0 and gap >= t.xlayer_gap_share * mt:
+            bad.append((f, m, p, gap))
+    if not bad:
+        return None
+    bad.sort(key=lambda b: (-b[3], b[0].record_id))
+    # On the critical path, per file: the MPI-IO time of its slowest rank less the POSIX time of its busiest
+    # POSIX rank (under collective I/O an aggregator): what remains is waiting, whoever did it.
+    mp, px = ctx.mpiio, ctx.posix
+    seconds = 0.0
+    for b in bad:
+        rid = int(b[0].record_id)
+        mrows, prows = mp[mp["id"] == rid], px[px["id"] == rid]
+        mpi = costs.on_critical_path(
+            ctx, mrows, (mrows["MPIIO_F_READ_TIME"] + mrows["MPIIO_F_WRITE_TIME"]).to_numpy(dtype=float), "MPIIO"
+        )
+        posix = costs.on_critical_path(
+            ctx, prows, (prows["POSIX_F_READ_TIME"] + prows["POSIX_F_WRITE_TIME"]).to_numpy(dtype=float)
+        )
+        seconds += max(mpi - posix, 0.0)
+    f, m, p, gap = bad[0]
+    coll = (m.collective_writes or 0) + (m.collective_reads or 0)
+    indep = (m.independent_writes or 0) + (m.independent_reads or 0)
+    collective = coll >= indep
+    pw = p.writer_ranks if p.writer_ranks is not None else p.ranks
+    mw = _mpi_writers(m)
+    if collective:
+        few = f" Only {pw:,} of the {mw:,} ranks issued POSIX writes (the aggregators)." if pw and mw and pw < mw else ""
+        why = (
+            f"The calls are collective: ranks waited for each other (work imbalance before the call), for the "
+            f"two-phase data exchange, or for too few aggregators.{few}"
+        )
+        recs: tuple[str, ...] = ("mpiio-collective-wait", "romio-hints")
+    else:
+        why = (
+            "The calls are independent: time inside MPI-IO but outside POSIX calls is mostly waiting on file locks "
+            "(ROMIO's data sieving locks the region it reads and rewrites) on a shared file."
+        )
+        recs = ("avoid-shared-file-locks", "mpiio-collective-io", "romio-hints")
+    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
+    total_gap = sum(b[3] for b in bad)
+    return Hit(
+        message=f"{f.path}{more}: {human_seconds(_mpi_rw(m))} inside MPI-IO reads and writes (summed over ranks) "
+        f"over {human_seconds(_posix_rw(p))} of POSIX reads and writes beneath them: {pct(gap / _mpi_rw(m))} of "
+        f"the MPI-IO time is spent above the file system. {why}",
+        evidence=[
+            Metric(name="mpiio_time", value=_mpi_rw(m), unit=Unit.SECONDS, description="summed over ranks"),
+            Metric(name="posix_time", value=_posix_rw(p), unit=Unit.SECONDS, description="summed over ranks"),
+            Metric(name="gap_time", value=total_gap, unit=Unit.SECONDS, description="summed over ranks and files"),
+            Metric(name="gap_share", value=gap / _mpi_rw(m), unit=Unit.RATIO),
+            Metric(name="collective_calls", value=coll, unit=Unit.COUNT),
+            Metric(name="independent_calls", value=indep, unit=Unit.COUNT),
+        ],
+        files=[
+            _evidence_file(
+                ctx,
+                b[0],
+                Metric(name="mpiio_time", value=_mpi_rw(b[1]), unit=Unit.SECONDS),
+                Metric(name="posix_time", value=_posix_rw(b[2]), unit=Unit.SECONDS),
+            )
+            for b in bad[: ctx.top_n]
+        ],
+        files_total=len(bad),
+        ranks=p.writer_rank_ids,
+        extra_recommendations=recs,
+        cost=_partial_guard(
+            ctx,
+            seconds,
+            "per file, the slowest rank's MPI-IO read and write time less the busiest POSIX rank's time beneath it",
+            measured=True,
+        ),
+    )
+
+
+@check(
+    "X05",
+    title="Reads beneath MPI-IO that the application never asked for (read-modify-write)",
+    layer=Layer.MPIIO,
+    severity=Severity.WARNING,
+    requires=MPIIO,
+    recommendations=("avoid-read-modify-write", "romio-hints"),
+    family="rmw",
+)
+def unrequested_reads(ctx: Context, t: Thresholds) -> Hit | None:
+    # ROMIO reads before it writes when a write leaves holes in a region it must write whole (data sieving,
+    # and collective buffering of non-contiguous data): POSIX reads, often of zero bytes past the end of a
+    # new file, on a file the application only writes, or more bytes read at POSIX than asked at MPI-IO.
+    bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, float]] = []
+    for f in all_files(ctx):
+        m, p = f.layer("MPI-IO"), f.layer("POSIX")
+        if m is None or p is None or not p.reads.ops or not m.writes.ops:
+            continue
+        extra_ops = p.reads.ops - m.reads.ops
+        by_ops = 1 - m.reads.ops / p.reads.ops
+        by_bytes = 1 - m.reads.bytes / p.reads.bytes if p.reads.bytes else by_ops
+        frac = max(min(by_ops, by_bytes), 0.0)
+        if extra_ops >= t.impact_min_ops and frac >= 1 - 1 / t.xlayer_amplification:
+            bad.append((f, m, p, frac))
+    if not bad:
+        return None
+    bad.sort(key=lambda b: (-(b[2].reads.time_s * b[3]), b[0].record_id))
+    f, m, p, frac = bad[0]
+    seconds = _posix_rows_cost(ctx, {int(b[0].record_id): b[3] for b in bad}, "READ")
+    zero = " (most of zero bytes: reads past the end of a file being written)" if p.reads.bytes < p.reads.ops * 64 else ""
+    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
+    return Hit(
+        message=f"{f.path}{more}: the application read {human_bytes(m.reads.bytes)} there through MPI-IO "
+        f"({m.reads.ops:,} reads) but {p.reads.ops:,} POSIX reads of {human_bytes(p.reads.bytes)}{zero} took "
+        f"{human_seconds(p.reads.time_s)} (summed over ranks) beneath its {m.writes.ops:,} MPI-IO writes: ROMIO "
+        f"read regions before rewriting them (read-modify-write).",
+        evidence=[
+            Metric(name="mpiio_reads", value=m.reads.ops, unit=Unit.COUNT),
+            Metric(name="mpiio_bytes_read", value=m.reads.bytes, unit=Unit.BYTES),
+            Metric(name="posix_reads", value=p.reads.ops, unit=Unit.COUNT),
+            Metric(name="posix_bytes_read", value=p.reads.bytes, unit=Unit.BYTES),
+            Metric(name="posix_read_time", value=p.reads.time_s, unit=Unit.SECONDS, description="summed over ranks"),
+            Metric(name="mpiio_writes", value=m.writes.ops, unit=Unit.COUNT),
+        ],
+        files=[
+            _evidence_file(
+                ctx,
+                b[0],
+                Metric(name="posix_reads", value=b[2].reads.ops, unit=Unit.COUNT),
+                Metric(name="posix_read_time", value=b[2].reads.time_s, unit=Unit.SECONDS),
+            )
+            for b in bad[: ctx.top_n]
+        ],
+        files_total=len(bad),
+        ranks=p.writer_rank_ids,
+        cost=_partial_guard(
+            ctx,
+            seconds,
+            "POSIX read time on those files beyond what MPI-IO asked for, on the busiest rank",
+            measured=True,
+        ),
+    )
+
+
+@check(
+    "X06",
+    title="Bytes written grow between layers",
+    layer=Layer.HDF5,
+    severity=Severity.WARNING,
+    requires=("MPI-IO",),
+    recommendations=("avoid-byte-amplification",),
+    family="amplification",
+)
+def write_amplification(ctx: Context, t: Thresholds) -> Hit | None:
+    # Each layer should pass the application's bytes down once. HDF5 fill values, chunk rewrites or
+    # data-sieving rewrites make a lower layer write more than the layer above asked for.
+    bad: list[tuple[FileCrossLayer, str, str, int, int, float]] = []
+    for f in all_files(ctx):
+        layers = [lay for lay in f.layers if lay.layer in ("HDF5", "PnetCDF", "MPI-IO", "POSIX") and lay.writes.bytes]
+        for upper, lower in zip(layers, layers[1:], strict=False):
+            if lower.writes.bytes < t.xlayer_min_bytes:
+                continue
+            ratio = lower.writes.bytes / upper.writes.bytes
+            if ratio >= t.xlayer_amplification:
+                bad.append((f, upper.layer, lower.layer, upper.writes.bytes, lower.writes.bytes, ratio))
+                break
+    if not bad:
+        return None
+    bad.sort(key=lambda b: (-(b[4] - b[3]), b[0].record_id))
+    f, up, low, ub, lb, ratio = bad[0]
+    frac = {int(b[0].record_id): 1 - 1 / b[5] for b in bad}
+    low_module = "MPIIO" if low == "MPI-IO" else "POSIX"
+    frame = ctx.mpiio if low_module == "MPIIO" else ctx.posix
+    per = frame["id"].map(frac).fillna(0.0).to_numpy(dtype=float)
+    seconds = costs.on_critical_path(
+        ctx, frame, frame[f"{low_module}_F_WRITE_TIME"].to_numpy(dtype=float) * per, prefix=low_module
+    )
+    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
+    return Hit(
+        message=f"{f.path}{more}: {up} wrote {human_bytes(ub)} but {low} beneath it wrote {human_bytes(lb)} "
+        f"({ratio:.2f}x): {human_bytes(lb - ub)} were written that the application never asked for.",
+        evidence=[
+            Metric(name="upper_layer", value=up, unit=Unit.TEXT),
+            Metric(name="lower_layer", value=low, unit=Unit.TEXT),
+            Metric(name="upper_bytes_written", value=ub, unit=Unit.BYTES),
+            Metric(name="lower_bytes_written", value=lb, unit=Unit.BYTES),
+            Metric(name="amplification", value=ratio, unit=Unit.RATIO, description="times"),
+        ],
+        files=[
+            _evidence_file(
+                ctx,
+                b[0],
+                Metric(name="upper_bytes_written", value=b[3], unit=Unit.BYTES),
+                Metric(name="lower_bytes_written", value=b[4], unit=Unit.BYTES),
+            )
+            for b in bad[: ctx.top_n]
+        ],
+        files_total=len(bad),
+        cost=_partial_guard(
+            ctx,
+            seconds,
+            f"the extra bytes' share of {low}'s write time on those files, on the busiest rank",
+        ),
+    )
+
+
+@check(
+    "J03",
+    title="Metadata calls take most of the I/O time (metadata storm)",
+    layer=Layer.JOB,
+    severity=Severity.WARNING,
+    recommendations=("reduce-metadata",),
+    kind=Kind.CAUSE,
+    family="metadata",
+)
+def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
+    s = ctx.io_share
+    if s is None:
+        return None
+    total = s.read_s + s.write_s + s.meta_s
+    if total <= 0 or s.meta_s < t.metadata_storm_share * total:
+        return None
+    seconds = 0.0
+    opens = 0
+    from iodiag.analysis.context import TOP_LAYER_TIME
+
+    for layer, df in ctx.top_layer:
+        md = TOP_LAYER_TIME[layer][2]
+        prefix = {"MPI-IO": "MPIIO"}.get(layer, layer)
+        seconds = max(seconds, costs.on_critical_path(ctx, df, df[md].to_numpy(dtype=float), prefix=prefix))
+        col = f"{prefix}_OPENS"
+        if col in df.columns:
+            opens += int(df[col].sum())
+    files = len({int(i) for _, df in ctx.top_layer for i in df["id"].tolist()})
+    return Hit(
+        message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
+        f"({human_seconds(s.meta_s)} summed over ranks) for {opens:,} opens of {files:,} files; the data itself "
+        f"took {human_seconds(s.read_s + s.write_s)}.",
+        evidence=[
+            Metric(name="meta_time", value=s.meta_s, unit=Unit.SECONDS, description="summed over ranks"),
+            Metric(name="meta_share", value=s.meta_s / total, unit=Unit.RATIO),
+            Metric(name="opens", value=opens, unit=Unit.COUNT),
+            Metric(name="files", value=files, unit=Unit.COUNT),
+        ],
+        cost=costs.measured(seconds, "metadata time of the busiest rank at the top layer", ops=opens or None),
     )

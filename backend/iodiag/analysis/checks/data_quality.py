@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iodiag.analysis.context import Context
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 
 _WHAT_IS_MISSING = {
@@ -20,6 +20,7 @@ _WHAT_IS_MISSING = {
     layer=Layer.JOB,
     severity=Severity.WARNING,
     recommendations=("darshan-memory",),
+    kind=Kind.QUALITY,
 )
 def partial_modules(ctx: Context, t: Thresholds) -> list[Hit]:
     hits = []
@@ -49,6 +50,7 @@ def partial_modules(ctx: Context, t: Thresholds) -> list[Hit]:
     layer=Layer.JOB,
     severity=Severity.CRITICAL,
     recommendations=("read-darshan-logs",),
+    kind=Kind.QUALITY,
 )
 def unreadable(ctx: Context, t: Thresholds) -> list[Hit]:
     hits = [
@@ -73,6 +75,7 @@ def unreadable(ctx: Context, t: Thresholds) -> list[Hit]:
     layer=Layer.JOB,
     severity=Severity.INFO,
     recommendations=("darshan-instrumentation",),
+    kind=Kind.QUALITY,
 )
 def empty_log(ctx: Context, t: Thresholds) -> Hit | None:
     if any(info.loaded and info.records for info in ctx.profile.modules.values()):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import IOShare, Layer, Metric, Severity, Unit
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis import costs
+from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_seconds
 
@@ -30,30 +31,37 @@ def _evidence(s: IOShare) -> list[Metric]:
     layer=Layer.JOB,
     severity=Severity.OK,
     recommendations=("io-not-bottleneck",),
+    kind=Kind.SUMMARY,
 )
 def io_not_bottleneck(ctx: Context, t: Thresholds) -> Hit | None:
+    # The verdict decides (Context.io_matters); this finding states it, so the two cannot disagree.
     s = ctx.io_share
-    if s is None or s.runtime_s <= 0 or s.share_slowest >= t.io_share_low:
+    if s is None or ctx.io_matters is not False:
         return None
-    # Old logs round times to whole seconds; only say "not I/O" if that holds for the shortest
-    # run time the log allows.
-    shortest = s.runtime_s - s.runtime_resolution_s
-    io = s.slowest_rank_io_s
-    if io > 0 and (shortest <= 0 or io / shortest >= t.io_share_low):
-        return None
+    small = (
+        f" Under {human_seconds(t.io_matters_min_seconds)} of I/O leaves nothing worth tuning."
+        if s.slowest_rank_io_s < t.io_matters_min_seconds and s.share_slowest >= t.io_share_low
+        else ""
+    )
     return Hit(
         message=f"I/O took {human_seconds(s.slowest_rank_io_s)} on the busiest rank, {pct(s.share_slowest)} of "
-        f"the {human_seconds(s.runtime_s)} run time (average rank: {pct(s.share_mean)}). I/O is not why this "
-        f"job is slow; look at computation and communication.",
+        f"the {human_seconds(s.runtime_s)} run time (average rank: {pct(s.share_mean)}).{small} I/O is not why "
+        f"this job is slow; look at computation and communication.",
         evidence=_evidence(s),
         ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
     )
 
 
-@check("J02", title="I/O takes a large share of the run time", layer=Layer.JOB, severity=Severity.WARNING)
+@check(
+    "J02",
+    title="I/O takes a large share of the run time",
+    layer=Layer.JOB,
+    severity=Severity.WARNING,
+    kind=Kind.SUMMARY,
+)
 def io_dominates(ctx: Context, t: Thresholds) -> Hit | None:
     s = ctx.io_share
-    if s is None or s.runtime_s <= 0 or s.share_slowest < t.io_share_high:
+    if s is None or s.runtime_s <= 0 or s.share_slowest < t.io_share_high or not ctx.io_matters:
         return None
     return Hit(
         message=f"I/O took {human_seconds(s.slowest_rank_io_s)} on the busiest rank, {pct(s.share_slowest)} of "
@@ -62,4 +70,5 @@ def io_dominates(ctx: Context, t: Thresholds) -> Hit | None:
         evidence=_evidence(s),
         ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
         severity=Severity.CRITICAL if s.share_slowest >= min(2 * t.io_share_high, 0.9) else None,
+        cost=costs.measured(s.slowest_rank_io_s, "the busiest rank's I/O time"),
     )

@@ -8,9 +8,10 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
-from iodiag.analysis.models import Layer, Metric, Severity, Unit
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 
@@ -146,13 +147,31 @@ def _layout_metrics(f: FileLayout) -> list[Metric]:
     ]
 
 
-def _file_hit(ctx: Context, bad: list[FileLayout], message: str, evidence: list[Metric]) -> Hit:
+def file_time_cost(ctx: Context, fractions: dict[int, float], ops: tuple[str, ...] = ("READ", "WRITE")) -> float:
+    """Critical-path seconds of a fraction of some files' POSIX read/write time (record id -> fraction)."""
+    p = ctx.posix
+    frac = p["id"].map(fractions).fillna(0.0).to_numpy(dtype=float)
+    time = sum(p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) for op in ops)
+    return costs.on_critical_path(ctx, p, time * np.clip(frac, 0, 1))
+
+
+def _used_osts(f: FileLayout) -> int:
+    used = len(f.osts) or f.stripe_count or 1
+    if f.stripe_size > 0 and f.extent > 0:
+        used = max(1, min(used, -(-f.extent // f.stripe_size)))
+    return used
+
+
+def _file_hit(
+    ctx: Context, bad: list[FileLayout], message: str, evidence: list[Metric], cost: costs.Cost | None = None
+) -> Hit:
     bad = sorted(bad, key=lambda f: (-(f.bytes_written + f.bytes_read), f.record_id))
     return Hit(
         message=message,
         evidence=evidence,
         files=[ctx.file(f.record_id, *_layout_metrics(f)) for f in bad[: ctx.top_n]],
         files_total=len(bad),
+        cost=cost,
     )
 
 
@@ -182,6 +201,12 @@ def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="files", value=len(bad), unit=Unit.COUNT),
             Metric(name="max_writers", value=worst.writers, unit=Unit.COUNT),
         ],
+        costs.modelled(
+            file_time_cost(ctx, {f.record_id: 1 - 1 / min(f.writers, t.lustre_spread_osts) for f in bad}, ("WRITE",)),
+            f"the files' write time on the busiest rank, less what it would be spread over up to "
+            f"{t.lustre_spread_osts} OSTs (one OST's bandwidth is the limit)",
+            nbytes=sum(f.bytes_written for f in bad),
+        ),
     )
 
 
@@ -226,6 +251,12 @@ def requests_straddle_stripes(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="example_stripe_size", value=f.stripe_size, unit=Unit.BYTES),
             Metric(name="example_request_share", value=f.common_share, unit=Unit.RATIO),
         ],
+        costs.modelled(
+            file_time_cost(ctx, {b.record_id: b.not_aligned_share for b in bad}),
+            "upper bound: the straddling requests' share of the files' read and write time, on the busiest rank",
+            confidence=Confidence.LOW,
+            nbytes=sum(b.bytes_written + b.bytes_read for b in bad),
+        ),
     )
 
 
@@ -236,6 +267,7 @@ def requests_straddle_stripes(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.INFO,
     requires=NEEDS,
     recommendations=("lustre-stripe-size",),
+    kind=Kind.CAUSE,
 )
 def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
     bad = [
@@ -260,6 +292,7 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="files", value=len(bad), unit=Unit.COUNT),
             Metric(name="max_request_to_stripe", value=f.common_size / f.stripe_size, unit=Unit.RATIO),
         ],
+        costs.unknown("a request split over more OSTs also spreads load; the log has no number for the net cost"),
     )
 
 
@@ -306,6 +339,7 @@ def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
     severity=Severity.CRITICAL,
     requires=NEEDS,
     recommendations=("lustre-ost-health",),
+    family="ost",
 )
 def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     load = compared_osts(ctx, t)
@@ -342,6 +376,12 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files_total=len(files),
         ranks=ranks[: ctx.top_n],
+        cost=costs.measured(
+            file_time_cost(ctx, {f.record_id: (1 - median / float(slow.iloc[0])) / _used_osts(f) for f in files}),
+            f"time on OST {ost} beyond what its bytes take at the median OST's rate ({median:.1f} s/GiB), spread "
+            "over the files striped on it, on the busiest rank",
+            nbytes=int(float(load.loc[ost, "bytes"])),
+        ),
     )
 
 
@@ -352,6 +392,7 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.WARNING,
     requires=NEEDS,
     recommendations=("lustre-stripe-count", "lustre-ost-health"),
+    family="ost",
 )
 def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
     load = compared_osts(ctx, t)
@@ -379,4 +420,12 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
             for f in files[: ctx.top_n]
         ],
         files_total=len(files),
+        cost=costs.modelled(
+            file_time_cost(
+                ctx, {f.record_id: (1 - median / float(busy.iloc[0])) / _used_osts(f) for f in files}
+            ),
+            f"the share of OST {ost}'s traffic above the median OST's, as time of the files on it, on the busiest rank",
+            confidence=Confidence.LOW,
+            nbytes=int(float(busy.iloc[0])),
+        ),
     )

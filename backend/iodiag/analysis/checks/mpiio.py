@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
-from iodiag.analysis.models import Layer, Metric, Severity, Unit
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
+from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 
 MPIIO = ("MPI-IO",)
@@ -17,6 +20,7 @@ MPIIO = ("MPI-IO",)
     severity=Severity.WARNING,
     recommendations=("use-parallel-io-library",),
     origin="drishti",
+    applies_to=frozenset({Workload.MPI}),
 )
 def no_mpiio(ctx: Context, t: Thresholds) -> Hit | None:
     # Only meaningful when the job did I/O that MPI-IO could have carried.
@@ -26,6 +30,12 @@ def no_mpiio(ctx: Context, t: Thresholds) -> Hit | None:
         message="The job does not use MPI-IO: all of its I/O goes through POSIX or STDIO calls, so ranks "
         "cannot coordinate or aggregate their requests.",
         evidence=[Metric(name="nprocs", value=ctx.meta.nprocs, unit=Unit.COUNT)],
+        cost=costs.unknown(
+            "not using MPI-IO costs nothing by itself; what it would fix shows as small, random or unbalanced "
+            "requests (their own findings)"
+            if ctx.meta.nprocs > 1
+            else "a single process has no other ranks to coordinate with"
+        ),
     )
 
 
@@ -60,6 +70,34 @@ def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         ],
         files=files,
         files_total=n,
+        cost=_independent_cost(ctx, t, op, indep),
+    )
+
+
+def _independent_cost(ctx: Context, t: Thresholds, op: str, calls: int) -> costs.Cost:
+    """Independent calls under 1 MiB: their share of the MPI-IO time, less their bytes at the job's large rate.
+
+    Collective buffering pays off by turning small pieces into large requests; independent calls that are
+    already large (a rank writing 16 MiB blocks) would gain little from it.
+    """
+    m = ctx.mpiio
+    small = sum(m[f"MPIIO_SIZE_{op}_AGG_{b}"].to_numpy(dtype=float) for b in costs.BIN_MEAN_BYTES)
+    n = (m[f"MPIIO_INDEP_{op}S"] + m[f"MPIIO_NB_{op}S"] + m[f"MPIIO_COLL_{op}S"] + m[f"MPIIO_SPLIT_{op}S"]).to_numpy(
+        dtype=float
+    )
+    share = np.where(n > 0, np.clip(small / np.maximum(n, 1), 0, 1), 0.0)
+    time = m[f"MPIIO_F_{op}_TIME"].to_numpy(dtype=float) * share
+    nbytes = sum(
+        m[f"MPIIO_SIZE_{op}_AGG_{b}"].to_numpy(dtype=float) * mean for b, mean in costs.BIN_MEAN_BYTES.items()
+    )
+    rate, own = costs.large_request_rate(ctx, op, t)
+    per_row = np.clip(time - nbytes / rate, 0, None)
+    return costs.modelled(
+        costs.on_critical_path(ctx, m, per_row, prefix="MPIIO"),
+        f"time of the independent {op.lower()}s under 1 MiB (what collective buffering would combine) less their "
+        f"bytes at {'this job' if own else 'the reference'}'s large-request rate, on the busiest rank",
+        confidence=Confidence.MEDIUM if own else Confidence.LOW,
+        ops=calls,
     )
 
 
@@ -85,6 +123,8 @@ def _uses_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=MPIIO,
     recommendations=("mpiio-collective-io", "romio-hints"),
+    family="independent",
+    applies_to=frozenset({Workload.MPI}),
     origin="drishti",
 )
 def no_collective_reads(ctx: Context, t: Thresholds) -> Hit | None:
@@ -98,6 +138,8 @@ def no_collective_reads(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=MPIIO,
     recommendations=("mpiio-collective-io", "romio-hints"),
+    family="independent",
+    applies_to=frozenset({Workload.MPI}),
     origin="drishti",
 )
 def no_collective_writes(ctx: Context, t: Thresholds) -> Hit | None:
@@ -145,6 +187,20 @@ def _blocking(ctx: Context, op: str) -> Hit | None:
             Metric(name=f"nonblocking_{verb}s", value=nb, unit=Unit.COUNT),
         ],
         extra_recommendations=("hdf5-async-vol",) if ctx.uses_hdf5 else (),
+        cost=_overlap_cost(ctx, op, calls),
+    )
+
+
+def _overlap_cost(ctx: Context, op: str, calls: int) -> costs.Cost:
+    m = ctx.mpiio
+    io = costs.on_critical_path(ctx, m, m[f"MPIIO_F_{op}_TIME"].to_numpy(dtype=float), prefix="MPIIO")
+    s = ctx.io_share
+    compute = max(s.runtime_s - s.slowest_rank_io_s, 0.0) if s is not None else 0.0
+    return costs.modelled(
+        min(io, compute),
+        "upper bound: the blocking calls' time on the busiest rank, as far as computation could hide it",
+        confidence=Confidence.LOW,
+        ops=calls,
     )
 
 
@@ -155,6 +211,7 @@ def _blocking(ctx: Context, op: str) -> Hit | None:
     severity=Severity.WARNING,
     requires=MPIIO,
     recommendations=("mpiio-nonblocking",),
+    kind=Kind.OPPORTUNITY,
     origin="drishti",
 )
 def blocking_reads(ctx: Context, t: Thresholds) -> Hit | None:
@@ -168,6 +225,7 @@ def blocking_reads(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.WARNING,
     requires=MPIIO,
     recommendations=("mpiio-nonblocking",),
+    kind=Kind.OPPORTUNITY,
     origin="drishti",
 )
 def blocking_writes(ctx: Context, t: Thresholds) -> Hit | None:
@@ -232,6 +290,7 @@ def inter_node_aggregators(ctx: Context, t: Thresholds) -> Hit | None:
         message=f"cb_nodes={a[0]} aggregators on only {a[1]} nodes: several aggregators share a "
         f"node and data crosses the network to reach them; use cb_nodes={a[1]}.",
         evidence=_agg_evidence(*a),
+        cost=costs.unknown("Darshan does not time the two-phase exchange between ranks and aggregators"),
     )
 
 

@@ -7,9 +7,10 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct, small_columns
-from iodiag.analysis.models import Layer, Metric, Severity, Unit
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
+from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 
@@ -74,10 +75,56 @@ _intensity_check("P03", "Write-intensive by volume", "volume", "write")
 _intensity_check("P04", "Read-intensive by volume", "volume", "read")
 
 
+def _small_counts(frame: pd.DataFrame, op: str) -> pd.Series:
+    """Requests under 1 MiB per row: the five small bins less the requests of exactly 1 MiB that Darshan's
+    100K_1M bin also holds (the ACCESS counters give them, shared between reads and writes by bin counts)."""
+    per_row = frame[small_columns("POSIX", op)].sum(axis=1)
+    mib = costs.exact_mib(frame, "POSIX")
+    if mib.any():
+        this = frame[f"POSIX_SIZE_{op}_100K_1M"].to_numpy(dtype=float)
+        other_op = "WRITE" if op == "READ" else "READ"
+        other = frame[f"POSIX_SIZE_{other_op}_100K_1M"].to_numpy(dtype=float)
+        both = this + other
+        mine = np.where(both > 0, np.rint(mib * this / np.maximum(both, 1)), 0)
+        per_row = per_row - np.minimum(mine, this)
+    return per_row.clip(lower=0)
+
+
+def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame) -> costs.Cost:
+    """Time in the small requests beyond the same bytes at this job's own large-request rate.
+
+    Per record, the small requests' time is their share of the record's requests times its read (write)
+    time: small requests are latency-bound, so time follows the number of calls more than the bytes.
+    """
+    verb = "read" if op == "READ" else "write"
+    n_small = _small_counts(frame, op).to_numpy(dtype=float)
+    n_all = frame[f"POSIX_{op}S"].to_numpy(dtype=float)
+    time = frame[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
+    share = np.where(n_all > 0, n_small / np.maximum(n_all, 1), 0.0)
+    small_time_rows = time * share
+    small_time = float(small_time_rows.sum())
+    removed = frame[small_columns("POSIX", op)].sum(axis=1).to_numpy(dtype=float) - n_small
+    moved = frame["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].to_numpy(dtype=float)
+    est = costs.small_bytes(frame, "POSIX", op) - removed * costs.BIN_MEAN_BYTES["100K_1M"]
+    small_b = float(np.clip(est, 0, moved).sum())
+    rate, own = costs.large_request_rate(ctx, op, t)
+    ideal_rows = np.clip(est, 0, moved) / rate if rate > 0 else np.zeros(len(frame))
+    excess_rows = np.clip(small_time_rows - ideal_rows, 0, None)
+    seconds = costs.on_critical_path(ctx, frame, excess_rows)
+    where = "this job's own large-request rate" if own else "the reference rank bandwidth (the job made no large requests)"
+    return costs.modelled(
+        seconds,
+        f"{small_time:.3g} s (summed over ranks) in {int(n_small.sum()):,} small {verb}s, less their "
+        f"{human_bytes(small_b)} at {where} ({costs.rate_text(rate)}), on the busiest rank",
+        confidence=Confidence.MEDIUM if own else Confidence.LOW,
+        ops=int(n_small.sum()),
+    )
+
+
 def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_only: bool) -> Hit | None:
     verb = "read" if op == "READ" else "write"
     total = int(frame[f"POSIX_{op}S"].sum())
-    per_row = frame[small_columns("POSIX", op)].sum(axis=1)
+    per_row = _small_counts(frame, op)
     small = int(per_row.sum())
     if not (small and total and small / total > t.small_requests and small > t.small_requests_absolute):
         return None
@@ -99,6 +146,7 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_onl
             *ctx.collective_advice(op),
             *_hdf5_recs(ctx, "hdf5-alignment"),
         ),
+        cost=small_request_cost(ctx, t, op, frame),
     )
 
 
@@ -109,6 +157,7 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_onl
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("aggregate-small-requests",),
+    family="small-requests",
     origin="drishti",
 )
 def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
@@ -122,6 +171,7 @@ def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("aggregate-small-requests",),
+    family="small-requests",
     origin="drishti",
 )
 def small_writes(ctx: Context, t: Thresholds) -> Hit | None:
@@ -152,6 +202,11 @@ def misaligned_memory(ctx: Context, t: Thresholds) -> Hit | None:
                 Metric(name="mem_not_aligned_share", value=bad / total, unit=Unit.RATIO),
                 Metric(name="mem_alignment", value=align, unit=Unit.BYTES),
             ],
+            cost=costs.unknown(
+                "no timer covers memory alignment: an unaligned buffer costs the kernel a copy, rarely a measurable "
+                "share of the I/O time",
+                ops=bad,
+            ),
         )
     return None
 
@@ -190,6 +245,24 @@ def misaligned_file(ctx: Context, t: Thresholds) -> Hit | None:
         files=files,
         files_total=n,
         extra_recommendations=recs,
+        cost=_misaligned_cost(ctx, bad),
+    )
+
+
+def _misaligned_cost(ctx: Context, bad: int) -> costs.Cost:
+    # Darshan counts misaligned requests, not their time: price them at most at their share of the
+    # records' read and write time (an upper bound: aligned requests of the same size cost time too).
+    p = ctx.posix
+    ops = (p["POSIX_READS"] + p["POSIX_WRITES"]).to_numpy(dtype=float)
+    rw = (p["POSIX_F_READ_TIME"] + p["POSIX_F_WRITE_TIME"]).to_numpy(dtype=float)
+    share = np.where(ops > 0, p["POSIX_FILE_NOT_ALIGNED"].to_numpy(dtype=float) / np.maximum(ops, 1), 0.0)
+    seconds = costs.on_critical_path(ctx, p, rw * np.clip(share, 0, 1))
+    return costs.modelled(
+        seconds,
+        "upper bound: the misaligned requests' share of the read and write time, on the busiest rank "
+        "(Darshan counts misaligned requests but does not time them)",
+        confidence=Confidence.LOW,
+        ops=bad,
     )
 
 
@@ -213,7 +286,18 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     moved = int(g.loc[excess.index, "moved"].sum())
     ratio = g.loc[excess.index, "moved"] / extent.loc[excess.index]
     top, n = ctx.top_files(excess, f"redundant_bytes_{verb}", Unit.BYTES, ratio, "times_extent", Unit.RATIO)
+    time_col = "POSIX_F_READ_TIME" if op == "READ" else "POSIX_F_WRITE_TIME"
+    p = ctx.posix
+    redo = (excess / g.loc[excess.index, "moved"]).clip(upper=1.0)
+    per_row = p[time_col].to_numpy(dtype=float) * p["id"].map(redo).fillna(0.0).to_numpy(dtype=float)
+    cost = costs.modelled(
+        costs.on_critical_path(ctx, p, per_row),
+        f"the {verb[:-1] if verb.endswith('n') else verb} time of those files times the share of their bytes "
+        "moved again, on the busiest rank",
+        nbytes=total_excess,
+    )
     return Hit(
+        cost=cost,
         message=f"{n:,} file(s) had more bytes {verb} than their extent: {human_bytes(total_excess)} of "
         f"{human_bytes(moved)} {verb} were transferred more than once.",
         evidence=[
@@ -233,6 +317,8 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     severity=Severity.WARNING,
     requires=POSIX,
     recommendations=("avoid-redundant-io",),
+    family="redundant",
+    applies_to=frozenset({Workload.MPI, Workload.SINGLE_PROCESS, Workload.DAOS}),
     origin="drishti",
 )
 def redundant_reads(ctx: Context, t: Thresholds) -> Hit | None:
@@ -246,6 +332,7 @@ def redundant_reads(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.WARNING,
     requires=POSIX,
     recommendations=("avoid-redundant-io",),
+    family="redundant",
     origin="drishti",
 )
 def redundant_writes(ctx: Context, t: Thresholds) -> Hit | None:
@@ -285,6 +372,7 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     if total and rand and rand / total > t.random_operations and rand > t.random_operations_absolute:
         files, n = _random_files(ctx, op)
         return Hit(
+            cost=_random_cost(ctx, t, op, rand),
             message=f"{rand:,} of {total:,} {verb} requests ({pct(rand / total)}) go backwards in the file "
             f"(random access); {pct(consec / total)} are consecutive and {pct(seq / total)} sequential.",
             evidence=[
@@ -297,6 +385,25 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
             extra_recommendations=ctx.collective_advice(op) if ctx.profile.has("MPI-IO") else (),
         )
     return None
+
+
+def _random_cost(ctx: Context, t: Thresholds, op: str, rand: int) -> costs.Cost:
+    """The random requests' share of the time, less their bytes at this job's large-request rate."""
+    p = ctx.posix
+    n = p[f"POSIX_{op}S"].to_numpy(dtype=float)
+    r = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op)).clip(lower=0).to_numpy(dtype=float)
+    share = np.where(n > 0, r / np.maximum(n, 1), 0.0)
+    time = p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) * share
+    nbytes = p["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].to_numpy(dtype=float) * share
+    rate, own = costs.large_request_rate(ctx, op, t)
+    per_row = np.clip(time - nbytes / rate, 0, None)
+    return costs.modelled(
+        costs.on_critical_path(ctx, p, per_row),
+        f"the random requests' share of the {op.lower()} time less their bytes at "
+        f"{'this job' if own else 'the reference'}'s large-request rate ({costs.rate_text(rate)}), on the busiest rank",
+        confidence=Confidence.MEDIUM if own else Confidence.LOW,
+        ops=rand,
+    )
 
 
 def _sequential_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
@@ -324,6 +431,7 @@ def _sequential_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("sequential-access",),
+    family="random",
     origin="drishti",
 )
 def random_reads(ctx: Context, t: Thresholds) -> Hit | None:
@@ -349,6 +457,7 @@ def sequential_reads(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("sequential-access",),
+    family="random",
     origin="drishti",
 )
 def random_writes(ctx: Context, t: Thresholds) -> Hit | None:
@@ -391,6 +500,7 @@ def _shared(ctx: Context) -> pd.DataFrame:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("aggregate-small-requests", "mpiio-collective-io"),
+    family="small-requests",
     origin="drishti",
 )
 def shared_small_reads(ctx: Context, t: Thresholds) -> Hit | None:
@@ -405,6 +515,7 @@ def shared_small_reads(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("aggregate-small-requests", "mpiio-collective-io"),
+    family="small-requests",
     origin="drishti",
 )
 def shared_small_writes(ctx: Context, t: Thresholds) -> Hit | None:
@@ -446,6 +557,7 @@ def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         ranks=[int(r) for r in slow.index[: ctx.top_n]],
         extra_recommendations=_hdf5_recs(ctx, "hdf5-collective-metadata", "hdf5-metadata-cache"),
+        cost=costs.measured(worst, "the busiest rank's POSIX metadata time (open, stat, seek, close, sync)"),
     )
 
 
@@ -529,6 +641,7 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
         f"differ by up to {pct(float(ratio.max()))} of the file's total {what}."
     )
     severity = None
+    cost = _straggler_cost(ctx, shared, hit)
     if max(ctx.collective_share("WRITE"), ctx.collective_share("READ")) >= 0.5:
         # Under collective buffering only aggregators do POSIX I/O, so ranks differ by design.
         severity = Severity.INFO
@@ -536,7 +649,12 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
             " The job uses collective MPI-IO, so the busy ranks are most likely its aggregators: expected, "
             "unless the aggregators are too few."
         )
+        cost = costs.unknown(
+            "under collective MPI-IO the aggregators do the POSIX I/O by design; the time other ranks wait is "
+            "MPI-IO time above POSIX (X04)"
+        )
     return Hit(
+        cost=cost,
         message=message,
         evidence=[
             Metric(name="files", value=n, unit=Unit.COUNT),
@@ -549,6 +667,21 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
     )
 
 
+def _straggler_cost(ctx: Context, shared: pd.DataFrame, hit: pd.Series) -> costs.Cost:
+    """Per flagged file, the slowest rank's time less the mean rank's: what the others waited."""
+    rows = shared[hit.to_numpy()]
+    per_rank = _shared(ctx)
+    per_rank = per_rank[per_rank["rank"] >= 0]
+    counts = per_rank.groupby("id")["rank"].nunique()
+    nprocs = max(ctx.meta.nprocs, 1)
+    total = rows["POSIX_F_WRITE_TIME"] + rows["POSIX_F_READ_TIME"] + rows["POSIX_F_META_TIME"]
+    ranks = rows["id"].map(counts).fillna(nprocs).clip(lower=1)
+    wait = (rows["POSIX_F_SLOWEST_RANK_TIME"] - total / ranks).clip(lower=0)
+    return costs.measured(
+        float(wait.sum()), "per shared file, the slowest rank's I/O time less the mean rank's (what the others waited)"
+    )
+
+
 @check(
     "P18",
     title="Data imbalance on shared files (stragglers)",
@@ -556,6 +689,7 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("balance-rank-io",),
+    family="imbalance",
     origin="drishti",
 )
 def shared_data_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
@@ -569,6 +703,7 @@ def shared_data_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("balance-rank-io",),
+    family="imbalance",
     origin="drishti",
 )
 def shared_time_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
@@ -598,9 +733,17 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         f"({pct(float(ratio.max()))} difference)."
     )
     severity = None
+    tcol = "POSIX_F_WRITE_TIME" if op == "WRITE" else "POSIX_F_READ_TIME"
+    flagged = own[own["id"].isin(ratio.index)]
+    per_file = flagged.groupby("id")[tcol].agg(["max", "mean"])
+    cost = costs.measured(
+        float((per_file["max"] - per_file["mean"]).clip(lower=0).sum()),
+        f"per uneven file, the busiest rank's {verb[:-1] if op == 'WRITE' else 'read'} time less the mean rank's",
+    )
     if ctx.collective_share(op) >= 0.5:
         # With collective buffering only the aggregator ranks touch the file at the POSIX level,
         # so this imbalance is how ROMIO works, not a defect of the application.
+        cost = costs.unknown("under collective MPI-IO the aggregators do the POSIX I/O by design (see X04)")
         severity = Severity.INFO
         message += (
             f" The job {'writes' if op == 'WRITE' else 'reads'} through collective MPI-IO, so the heavy "
@@ -617,6 +760,7 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         files_total=n,
         ranks=[heavy, light],
         severity=severity,
+        cost=cost,
         extra_recommendations=ctx.collective_advice(op) if ctx.profile.has("MPI-IO") else (),
     )
 
@@ -628,6 +772,7 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("balance-rank-io",),
+    family="imbalance",
     origin="drishti",
 )
 def rank_write_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
@@ -641,6 +786,7 @@ def rank_write_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("balance-rank-io",),
+    family="imbalance",
     origin="drishti",
 )
 def rank_read_imbalance(ctx: Context, t: Thresholds) -> Hit | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, check
@@ -29,7 +30,11 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
     # POSIX counts the bytes MPI-IO moved on its behalf; count them once.
     if posix > 0 and posix >= mpiio:
         posix -= mpiio
-    total = stdio + posix + mpiio
+    # Every other data interface counts too (DFS, or DAOS without DFS): never "all of the job's data"
+    # while bytes that went elsewhere are left out.
+    moved = ctx.interface_bytes()
+    other = moved.get("DFS", 0) + moved.get("DAOS", 0)
+    total = stdio + posix + mpiio + other
     if not total or stdio / total <= t.interface_stdio:
         return None
     share = stdio / total
@@ -45,4 +50,19 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files=files,
         files_total=n,
+        cost=_stdio_cost(ctx, t, stdio),
+    )
+
+
+def _stdio_cost(ctx: Context, t: Thresholds, stdio: int) -> costs.Cost:
+    s = ctx.stdio
+    time = (s["STDIO_F_READ_TIME"] + s["STDIO_F_WRITE_TIME"] + s["STDIO_F_META_TIME"]).to_numpy(dtype=float)
+    rate, own = costs.large_request_rate(ctx, "WRITE", t)
+    moved = (s["STDIO_BYTES_READ"] + s["STDIO_BYTES_WRITTEN"]).to_numpy(dtype=float)
+    per_row = (time - moved / rate).clip(min=0)
+    return costs.measured(
+        costs.on_critical_path(ctx, s, per_row, prefix="STDIO"),
+        f"STDIO time on the busiest rank less its bytes at {'this job' if own else 'the reference'}'s large-request "
+        f"rate ({costs.rate_text(rate)})",
+        nbytes=stdio,
     )

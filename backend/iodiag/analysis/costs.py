@@ -1,0 +1,194 @@
+"""What a finding costs, in seconds of run time: the helpers every check uses to price its finding.
+
+Attribution (documented in docs/costs.md):
+
+* The unit is the critical path: the busiest rank's I/O time (``IOShare.slowest_rank_io_s``), the time
+  the job would get back. A finding costs at most that.
+* Darshan's timers on shared records (and the ones a check adds up over ranks) are *summed over ranks*.
+  A summed cost becomes critical-path seconds in proportion to the job's summed I/O time:
+  ``critical = summed / summed_io * busiest_rank_io``. That assumes the problem is spread over the ranks
+  like the rest of the I/O; costs that are about one rank (imbalance, a straggler, a lone aggregator) are
+  measured on that rank directly and are critical-path seconds already.
+* "measured" means the seconds come from the log's own timers (a rank's time minus the mean rank's, MPI-IO
+  time minus the POSIX time beneath it); "modelled" means an estimate: the same bytes at this job's own
+  large-request rate, or an upper bound. Where the log cannot support a number, ``seconds`` is None.
+* Several findings can describe the same lost time (small requests seen by P05, P15 and T06). The verdict
+  attributes time greedily, largest cost first, each cause capped at the I/O time not yet attributed, and
+  names each family of findings once, so its causes never add up past the I/O time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from iodiag.analysis.models import Confidence
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from iodiag.analysis.context import Context
+    from iodiag.core.thresholds import Thresholds
+
+BIN_MEAN_BYTES = {"0_100": 50, "100_1K": 562, "1K_10K": 5632, "10K_100K": 56320, "100K_1M": 576512}
+"""A request's mean size in each of Darshan's bins below 1 MiB (bin midpoints), to estimate bytes from counts."""
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A check's price for its finding. ``seconds`` are critical-path seconds unless ``summed``."""
+
+    seconds: float | None
+    basis: str
+    confidence: Confidence = Confidence.MEDIUM
+    summed: bool = False
+    ops: int | None = None
+    """Operations the finding is about (the grading's operation minimum), when it is about operations."""
+    nbytes: int | None = None
+    """Bytes the finding is about (the grading's volume minimum), when it is about data."""
+
+
+def measured(
+    seconds: float, basis: str, *, summed: bool = False, ops: int | None = None, nbytes: int | None = None
+) -> Cost:
+    return Cost(max(float(seconds), 0.0), f"measured: {basis}", Confidence.HIGH, summed, ops, nbytes)
+
+
+def modelled(
+    seconds: float,
+    basis: str,
+    *,
+    confidence: Confidence = Confidence.MEDIUM,
+    summed: bool = False,
+    ops: int | None = None,
+    nbytes: int | None = None,
+) -> Cost:
+    return Cost(max(float(seconds), 0.0), f"modelled: {basis}", confidence, summed, ops, nbytes)
+
+
+def unknown(reason: str, *, ops: int | None = None, nbytes: int | None = None) -> Cost:
+    return Cost(None, reason, Confidence.LOW, False, ops, nbytes)
+
+
+def critical(ctx: Context, summed_seconds: float) -> float:
+    """Seconds summed over ranks -> critical-path seconds (see the module doc)."""
+    total = ctx.summed_io_s
+    s = ctx.io_share
+    if s is None or total <= 0:
+        return 0.0
+    return min(max(summed_seconds, 0.0) / total, 1.0) * s.slowest_rank_io_s
+
+
+def large_request_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
+    """Bytes per (summed) second of this job's own POSIX ``op`` (READ/WRITE) requests of 1 MiB or more.
+
+    Returns (rate, measured). Records whose requests are mostly large tell what the storage gave this job
+    for large requests; without any, the rate is the site's reference (``reference_rank_bandwidth``).
+    """
+    key = f"large_rate_{op}"
+    cached = ctx.cache.get(key)
+    if cached is None:
+        cached = ctx.cache[key] = _large_rate(ctx, op, t)
+    return cached  # type: ignore[return-value]
+
+
+def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
+    p = ctx.posix
+    if p.empty:
+        return t.reference_rank_bandwidth, False
+    verb = "READ" if op == "READ" else "WRITTEN"
+    nbytes = p[f"POSIX_BYTES_{verb}"].to_numpy(dtype=float)
+    ops = p[f"POSIX_{op}S"].to_numpy(dtype=float)
+    time = p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(ops > 0, nbytes / np.maximum(ops, 1), 0)
+    large = (mean >= 1 << 20) & (time > 0)
+    if large.any() and nbytes[large].sum() >= t.impact_min_bytes:
+        return float(nbytes[large].sum() / time[large].sum()), True
+    # No large requests this way: the other direction's large requests still say what the storage gave.
+    other = "WRITE" if op == "READ" else "READ"
+    verb = "READ" if other == "READ" else "WRITTEN"
+    nbytes = p[f"POSIX_BYTES_{verb}"].to_numpy(dtype=float)
+    ops = p[f"POSIX_{other}S"].to_numpy(dtype=float)
+    time = p[f"POSIX_F_{other}_TIME"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(ops > 0, nbytes / np.maximum(ops, 1), 0)
+    large = (mean >= 1 << 20) & (time > 0)
+    if large.any() and nbytes[large].sum() >= t.impact_min_bytes:
+        return float(nbytes[large].sum() / time[large].sum()), True
+    return t.reference_rank_bandwidth, False
+
+
+def small_bytes(frame: pd.DataFrame, prefix: str, op: str) -> np.ndarray:
+    """Estimated bytes in the requests below 1 MiB, per row (bin counts times bin midpoints)."""
+    out = np.zeros(len(frame))
+    for b, mean in BIN_MEAN_BYTES.items():
+        out += frame[f"{prefix}_SIZE_{op}_{b}"].to_numpy(dtype=float) * mean
+    return out
+
+
+def exact_mib(frame: pd.DataFrame, prefix: str) -> np.ndarray:
+    """Per row, requests of exactly 1 MiB, from the four most common access sizes.
+
+    Darshan's 100K_1M bin includes 1 MiB itself (its upper bounds are inclusive), so the bin alone would call
+    1 MiB requests small. The ACCESS1-4 counters (per direction in none of the modules: they mix reads and
+    writes) settle it for the common sizes.
+    """
+    out = np.zeros(len(frame), dtype=np.int64)
+    for i in range(1, 5):
+        acc = f"{prefix}_ACCESS{i}_ACCESS"
+        cnt = f"{prefix}_ACCESS{i}_COUNT"
+        if acc in frame.columns:
+            out += np.where(frame[acc].to_numpy() == 1 << 20, frame[cnt].to_numpy(dtype=np.int64), 0)
+    return out
+
+
+def excess_over_rate(time_s: float, nbytes: float, rate: float) -> float:
+    """Seconds spent beyond what ``nbytes`` take at ``rate`` bytes per second."""
+    if rate <= 0:
+        return 0.0
+    return max(time_s - nbytes / rate, 0.0)
+
+
+def rate_text(rate: float) -> str:
+    from iodiag.core.units import human_bytes
+
+    return f"{human_bytes(rate)}/s"
+
+
+def on_critical_path(ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, prefix: str = "POSIX") -> float:
+    """Critical-path seconds of a cost given per record of ``frame`` (seconds summed over the record's ranks).
+
+    Records of one rank add up per rank and the busiest rank counts: ranks that do the work alone (the
+    aggregators under collective I/O, rank 0 writing for everyone) are the critical path, and a proportional
+    share would hide them. A shared record (rank -1, summed over every rank) counts with the slowest rank's
+    share of its time, which Darshan keeps (``*_F_SLOWEST_RANK_TIME``).
+    """
+    if len(frame) == 0:
+        return 0.0
+    cost = np.asarray(per_row, dtype=float)
+    ranks = frame["rank"].to_numpy()
+    own = ranks >= 0
+    busiest = 0.0
+    if own.any():
+        uniq, inv = np.unique(ranks[own], return_inverse=True)
+        busiest = float(np.bincount(inv, weights=cost[own]).max())
+    shared = 0.0
+    if (~own).any():
+        sub = frame[~own]
+        total = (
+            sub[f"{prefix}_F_READ_TIME"].to_numpy(dtype=float)
+            + sub[f"{prefix}_F_WRITE_TIME"].to_numpy(dtype=float)
+            + sub[f"{prefix}_F_META_TIME"].to_numpy(dtype=float)
+        )
+        slow_col = f"{prefix}_F_SLOWEST_RANK_TIME"
+        slowest = sub[slow_col].to_numpy(dtype=float) if slow_col in sub.columns else np.zeros(len(sub))
+        floor = 1.0 / max(ctx.meta.nprocs, 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(total > 0, np.clip(slowest / np.where(total > 0, total, 1), floor, 1.0), floor)
+        shared = float((cost[~own] * frac).sum())
+    s = ctx.io_share
+    out = busiest + shared
+    return min(out, s.slowest_rank_io_s) if s is not None else out

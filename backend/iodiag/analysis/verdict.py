@@ -1,0 +1,228 @@
+"""The verdict: is I/O why the job is slow, and if so which causes cost the most. Computed once, here.
+
+Renderers, the web UI, the narrator and the system report only display ``Report.verdict``.
+"""
+
+from __future__ import annotations
+
+from iodiag.analysis.context import Context
+from iodiag.analysis.models import Cause, Confidence, Finding, Severity, Verdict
+from iodiag.analysis.recommendations import RECOMMENDATIONS
+from iodiag.analysis.registry import CHECKS, Kind
+from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_bytes, human_seconds
+
+MAX_CAUSES = 5
+
+
+def percent(ratio: float) -> str:
+    """Whole percent for headlines; never rounds a non-zero share down to 0 % or a partial one up to 100 %."""
+    pct = ratio * 100
+    if 0 < pct < 1:
+        return "<1%"
+    if 99 < pct < 100:
+        return ">99%"
+    return f"{pct:.0f}%"
+
+
+def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
+    s = ctx.io_share
+    caveats = _caveats(ctx, findings)
+    matters = ctx.io_matters
+    if s is None or s.runtime_s <= 0 or matters is None:
+        empty = any(f.code == "D03" for f in findings) or s is None
+        if empty:
+            return Verdict(
+                io_matters=None,
+                level=Severity.INFO,
+                headline="No I/O was recorded: this log cannot explain a slow run.",
+                caveats=caveats,
+            )
+        return Verdict(
+            io_matters=None,
+            io_share=None,
+            level=Severity.INFO,
+            headline="The log has no usable run time, so the I/O share of the run is unknown.",
+            where_time_went=where_time_went(ctx),
+            caveats=caveats,
+        )
+    run = human_seconds(s.runtime_s)
+    io = human_seconds(s.slowest_rank_io_s)
+    went = where_time_went(ctx)
+    if not matters:
+        why = (
+            f"it took {percent(s.share_slowest)} of the {run} run ({io} on the busiest rank)"
+            if s.slowest_rank_io_s >= t.io_matters_min_seconds
+            else f"the busiest rank spent {io} in it, {percent(s.share_slowest)} of the {run} run"
+        )
+        return Verdict(
+            io_matters=False,
+            io_share=s.share_slowest,
+            level=Severity.OK,
+            headline=f"I/O is not why this job is slow: {why}; look at computation and communication.",
+            where_time_went=went,
+            caveats=caveats,
+        )
+    causes = rank_causes(findings, s.slowest_rank_io_s, s.runtime_s)
+    level = Severity.CRITICAL if s.share_slowest >= t.io_share_high else Severity.WARNING
+    lead = f"I/O takes {percent(s.share_slowest)} of this {run} run ({io} on the busiest rank)"
+    if causes:
+        top = causes[0]
+        action = f" {top.action}" if top.action else ""
+        headline = (
+            f"{lead}; the largest cost is {_lower_first(top.title)}, ≈ {human_seconds(top.seconds)} "
+            f"({percent(top.share_of_runtime)} of the run).{action}"
+        )
+    else:
+        headline = f"{lead}; no single cause stands out. {went}"
+    return Verdict(
+        io_matters=True,
+        io_share=s.share_slowest,
+        level=level,
+        headline=headline,
+        causes=causes,
+        where_time_went=went,
+        caveats=caveats,
+    )
+
+
+def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> list[Cause]:
+    """Critical and warning causes by cost, one per family, each capped at the I/O time not yet attributed."""
+    candidates = [
+        f
+        for f in findings
+        if f.severity in (Severity.CRITICAL, Severity.WARNING)
+        and f.impact is not None
+        and f.impact.seconds
+        and CHECKS.get(f.code) is not None
+        and CHECKS[f.code].kind == Kind.CAUSE
+    ]
+    # Measured and modelled costs lead; an upper bound (low confidence) follows them whatever its size.
+    candidates.sort(
+        key=lambda f: (
+            f.impact.confidence is Confidence.LOW,  # type: ignore[union-attr]
+            -(f.impact.seconds or 0.0),  # type: ignore[union-attr]
+            f.severity.rank,
+            f.code,
+        )
+    )
+    seen: set[str] = set()
+    left = io_seconds
+    out: list[Cause] = []
+    for f in candidates:
+        family = CHECKS[f.code].family
+        if family in seen or left <= 0:
+            continue
+        seen.add(family)
+        assert f.impact is not None and f.impact.seconds is not None
+        seconds = min(f.impact.seconds, left)
+        left -= seconds
+        out.append(
+            Cause(
+                code=f.code,
+                title=f.title,
+                seconds=seconds,
+                share_of_runtime=min(seconds / runtime, 1.0) if runtime > 0 else 0.0,
+                summary=f.message,
+                action=action_for(f),
+                confidence=f.impact.confidence,
+            )
+        )
+        if len(out) >= MAX_CAUSES:
+            break
+    return out
+
+
+def action_for(f: Finding) -> str:
+    for rec_id in f.recommendations:
+        rec = RECOMMENDATIONS.get(rec_id)
+        if rec is not None:
+            return rec.summary
+    return ""
+
+
+def where_time_went(ctx: Context) -> str:
+    """One sentence: reads/writes/metadata split of the I/O time and the file that took the most."""
+    s = ctx.io_share
+    if s is None:
+        return ""
+    total = s.read_s + s.write_s + s.meta_s
+    if total <= 0:
+        return "The log recorded no I/O time."
+    parts = [
+        (s.write_s, f"writes {percent(s.write_s / total)} ({human_bytes(s.bytes_written)})"),
+        (s.read_s, f"reads {percent(s.read_s / total)} ({human_bytes(s.bytes_read)})"),
+        (s.meta_s, f"metadata {percent(s.meta_s / total)}"),
+    ]
+    parts.sort(key=lambda p: -p[0])
+    text = "I/O time went to " + ", ".join(p[1] for p in parts if p[0] > 0)
+    top = _top_file(ctx)
+    if top is not None:
+        path, seconds = top
+        text += f"; the file with the most I/O time is {path} ({percent(seconds / total)} of it)"
+    return text + "."
+
+
+def _top_file(ctx: Context) -> tuple[str, float] | None:
+    from iodiag.analysis.context import TOP_LAYER_TIME
+
+    best: tuple[float, int] | None = None
+    for layer, df in ctx.top_layer:
+        rd, wr, md, _ = TOP_LAYER_TIME[layer]
+        per = (df[rd] + df[wr] + df[md]).groupby(df["id"]).sum()
+        if per.empty:
+            continue
+        rid = per.idxmax()
+        cand = (float(per[rid]), int(rid))
+        if best is None or cand[0] > best[0]:
+            best = cand
+    if best is None or best[0] <= 0:
+        return None
+    return ctx.path(best[1]), best[0]
+
+
+def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
+    from iodiag.analysis.context import CONTEXT_MODULES, DATA_MODULES
+
+    out: list[str] = []
+    for info in ctx.profile.modules.values():
+        if info.partial:
+            out.append(
+                f"Module {info.name} is partial (Darshan ran out of memory for it): its totals are lower bounds, "
+                "and checks that compare it with other layers stand down or lower their confidence."
+            )
+        if info.read_error:
+            out.append(f"Module {info.name} could not be read completely ({info.read_error}).")
+        if (
+            info.name not in DATA_MODULES
+            and info.name not in CONTEXT_MODULES
+            and (info.records or info.compressed_bytes)
+            and not info.read_error
+        ):
+            out.append(f"Module {info.name} is in the log but not analyzed: its I/O is not in these numbers.")
+    s = ctx.io_share
+    if s is not None and s.runtime_resolution_s > 0:
+        out.append(
+            f"This log format stores whole seconds: the {human_seconds(s.runtime_s)} run time may be up to "
+            f"{human_seconds(s.runtime_resolution_s)} too long, so shares of it are approximate."
+        )
+    for i in ctx.interfaces:
+        if i.name == "DAOS" and not i.counted:
+            out.append(f"{i.note}; DAOS records are shown but not added to the totals.")
+    if any(f.code in ("X01", "X03", "X04", "M08", "M09", "M10") for f in findings) and ctx.facts.cb_nodes is None:
+        out.append(
+            "Darshan does not record the MPI-IO aggregator count (cb_nodes); give it with --cb-nodes to settle "
+            "the aggregator findings."
+        )
+    if ctx.file_system is None and ctx.io_share is not None and (s.bytes_read + s.bytes_written if s else 0):
+        out.append("The log's mount table does not say which file system the data was on; advice is generic.")
+    return out
+
+
+def _lower_first(text: str) -> str:
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+        return text[0].lower() + text[1:]
+    return text
+
+
+__all__ = ["Confidence", "build", "percent", "rank_causes", "where_time_went"]
