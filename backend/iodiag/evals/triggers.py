@@ -215,7 +215,8 @@ def load_corpus(directory: Path, known_codes: Iterable[str] | None = None) -> li
         both = sorted(set(s.expect.findings) & set(s.expect.absent))
         if both:
             raise CorpusError(f"{e.path}: codes {both} are both expected and absent")
-        if not s.expect.findings and not s.expect.absent:
+        ranking = s.expect.top_cause is not None or s.expect.io_matters is not None or s.expect.no_warnings
+        if not s.expect.findings and not s.expect.absent and not ranking:
             raise CorpusError(f"{e.path}: the scenario labels nothing (expect.findings and expect.absent are empty)")
         if known is not None:
             unknown = sorted((set(s.expect.findings) | set(s.expect.absent)) - known)

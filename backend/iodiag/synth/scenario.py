@@ -269,13 +269,28 @@ class Phase(_Model):
 class Expect(_Model):
     findings: list[str] = Field(default_factory=list)
     absent: list[str] = Field(default_factory=list)
+    # Ranking labels (scored by ``iodiag eval ranking``): what an expert would put first.
+    io_matters: bool | None = Field(default=None, description="the verdict's io_matters")
+    top_cause: str | None = Field(
+        default=None, description="code of the verdict's first cause; 'none' when no cause should be named"
+    )
+    top_cause_any: list[str] = Field(default_factory=list, description="other codes acceptable as the first cause")
+    quiet: list[str] = Field(default_factory=list, description="codes that must not be above info")
+    no_warnings: bool = Field(default=False, description="nothing above info at all (a healthy job)")
 
-    @field_validator("findings", "absent")
+    @field_validator("findings", "absent", "quiet", "top_cause_any")
     @classmethod
     def _codes(cls, v: list[str]) -> list[str]:
         for c in v:
             if not re.fullmatch(r"[A-Z][0-9]{2}", c):
                 raise ValueError(f"not a finding code: {c!r}")
+        return v
+
+    @field_validator("top_cause")
+    @classmethod
+    def _top(cls, v: str | None) -> str | None:
+        if v is not None and v != "none" and not re.fullmatch(r"[A-Z][0-9]{2}", v):
+            raise ValueError(f"not a finding code: {v!r}")
         return v
 
 
