@@ -192,3 +192,24 @@ def on_critical_path(ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, pre
     s = ctx.io_share
     out = busiest + shared
     return min(out, s.slowest_rank_io_s) if s is not None else out
+
+
+def trace_segments_cost(
+    ctx: Context, tr: object, mask: np.ndarray, t: Thresholds, *, subtract_rate: bool = True
+) -> tuple[float, bool]:
+    """Critical-path seconds of some traced segments: per rank, their durations less their bytes at this job's
+    large-request rate; the busiest rank counts. Returns (seconds, rate measured)."""
+    from iodiag.ingest.trace import Trace
+
+    assert isinstance(tr, Trace)
+    if not mask.any():
+        return 0.0, True
+    dur = (tr.end[mask] - tr.start[mask]).astype(float)
+    ranks = tr.rank[mask]
+    rate, own = large_request_rate(ctx, "WRITE", t)
+    excess = dur - (tr.length[mask].astype(float) / rate if subtract_rate else 0.0)
+    excess = np.clip(excess, 0, None)
+    uniq, inv = np.unique(ranks, return_inverse=True)
+    busiest = float(np.bincount(inv, weights=excess).max()) if len(uniq) else 0.0
+    s = ctx.io_share
+    return (min(busiest, s.slowest_rank_io_s) if s is not None else busiest), own

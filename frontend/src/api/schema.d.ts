@@ -461,6 +461,36 @@ export interface components {
             /** Unit */
             unit: string;
         };
+        /**
+         * Cause
+         * @description One reason the job's I/O was slow, with what it cost.
+         */
+        Cause: {
+            /**
+             * Action
+             * @description the one change that addresses it
+             * @default
+             */
+            action: string;
+            /** Code */
+            code: string;
+            /** @default medium */
+            confidence: components["schemas"]["Confidence"];
+            /**
+             * Seconds
+             * @description seconds attributed to this cause; causes never add up past the I/O time
+             */
+            seconds: number;
+            /** Share Of Runtime */
+            share_of_runtime: number;
+            /**
+             * Summary
+             * @description one sentence: what happened, with the job's numbers
+             */
+            summary: string;
+            /** Title */
+            title: string;
+        };
         /** ChatHistory */
         ChatHistory: {
             /** Analysis Id */
@@ -570,6 +600,11 @@ export interface components {
             trend: components["schemas"]["DayPoint"][];
         };
         /**
+         * Confidence
+         * @enum {string}
+         */
+        Confidence: "high" | "medium" | "low";
+        /**
          * CrossLayerSummary
          * @description Per file (files with MPI-IO, HDF5 or PnetCDF records, largest first) and job totals over them.
          */
@@ -670,6 +705,8 @@ export interface components {
         Finding: {
             /** Code */
             code: string;
+            /** @description the severity the detection rule gives on its own (Drishti's for the checks that come from Drishti): shown with --severity drishti */
+            detected_severity: components["schemas"]["Severity"];
             /** Evidence */
             evidence?: components["schemas"]["Metric"][];
             /** Files */
@@ -679,6 +716,8 @@ export interface components {
              * @default 0
              */
             files_total: number;
+            /** @description what the finding costs; null for descriptive findings */
+            impact?: components["schemas"]["Impact"] | null;
             layer: components["schemas"]["Layer"];
             /** Message */
             message: string;
@@ -689,6 +728,7 @@ export interface components {
              * @description ids in the recommendation registry
              */
             recommendations?: string[];
+            /** @description graded from the finding's cost (impact): what to fix first */
             severity: components["schemas"]["Severity"];
             /**
              * Source Lines
@@ -710,6 +750,91 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * Impact
+         * @description What a finding costs: run time lost on the critical path (the busiest rank's I/O time).
+         */
+        Impact: {
+            /**
+             * Basis
+             * @description 'measured: ...' (from the log's timers) or 'modelled: ...' (an estimate), or why there is no number
+             */
+            basis: string;
+            confidence: components["schemas"]["Confidence"];
+            /**
+             * Seconds
+             * @description seconds of run time lost; null where the log cannot support a number
+             */
+            seconds: number | null;
+            /**
+             * Share Of Io
+             * @description seconds / the busiest rank's I/O time
+             */
+            share_of_io: number | null;
+            /**
+             * Share Of Runtime
+             * @description seconds / the job's run time
+             */
+            share_of_runtime: number | null;
+        };
+        /**
+         * InterfaceTotals
+         * @description One I/O interface (Darshan module) of the log, with its own totals.
+         */
+        InterfaceTotals: {
+            /**
+             * Bytes Read
+             * @default 0
+             */
+            bytes_read: number;
+            /**
+             * Bytes Written
+             * @default 0
+             */
+            bytes_written: number;
+            /**
+             * Counted
+             * @description feeds the job's byte and time totals (False: it sits above or beneath a counted layer, or was not analyzed)
+             */
+            counted: boolean;
+            /**
+             * Meta S
+             * @default 0
+             */
+            meta_s: number;
+            /**
+             * Name
+             * @description POSIX, MPI-IO, STDIO, HDF5, PnetCDF, DFS, DAOS, ...
+             */
+            name: string;
+            /**
+             * Note
+             * @default
+             */
+            note: string;
+            /**
+             * Operations
+             * @default 0
+             */
+            operations: number;
+            /**
+             * Partial
+             * @default false
+             */
+            partial: boolean;
+            /**
+             * Read S
+             * @default 0
+             */
+            read_s: number;
+            /** Records */
+            records: number;
+            /**
+             * Write S
+             * @default 0
+             */
+            write_s: number;
         };
         /**
          * IOShare
@@ -1038,8 +1163,18 @@ export interface components {
             counts: components["schemas"]["SeverityCounts"];
             /** @description how each file's requests changed from HDF5/PnetCDF through MPI-IO to POSIX and Lustre */
             cross_layer?: components["schemas"]["CrossLayerSummary"] | null;
+            /**
+             * File System
+             * @description file system that carried most of the job's bytes (lustre, gpfs, nfs, daos, ...)
+             */
+            file_system?: string | null;
             /** Findings */
             findings: components["schemas"]["Finding"][];
+            /**
+             * Interfaces
+             * @description every data-bearing module
+             */
+            interfaces?: components["schemas"]["InterfaceTotals"][];
             io_share: components["schemas"]["IOShare"] | null;
             job: components["schemas"]["JobSummary"];
             /** Log Path */
@@ -1051,7 +1186,7 @@ export interface components {
             problems?: string[];
             /**
              * Schema Version
-             * @default 1.0
+             * @default 2.0
              */
             schema_version: string;
             /** Thresholds */
@@ -1060,6 +1195,9 @@ export interface components {
             };
             /** Tool Version */
             tool_version: string;
+            verdict: components["schemas"]["Verdict"];
+            /** @default mpi */
+            workload: components["schemas"]["Workload"];
         };
         /**
          * SettingsOut
@@ -1481,6 +1619,42 @@ export interface components {
             /** Error Type */
             type: string;
         };
+        /**
+         * Verdict
+         * @description The one answer to "why is my job slow?", computed once here and only displayed elsewhere.
+         */
+        Verdict: {
+            /**
+             * Causes
+             * @description largest first
+             */
+            causes?: components["schemas"]["Cause"][];
+            /** Caveats */
+            caveats?: string[];
+            /**
+             * Headline
+             * @description one actionable sentence
+             */
+            headline: string;
+            /**
+             * Io Matters
+             * @description null when the log cannot tell (no I/O or no timing)
+             */
+            io_matters: boolean | null;
+            /**
+             * Io Share
+             * @description busiest rank's I/O time / run time
+             */
+            io_share?: number | null;
+            /** @description critical: I/O dominates; warning: it matters; ok: it does not; info: unknown */
+            level: components["schemas"]["Severity"];
+            /**
+             * Where Time Went
+             * @description how the I/O time splits between reads, writes, metadata, files
+             * @default
+             */
+            where_time_went: string;
+        };
         /** VerifierReport */
         VerifierReport: {
             /**
@@ -1515,6 +1689,12 @@ export interface components {
             /** Text */
             text: string;
         };
+        /**
+         * Workload
+         * @description What kind of job this is: it decides which checks apply.
+         * @enum {string}
+         */
+        Workload: "mpi" | "single-process" | "data-loader" | "daos";
     };
     responses: never;
     parameters: never;

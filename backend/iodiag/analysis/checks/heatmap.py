@@ -25,6 +25,7 @@ from iodiag.analysis.heatmap_views import (
     top_heatmap,
 )
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis import costs
 from iodiag.analysis.registry import Hit, check
 from iodiag.analysis.trace_views import traces
 from iodiag.core.thresholds import Thresholds
@@ -166,6 +167,7 @@ def heatmap_timeline(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.WARNING,
     requires=(HEATMAP,),
     recommendations=("balance-rank-io",),
+    family="imbalance",
 )
 def heatmap_imbalance(ctx: Context, t: Thresholds) -> list[Hit] | None:
     """Two variants. Rank 0 heavy: rank 0 moves more than ``heatmap_rank0_share`` of the bytes of a
@@ -210,6 +212,7 @@ def heatmap_imbalance(ctx: Context, t: Thresholds) -> list[Hit] | None:
                     *_source(hm),
                 ],
                 ranks=[0],
+                cost=costs.unknown("the heatmap holds bytes per time bin, not each rank's time: see the trace or P codes"),
                 extra_recommendations=("use-parallel-io-library",),
             )
         )
@@ -262,6 +265,9 @@ def heatmap_imbalance(ctx: Context, t: Thresholds) -> list[Hit] | None:
                         *_source(hm),
                     ],
                     ranks=heavy[: max(ctx.top_n, 1)],
+                    cost=costs.unknown(
+                        "the heatmap holds bytes per time bin, not each rank's time: see the trace or P codes"
+                    ),
                 )
             )
     return hits or None

@@ -218,6 +218,7 @@ def misaligned_memory(ctx: Context, t: Thresholds) -> Hit | None:
     severity=Severity.CRITICAL,
     requires=POSIX,
     recommendations=("align-file-requests",),
+    family="misaligned",
     origin="drishti",
 )
 def misaligned_file(ctx: Context, t: Thresholds) -> Hit | None:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Unit
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.analysis.trace_views import (
     Phases,
     RankStats,
@@ -111,6 +112,7 @@ def _top_ranks(tr: Trace, mask: np.ndarray, limit: int) -> list[int]:
     layer=Layer.JOB,
     severity=Severity.WARNING,
     recommendations=("balance-rank-io",),
+    family="imbalance",
 )
 def phase_stragglers_check(ctx: Context, t: Thresholds) -> Hit | None:
     """A rank still doing I/O alone after every other rank of the phase has finished.
@@ -175,6 +177,7 @@ def phase_stragglers_check(ctx: Context, t: Thresholds) -> Hit | None:
         ranks=stragglers[: max(ctx.top_n, 1)],
         trace=tr,
         segments=in_window,
+        cost=costs.measured(total_alone, "time one rank was still doing I/O alone after every other rank of the phase"),
     )
 
 
@@ -187,6 +190,7 @@ def phase_stragglers_check(ctx: Context, t: Thresholds) -> Hit | None:
     layer=Layer.JOB,
     severity=Severity.WARNING,
     recommendations=("use-parallel-io-library", "balance-rank-io"),
+    family="rank0",
 )
 def rank0_heavy(ctx: Context, t: Thresholds) -> Hit | None:
     tr = _top(ctx)
@@ -247,6 +251,10 @@ def rank0_heavy(ctx: Context, t: Thresholds) -> Hit | None:
         ranks=[0],
         trace=tr,
         segments=mine0,
+        cost=costs.measured(
+            max(float(rs.time[0]) - (float(rs.time[1:].mean()) if len(rs.rank) > 1 else 0.0), 0.0),
+            "rank 0's traced I/O time less the mean of the other ranks'",
+        ),
     )
 
 
@@ -263,6 +271,7 @@ def _amount(v: float, unit: Unit) -> str:
     layer=Layer.JOB,
     severity=Severity.WARNING,
     recommendations=("balance-rank-io",),
+    family="imbalance",
 )
 def unbalanced_ranks(ctx: Context, t: Thresholds) -> Hit | None:
     """DXT Explorer's definition: operations, bytes and time each above mean + one standard deviation.
@@ -326,6 +335,9 @@ def unbalanced_ranks(ctx: Context, t: Thresholds) -> Hit | None:
         ranks=ranks[: max(ctx.top_n, 1)],
         trace=tr,
         segments=mask,
+        cost=costs.measured(
+            max(float(rs.time.max()) - mean_t, 0.0), "the heaviest rank's traced I/O time less the rank mean"
+        ),
     )
 
 
@@ -337,6 +349,7 @@ def unbalanced_ranks(ctx: Context, t: Thresholds) -> Hit | None:
     title="Long idle gaps between I/O phases: I/O could overlap computation",
     layer=Layer.JOB,
     severity=Severity.INFO,
+    kind=Kind.OPPORTUNITY,
 )
 def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
     """Gaps with no traced I/O at any layer between phases, long against the run time.
@@ -404,6 +417,7 @@ def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
         extra_recommendations=("hdf5-async-vol",) if ctx.uses_hdf5 else ("mpiio-nonblocking",),
         trace=tr,
         segments=mask,
+        cost=costs.modelled(saving, "phase time that overlapping with the idle gaps could hide"),
     )
 
 
@@ -416,6 +430,7 @@ def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
     layer=Layer.JOB,
     severity=Severity.WARNING,
     recommendations=("avoid-redundant-io",),
+    family="redundant",
 )
 def repeated_ranges(ctx: Context, t: Thresholds) -> list[Hit] | None:
     tr = _top(ctx)
@@ -444,8 +459,16 @@ def repeated_ranges(ctx: Context, t: Thresholds) -> list[Hit] | None:
         ws, we = float(tr.start[seg].min()), float(tr.end[seg].max())
         ranks = _top_ranks(tr, seg, ctx.top_n)
         worst = int(order[0])
+        seconds, _ = costs.trace_segments_cost(ctx, tr, seg, t, subtract_rate=False)
+        share = total / max(moved_all, 1)
         hits.append(
             Hit(
+                cost=costs.modelled(
+                    seconds * share,
+                    "the repeating requests' traced time on the busiest rank times the share of their bytes "
+                    "moved again",
+                    nbytes=total,
+                ),
                 message=f"{len(fidx):,} file(s) have byte ranges {verb} more than once: "
                 f"{human_bytes(total)} of the {human_bytes(moved_all)} {verb} in them repeat bytes already "
                 f"{verb} ({int(seg.sum()):,} requests by {len(np.unique(tr.rank[seg])):,} rank(s), from "

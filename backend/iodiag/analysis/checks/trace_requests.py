@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from iodiag.analysis import costs
 from iodiag.analysis.checks.trace import _window
 from iodiag.analysis.context import Context, pct
-from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Unit
+from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
@@ -114,6 +115,15 @@ def _by_op(
         if not mine.any() or not _fires(bad[mine], share, t):
             continue
         hit = _flagged_hit(ctx, tr, bad, what, f"{why} {verb}", [Metric(name="op", value=verb, unit=Unit.TEXT)])
+        seconds, own = costs.trace_segments_cost(ctx, tr, bad, t)
+        upper = what == "misaligned"
+        hit.cost = costs.modelled(
+            seconds,
+            f"{'upper bound: ' if upper else ''}the traced durations of these {what} {verb} on the busiest rank, "
+            f"less their bytes at {'this job' if own else 'the reference'}'s large-request rate",
+            confidence=Confidence.LOW if upper or not own else Confidence.MEDIUM,
+            ops=int(bad.sum()),
+        )
         hits.append(hit)
     return hits or None
 
@@ -124,6 +134,7 @@ def _by_op(
     layer=Layer.POSIX,
     severity=Severity.WARNING,
     recommendations=("aggregate-small-requests",),
+    family="small-requests",
 )
 def small_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
     """Requests under ``trace_small_bytes`` (1 MiB, Drishti's boundary), counted from exact traced sizes."""
@@ -163,6 +174,7 @@ def _alignment(ctx: Context, tr: Trace) -> np.ndarray:
     layer=Layer.POSIX,
     severity=Severity.WARNING,
     recommendations=("align-file-requests",),
+    family="misaligned",
 )
 def misaligned_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
     """Requests whose offset is not a multiple of the file's alignment (the Lustre stripe size, else the
@@ -219,6 +231,7 @@ def random_mask(tr: Trace) -> np.ndarray:
     layer=Layer.POSIX,
     severity=Severity.WARNING,
     recommendations=("sequential-access",),
+    family="random",
 )
 def random_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
     return _by_op(
