@@ -1,6 +1,9 @@
-import { basename } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { expect, type Page, test } from "@playwright/test";
-import { dropFile, shot, signIn, state } from "./helpers";
+import type { Report } from "../src/api/client";
+import { apiGet, dropFile, shot, signIn, state } from "./helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -41,7 +44,9 @@ test("a user uploads a log, reads the report and asks why the job is slow", asyn
 
   // Header: job, exe, ranks, runtime, I/O share with a verdict.
   await expect(page.getByRole("heading", { level: 1 })).toContainText("mpi-io-test");
-  await expect(page.getByTestId("io-verdict")).toContainText("of the run time in I/O");
+  await expect(page.getByTestId("io-share")).toContainText("of the run time in I/O");
+  await expect(page.getByTestId("verdict-headline")).toBeVisible();
+  await expect(page.getByTestId("counts")).toContainText("critical");
   await expect(page.getByTestId("finding").first()).toBeVisible();
   // Plots drawn from the plot data.
   await expect(page.getByTestId("plot-timeline")).toBeVisible();
@@ -104,7 +109,8 @@ test("a user uploads a log, reads the report and asks why the job is slow", asyn
   expect(stored).not.toContain(s.tokens.alice);
 
   // Recommendations link to the knowledge documents and carry copyable snippets.
-  const rec = page.getByTestId("recommendation").first();
+  // (the first one that has a guide: a recommendation new to the registry may not have one yet)
+  const rec = page.getByTestId("recommendation").filter({ has: page.getByRole("link") }).first();
   await rec.scrollIntoViewIfNeeded();
   await expect(rec.getByRole("link").first()).toHaveAttribute("href", /^\/docs\//);
   const snippets = rec.locator("details.snippets");
@@ -270,4 +276,112 @@ test("the owner deletes a job", async ({ page }) => {
   await expect(page.getByTestId("job-count")).toHaveText(/^0 job/);
   await page.goto(`${s.baseURL}/analyses/${encodeURIComponent(bobJob)}`);
   await expect(page.getByTestId("not-found")).toBeVisible();
+});
+
+// The verdict: computed once by the backend (report.verdict) and only displayed. The page is checked
+// against the report the API serves, so the numbers may change with the analysis; the structure may not.
+const logs = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "shared", "logs", "darshan-logs");
+const CAUSES_LOG = process.env.IODIAG_E2E_CAUSES_LOG ?? resolve(logs, "e3sm_io_heatmaps_and_dxt", "e3sm_io_heatmap_only.darshan");
+const QUIET_LOG = process.env.IODIAG_E2E_QUIET_LOG ?? resolve(logs, "apmpi", "darshan-apmpi-2nodes-64mpi.darshan");
+
+/** True when `first` comes before `second` in the document. */
+async function before(page: Page, first: string, second: string): Promise<boolean> {
+  return page.evaluate(
+    ([a, b]) => {
+      const x = document.querySelector(a);
+      const y = document.querySelector(b);
+      return x !== null && y !== null && (x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+    },
+    [first, second] as const,
+  );
+}
+
+test("the report leads with the backend's verdict: headline, ranked causes, then costed findings", async ({ page }) => {
+  test.skip(!existsSync(CAUSES_LOG), `${CAUSES_LOG} is missing`);
+  const seen = guard(page);
+  const s = state();
+  await signIn(page, s.tokens.carol);
+  const id = await uploadAndWait(page, CAUSES_LOG, "pick");
+  const report = await apiGet<Report>(`/api/v1/analyses/${encodeURIComponent(id)}/report.json`, s.tokens.carol);
+  const v = report.verdict;
+  expect(v.io_matters).toBe(true);
+  expect(["critical", "warning"]).toContain(v.level);
+  const causes = v.causes ?? [];
+  expect(causes.length).toBeGreaterThan(0);
+  const top = causes[0];
+
+  // The headline, exactly as the backend wrote it, in the verdict's tone, before any finding card.
+  const verdict = page.getByTestId("verdict");
+  await expect(verdict).toHaveAttribute("data-level", v.level);
+  await expect(page.getByTestId("verdict-headline")).toHaveText(v.headline);
+  await expect(page.getByTestId("finding").first()).toBeVisible();
+  expect(await before(page, '[data-testid="verdict-headline"]', '[data-testid="finding"]')).toBe(true);
+
+  // The ranked causes: code, title, "≈ X (Y % of the run)", summary, action, in the backend's order.
+  const items = verdict.getByTestId("cause");
+  await expect(items).toHaveCount(causes.length);
+  await expect(items.first()).toHaveAttribute("data-code", top.code);
+  await expect(items.first()).toContainText(top.code);
+  await expect(items.first()).toContainText(top.title);
+  await expect(items.first().getByTestId("cause-cost")).toHaveText(/^≈ [0-9.]+ (µs|ms|s|min|h) \((<1|>99|[0-9]+) % of the run\)$/);
+  await expect(items.first()).toContainText(top.summary.slice(0, 60));
+  if (top.action) await expect(items.first()).toContainText("What to do:");
+  expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute("data-code")))).toEqual(causes.map((c) => c.code));
+  if (v.where_time_went) await expect(page.getByTestId("where-time-went")).toHaveText(v.where_time_went);
+  if ((v.caveats ?? []).length > 0) await expect(page.getByTestId("caveats").locator("li")).toHaveCount((v.caveats ?? []).length);
+  expect(await before(page, '[data-testid="verdict-causes"]', '[data-testid="finding"]')).toBe(true);
+
+  // Counts carry their severity; the interfaces table shows each module's bytes.
+  await expect(page.getByTestId("counts")).toContainText(`${String(report.counts.critical)} critical`);
+  const ifaces = report.interfaces ?? [];
+  if (ifaces.length > 0) {
+    await expect(page.getByTestId("interface-row")).toHaveCount(ifaces.length);
+    await expect(page.getByTestId("interfaces")).toContainText(ifaces[0]?.name ?? "");
+  }
+  await shot(page, "13-verdict-causes");
+
+  // Finding cards say what they cost; a card graded away from its detection rule says so.
+  await expect(page.getByTestId("finding-cost").filter({ hasText: "costs ≈" }).first()).toBeVisible();
+  const costed = report.findings.find((f) => f.severity !== "ok" && f.impact?.seconds !== null && f.impact?.seconds !== undefined);
+  if (costed) await expect(page.locator(`#finding-${costed.code}`).getByTestId("finding-cost")).toContainText("costs ≈");
+  const regraded = report.findings.find((f) => f.severity !== "ok" && f.detected_severity !== f.severity);
+  if (regraded) {
+    await expect(page.locator(`#finding-${regraded.code}`).getByTestId("detected-severity")).toHaveText(
+      `detection rule alone: ${regraded.detected_severity}`,
+    );
+  }
+  const descriptive = report.findings.find((f) => f.severity !== "ok" && !f.impact && f.detected_severity === f.severity);
+  if (descriptive) await expect(page.locator(`#finding-${descriptive.code}`).getByTestId("finding-cost")).toHaveCount(0);
+
+  // A cause's code takes the reader to its finding card.
+  await verdict.getByRole("button", { name: top.code, exact: true }).first().click();
+  await expect(page.locator(`#finding-${top.code}`)).toBeInViewport();
+  await shot(page, "14-finding-cost");
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
+});
+
+test("a job whose I/O does not matter says so first and shows no critical finding", async ({ page }) => {
+  test.skip(!existsSync(QUIET_LOG), `${QUIET_LOG} is missing`);
+  const seen = guard(page);
+  const s = state();
+  await signIn(page, s.tokens.carol);
+  const id = await uploadAndWait(page, QUIET_LOG, "pick");
+  const report = await apiGet<Report>(`/api/v1/analyses/${encodeURIComponent(id)}/report.json`, s.tokens.carol);
+  expect(report.verdict.io_matters).toBe(false);
+
+  const headline = page.getByTestId("verdict-headline");
+  await expect(headline).toContainText("I/O is not why this job is slow");
+  await expect(headline).toHaveText(report.verdict.headline);
+  await expect(page.getByTestId("verdict")).toHaveAttribute("data-level", "ok");
+  await expect(page.getByTestId("verdict-causes")).toHaveCount(0);
+  await expect(page.getByTestId("counts")).toContainText("0 critical");
+  await expect(page.locator('[data-testid="finding"].sev-critical')).toHaveCount(0);
+  if (report.findings.some((f) => f.severity !== "ok")) {
+    await expect(page.getByTestId("finding").first()).toBeVisible();
+    expect(await before(page, '[data-testid="verdict-headline"]', '[data-testid="finding"]')).toBe(true);
+  }
+  await shot(page, "15-verdict-io-does-not-matter");
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
 });

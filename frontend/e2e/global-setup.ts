@@ -19,7 +19,7 @@ export interface E2EState {
   baseURL: string;
   apiURL: string;
   dataDir: string;
-  tokens: { alice: string; bob: string; helen: string };
+  tokens: { alice: string; bob: string; helen: string; carol: string };
   realLog: string;
   xssLog: string;
   uiFrom: "iodiag serve" | "vite preview";
@@ -90,7 +90,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     execFileSync(bin, ["token", "create", "--user", user, "--role", role], { env, stdio: ["ignore", "pipe", "ignore"] })
       .toString()
       .trim();
-  const tokens = { alice: token("alice", "user"), bob: token("bob", "user"), helen: token("helen", "helpdesk") };
+  const tokens = { alice: token("alice", "user"), bob: token("bob", "user"), helen: token("helen", "helpdesk"), carol: token("carol", "user") };
 
   const xssLog = join(dataDir, "xss.darshan");
   execFileSync(bin, ["synth", join(here, "fixtures", "xss.yaml"), "-o", xssLog], { env, stdio: ["ignore", "ignore", "inherit"] });

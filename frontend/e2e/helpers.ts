@@ -46,3 +46,10 @@ export async function dropFile(page: Page, selector: string, path: string, name:
   await page.dispatchEvent(selector, "dragover", { dataTransfer: dt });
   await page.dispatchEvent(selector, "drop", { dataTransfer: dt });
 }
+
+/** GET a JSON document from the backend's API as the holder of `token` (what the page shows is checked against it). */
+export async function apiGet<T>(path: string, token: string): Promise<T> {
+  const r = await fetch(`${state().apiURL}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+  if (!r.ok) throw new Error(`GET ${path}: ${String(r.status)}`);
+  return (await r.json()) as T;
+}

@@ -328,6 +328,7 @@ class Context:
         if self.workload is Workload.DAOS:
             return "daos"
         by_fs: dict[str, int] = {}
+        lustre_ids = set(self.table("LUSTRE")["id"].astype(np.uint64).tolist()) if self.profile.has("LUSTRE") else set()
         for layer, df in self.top_layer:
             if layer in ("DFS", "DAOS"):
                 by_fs["daos"] = by_fs.get("daos", 0) + int(df[TOP_LAYER_BYTES[layer][0]].sum())
@@ -337,7 +338,13 @@ class Context:
             for rid, b in zip(moved.index.tolist(), moved.to_numpy().tolist(), strict=True):
                 if b <= 0:
                     continue
-                fs = self.meta.fs_type(self.path(int(rid)).rsplit("/", 1)[0] + "/x") or "unknown"
+                fs = (
+                    "lustre"
+                    if rid in lustre_ids
+                    else self.meta.fs_type(self.path(int(rid)).rsplit("/", 1)[0] + "/x") or "unknown"
+                )
+                if fs in _NOT_A_FILE_SYSTEM:
+                    fs = "unknown"
                 by_fs[fs] = by_fs.get(fs, 0) + int(b)
         if self.profile.has("LUSTRE") and not by_fs.get("lustre"):
             by_fs["lustre"] = 1
@@ -380,6 +387,9 @@ DATA_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETC
 """Modules that carry the job's data or its timing. Any other module with records in a log is named in the
 verdict's caveats as not analyzed, unless it is one we read for context (below)."""
 CONTEXT_MODULES = ("LUSTRE", "HEATMAP", "DXT_POSIX", "DXT_MPIIO", "APMPI", "APXC")
+
+_NOT_A_FILE_SYSTEM = frozenset({"overlay", "rootfs", "tmpfs", "squashfs", "autofs", "devtmpfs", "proc", "sysfs"})
+"""Mount types that say where a container or the OS lives, not where job data goes."""
 
 _PYTHON = ("python", "python2", "python3", "ipython", "torchrun", "jupyter")
 

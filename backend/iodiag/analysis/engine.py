@@ -67,6 +67,15 @@ def analyze(
     )
 
 
+def with_detected_severity(report: Report) -> Report:
+    """The report as the detection rules grade it (``--severity drishti``): each finding's detected severity,
+    sorted by severity then code like Drishti. Costs and the verdict are kept."""
+    findings = [f.model_copy(update={"severity": f.detected_severity}) for f in report.findings]
+    findings.sort(key=lambda f: (f.severity.rank, f.code))
+    counts = Counter(f.severity.value for f in findings)
+    return report.model_copy(update={"findings": findings, "counts": SeverityCounts(**counts)})
+
+
 def _by_cost(f: Finding) -> tuple[int, float, str]:
     """Most severe first, and inside a severity the costliest first (unpriced findings last)."""
     seconds = f.impact.seconds if f.impact is not None and f.impact.seconds is not None else -1.0

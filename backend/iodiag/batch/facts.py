@@ -70,6 +70,7 @@ def from_report(report: dict[str, Any]) -> tuple[LogFacts, list[FindingFacts]]:
             title=f.get("title", ""),
             evidence=_evidence(f.get("evidence", [])),
             files_total=int(f.get("files_total", 0)),
+            seconds=(f.get("impact") or {}).get("seconds"),
         )
         for f in report.get("findings", [])
     ]

@@ -13,7 +13,7 @@ JOB_COLUMNS = [
     "sha256", "user", "uid", "exe", "app", "jobid", "nprocs", "nodes", "start", "end", "runtime_s", "io_time_s",
     "bytes_read", "bytes_written", "io_share", "interfaces", "max_severity",
 ]
-FINDING_COLUMNS = ["sha256", "code", "severity", "layer", "title"]
+FINDING_COLUMNS = ["sha256", "code", "severity", "layer", "title", "seconds"]
 
 
 @dataclass

@@ -25,6 +25,7 @@ class FindingFacts(BaseModel):
     title: str
     evidence: dict[str, float | int | str] = Field(default_factory=dict)
     files_total: int = 0
+    seconds: float | None = Field(default=None, description="run time the finding costs (its impact); null: unpriced")
 
 
 class LogFacts(BaseModel):

@@ -68,6 +68,7 @@ FINDINGS_SCHEMA = pa.schema([
     ("title", pa.string()),
     ("evidence", pa.string()),  # JSON object: metric name -> value
     ("files_total", pa.int64()),
+    ("seconds", pa.float64()),  # run time the finding costs; null: unpriced (schema 2.0 reports)
 ])
 
 
@@ -106,7 +107,8 @@ class ParquetSink:
             row["user"] = user_name(f.uid, self.uid_names)
             self._findings.extend(
                 {"run_id": self.run_id, "sha256": item.sha256, "position": i, "code": x.code, "severity": x.severity,
-                 "layer": x.layer, "title": x.title, "evidence": json.dumps(x.evidence), "files_total": x.files_total}
+                 "layer": x.layer, "title": x.title, "evidence": json.dumps(x.evidence), "files_total": x.files_total,
+                 "seconds": x.seconds}
                 for i, x in enumerate(result.findings)
             )
         self._jobs.append(row)

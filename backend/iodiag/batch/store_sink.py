@@ -159,7 +159,7 @@ def frames_from_store(session: Session) -> Frames:
         seen.add(sha)
         facts, findings = from_report(json.loads(zlib.decompress(content)))
         job_rows.append({"sha256": sha, "user": owner, **facts.model_dump()})
-        finding_rows.extend({"sha256": sha, **f.model_dump(include={"code", "severity", "layer", "title"})}
+        finding_rows.extend({"sha256": sha, **f.model_dump(include={"code", "severity", "layer", "title", "seconds"})}
                             for f in findings)
     done = select(Analysis.sha256).where(Analysis.status == "done")
     failed = session.scalar(

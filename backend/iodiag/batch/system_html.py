@@ -92,24 +92,24 @@ def _days_chart(days: list[DayTotal], width: int = 900, height: int = 160) -> st
 
 
 def _stake_chart(codes: list[CodeStats], width: int = 900) -> str:
-    shown = [c for c in codes if c.severity in ("critical", "warning") and c.node_hours_at_stake > 0]
-    shown = sorted(shown, key=lambda c: -c.node_hours_at_stake)[:_BAR_CODES]
+    shown = [c for c in codes if c.node_hours_lost > 0]
+    shown = sorted(shown, key=lambda c: -c.node_hours_lost)[:_BAR_CODES]
     if not shown:
-        return '<p class="small">No warning or critical finding on jobs with a run time.</p>'
+        return '<p class="small">No finding with a cost on jobs with a run time.</p>'
     row_h, label_w = 20, 60
     height = row_h * len(shown) + 4
-    top = max(c.node_hours_at_stake for c in shown)
-    parts = [f'<svg role="img" aria-label="node-hours at stake per finding" width="{width}" height="{height}" '
+    top = max(c.node_hours_lost for c in shown)
+    parts = [f'<svg role="img" aria-label="node-hours lost per finding" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">']
     for i, c in enumerate(shown):
         y = i * row_h + 2
-        w = (width - label_w - 160) * c.node_hours_at_stake / top
-        tip = f"{c.code} {c.title}: {c.node_hours_at_stake:,.1f} node-h on {c.jobs:,} jobs"
+        w = (width - label_w - 160) * c.node_hours_lost / top
+        tip = f"{c.code} {c.title}: {c.node_hours_lost:,.2f} node-h lost on {c.jobs:,} jobs"
         parts.append(f'<g><title>{_e(tip)}</title><text x="0" y="{y + 13}">{_e(c.code)}</text>'
                      f'<rect x="{label_w}" y="{y}" width="{max(w, 1):.1f}" height="{row_h - 5}" '
                      f'fill="{_SEV_COLOR.get(c.severity, "#777")}"/>'
                      f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">'
-                     f'{_e(fmt_hours(c.node_hours_at_stake))} node-h</text>'
+                     f'{_e(fmt_hours(c.node_hours_lost))} node-h lost</text>'
                      "</g>")
     parts.append("</svg>")
     return "".join(parts)
@@ -147,7 +147,8 @@ def _code_row(c: CodeStats) -> str:
         f'<td class="n">{_e(fmt_pct(c.pct_all_jobs))}</td>'
         f'<td class="n">{_e(fmt_pct(c.pct_interface_jobs))}<div class="small">of {c.interface_jobs:,} '
         f"({_e(iface)})</div></td>"
-        f'<td class="n">{_e(fmt_hours(c.node_hours_at_stake))}</td>'
+        f'<td class="n">{_e(fmt_hours(c.node_hours_lost))}<div class="small">of '
+        f"{_e(fmt_hours(c.node_hours_at_stake))} at stake</div></td>"
         f'<td class="n">{_e(fmt_bytes(c.bytes_at_stake))}</td>'
         f'<td class="n">{_e(fmt_seconds(c.io_time_s_at_stake))}</td>'
         f"<td>{_top_list(c.top_apps)}</td>"
@@ -180,12 +181,12 @@ generated {_e(f"{report.generated_at:%Y-%m-%d %H:%M} UTC")}</div>
 <div class="cards">{cards}</div>
 <p class="small">Jobs per interface: {ifaces}</p>
 <h2>Jobs per day</h2>{_days_chart(report.days)}
-<h2>Node-hours at stake (warning and critical findings)</h2>{_stake_chart(report.codes)}
+<h2>Node-hours lost to each finding (its cost times the job's nodes)</h2>{_stake_chart(report.codes)}
 <h2>Findings</h2>
 <p class="small">Jobs affected, their share of all jobs and of the jobs using the interface the check is about;
 bytes, I/O time and node-hours summed over the affected jobs; trend: share of each day's jobs.</p>
 <table><thead><tr><th>code</th><th>severity</th><th>finding</th><th>jobs</th><th>% of jobs</th>
-<th>% of interface jobs</th><th>node-h</th><th>bytes</th><th>I/O time</th><th>top applications</th>
+<th>% of interface jobs</th><th>node-h lost</th><th>bytes</th><th>I/O time</th><th>top applications</th>
 <th>top users</th><th>trend</th></tr></thead><tbody>{rows}</tbody></table>
 {f'<h2>Notes</h2><ul>{notes}</ul>' if notes else ''}
 </body></html>

@@ -53,6 +53,10 @@ class CodeStats(BaseModel):
     bytes_at_stake: int = Field(description="bytes read + written by the affected jobs")
     io_time_s_at_stake: float = Field(description="I/O time of the slowest rank, summed over the affected jobs")
     node_hours_at_stake: float = Field(description="nodes x run time of the affected jobs (unknown nodes: 1)")
+    seconds_lost: float = Field(default=0.0, description="run time the finding cost, summed over the affected jobs")
+    node_hours_lost: float = Field(
+        default=0.0, description="nodes x the run time the finding cost, summed over the affected jobs: the ranking key"
+    )
     top_apps: list[TopEntry]
     top_users: list[TopEntry]
     trend: list[DayPoint]
@@ -188,12 +192,15 @@ def build(
             bytes_at_stake=int(affected["bytes"].sum()),
             io_time_s_at_stake=float(affected["io_time_s"].sum()),
             node_hours_at_stake=float(affected["node_hours"].sum()),
+            seconds_lost=float(g["seconds"].fillna(0.0).sum()) if "seconds" in g else 0.0,
+            node_hours_lost=_node_hours_lost(g, affected),
             top_apps=_top(affected, "app", top_n),
             top_users=_top(affected, "user", top_n),
             trend=[DayPoint(day=d, jobs=int(by_day.get(d, 0)), all_jobs=int(per_day_all.get(d, 0)))
                    for d in days_sorted],
         ))
-    codes.sort(key=lambda c: (_SEVERITY_RANK.get(c.severity, 9), -c.node_hours_at_stake, c.code))
+    # Prevalence weighted by time lost: the finding that cost the facility most node-hours first.
+    codes.sort(key=lambda c: (-c.node_hours_lost, _SEVERITY_RANK.get(c.severity, 9), -c.node_hours_at_stake, c.code))
 
     critical_jobs = set(worst.loc[worst["severity"] == "critical", "sha256"])
     per_day = jobs.assign(critical=jobs["sha256"].isin(critical_jobs)).groupby("day").agg(
@@ -234,3 +241,15 @@ def build(
 
 def schema() -> dict[str, Any]:
     return SystemReport.model_json_schema()
+
+
+def _node_hours_lost(g: pd.DataFrame, affected: pd.DataFrame) -> float:
+    """Per job, the finding's cost in seconds times the job's nodes (unknown: 1), in hours."""
+    if "seconds" not in g:
+        return 0.0
+    nodes = affected.set_index("sha256")["nodes"]
+    per = g[["sha256", "seconds"]].dropna()
+    if per.empty:
+        return 0.0
+    n = per["sha256"].map(nodes).fillna(1).astype(float).clip(lower=1)
+    return float((per["seconds"].astype(float) * n).sum() / 3600.0)

@@ -105,6 +105,63 @@ def triggers(
     raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
 
 
+def ranking(
+    scenarios: Annotated[
+        Path | None,
+        typer.Option("--scenarios", "-s", help="Scenario directory (default: evals/scenarios).", metavar="DIR"),
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option("--labels", help="Real-log labels (default: evals/real/labels.yaml).", metavar="FILE"),
+    ] = None,
+    logs: Annotated[
+        Path | None,
+        typer.Option("--logs", help="Where the labelled real logs are (default: ../shared/logs).", metavar="DIR"),
+    ] = None,
+    only: Annotated[
+        str, typer.Option("--only", help="scenarios, real or both.", metavar="SET")
+    ] = "both",
+    fmt: Annotated[
+        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = EvalFormat.text,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="Built scenario logs (default: ~/.cache/iodiag/scenarios).")
+    ] = None,
+) -> None:
+    """Score the verdict: top-1 cause accuracy, io_matters accuracy and precision of critical+warning findings,
+    on the labelled scenarios and on expert-labelled real logs.
+
+    Exits 1 unless every score is 1.0 and every case ran; 2 on bad input.
+    """
+    from iodiag.evals.ranking import print_ranking, run_ranking
+    from iodiag.evals.triggers import CorpusError
+
+    if only not in ("scenarios", "real", "both"):
+        _error(f"--only must be scenarios, real or both, not {only!r}")
+        raise typer.Exit(EXIT_USAGE)
+    which = ("scenarios", "real") if only == "both" else (only,)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    show = err.is_terminal and fmt == EvalFormat.text
+
+    def progress(name: str) -> None:
+        if show:
+            err.print(Text(f"  analyzing {name}"[:70].ljust(70)), end="\r", soft_wrap=True)
+
+    try:
+        result = run_ranking(scenarios, cache_dir, labels, logs, progress, which)
+    except CorpusError as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_USAGE) from None
+    if show:
+        err.print(" " * 70, end="\r")
+    if fmt == EvalFormat.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    else:
+        width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+        print_ranking(result, Console(highlight=False, width=width, emoji=False))
+    raise typer.Exit(EXIT_OK if all(s.perfect for s in result.sets) else EXIT_FAILED)
+
+
 def answers(
     route: Annotated[
         str, typer.Option("--route", help="template, model or both.", metavar="ROUTE")
@@ -129,5 +186,6 @@ def register(app: typer.Typer) -> None:
     eval_app = command_group(app, "eval", "Evaluate iodiag against ground truth (labeled scenario logs).")
     eval_app.command("triggers")(triggers)
     eval_app.command("answers")(answers)
+    eval_app.command("ranking")(ranking)
     # The same scorer as ``iodiag knowledge eval``, listed with the other evals.
     eval_app.command("retrieval")(knowledge_evaluate)

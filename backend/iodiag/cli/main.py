@@ -45,6 +45,11 @@ class OutputFormat(StrEnum):
     html = "html"
 
 
+class SeverityMode(StrEnum):
+    cost = "cost"
+    drishti = "drishti"
+
+
 app = typer.Typer(
     name=PROG,
     help="Diagnose HPC I/O performance from Darshan logs.",
@@ -239,6 +244,15 @@ def analyze(
             metavar="PATH",
         ),
     ] = None,
+    severity: Annotated[
+        SeverityMode,
+        typer.Option(
+            "--severity",
+            help="cost: severity from the run time a finding costs (default); drishti: the detection rules' own "
+            "severity, as Drishti shows it.",
+            case_sensitive=False,
+        ),
+    ] = SeverityMode.cost,
 ) -> None:
     """Analyze Darshan logs and report what slows their I/O down.
 
@@ -249,7 +263,17 @@ def analyze(
     try:
         if binary is not None and not binary.is_file():
             raise CliError(f"--binary {binary}: no such file")
-        code = _analyze(logs, fmt.value, thresholds, output, top, (nodes, cb_nodes), dxt or binary is not None, binary)
+        code = _analyze(
+            logs,
+            fmt.value,
+            thresholds,
+            output,
+            top,
+            (nodes, cb_nodes),
+            dxt or binary is not None,
+            binary,
+            detected=severity is SeverityMode.drishti,
+        )
     except typer.Exit:
         raise
     except BrokenPipeError:
@@ -279,6 +303,7 @@ def _analyze(
     job_facts: tuple[int | None, int | None] = (None, None),
     dxt: bool = False,
     binary: Path | None = None,
+    detected: bool = False,
 ) -> int:
     thresholds = _load_thresholds(thresholds_path)
     target = _target(output)
@@ -299,6 +324,10 @@ def _analyze(
             # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
             profile = load_profile(str(log), include=("HEATMAP", "DXT") if dxt else ("HEATMAP",))
             report = run_analysis(profile, thresholds, top_n=top, facts=facts, binary=binary)
+            if detected:
+                from iodiag.analysis.engine import with_detected_severity
+
+                report = with_detected_severity(report)
         except LogReadError as exc:
             return Outcome(log, error=str(exc))
         except BinaryError as exc:

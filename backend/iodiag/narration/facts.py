@@ -150,7 +150,11 @@ def rank_findings(report: Report) -> list[Finding]:
     The I/O-share findings (J01/J02) are the verdict, told first on their own, so they are left out here.
     """
     pool = [f for f in report.findings if f.code not in ("J01", "J02")]
-    return sorted(pool, key=lambda f: (f.severity.rank, f.code))
+
+    def cost(f: Finding) -> float:
+        return f.impact.seconds if f.impact is not None and f.impact.seconds is not None else -1.0
+
+    return sorted(pool, key=lambda f: (f.severity.rank, -cost(f), f.code))
 
 
 def problems(report: Report) -> list[Finding]:
@@ -194,7 +198,20 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
             exact(share.mean_rank_io_s, "seconds"),
             exact(share.runtime_s, "seconds"),
         )
-    sheet.add(Fact("verdict", "verdict", clean(v.line, 1000) + ".", values=verdict_values))
+    for cause in report.verdict.causes:
+        verdict_values += (exact(cause.seconds, "seconds"), exact(cause.share_of_runtime * 100, "percent"))
+    line = clean(v.line, 1000)
+    sheet.add(Fact("verdict", "verdict", line if line.endswith(".") else line + ".", values=verdict_values))
+    if len(report.verdict.causes) > 1:
+        causes = "; ".join(c.cause_lines(report))
+        sheet.add(
+            Fact(
+                "causes",
+                "verdict",
+                f"Causes by the run time they cost: {causes}.",
+                values=verdict_values,
+            )
+        )
     j = report.job
     ranks = f"{j.nprocs:,} rank{'s' if j.nprocs != 1 else ''}"
     if j.nodes:
@@ -252,13 +269,21 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
 def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: list[str]) -> None:
     sev = f.severity.value
     named = [fe.path for fe in f.files]
+    cost = c.cost_text(f)
+    cost_values: tuple[Quantity, ...] = ()
+    if f.impact is not None and f.impact.seconds is not None:
+        cost_values = (exact(f.impact.seconds, "seconds"),)
+        if f.impact.share_of_runtime is not None:
+            cost_values += (exact(f.impact.share_of_runtime * 100, "percent"),)
     sheet.add(
         Fact(
             f.code,
             "finding",
-            f"{f.title} ({sev}, {f.layer.value}): {quote_paths(f.message, [*named, *paths])}",
+            f"{f.title} ({sev}, {f.layer.value}"
+            + (f"; {cost}" if cost and f.impact is not None and f.impact.seconds is not None else "")
+            + f"): {quote_paths(f.message, [*named, *paths])}",
             code=f.code,
-            values=_values(f.evidence),
+            values=(*_values(f.evidence), *cost_values),
             files=tuple(named),
             ranks=tuple(f.ranks),
         )

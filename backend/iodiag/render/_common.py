@@ -117,32 +117,39 @@ class Verdict:
 
 
 def verdict(report: Report) -> Verdict:
-    share = report.io_share
-    low = float(report.thresholds.get("io_share_low", Thresholds().io_share_low))
-    high = float(report.thresholds.get("io_share_high", Thresholds().io_share_high))
-    if share is None or share.runtime_s <= 0:
-        if report.finding("D03") is not None or not report.findings:
-            return Verdict(Severity.INFO, "No I/O was recorded", "this log cannot explain a slow run")
-        return Verdict(Severity.INFO, "I/O share of the run time is unknown", "the log has no usable timing")
-    s = share.share_slowest
-    busiest = (
-        f"{human_seconds(share.slowest_rank_io_s)} of I/O on the busiest rank in a {human_seconds(share.runtime_s)} run"
-    )
-    if s >= high:
-        return Verdict(
-            Severity.CRITICAL, f"I/O takes {short_percent(s)} of the run time", f"{busiest}; fixing I/O pays"
+    """The report's own verdict (computed once, in ``analysis/verdict.py``), for display."""
+    v = report.verdict
+    return Verdict(v.level, v.headline, "")
+
+
+def cost_text(f: Finding) -> str | None:
+    """"costs ≈ 7.2 min (59% of the run), measured" for a priced finding; None for a descriptive one."""
+    imp = f.impact
+    if imp is None:
+        return None
+    if imp.seconds is None:
+        return f"cost unknown: {imp.basis}"
+    share = f" ({percent(imp.share_of_runtime)} of the run)" if imp.share_of_runtime is not None else ""
+    kind = imp.basis.split(":", 1)[0] if ":" in imp.basis else imp.basis
+    bound = "at most " if imp.basis.startswith("modelled: upper bound") else ""
+    return f"costs {bound}≈ {human_seconds(imp.seconds)}{share}, {kind}"
+
+
+def cause_lines(report: Report) -> list[str]:
+    """One line per ranked cause: "1. X04 Time inside MPI-IO ... ≈ 7.2 min (59% of the run)"."""
+    out = []
+    for i, cause in enumerate(report.verdict.causes, 1):
+        out.append(
+            f"{i}. {cause.code} {cause.title}: ≈ {human_seconds(cause.seconds)} "
+            f"({percent(cause.share_of_runtime)} of the run)"
         )
-    if s < low:
-        return Verdict(
-            Severity.OK,
-            "I/O is not why this job is slow",
-            f"it takes {short_percent(s)} of the run time ({busiest})",
-        )
-    return Verdict(
-        Severity.WARNING,
-        f"I/O takes {short_percent(s)} of the run time",
-        f"{busiest}; it matters, but most of the time goes elsewhere",
-    )
+    return out
+
+
+def detected_note(f: Finding) -> str | None:
+    if f.detected_severity is f.severity:
+        return None
+    return f"detection rule alone: {f.detected_severity.value}"
 
 
 def severity_counts(report: Report) -> list[tuple[Severity, int]]:

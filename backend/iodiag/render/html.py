@@ -203,6 +203,49 @@ def _svg_time(report: Report) -> str | None:
     )
 
 
+def _causes_list(report: Report) -> str:
+    v = report.verdict
+    parts = []
+    if v.causes:
+        items = "".join(
+            f'<li><span class="code">{e(cause.code)}</span> <strong>{e(cause.title)}</strong>: '
+            f"≈ {e(human_seconds(cause.seconds))} ({e(c.short_percent(cause.share_of_runtime))} of the run)"
+            f'<br><span class="wrap">{e(cause.summary)}</span>'
+            + (f'<br><em class="wrap">{e(cause.action)}</em>' if cause.action else "")
+            + "</li>"
+            for cause in v.causes
+        )
+        parts.append(f'<h3>Causes, by the run time they cost</h3><ol class="causes">{items}</ol>')
+    if v.where_time_went:
+        parts.append(f'<p class="wrap muted">{e(v.where_time_went)}</p>')
+    if v.caveats:
+        items = "".join(f'<li class="wrap">{e(cav)}</li>' for cav in v.caveats)
+        parts.append(f'<ul class="caveats" aria-label="Caveats">{items}</ul>')
+    return "".join(parts)
+
+
+def _svg_causes(report: Report) -> str | None:
+    v = report.verdict
+    s = report.io_share
+    if not v.causes or s is None or s.slowest_rank_io_s <= 0:
+        return None
+    x0, w = 60, 340
+    parts = []
+    y = 8
+    for cause in v.causes:
+        frac = min(cause.seconds / s.slowest_rank_io_s, 1.0)
+        parts.append(f'<text x="0" y="{y + 13}">{e(cause.code)}</text>')
+        parts.append(f'<rect class="track" x="{x0}" y="{y}" width="{w}" height="18" rx="3"/>')
+        parts.append(f'<rect class="crit" x="{x0}" y="{y}" width="{max(frac * w, 1.5):.1f}" height="18" rx="3"/>')
+        parts.append(f'<text x="{x0 + w + 8}" y="{y + 13}">{e(human_seconds(cause.seconds))}</text>')
+        y += 26
+    desc = "Causes by cost: " + "; ".join(f"{x.code} {human_seconds(x.seconds)}" for x in v.causes)
+    return (
+        f'<svg viewBox="0 0 500 {y + 4}" role="img" aria-label="{e(desc)}"><title>{e(desc)}</title>'
+        f"{''.join(parts)}</svg>"
+    )
+
+
 def _svg_counts(report: Report) -> str:
     counts = c.severity_counts(report)
     top = max((n for _, n in counts), default=0) or 1
@@ -244,6 +287,12 @@ def _header(report: Report, prefix: str, level: int) -> str:
             f"<figure>{time_svg}<figcaption>Bars are shares of the run time; dashed lines mark the thresholds "
             "below which I/O is minor and above which it dominates. The split adds up all ranks.</figcaption></figure>"
         )
+    causes_svg = _svg_causes(report)
+    if causes_svg:
+        pictures += (
+            f'<figure style="margin-top:12px">{causes_svg}<figcaption>What each cause costs, in seconds of the '
+            "busiest rank's I/O time (the bar's track).</figcaption></figure>"
+        )
     pictures += (
         f'<figure style="margin-top:12px">{_svg_counts(report)}<figcaption>Findings by severity.</figcaption></figure>'
     )
@@ -261,6 +310,7 @@ def _header(report: Report, prefix: str, level: int) -> str:
     return (
         f"<{h}>I/O diagnosis of job {e(report.job.jobid)}</{h}>"
         f'<p class="verdict {SEV_CLASS[v.level]}"><strong>{e(MARK[v.level])} {e(v.headline)}</strong>{e(v.detail)}</p>'
+        f"{_causes_list(report)}"
         f'<div class="overview"><dl class="facts">{facts}</dl><div>{pictures}</div></div>'
         f'<nav class="counts" aria-label="Findings by severity">{"".join(badges)}</nav>'
     )
@@ -292,8 +342,17 @@ def _finding(f: Finding, anchor: str, prefix: str) -> str:
     parts = [
         f'<article class="finding {cls}" id="{anchor}">',
         f'<h3><span class="code">{e(f.code)}</span>{e(f.title)}<span class="layer">{e(f.layer.value)}</span></h3>',
-        f'<p class="wrap">{e(f.message)}</p>',
     ]
+    cost = c.cost_text(f)
+    if cost is not None:
+        note = c.detected_note(f)
+        basis = f.impact.basis if f.impact is not None else ""
+        parts.append(
+            f'<p class="cost" title="{e(basis)}"><strong>{e(cost)}</strong>'
+            + (f' <span class="muted">({e(note)})</span>' if note else "")
+            + "</p>"
+        )
+    parts.append(f'<p class="wrap">{e(f.message)}</p>')
     if f.evidence:
         items = "".join(
             f"<div><dt>{e(label)}</dt><dd>{e(value)}</dd></div>" for label, value in map(c.format_metric, f.evidence)

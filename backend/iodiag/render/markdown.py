@@ -52,9 +52,17 @@ def _header(report: Report) -> list[str]:
         "",
         f"**{md_text(v.headline)}**" + (f": {md_text(v.detail)}" if v.detail else ""),
         "",
-        f"**{md_text(c.counts_line(report))}**",
-        "",
     ]
+    causes = c.cause_lines(report)
+    if causes:
+        lines += ["Causes, by the run time they cost:", ""]
+        lines += [f"{i}\\. {md_text(line.split('. ', 1)[1])}" for i, line in enumerate(causes, 1)]
+        lines.append("")
+    if report.verdict.where_time_went:
+        lines += [md_para(report.verdict.where_time_went), ""]
+    for cav in report.verdict.caveats:
+        lines += [f"> Caveat: {md_text(cav)}", ""]
+    lines += [f"**{md_text(c.counts_line(report))}**", ""]
     for row in c.header_rows(report):
         value = md_code(row.value) if row.path_like else md_text(row.value)
         lines.append(f"- **{md_text(row.label)}:** {value}")
@@ -70,7 +78,9 @@ def _finding(f: Finding) -> list[str]:
     lines = [
         f"### {md_text(f.code)} · {md_text(f.title)}",
         "",
-        f"*{f.severity.value} · {md_text(f.layer.value)}*",
+        f"*{f.severity.value} · {md_text(f.layer.value)}*"
+        + (f" · **{md_text(cost)}**" if (cost := c.cost_text(f)) else "")
+        + (f" · {md_text(note)}" if (note := c.detected_note(f)) else ""),
         "",
         md_para(f.message),
         "",

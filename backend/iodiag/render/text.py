@@ -44,12 +44,21 @@ def header(report: Report) -> Panel:
         grid.add_row(row.label, _t(row.value, "bright_blue" if row.path_like else ""))
     v = c.verdict(report)
     verdict = Text.assemble((f"{MARK[v.level]} {v.headline}", STYLE[v.level]), (f": {v.detail}" if v.detail else ""))
+    lead: list[RenderableType] = [verdict]
+    causes = c.cause_lines(report)
+    if causes:
+        lead.append(Text("Causes, by the run time they cost:", style="bold"))
+        lead += [Padding(_t(line), (0, 0, 0, 2)) for line in causes]
+    if report.verdict.where_time_went and report.verdict.causes:
+        lead.append(_t(report.verdict.where_time_went, "dim"))
+    for cav in report.verdict.caveats:
+        lead.append(_t(f"Caveat: {cav}", "yellow"))
     counts = Text(" · ").join(
         Text(f"{n} {'warnings' if sev is Severity.WARNING and n != 1 else sev.value}", STYLE[sev] if n else "dim")
         for sev, n in c.severity_counts(report)
     )
     return Panel(
-        Group(grid, Text(""), verdict),
+        Group(*lead, Text(""), grid),
         title=Text.assemble(("iodiag", "bold"), f" {report.tool_version} · I/O diagnosis of job {report.job.jobid}"),
         title_align="left",
         subtitle=counts,
@@ -97,7 +106,12 @@ def finding(f: Finding) -> RenderableType:
         (c.one_line(f.title), "bold"),
         (f"  [{f.layer.value}]", "dim"),
     )
-    body: list[RenderableType] = [_t(c.one_line(f.message))]
+    body: list[RenderableType] = []
+    cost = c.cost_text(f)
+    if cost is not None:
+        note = c.detected_note(f)
+        body.append(Text.assemble((c.one_line(cost), "bold"), (f" ({note})" if note else "", "dim")))
+    body.append(_t(c.one_line(f.message)))
     ev = _evidence(f)
     if ev is not None:
         body.append(ev)

@@ -21,6 +21,7 @@ MODULE_VERSIONS = {
     "DXT_POSIX": 1,
     "DXT_MPIIO": 2,
     "HEATMAP": 1,
+    "DFS": 1,
 }
 
 _CDEF = """

@@ -6,6 +6,7 @@ All computations are grouped numpy/pandas operations over the events; no counter
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -31,7 +32,20 @@ MEM_ALIGNMENT = 8
 POSIX_MODE = 0o664
 MPI_MODE = 9  # MPI_MODE_CREATE | MPI_MODE_RDWR (MPICH values)
 WITH_FILE_REC = ("H5D", "PNETCDF_VAR")
-RANKED = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR")
+RANKED = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS")
+DFS_OPS = (
+    "DFS_READS",
+    "DFS_READXS",
+    "DFS_WRITES",
+    "DFS_WRITEXS",
+    "DFS_NB_READS",
+    "DFS_NB_WRITES",
+    "DFS_GET_SIZES",
+    "DFS_PUNCHES",
+    "DFS_REMOVES",
+    "DFS_STATS",
+)
+"""Darshan's DFS module drops records with none of these (objects opened and released, nothing else)."""
 
 
 @cache
@@ -292,6 +306,22 @@ def _stdio(gr: Groups, t: Trace) -> Frame:
     return f
 
 
+def _dfs(gr: Groups, t: Trace) -> Frame:
+    """DAOS File System API (darshan-dfs.c): dfs_open/dfs_release, dfs_read/dfs_write, dfs_ostat."""
+    f = Frame("DFS", gr.n)
+    s, m = IOStats(gr), MetaStats(gr)
+    _io_counters(f, "DFS", s, agg=False)
+    _meta_counters(f, "DFS", m)
+    f.set("DFS_OPENS", m.count(Meta.OPEN))
+    f.set("DFS_STATS", m.count(Meta.STAT))
+    f.set("DFS_READS", s.ops["READ"])
+    f.set("DFS_WRITES", s.ops["WRITE"])
+    # Darshan asks the object for its chunk size at its first read or write.
+    chunk = np.array([t.files[int(r)].chunk_size for r in gr.rec.tolist()], dtype=np.int64)
+    f.set("DFS_CHUNK_SIZE", np.where(s.ops["READ"] + s.ops["WRITE"] > 0, chunk, 0))
+    return f
+
+
 def _mpiio(gr: Groups, t: Trace) -> Frame:
     f = Frame("MPI-IO", gr.n)
     s, m = IOStats(gr), MetaStats(gr)
@@ -476,7 +506,12 @@ def reduce_shared(module: str, df: pd.DataFrame, nprocs: int) -> pd.DataFrame:
     by = {r: [c for c, x in roles.items() if x == r] for r in ("min", "max")}
     summed = [c for c, x in roles.items() if x not in ("min", "max")]
     firsts = ["id", "file_rec_id"] if "file_rec_id" in df.columns else ["id"]
-    out = pd.concat([g[firsts].first(), g[summed].sum(), g[by["min"]].min(), g[by["max"]].max()], axis=1).reset_index()
+    if module == "DFS":
+        # darshan-dfs.c: start timestamps are the minimum over the ranks that have one (non-zero).
+        starts = sub[by["min"]].where(sub[by["min"]] > 0).groupby(sub["_key"], sort=False).min().fillna(0.0)
+    else:
+        starts = g[by["min"]].min()
+    out = pd.concat([g[firsts].first(), g[summed].sum(), starts, g[by["max"]].max()], axis=1).reset_index()
     out["rank"] = -1
     # MAX_*_TIME_SIZE: from the rank with the longest request.
     for op in ("READ", "WRITE"):
@@ -652,6 +687,36 @@ def dxt_table(
     return df
 
 
+def _record_name(t: Trace, key: int) -> str:
+    """The record's name in the log: DFS names a file by its path inside the container."""
+    st = t.files.get(key)
+    if st is None or st.mount.fs != "daos":
+        return t.names[key]
+    inside = st.path[len(st.mount.path.rstrip("/")) :]
+    return inside if inside.startswith("/") else "/" + inside
+
+
+def container_uuids(mount_path: str) -> tuple[bytes, bytes]:
+    """Stable (pool, container) UUIDs for a DAOS mount ``/.../<pool>/<container>``."""
+    parts = [p for p in mount_path.split("/") if p]
+    pool = parts[-2] if len(parts) >= 2 else mount_path
+    cont = parts[-1] if parts else mount_path
+    pool_id = uuid.uuid5(uuid.NAMESPACE_URL, f"daos://{pool}")
+    return pool_id.bytes, uuid.uuid5(pool_id, cont).bytes
+
+
+def _dfs_finish(df: pd.DataFrame, gr: Groups, t: Trace) -> pd.DataFrame:
+    """Drop records without operations (as darshan-dfs.c does) and add each record's pool and container."""
+    keep = df[list(DFS_OPS)].sum(axis=1).to_numpy() > 0
+    df = df[keep].reset_index(drop=True)
+    ids = t.record_ids(gr.rec).tolist()
+    by_id = {i: t.files[int(r)].mount.path for i, r in zip(ids, gr.rec.tolist(), strict=True)}
+    uuids = [container_uuids(by_id[int(i)]) for i in df["id"].tolist()]
+    df["pool_uuid"] = [u[0] for u in uuids]
+    df["cont_uuid"] = [u[1] for u in uuids]
+    return df
+
+
 def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[str, pd.DataFrame]]:
     """The job record, the name table and every module's table for a simulated program."""
     io, meta = t.io(), t.meta()
@@ -663,6 +728,7 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
         Layer.H5F: _h5f,
         Layer.H5D: _h5d,
         Layer.PNCVAR: _pncvar,
+        Layer.DFS: _dfs,
     }
     used: set[int] = set()
     width = t.nprocs + 1
@@ -674,8 +740,16 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
         df = _table(MODULE[layer], gr, build(gr, t), t)
         if layer == Layer.PNCVAR:
             var_raw = df.assign(parent=[t.parent[int(r)] for r in gr.rec])
-        tables[MODULE[layer]] = _finish(df, MODULE[layer], t.nprocs)
-        used.update(int(r) for r in np.unique(gr.rec))
+        out = _finish(df, MODULE[layer], t.nprocs)
+        recs = np.unique(gr.rec)
+        if layer == Layer.DFS:
+            out = _dfs_finish(out, gr, t)
+            kept = set(out["id"].tolist())
+            recs = np.array([r for r, i in zip(recs.tolist(), t.record_ids(recs).tolist(), strict=True) if i in kept])
+            if out.empty:
+                continue
+        tables[MODULE[layer]] = out
+        used.update(int(r) for r in recs)
         used.update(t.parent[int(r)] for r in np.unique(gr.rec) if int(r) in t.parent)
     gr = _group(io, meta, Layer.PNCFILE, t.nprocs)
     if gr.n:
@@ -692,7 +766,7 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
             if d is not None:
                 tables[name] = d
     keys = np.array(sorted(used), dtype=np.int64)
-    names = dict(zip(t.record_ids(keys).tolist(), [t.names[k] for k in keys.tolist()], strict=True))
+    names = dict(zip(t.record_ids(keys).tolist(), [_record_name(t, k) for k in keys.tolist()], strict=True))
     runtime = s.job.runtime if s.job.runtime is not None else float(np.ceil(t.end_time)) + 1.0
     if runtime < t.end_time:
         raise ProgramError(f"the program takes {t.end_time:.3f} s (I/O and compute) but job.runtime is {runtime:g} s")
@@ -712,7 +786,8 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
         end_nsec=round((runtime - whole) * 1e9),
         exe=s.job.exe,
         darshan_version=s.job.darshan_version,
-        mounts=[(m.path, m.fs) for m in s.job.mounts],
+        # A DAOS container is not a kernel mount: DFS talks to it through libdfs, so it is not in the table.
+        mounts=[(m.path, m.fs) for m in s.job.mounts if m.fs != "daos"],
         metadata=dict(s.job.metadata),
     )
     return job, names, tables

@@ -24,6 +24,8 @@ MAX_EVENTS = 60_000_000
 HDF5_SUPERBLOCK = 96
 DEFAULT_HEADER = {"hdf5": 2048, "pnetcdf": 1024}
 DEFAULT_ALIGNMENT = {"hdf5": 1, "pnetcdf": 512}
+DFS_CHUNK_SIZE = 1 << 20
+"""DAOS's default array chunk size for DFS files (dfs_open with chunk_size 0)."""
 
 # Step kinds within a (rank, file) sequence.
 S_OPEN, S_PRE, S_REQ, S_POST, S_FSYNC, S_CLOSE, S_STAT = range(7)
@@ -189,6 +191,9 @@ class Simulator:
             layout = LustreLayout(stripe_size=spec.stripe_size, stripe_count=len(osts), osts=osts, pool=spec.pool)
         k = t.key(path)
         t.files[k] = FileState(path=path, mount=mount, lustre=layout)
+        if mount.fs == "daos":
+            chunk = decl.chunk_size if decl is not None and decl.chunk_size is not None else DFS_CHUNK_SIZE
+            t.files[k].chunk_size = chunk
         return k
 
     def _set_format(self, fk: np.ndarray, fmt: str) -> None:
@@ -385,6 +390,8 @@ class Simulator:
             return [Layer.POSIX]
         if i == "stdio":
             return [Layer.STDIO]
+        if i == "dfs":
+            return [Layer.DFS]
         if i == "mpiio":
             return [Layer.MPIIO, Layer.POSIX]
         if i == "hdf5":
@@ -424,7 +431,7 @@ class Simulator:
             k[sel_open] = Meta.OPEN
             k[kind == S_CLOSE] = Meta.CLOSE
             k[kind == S_FSYNC] = Meta.FSYNC
-            k[kind == S_STAT] = Meta.STAT if layer == Layer.POSIX else -1
+            k[kind == S_STAT] = Meta.STAT if layer in (Layer.POSIX, Layer.DFS) else -1
             if layer == Layer.MPIIO:
                 k[sel_open & shared_open] = Meta.COLL_OPEN
             if layer == Layer.PNCFILE:
@@ -677,11 +684,13 @@ class Simulator:
             pdur = t_base[pc] * pl / top[pc] * self._ost_factor(np.full(len(pc), f), ps, pl)
             busy = np.zeros((k_calls, len(aggs)), dtype=np.float64)
             np.add.at(busy, (pc, pa), pdur)
-            call_t = np.maximum(t_base, busy.max(axis=1) if len(aggs) else 0.0)
+            # Every call first waits (late ranks, the two-phase exchange): MPI-IO time, not POSIX time.
+            wait = ph.wait_seconds
+            call_t = wait + np.maximum(t_base, busy.max(axis=1) if len(aggs) else 0.0)
             call_start = t0 + _excl_cumsum(call_t)
             t1 = t0 + float(call_t.sum())
             new_group = np.r_[True, (pc[1:] != pc[:-1]) | (pa[1:] != pa[:-1])] if len(pc) else np.zeros(0, bool)
-            pstart = call_start[pc] + _segmented_excl_cumsum(pdur, new_group) if len(pc) else np.zeros(0)
+            pstart = call_start[pc] + wait + _segmented_excl_cumsum(pdur, new_group) if len(pc) else np.zeros(0)
             # Events: calls at the top layers, pieces at POSIX (aggregators only).
             r_flat = np.repeat(rk, k_calls)
             s_flat = np.tile(call_start, nr)

@@ -133,6 +133,7 @@ class FileSpec(_Model):
     lustre: LustreSpec | None = None
     header: Size | None = None
     alignment: Size | None = None
+    chunk_size: Size | None = Field(default=None, description="DFS files: the DAOS array chunk size (default 1 MiB)")
     shared: bool | None = None
     per_rank: bool | None = None
 
@@ -143,17 +144,17 @@ class FileSpec(_Model):
             raise ValueError("file path must be absolute")
         return v
 
-    @field_validator("alignment")
+    @field_validator("alignment", "chunk_size")
     @classmethod
     def _align(cls, v: int | None) -> int | None:
         if v is not None and v <= 0:
-            raise ValueError("alignment must be positive")
+            raise ValueError("alignment and chunk_size must be positive")
         return v
 
 
 RankSet = int | str | list[int]
 Op = Literal["write", "read", "open", "stat", "open_stat"]
-Interface = Literal["posix", "stdio", "mpiio", "hdf5", "pnetcdf"]
+Interface = Literal["posix", "stdio", "mpiio", "hdf5", "pnetcdf", "dfs"]
 
 
 class FrameSpec(_Model):
@@ -201,6 +202,9 @@ class Phase(_Model):
     passes: int = Field(default=1, ge=1)
     seconds_per_op: float | None = Field(default=None, ge=0)
     meta_seconds: float = Field(default=1e-4, ge=0)
+    wait_seconds: float = Field(
+        default=0.0, ge=0, description="collective phases: seconds each call waits before the aggregators' POSIX I/O"
+    )
     slow_ranks: dict[int, float] = Field(default_factory=dict)
     mem_aligned: bool = True
     fsync: bool = False
@@ -233,7 +237,7 @@ class Phase(_Model):
         except (KeyError, IndexError, ValueError) as exc:
             raise ValueError(f"bad path template {path!r}: only {{rank}} and {{i}} are allowed ({exc})") from None
         data = self.op in ("read", "write")
-        if self.interface in ("posix", "stdio") and (self.collective or self.nonblocking):
+        if self.interface in ("posix", "stdio", "dfs") and (self.collective or self.nonblocking):
             raise ValueError(f"collective/nonblocking need an MPI interface, not {self.interface}")
         if self.interface == "pnetcdf" and self.via == "posix" and "via" in self.model_fields_set:
             raise ValueError("PnetCDF always runs on MPI-IO (via: mpiio)")
@@ -241,10 +245,19 @@ class Phase(_Model):
             raise ValueError("HDF5 via posix (sec2) has no collective or nonblocking I/O")
         if self.interface == "hdf5" and self.nonblocking:
             raise ValueError("HDF5 has no nonblocking dataset I/O here; use mpiio or pnetcdf")
-        if not data and self.interface not in ("posix", "stdio", "mpiio"):
-            raise ValueError(f"op {self.op} is a POSIX/STDIO/MPI-IO operation, not {self.interface}")
+        if not data and self.interface not in ("posix", "stdio", "mpiio", "dfs"):
+            raise ValueError(f"op {self.op} is a POSIX/STDIO/MPI-IO/DFS operation, not {self.interface}")
         if not data and self.interface in ("stdio", "mpiio") and self.op != "open":
             raise ValueError(f"op {self.op} is only defined for the posix interface")
+        if self.interface == "dfs" and self.op == "stat":
+            raise ValueError(
+                "op stat: Darshan does not instrument dfs_stat (no object id); use open_stat (dfs_ostat on an "
+                "open object)"
+            )
+        if self.interface == "dfs" and self.fsync:
+            raise ValueError("fsync: Darshan's DFS module records no sync calls")
+        if self.wait_seconds and not self.collective:
+            raise ValueError("wait_seconds is the wait inside collective calls: it needs collective: true")
         if self.collective and self.count_by_rank:
             raise ValueError("collective phases need the same count on every rank (no count_by_rank)")
         if any(f <= 0 for f in self.slow_ranks.values()):
@@ -325,6 +338,8 @@ class Scenario(_Model):
             m = find_mount(mounts, f.path)
             if m is None:
                 raise ValueError(f"file {f.path} is under no mount")
+            if f.chunk_size is not None and m.fs != "daos":
+                raise ValueError(f"file {f.path} has a DFS chunk_size but is on {m.fs} ({m.path})")
             if f.lustre is not None and m.fs != "lustre":
                 raise ValueError(f"file {f.path} has a lustre layout but is on {m.fs} ({m.path})")
             if f.lustre is not None and f.lustre.osts and max(f.lustre.osts) >= m.ost_count:
@@ -335,8 +350,14 @@ class Scenario(_Model):
                 resolve_ranks(ph.ranks, self.job.nprocs, self.job.nodes)
             except ValueError as exc:
                 raise ValueError(f"{where}.ranks: {exc}") from None
-            if find_mount(mounts, ph.path) is None:
+            mount = find_mount(mounts, ph.path)
+            if mount is None:
                 raise ValueError(f"{where}: file {ph.path} is under no mount")
+            if (mount.fs == "daos") != (ph.interface == "dfs"):
+                raise ValueError(
+                    f"{where}: interface dfs goes with files on an fs: daos mount (a DAOS container), and files "
+                    f"there are accessed through dfs ({ph.path} is on {mount.fs}, interface {ph.interface})"
+                )
             for r in (*ph.count_by_rank, *ph.slow_ranks):
                 if not 0 <= r < self.job.nprocs:
                     raise ValueError(f"{where}: rank {r} is not in 0..{self.job.nprocs - 1}")

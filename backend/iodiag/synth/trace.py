@@ -24,6 +24,7 @@ class Layer(IntEnum):
     H5D = 4
     PNCFILE = 5
     PNCVAR = 6
+    DFS = 7
 
 
 MODULE = {
@@ -34,6 +35,7 @@ MODULE = {
     Layer.H5D: "H5D",
     Layer.PNCFILE: "PNETCDF_FILE",
     Layer.PNCVAR: "PNETCDF_VAR",
+    Layer.DFS: "DFS",
 }
 
 
@@ -93,6 +95,8 @@ class FileState:
     end: int = 0
     """Highest byte written so far + 1 (where an appending write starts)."""
     created: bool = False
+    chunk_size: int = 0
+    """DFS files: the DAOS array chunk size (DFS_CHUNK_SIZE)."""
 
 
 @dataclass

@@ -21,7 +21,7 @@ from iodiag.ingest.stacks import encode as encode_stacks
 from iodiag.ingest.stacks import record_id as callstack_id
 from iodiag.synth._lib import MODULE_VERSIONS, library
 
-GENERIC = ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "STDIO")
+GENERIC = ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "STDIO", "DFS")
 # The library writes module regions in this order (its module ids), and each exactly once.
 MODULE_ORDER = (
     "POSIX",
@@ -35,6 +35,7 @@ MODULE_ORDER = (
     "DXT_POSIX",
     "DXT_MPIIO",
     "HEATMAP",
+    "DFS",
 )
 
 
@@ -171,6 +172,8 @@ def _put_generic(ffi: Any, lib: Any, be: Any, fd: Any, name: str, table: pd.Data
     ids = table["id"].to_numpy(dtype=np.uint64)
     ranks = table["rank"].to_numpy(dtype=np.int64)
     file_recs = table["file_rec_id"].to_numpy(dtype=np.uint64) if "file_rec_id" in table else None
+    # DFS records name their DAOS pool and container (16-byte UUIDs).
+    uuids = [(c, table[c].tolist()) for c in ("pool_uuid", "cont_uuid") if c in table.columns]
     rec = ffi.new(f"{ctype} *")
     size = ffi.sizeof(rec[0])
     cview = np.frombuffer(ffi.buffer(rec.counters), dtype=np.int64)
@@ -181,6 +184,11 @@ def _put_generic(ffi: Any, lib: Any, be: Any, fd: Any, name: str, table: pd.Data
         rec.base_rec.rank = int(ranks[i])
         if file_recs is not None:
             rec.file_rec_id = int(file_recs[i])
+        for col, values in uuids:
+            raw = bytes(values[i])
+            if len(raw) != 16:
+                raise ValueError(f"{name} {col} must be 16 bytes, not {len(raw)}")
+            ffi.memmove(getattr(rec, col), raw, 16)
         cview[:] = counters[i]
         fview[:] = fcounters[i]
         _check(lib.darshan_log_put_mod(fd, mod_id, rec, size, ver), f"a {name} record")

@@ -571,6 +571,12 @@ export interface components {
              */
             node_hours_at_stake: number;
             /**
+             * Node Hours Lost
+             * @description nodes x the run time the finding cost, summed over the affected jobs: the ranking key
+             * @default 0
+             */
+            node_hours_lost: number;
+            /**
              * Pct All Jobs
              * @description percent of all jobs in the window
              */
@@ -585,6 +591,12 @@ export interface components {
              * @description modules the check needs: the jobs that use its interface
              */
             requires: string[];
+            /**
+             * Seconds Lost
+             * @description run time the finding cost, summed over the affected jobs
+             * @default 0
+             */
+            seconds_lost: number;
             /**
              * Severity
              * @description the worst severity the finding had on any job

@@ -7,12 +7,17 @@ export function SeverityBadge({ s }: { s: string }) {
   return <span className={`badge sev-${s}`}>{s}</span>;
 }
 
-export function Counts({ c, compact = false }: { c: Schemas["SeverityCounts"]; compact?: boolean }) {
+/** Findings per severity: bare numbers (tables, with the severity in a tooltip) or, `labelled`, "2 critical". */
+export function Counts({ c, compact = false, labelled = false }: { c: Schemas["SeverityCounts"]; compact?: boolean; labelled?: boolean }) {
   return (
-    <span className="counts" aria-label={`${c.critical} critical, ${c.warning} warning, ${c.info} info, ${c.ok} ok`}>
+    <span
+      className={`counts${labelled ? " labelled" : ""}`}
+      aria-label={`${c.critical} critical, ${c.warning} warning, ${c.info} info, ${c.ok} ok`}
+      data-testid="counts"
+    >
       {SEVERITIES.filter((s) => !compact || s !== "ok").map((s) => (
         <span key={s} className={`count sev-${s}${c[s] ? "" : " zero"}`} title={s} aria-hidden="true">
-          {c[s]}
+          {labelled ? `${c[s]} ${s}` : c[s]}
         </span>
       ))}
     </span>

@@ -73,3 +73,28 @@ export function tick(v: number, unit: string, step: number): string {
   if (Math.abs(step) >= 1) return String(Math.round(v));
   return v.toFixed(Math.min(6, -Math.floor(Math.log10(step))));
 }
+
+/** Seconds exactly as the backend's human_seconds writes them (µs, ms, s, min, h): costs and verdict numbers. */
+export function humanSeconds(s: number | null | undefined): string {
+  if (s === null || s === undefined || !Number.isFinite(s)) return "–";
+  if (s < 1e-3) return `${(s * 1e6).toFixed(0)} µs`;
+  if (s < 1) return `${(s * 1e3).toFixed(1)} ms`;
+  if (s < 120) return `${s.toFixed(2)} s`;
+  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
+  return `${(s / 3600).toFixed(2)} h`;
+}
+
+/** A share as whole percent that never rounds a non-zero share to 0 % or a partial one to 100 % (as the backend's verdict does). */
+export function share(r: number | null | undefined): string {
+  if (r === null || r === undefined || !Number.isFinite(r)) return "–";
+  const pct = r * 100;
+  if (pct > 0 && pct < 1) return "<1 %";
+  if (pct > 99 && pct < 100) return ">99 %";
+  return `${pct.toFixed(0)} %`;
+}
+
+/** "≈ 7.2 min (59 % of the run)": what a cause or a finding costs. */
+export function cost(seconds: number, shareOfRuntime: number | null | undefined): string {
+  const of = shareOfRuntime === null || shareOfRuntime === undefined ? "" : ` (${share(shareOfRuntime)} of the run)`;
+  return `≈ ${humanSeconds(seconds)}${of}`;
+}

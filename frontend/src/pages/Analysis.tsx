@@ -164,7 +164,7 @@ function Done({ a }: { a: AnalysisOut }) {
   return (
     <div className="report-layout">
       <div className="report-main">
-        <ReportHeader a={a} report={report} />
+        <ReportHeader a={a} report={report} onFinding={citeFinding} />
         <div className="report-bar">
           <nav aria-label="Report sections" className="section-nav">
             <a href="#findings">Findings</a>

@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { Finding } from "../api/client";
 import { SeverityBadge } from "../components/bits";
 import type { Knowledge, KnowledgeDoc } from "../lib/knowledge";
-import { bytes, count, metric, seconds } from "../lib/format";
+import { bytes, cost, count, metric, seconds } from "../lib/format";
 import { CodeBlock, codeBlocks } from "../lib/markdown";
 import { Link } from "../lib/router";
 
@@ -56,6 +56,7 @@ export function FindingCard({
           </button>
         )}
       </header>
+      <FindingCost f={f} />
       <p className="message">{f.message}</p>
       {evidence.length > 0 && (
         <details className="evidence" open={f.severity === "critical" || f.severity === "warning"}>
@@ -188,6 +189,44 @@ export function FindingCard({
         </p>
       )}
     </article>
+  );
+}
+
+/** What the finding costs in run time (from `impact`), and the detection rule's own severity where the cost graded it differently. */
+function FindingCost({ f }: { f: Finding }) {
+  const im = f.impact ?? null;
+  // Reports from before schema 2.0 carry neither field.
+  const detected = (f as { detected_severity?: string }).detected_severity;
+  const differs = detected !== undefined && detected !== f.severity;
+  if (!im && !differs) return null;
+  const basisKind = im ? (/^(measured|modelled)\b/.exec(im.basis)?.[1] ?? null) : null;
+  return (
+    <p className="finding-cost small" data-testid="finding-cost">
+      {im &&
+        (im.seconds !== null ? (
+          <>
+            <span className="cost" title={im.basis}>
+              costs {cost(im.seconds, im.share_of_runtime)}
+            </span>{" "}
+            <span className="muted basis" title={im.basis}>
+              {basisKind ?? "estimate"}
+              {im.confidence !== "high" ? `, ${im.confidence} confidence` : ""}
+            </span>
+          </>
+        ) : (
+          <span className="muted cost-unknown">cost unknown: {im.basis}</span>
+        ))}
+      {differs && im && <span className="muted"> · </span>}
+      {differs && (
+        <span
+          className="muted detected"
+          data-testid="detected-severity"
+          title="The severity the detection rule (Drishti's, for the checks that come from Drishti) gives on its own; the badge is graded from what the finding costs."
+        >
+          detection rule alone: {detected}
+        </span>
+      )}
+    </p>
   );
 }
 

@@ -1,27 +1,19 @@
-import type { AnalysisOut, Report } from "../api/client";
+import type { AnalysisOut, Report, Schemas } from "../api/client";
 import { Counts } from "../components/bits";
-import { bytes, count, dateTime, percent, seconds } from "../lib/format";
+import { bytes, cost, count, dateTime, humanSeconds, percent, seconds, share } from "../lib/format";
 
-/** A plain verdict on how much I/O matters for this job. */
-export function verdict(report: Report): { tone: "critical" | "warning" | "info" | "ok"; text: string } {
-  const share = report.io_share?.share_slowest;
-  const j = report.findings.find((f) => f.code === "J02" || f.code === "J01");
-  if (share === undefined) {
-    return { tone: "info", text: "The log does not say how much of the run time went to I/O." };
-  }
-  if (j?.code === "J01" || share < 0.05) {
-    return { tone: "ok", text: "I/O is not the bottleneck: look at computation and communication first." };
-  }
-  if (j?.code === "J02" || share >= 0.3) {
-    return { tone: j?.severity === "critical" || share >= 0.5 ? "critical" : "warning", text: "I/O takes a large share of the run time: fixing it pays." };
-  }
-  return { tone: "info", text: "I/O is a noticeable but not dominant part of the run time." };
-}
+type Verdict = Schemas["Verdict"];
+type Interface = Schemas["InterfaceTotals"];
 
-export function ReportHeader({ a, report }: { a: AnalysisOut; report: Report }) {
+/** The report's header: which job, the backend's verdict (displayed, never recomputed), the job's facts and its interfaces. */
+export function ReportHeader({ a, report, onFinding }: { a: AnalysisOut; report: Report; onFinding?: (code: string) => void }) {
   const job = report.job;
   const io = report.io_share;
-  const v = verdict(report);
+  // Reports stored by an iodiag before schema 2.0 carry no verdict.
+  const v = (report as { verdict?: Verdict }).verdict;
+  const interfaces = report.interfaces ?? [];
+  const tone = v?.level ?? "info";
+  const ioShare = v?.io_share ?? null;
   return (
     <section className="report-head card" aria-labelledby="report-title">
       <div className="head-main">
@@ -31,63 +23,86 @@ export function ReportHeader({ a, report }: { a: AnalysisOut; report: Report }) 
         <p className="logname muted small">
           log <span className="path">{a.filename}</span>
         </p>
-        <dl className="facts">
-          <div>
-            <dt>Ranks</dt>
-            <dd>{count(job.nprocs)}</dd>
-          </div>
-          <div>
-            <dt>Nodes</dt>
-            <dd>{job.nodes ?? "–"}</dd>
-          </div>
-          <div>
-            <dt>Run time</dt>
-            <dd>{seconds(job.runtime_s)}</dd>
-          </div>
-          <div>
-            <dt>Started</dt>
-            <dd>{dateTime(job.start)}</dd>
-          </div>
-          <div>
-            <dt>Files</dt>
-            <dd>{count(job.files)}</dd>
-          </div>
-          {io && (
-            <>
-              <div>
-                <dt>Read</dt>
-                <dd>{bytes(io.bytes_read)}</dd>
-              </div>
-              <div>
-                <dt>Written</dt>
-                <dd>{bytes(io.bytes_written)}</dd>
-              </div>
-            </>
-          )}
-          <div>
-            <dt>Owner</dt>
-            <dd>{a.owner}</dd>
-          </div>
-        </dl>
-      </div>
-      <div className={`io-share tone-${v.tone}`} data-testid="io-verdict">
-        <div className="share-num">
-          <span className="big">{io ? percent(io.share_slowest) : "–"}</span>
-          <span className="muted small">of the run time in I/O{io?.slowest_rank !== null && io?.slowest_rank !== undefined ? ` (busiest rank ${io.slowest_rank})` : ""}</span>
-        </div>
-        {io && (
-          <div className="share-bar" aria-hidden="true">
-            <span style={{ width: `${Math.min(100, io.share_slowest * 100)}%` }} />
+        {v ? (
+          <VerdictPanel v={v} onFinding={onFinding} />
+        ) : (
+          <div className="verdict-panel tone-info" data-testid="verdict">
+            <p className="verdict-headline" data-testid="verdict-headline">
+              This report was made by an older iodiag (schema {report.schema_version}) and carries no verdict: analyze the log again.
+            </p>
           </div>
         )}
-        <p className="verdict">{v.text}</p>
+      </div>
+      <div className={`io-share tone-${tone}`} data-testid="io-share">
+        <div className="share-num">
+          <span className="big">{share(ioShare)}</span>
+          <span className="muted small">
+            of the run time in I/O
+            {io?.slowest_rank !== null && io?.slowest_rank !== undefined ? ` (busiest rank ${String(io.slowest_rank)}, ${humanSeconds(io.slowest_rank_io_s)})` : ""}
+          </span>
+        </div>
+        {ioShare !== null && (
+          <div className="share-bar" aria-hidden="true">
+            <span style={{ width: `${String(Math.min(100, ioShare * 100))}%` }} />
+          </div>
+        )}
         {io && (
           <p className="muted small">
             mean rank {percent(io.share_mean)} · read {seconds(io.read_s)} · write {seconds(io.write_s)} · metadata {seconds(io.meta_s)} (summed over ranks)
           </p>
         )}
-        <Counts c={report.counts} />
+        <p className="small counts-line">
+          <span className="muted">Findings: </span>
+          <Counts c={report.counts} labelled />
+        </p>
       </div>
+      <dl className="facts head-facts">
+        <div>
+          <dt>Ranks</dt>
+          <dd>{count(job.nprocs)}</dd>
+        </div>
+        <div>
+          <dt>Nodes</dt>
+          <dd>{job.nodes ?? "–"}</dd>
+        </div>
+        <div>
+          <dt>Run time</dt>
+          <dd>{humanSeconds(job.runtime_s)}</dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{dateTime(job.start)}</dd>
+        </div>
+        <div>
+          <dt>Files</dt>
+          <dd>{count(job.files)}</dd>
+        </div>
+        {io && (
+          <>
+            <div>
+              <dt>Read</dt>
+              <dd>{bytes(io.bytes_read)}</dd>
+            </div>
+            <div>
+              <dt>Written</dt>
+              <dd>{bytes(io.bytes_written)}</dd>
+            </div>
+          </>
+        )}
+        <div>
+          <dt>File system</dt>
+          <dd>{report.file_system ?? "unknown"}</dd>
+        </div>
+        <div>
+          <dt>Workload</dt>
+          <dd>{report.workload}</dd>
+        </div>
+        <div>
+          <dt>Owner</dt>
+          <dd>{a.owner}</dd>
+        </div>
+      </dl>
+      {interfaces.length > 0 && <Interfaces rows={interfaces} />}
       {(report.problems ?? []).length > 0 && (
         <div className="problems" role="note">
           <strong>The reader could not do everything:</strong>
@@ -99,5 +114,113 @@ export function ReportHeader({ a, report }: { a: AnalysisOut; report: Report }) 
         </div>
       )}
     </section>
+  );
+}
+
+/** The verdict as the backend wrote it: headline, ranked causes, where the time went, caveats. */
+function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string) => void }) {
+  const causes = v.causes ?? [];
+  const caveats = v.caveats ?? [];
+  return (
+    <div className={`verdict-panel tone-${v.level}`} data-testid="verdict" data-level={v.level}>
+      <p className="verdict-headline" data-testid="verdict-headline">
+        {v.headline}
+      </p>
+      {causes.length > 0 && (
+        <>
+          <h2 className="verdict-sub">{causes.length === 1 ? "The cause" : "The causes, largest cost first"}</h2>
+          <ol className="causes" data-testid="verdict-causes">
+            {causes.map((c) => (
+              <li key={c.code} className="cause" data-testid="cause" data-code={c.code}>
+                <div className="cause-head">
+                  {onFinding ? (
+                    <button type="button" className="btn link code" title={`Go to finding ${c.code}`} onClick={() => { onFinding(c.code); }}>
+                      {c.code}
+                    </button>
+                  ) : (
+                    <a className="code" href={`#finding-${c.code}`}>
+                      {c.code}
+                    </a>
+                  )}
+                  <strong className="cause-title">{c.title}</strong>
+                  <span className="cause-cost" data-testid="cause-cost">
+                    {cost(c.seconds, c.share_of_runtime)}
+                  </span>
+                  {c.confidence !== "high" && (
+                    <span className="muted small" title={c.confidence === "low" ? "an estimate or an upper bound" : "partly estimated"}>
+                      {c.confidence} confidence
+                    </span>
+                  )}
+                </div>
+                <p className="cause-summary">{c.summary}</p>
+                {c.action && (
+                  <p className="cause-action">
+                    <strong>What to do:</strong> {c.action}
+                  </p>
+                )}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      {v.where_time_went && (
+        <p className="where-time-went" data-testid="where-time-went">
+          {v.where_time_went}
+        </p>
+      )}
+      {caveats.length > 0 && (
+        <div className="caveats" data-testid="caveats">
+          <strong className="small">Caveats</strong>
+          <ul className="small">
+            {caveats.map((c, i) => (
+              <li key={i}>{c}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Every data-bearing interface (Darshan module) with its own totals: a DFS or DAOS job shows its bytes here. */
+function Interfaces({ rows }: { rows: Interface[] }) {
+  return (
+    <div className="interfaces">
+      <table className="data compact" data-testid="interfaces">
+        <caption className="small muted">Interfaces (times summed over ranks)</caption>
+        <thead>
+          <tr>
+            <th scope="col">Interface</th>
+            <th scope="col" className="num">Read</th>
+            <th scope="col" className="num">Written</th>
+            <th scope="col" className="num">Time</th>
+            <th scope="col">In the totals</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.name} data-testid="interface-row">
+              <th scope="row">
+                {r.name}
+                {r.partial && (
+                  <span className="badge sev-warning" title="Darshan ran out of memory for this module: its totals are lower bounds">
+                    partial
+                  </span>
+                )}
+              </th>
+              <td className="num">{bytes(r.bytes_read)}</td>
+              <td className="num">{bytes(r.bytes_written)}</td>
+              <td className="num" title={`read ${seconds(r.read_s)} · write ${seconds(r.write_s)} · metadata ${seconds(r.meta_s)} · ${count(r.operations)} operations · ${count(r.records)} records`}>
+                {humanSeconds(r.read_s + r.write_s + r.meta_s)}
+              </td>
+              <td className="small">
+                {r.counted ? "counted" : <span className="muted">not counted</span>}
+                {r.note && <span className="muted">: {r.note}</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
