@@ -1,7 +1,8 @@
 """Every check at its trigger boundary, on hand-built profiles.
 
 For each code: a profile just on the quiet side of the threshold (code absent) and
-one just past it (code present, with the severity and evidence numbers expected).
+one just past it (code present, with the detection rule's severity and evidence numbers expected; the
+severity shown is graded from the finding's cost, tested in test_verdict.py and test_costs.py).
 Thresholds and their semantics are those of ``iodiag/analysis/checks`` and, for the
 Drishti-derived codes, of Drishti 0.8 (``includes/module.py``): Drishti compares
 ratios with a strict ``>``, so a ratio exactly at the threshold does not trigger.
@@ -32,7 +33,8 @@ ALL_CODES = {
     *(f"L{i:02d}" for i in range(1, 6)),
     # Trace (T) and cross-layer (X) codes are tested in test_trace_findings.py and test_crosslayer.py.
     *(f"T{i:02d}" for i in range(1, 9)),  # T06-T08: test_source_lines.py and the trace-* scenarios
-    *(f"X{i:02d}" for i in range(1, 4)),
+    *(f"X{i:02d}" for i in range(1, 7)),  # X04-X06: test_costs.py, the real logs in test_verdict.py
+    "J03",
     "H01",  # heatmap codes: tests/test_heatmap.py
     "H02",
 }
@@ -49,7 +51,7 @@ def hit(report: Report, code: str, severity: Severity | None = None) -> Finding:
     f = report.finding(code)
     assert f is not None, f"{code} expected, got {sorted(report.codes())}"
     if severity is not None:
-        assert f.severity == severity
+        assert f.detected_severity == severity
     return f
 
 
@@ -408,7 +410,7 @@ def test_rank_size_imbalance_under_collective_io_is_info(code: str, op: str) -> 
             }
         )
 
-    assert hit(run(p(49, 51)), code).severity == Severity.CRITICAL
+    assert hit(run(p(49, 51)), code).detected_severity == Severity.CRITICAL
     f = hit(run(p(50, 50)), code, Severity.INFO)
     assert ev(f)["collective_share"] == 0.5
 
@@ -547,7 +549,7 @@ def test_d01_partial_module() -> None:
     assert "D01" not in run(make_profile(base, modules={"DXT_POSIX": {"partial": False}})).codes()
     report = run(make_profile(base, modules={"DXT_POSIX": {"partial": True}, "POSIX": {"partial": True}}))
     found = [f for f in report.findings if f.code == "D01"]
-    assert {f.severity for f in found} == {Severity.WARNING}
+    assert {f.detected_severity for f in found} == {Severity.WARNING}
     assert sorted(ev(f)["module"] for f in found) == ["DXT_POSIX", "POSIX"]
 
 

@@ -249,13 +249,21 @@ def test_j01_j02_are_exclusive_and_follow_the_share(log: Path) -> None:
     # J01 must hold even for the shortest run time the log's timestamp resolution allows.
     shortest = s.runtime_s - s.runtime_resolution_s
     sure_low = s.slowest_rank_io_s == 0 or (shortest > 0 and s.slowest_rank_io_s / shortest < t.io_share_low)
-    assert ("J01" in report.codes()) == (s.share_slowest < t.io_share_low and sure_low)
-    assert ("J02" in report.codes()) == (s.share_slowest >= t.io_share_high)
+    # Or too little I/O to tune at all, whatever its share (a 50 ms job).
+    tiny = s.slowest_rank_io_s < t.io_matters_min_seconds
+    assert ("J01" in report.codes()) == ((s.share_slowest < t.io_share_low and sure_low) or tiny)
+    assert ("J02" in report.codes()) == (s.share_slowest >= t.io_share_high and not tiny)
+    assert report.verdict.io_matters is (not ("J01" in report.codes()))
 
 
 def test_j01_is_not_claimed_on_second_resolution_runtimes() -> None:
-    fired = [log.name for log in RELEASE_LOGS if "J01" in _report(log).codes()]
-    assert fired == []
+    # The 3.x release logs store whole seconds: their share alone could not justify J01. They get it only
+    # because their busiest rank spent well under a second in I/O, which no resolution changes.
+    t = Thresholds()
+    for log in RELEASE_LOGS:
+        r = _report(log)
+        if "J01" in r.codes():
+            assert r.io_share is not None and r.io_share.slowest_rank_io_s < t.io_matters_min_seconds, log.name
 
 
 def test_l03_vpic_stripes_far_smaller_than_requests() -> None:

@@ -6,8 +6,8 @@ Usage (from the project root):
 
 For each label it runs ``iodiag analyze LOG --format json`` and checks three things:
 
-* io_matters: the engine's ``verdict.io_matters`` against the label (not scored where the label
-  says ``borderline: true``);
+* io_matters: the engine's ``verdict.io_matters`` against the label (not scored where the label's
+  ``io_matters`` is null);
 * top cause: the engine's first ``verdict.causes`` code ("none" when it names none) must be the
   label's ``top_cause`` or one of its ``top_cause_any``;
 * quiet: no finding whose code is in the label's ``quiet`` list may have severity warning or critical.
@@ -59,7 +59,7 @@ def compare(label: dict, report: dict) -> dict:
         "log": label["log"],
         "label_io_matters": label["io_matters"],
         "engine_io_matters": matters,
-        "io_matters_ok": None if label.get("borderline") else bool(matters) == label["io_matters"],
+        "io_matters_ok": None if label.get("io_matters") is None else bool(matters) == label["io_matters"],
         "label_top": accepted,
         "engine_top": top,
         "top_ok": top in accepted,

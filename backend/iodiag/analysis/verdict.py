@@ -32,11 +32,17 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
     if s is None or s.runtime_s <= 0 or matters is None:
         empty = any(f.code == "D03" for f in findings) or s is None
         if empty:
+            # A job that recorded no I/O at all did not lose its run time to I/O (unless Darshan was off,
+            # which the caveat says).
             return Verdict(
-                io_matters=None,
+                io_matters=False if ctx.meta.runtime_s > 0 and not ctx.profile.problems else None,
                 level=Severity.INFO,
                 headline="No I/O was recorded: this log cannot explain a slow run.",
-                caveats=caveats,
+                caveats=[
+                    *caveats,
+                    "If the job did read or write files, Darshan was not instrumenting them (not linked or "
+                    "preloaded, or the modules disabled).",
+                ],
             )
         return Verdict(
             io_matters=None,
@@ -206,6 +212,14 @@ def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
             and not info.read_error
         ):
             out.append(f"Module {info.name} is in the log but not analyzed: its I/O is not in these numbers.")
+    waits = ctx.blocked_waits
+    if waits.any():
+        p = ctx.posix[waits]
+        out.append(
+            f"{int(waits.sum()):,} file record(s) spent {human_seconds(float(p['POSIX_F_META_TIME'].sum()))} blocked "
+            "in open or close while moving under 1 MiB (named pipes, devices or lock files waited on, not storage "
+            "I/O): left out of the I/O time."
+        )
     s = ctx.io_share
     if s is not None and s.runtime_resolution_s > 0:
         out.append(

@@ -90,7 +90,10 @@ class Thresholds(BaseModel):
         default=0.02, ge=0, le=1, description="a finding costing this share of the run time or more is a warning"
     )
     impact_min_seconds: float = Field(
-        default=1.0, ge=0, description="a finding costing fewer seconds than this stays info, whatever its share"
+        default=0.25,
+        ge=0,
+        description="a finding costing fewer seconds than this stays info, whatever its share (I/O itself must "
+        "also reach io_matters_min_seconds before anything is above info)",
     )
     impact_min_ops: int = Field(
         default=100, ge=0, description="a finding about fewer operations than this stays info"

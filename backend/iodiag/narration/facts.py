@@ -82,6 +82,9 @@ def user_context(report: Report, phrases: Phrasebook) -> UserContext:
     fs = tuple(f for f in _FILE_SYSTEMS if report.job.file_systems.get(f, 0) > 0)
     if "LUSTRE" in used and "lustre" not in fs:
         fs = ("lustre", *fs)
+    if report.file_system:
+        # The file system that carried the job's data decides the advice; others only follow it.
+        fs = (report.file_system, *(f for f in fs if f != report.file_system))
     facility = system = None
     for path in all_paths(report):
         for fp in phrases.facility_paths:

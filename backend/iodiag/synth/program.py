@@ -682,15 +682,18 @@ class Simulator:
             top = busy_bytes.max(axis=1) if len(aggs) else np.zeros(k_calls)
             top = np.where(top > 0, top, 1.0)
             pdur = t_base[pc] * pl / top[pc] * self._ost_factor(np.full(len(pc), f), ps, pl)
+            # Read-modify-write: each piece is read (as long as its write takes) before it is written.
+            rmw = ph.read_modify_write and is_write
+            step = pdur * 2.0 if rmw else pdur
             busy = np.zeros((k_calls, len(aggs)), dtype=np.float64)
-            np.add.at(busy, (pc, pa), pdur)
+            np.add.at(busy, (pc, pa), step)
             # Every call first waits (late ranks, the two-phase exchange): MPI-IO time, not POSIX time.
             wait = ph.wait_seconds
             call_t = wait + np.maximum(t_base, busy.max(axis=1) if len(aggs) else 0.0)
             call_start = t0 + _excl_cumsum(call_t)
             t1 = t0 + float(call_t.sum())
             new_group = np.r_[True, (pc[1:] != pc[:-1]) | (pa[1:] != pa[:-1])] if len(pc) else np.zeros(0, bool)
-            pstart = call_start[pc] + wait + _segmented_excl_cumsum(pdur, new_group) if len(pc) else np.zeros(0)
+            pstart = call_start[pc] + wait + _segmented_excl_cumsum(step, new_group) if len(pc) else np.zeros(0)
             # Events: calls at the top layers, pieces at POSIX (aggregators only).
             r_flat = np.repeat(rk, k_calls)
             s_flat = np.tile(call_start, nr)
@@ -708,9 +711,17 @@ class Simulator:
                 else:
                     # ROMIO issues the aggregator's pieces from its own (aligned) buffers.
                     order = np.lexsort((pstart, aggs[pa]))
-                    t.add_io(
-                        layer, f, aggs[pa][order], is_write, ps[order], pl[order], pstart[order], (pstart + pdur)[order]
-                    )
+                    agg, off_p, len_p = aggs[pa][order], ps[order], pl[order]
+                    s_p, d_p = pstart[order], pdur[order]
+                    if rmw:
+                        # Each piece twice, in time order: the read, then the write of the same bytes.
+                        agg, off_p, len_p = np.repeat(agg, 2), np.repeat(off_p, 2), np.repeat(len_p, 2)
+                        s_p = np.column_stack([s_p, s_p + d_p]).reshape(-1)
+                        d_p = np.repeat(d_p, 2)
+                        writes = np.tile(np.array([False, True]), len(order))
+                    else:
+                        writes = np.full(len(order), bool(is_write))
+                    t.add_io(layer, f, agg, writes, off_p, len_p, s_p, s_p + d_p)
             if ph.interface == "pnetcdf" and ph.nonblocking:
                 self._pnetcdf_waits(np.full(nr, f), rk, np.full(nr, t0), np.full(nr, t1), True)
             if is_write:

@@ -205,6 +205,9 @@ class Phase(_Model):
     wait_seconds: float = Field(
         default=0.0, ge=0, description="collective phases: seconds each call waits before the aggregators' POSIX I/O"
     )
+    read_modify_write: bool = Field(
+        default=False, description="collective writes: the aggregators read every piece before writing it (ROMIO)"
+    )
     slow_ranks: dict[int, float] = Field(default_factory=dict)
     mem_aligned: bool = True
     fsync: bool = False
@@ -256,6 +259,8 @@ class Phase(_Model):
             )
         if self.interface == "dfs" and self.fsync:
             raise ValueError("fsync: Darshan's DFS module records no sync calls")
+        if self.read_modify_write and not (self.collective and self.op == "write"):
+            raise ValueError("read_modify_write is ROMIO's read before a collective write: it needs collective writes")
         if self.wait_seconds and not self.collective:
             raise ValueError("wait_seconds is the wait inside collective calls: it needs collective: true")
         if self.collective and self.count_by_rank:

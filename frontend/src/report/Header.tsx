@@ -23,39 +23,16 @@ export function ReportHeader({ a, report, onFinding }: { a: AnalysisOut; report:
         <p className="logname muted small">
           log <span className="path">{a.filename}</span>
         </p>
-        {v ? (
-          <VerdictPanel v={v} onFinding={onFinding} />
-        ) : (
-          <div className="verdict-panel tone-info" data-testid="verdict">
-            <p className="verdict-headline" data-testid="verdict-headline">
-              This report was made by an older iodiag (schema {report.schema_version}) and carries no verdict: analyze the log again.
-            </p>
-          </div>
-        )}
       </div>
-      <div className={`io-share tone-${tone}`} data-testid="io-share">
-        <div className="share-num">
-          <span className="big">{share(ioShare)}</span>
-          <span className="muted small">
-            of the run time in I/O
-            {io?.slowest_rank !== null && io?.slowest_rank !== undefined ? ` (busiest rank ${String(io.slowest_rank)}, ${humanSeconds(io.slowest_rank_io_s)})` : ""}
-          </span>
-        </div>
-        {ioShare !== null && (
-          <div className="share-bar" aria-hidden="true">
-            <span style={{ width: `${String(Math.min(100, ioShare * 100))}%` }} />
-          </div>
-        )}
-        {io && (
-          <p className="muted small">
-            mean rank {percent(io.share_mean)} · read {seconds(io.read_s)} · write {seconds(io.write_s)} · metadata {seconds(io.meta_s)} (summed over ranks)
+      {v ? (
+        <VerdictPanel v={v} onFinding={onFinding} />
+      ) : (
+        <div className="verdict-panel tone-info" data-testid="verdict">
+          <p className="verdict-headline" data-testid="verdict-headline">
+            This report was made by an older iodiag (schema {report.schema_version}) and carries no verdict: analyze the log again.
           </p>
-        )}
-        <p className="small counts-line">
-          <span className="muted">Findings: </span>
-          <Counts c={report.counts} labelled />
-        </p>
-      </div>
+        </div>
+      )}
       <dl className="facts head-facts">
         <div>
           <dt>Ranks</dt>
@@ -102,6 +79,29 @@ export function ReportHeader({ a, report, onFinding }: { a: AnalysisOut; report:
           <dd>{a.owner}</dd>
         </div>
       </dl>
+      <div className={`io-share tone-${tone}`} data-testid="io-share">
+        <div className="share-num">
+          <span className="big">{share(ioShare)}</span>
+          <span className="muted small">
+            of the run time in I/O
+            {io?.slowest_rank !== null && io?.slowest_rank !== undefined ? ` (busiest rank ${String(io.slowest_rank)}, ${humanSeconds(io.slowest_rank_io_s)})` : ""}
+          </span>
+        </div>
+        {ioShare !== null && (
+          <div className="share-bar" aria-hidden="true">
+            <span style={{ width: `${String(Math.min(100, ioShare * 100))}%` }} />
+          </div>
+        )}
+        {io && (
+          <p className="muted small">
+            mean rank {percent(io.share_mean)} · read {seconds(io.read_s)} · write {seconds(io.write_s)} · metadata {seconds(io.meta_s)} (summed over ranks)
+          </p>
+        )}
+        <p className="small counts-line">
+          <span className="muted">Findings: </span>
+          <Counts c={report.counts} labelled />
+        </p>
+      </div>
       {interfaces.length > 0 && <Interfaces rows={interfaces} />}
       {(report.problems ?? []).length > 0 && (
         <div className="problems" role="note">

@@ -94,18 +94,23 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     """Time in the small requests beyond the same bytes at this job's own large-request rate.
 
     Per record, the small requests' time is their share of the record's requests times its read (write)
-    time: small requests are latency-bound, so time follows the number of calls more than the bytes.
+    time: small requests are latency-bound, so time follows the number of calls more than the bytes. Only
+    requests under 100 KiB are priced: from 100 KiB a request is bandwidth-bound (collective-buffer pieces of
+    0.8-1 MiB are not what aggregation would fix), although detection keeps Drishti's 1 MiB boundary.
     """
     verb = "read" if op == "READ" else "write"
-    n_small = _small_counts(frame, op).to_numpy(dtype=float)
+    n_small = frame[[f"POSIX_SIZE_{op}_{b}" for b in ("0_100", "100_1K", "1K_10K", "10K_100K")]].sum(axis=1).to_numpy(
+        dtype=float
+    )
     n_all = frame[f"POSIX_{op}S"].to_numpy(dtype=float)
     time = frame[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
     share = np.where(n_all > 0, n_small / np.maximum(n_all, 1), 0.0)
     small_time_rows = time * share
     small_time = float(small_time_rows.sum())
-    removed = frame[small_columns("POSIX", op)].sum(axis=1).to_numpy(dtype=float) - n_small
     moved = frame["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].to_numpy(dtype=float)
-    est = costs.small_bytes(frame, "POSIX", op) - removed * costs.BIN_MEAN_BYTES["100K_1M"]
+    est = costs.small_bytes(frame, "POSIX", op) - frame[f"POSIX_SIZE_{op}_100K_1M"].to_numpy(dtype=float) * (
+        costs.BIN_MEAN_BYTES["100K_1M"]
+    )
     small_b = float(np.clip(est, 0, moved).sum())
     rate, own = costs.large_request_rate(ctx, op, t)
     ideal_rows = np.clip(est, 0, moved) / rate if rate > 0 else np.zeros(len(frame))
@@ -114,7 +119,7 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     where = "this job's own large-request rate" if own else "the reference rank bandwidth (the job made no large requests)"
     return costs.modelled(
         seconds,
-        f"{small_time:.3g} s (summed over ranks) in {int(n_small.sum()):,} small {verb}s, less their "
+        f"{small_time:.3g} s (summed over ranks) in {int(n_small.sum()):,} {verb}s under 100 KiB, less their "
         f"{human_bytes(small_b)} at {where} ({costs.rate_text(rate)}), on the busiest rank",
         confidence=Confidence.MEDIUM if own else Confidence.LOW,
         ops=int(n_small.sum()),
@@ -293,7 +298,7 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     per_row = p[time_col].to_numpy(dtype=float) * p["id"].map(redo).fillna(0.0).to_numpy(dtype=float)
     cost = costs.modelled(
         costs.on_critical_path(ctx, p, per_row),
-        f"the {verb[:-1] if verb.endswith('n') else verb} time of those files times the share of their bytes "
+        f"the {'write' if op == 'WRITE' else 'read'} time of those files times the share of their bytes "
         "moved again, on the busiest rank",
         nbytes=total_excess,
     )
@@ -741,7 +746,12 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         float((per_file["max"] - per_file["mean"]).clip(lower=0).sum()),
         f"per uneven file, the busiest rank's {verb[:-1] if op == 'WRITE' else 'read'} time less the mean rank's",
     )
-    if ctx.collective_share(op) >= 0.5:
+    if op == "READ" and ctx.collective_share("WRITE") >= 0.5 and _reads_beneath_writes(ctx, flagged):
+        # Reads the application never made: the aggregators' read-modify-write under collective writes.
+        cost = costs.unknown("the uneven reads are the aggregators' read-modify-write under collective writes (X05)")
+        severity = Severity.INFO
+        message += " The reads are the aggregators' read-modify-write beneath collective MPI-IO writes (see X05)."
+    elif ctx.collective_share(op) >= 0.5:
         # With collective buffering only the aggregator ranks touch the file at the POSIX level,
         # so this imbalance is how ROMIO works, not a defect of the application.
         cost = costs.unknown("under collective MPI-IO the aggregators do the POSIX I/O by design (see X04)")
@@ -764,6 +774,17 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         cost=cost,
         extra_recommendations=ctx.collective_advice(op) if ctx.profile.has("MPI-IO") else (),
     )
+
+
+def _reads_beneath_writes(ctx: Context, rows: pd.DataFrame) -> bool:
+    """Most POSIX read bytes of these files were not asked for at MPI-IO (read-modify-write beneath writes)."""
+    m = ctx.mpiio
+    if m.empty:
+        return False
+    ids = rows["id"].unique()
+    asked = float(m.loc[m["id"].isin(ids), "MPIIO_BYTES_READ"].sum())
+    read = float(rows["POSIX_BYTES_READ"].sum())
+    return read > 0 and asked < 0.5 * read
 
 
 @check(
