@@ -240,7 +240,7 @@ def test_thresholds_file_changes_the_result(tmp_path: Path) -> None:
     before = Report.model_validate_json(iodiag("analyze", "-f", "json", RELEASE_310).stdout)
     assert "J02" not in before.codes()
     toml = tmp_path / "t.toml"
-    toml.write_text("[thresholds]\nio_share_high = 0.01\n", encoding="utf-8")
+    toml.write_text("[thresholds]\nio_share_high = 0.01\nio_matters_min_seconds = 0.01\n", encoding="utf-8")
     proc = iodiag("analyze", "-f", "json", "--thresholds", toml, RELEASE_310)
     assert proc.returncode == 0, proc.stderr
     after = Report.model_validate_json(proc.stdout)

@@ -189,7 +189,7 @@ def test_follow_up_inherits_the_previous_subject() -> None:
     plan = conv.plan("which file?")
     assert plan.intent is Intent.FILE_OR_RANK and plan.focus_codes[0] == "P10"
     fresh = Conversation(report(DRISHTI), narrator.composer()).plan("which file?")
-    assert fresh.focus_codes[0] == "P22"  # no history: the costliest finding that names files
+    assert fresh.focus_codes[0] == "X06"  # no history: the costliest finding that names files
 
 
 # --- context window -------------------------------------------------------------------------------
@@ -228,8 +228,8 @@ def _grounding(question: str = "Why is my job slow?", echo: tuple[str, ...] = ()
 
 GOOD = [
     "I/O takes 95% of the run time, 11.34 s on the busiest rank [J02].",
-    "The costliest problem is uneven read sizes across ranks: rank 342 moved 456.02 MiB [P22].",
-    "All 8448 MPI-IO write calls block, so they cannot overlap with computation [M07].",
+    "The costliest problem is that HDF5 wrote 120.00 GiB but MPI-IO beneath it wrote 240.00 GiB [X06].",
+    "It spent 71.2 min inside MPI-IO reads and writes over 5.2 min of POSIX reads and writes beneath them [X04].",
     "I/O takes 94.5 percent of the run time [J02].",
 ]
 
@@ -252,14 +252,9 @@ def test_faithful_sentences_pass(sentence: str) -> None:
         ("The slow file is /scratch/made_up/output.h5 [P22].", "unknown-file", "/scratch/made_up/output.h5"),
         ("Rank 17 read far more than the others [P22].", "unknown-rank", "rank 17"),
         ("Set the hint romio_ds_magic to speed it up [P22].", "unknown-name", "romio_ds_magic"),
-        ("Your job does many small writes to a shared file.", "absent-issue", "small writes"),
+        ("Your job is slowed down by its small writes.", "absent-issue", "small writes"),
         ("The job's files sit on a single OST.", "absent-issue", "single OST"),
-        ("P22 is not a problem for this job.", "contradiction", "P22 is not a problem for this job."),
-        (
-            "The uneven ranks are not a real problem here.",
-            "contradiction",
-            "The uneven ranks are not a real problem here.",
-        ),
+        ("X06 is not a problem for this job.", "contradiction", "X06 is not a problem for this job."),
     ],
 )
 def test_inventions_are_caught(sentence: str, kind: str, token: str) -> None:

@@ -104,7 +104,9 @@ def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
     time = p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(ops > 0, nbytes / np.maximum(ops, 1), 0)
-    large = (mean >= 1 << 20) & (time > 0)
+    # Large and mostly sequential: random large requests are what is being priced, not the yardstick.
+    seq = p[f"POSIX_SEQ_{op}S"].to_numpy(dtype=float)
+    large = (mean >= 1 << 20) & (time > 0) & (seq >= 0.8 * ops - 1)
     if large.any() and nbytes[large].sum() >= t.impact_min_bytes:
         return float(nbytes[large].sum() / time[large].sum()), True
     # No large requests this way: the other direction's large requests still say what the storage gave.

@@ -84,6 +84,9 @@ def grade(
         sev = Severity.WARNING
     else:
         return Severity.INFO, f"costs under {t.severity_warning_share:.0%} of the run time"
+    if imp.basis.startswith("modelled: upper bound"):
+        # An upper bound with nothing measured behind it may be far above the real cost: never a cause.
+        return Severity.INFO, "its cost is only an upper bound"
     if imp.confidence is Confidence.LOW and sev is Severity.CRITICAL:
         sev = Severity.WARNING
     return sev, None

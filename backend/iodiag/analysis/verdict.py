@@ -113,7 +113,9 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
     candidates.sort(
         key=lambda f: (
             f.impact.confidence is Confidence.LOW,  # type: ignore[union-attr]
-            -(f.impact.seconds or 0.0),  # type: ignore[union-attr]
+            -round(f.impact.seconds or 0.0, 3),  # type: ignore[union-attr]
+            # On a tie the more specific diagnosis leads: a cross-layer root cause over its symptom.
+            not f.code.startswith("X"),
             f.severity.rank,
             f.code,
         )

@@ -113,6 +113,9 @@ class Thresholds(BaseModel):
         description="bytes/s one rank gets for large requests, used to price small or random requests when the "
         "job itself made no large ones (modelled costs)",
     )
+    rank_io_imbalance_factor: float = Field(
+        default=1.5, gt=1, description="busiest rank's I/O time over the mean rank's that counts as imbalance (J04)"
+    )
     xlayer_gap_share: float = Field(
         default=0.5,
         ge=0,

@@ -8,8 +8,9 @@ Two label sets, scored the same way:
 
 Scores, per set:
 
-* **top-1 cause accuracy**: the verdict's first cause is the labelled one (or one of ``top_cause_any``);
-  ``top_cause: none`` expects no cause at all;
+* **top-1 cause accuracy**: the verdict's first cause is the labelled one (or one of ``top_cause_any``), or
+  a finding of the same family (``CheckSpec.family``: findings that describe the same lost time, such as
+  P19 and J04 for rank imbalance, which the verdict names once); ``top_cause: none`` expects no cause;
 * **io_matters accuracy**: the verdict's ``io_matters`` equals the label;
 * **precision of critical + warning**: of the findings shown above info (summaries J01/J02 and data-quality D
   codes aside), the share that are not false alarms. A false alarm is a code labelled ``quiet``, any finding
@@ -49,6 +50,7 @@ class CaseResult(BaseModel):
     io_matters_got: bool | None = None
     top_expected: list[str] = Field(default_factory=list, description="acceptable first causes; ['none']: no cause")
     top_got: str | None = None
+    families: list[str] = Field(default_factory=list, description="families of the acceptable first causes")
     shown: list[str] = Field(default_factory=list, description="codes above info (scored ones)")
     false_alarms: list[str] = Field(default_factory=list)
     error: str | None = None
@@ -57,7 +59,13 @@ class CaseResult(BaseModel):
     def top_ok(self) -> bool | None:
         if not self.top_expected:
             return None
-        return (self.top_got or "none") in self.top_expected
+        got = self.top_got or "none"
+        if got in self.top_expected:
+            return True
+        from iodiag.analysis.registry import CHECKS
+
+        spec = CHECKS.get(got)
+        return spec is not None and spec.family in self.families
 
     @property
     def matters_ok(self) -> bool | None:
@@ -138,7 +146,11 @@ def judge(
     loud = no_warnings or io_matters is False
     alarms = [c for c in shown if loud or c in quiet or c in absent]
     expected = [] if top_cause is None else [top_cause, *top_cause_any]
+    from iodiag.analysis.registry import CHECKS
+
+    families = sorted({CHECKS[c].family for c in expected if c in CHECKS})
     return CaseResult(
+        families=families,
         name=name,
         io_matters_expected=io_matters,
         io_matters_got=v.io_matters,

@@ -72,3 +72,38 @@ def io_dominates(ctx: Context, t: Thresholds) -> Hit | None:
         severity=Severity.CRITICAL if s.share_slowest >= min(2 * t.io_share_high, 0.9) else None,
         cost=costs.measured(s.slowest_rank_io_s, "the busiest rank's I/O time"),
     )
+
+
+@check(
+    "J04",
+    title="The busiest rank spends far longer in I/O than the average rank",
+    layer=Layer.JOB,
+    severity=Severity.WARNING,
+    recommendations=("balance-rank-io",),
+    kind=Kind.CAUSE,
+    family="imbalance",
+)
+def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
+    # Every rank waits for the slowest at the next synchronization, so the busiest rank's I/O time beyond
+    # the mean rank's is run time lost, whatever made it slow (more data, a slow OST, a straggling node).
+    # Measured on the same per-rank times as the I/O share; Drishti's P19 divides the spread by the time
+    # summed over all ranks, which cannot fire on thousands of ranks however slow one of them is.
+    s = ctx.io_share
+    if s is None or ctx.meta.nprocs < 2 or s.mean_rank_io_s <= 0:
+        return None
+    gap = s.slowest_rank_io_s - s.mean_rank_io_s
+    if s.slowest_rank_io_s < t.rank_io_imbalance_factor * s.mean_rank_io_s or gap < t.io_matters_min_seconds:
+        return None
+    who = f"rank {s.slowest_rank}" if s.slowest_rank is not None else "the busiest rank"
+    return Hit(
+        message=f"{who.capitalize()} spent {human_seconds(s.slowest_rank_io_s)} in I/O, "
+        f"{s.slowest_rank_io_s / s.mean_rank_io_s:.1f}x the average rank's {human_seconds(s.mean_rank_io_s)}: the "
+        f"other ranks waited about {human_seconds(gap)} for it.",
+        evidence=[
+            Metric(name="slowest_rank_io_time", value=s.slowest_rank_io_s, unit=Unit.SECONDS),
+            Metric(name="mean_rank_io_time", value=s.mean_rank_io_s, unit=Unit.SECONDS),
+            Metric(name="imbalance", value=s.slowest_rank_io_s / s.mean_rank_io_s, unit=Unit.RATIO, description="times"),
+        ],
+        ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
+        cost=costs.measured(gap, "the busiest rank's I/O time less the mean rank's"),
+    )

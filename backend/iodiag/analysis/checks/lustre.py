@@ -182,6 +182,7 @@ def _file_hit(
     severity=Severity.CRITICAL,
     requires=NEEDS,
     recommendations=("lustre-stripe-count",),
+    family="single-ost",
 )
 def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
     bad = [

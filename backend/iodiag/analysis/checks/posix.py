@@ -354,7 +354,10 @@ def _first_accesses(ctx: Context, op: str) -> pd.Series:
     """
     p = ctx.posix
     ranks_per_record = np.where(p["rank"].to_numpy() >= 0, 1, max(ctx.meta.nprocs, 1))
-    return pd.Series(np.minimum(p[f"POSIX_{op}S"].to_numpy(), ranks_per_record), index=p.index)
+    # Each open starts over at offset 0 while Darshan keeps the previous request's end: a file read again
+    # from the start after a reopen (a data loader's next epoch) is not random access either.
+    starts = np.maximum(ranks_per_record, p["POSIX_OPENS"].to_numpy())
+    return pd.Series(np.minimum(p[f"POSIX_{op}S"].to_numpy(), starts), index=p.index)
 
 
 def _pattern(ctx: Context, op: str) -> tuple[int, int, int, int]:
@@ -537,6 +540,7 @@ def shared_small_writes(ctx: Context, t: Thresholds) -> Hit | None:
     requires=POSIX,
     recommendations=("reduce-metadata",),
     origin="drishti",
+    family="metadata",
 )
 def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
     # Drishti counts records over the threshold and calls them ranks. We sum each rank's
