@@ -110,7 +110,7 @@ def test_a_timeout_ends_in_the_template_answer() -> None:
     narrator = Narrator(model_settings(llm_timeout_s=0.05), knowledge=knowledge())
     answer, _ = run(narrator, report(DRISHTI), "Why is my job slow?")
     assert answer.provenance == "template" and "time" in answer.note and answer.verifier.passed
-    assert answer.text.startswith("I/O takes 95% of the run time")
+    assert answer.text.startswith("I/O takes 95% of this 12.00 s run")
 
 
 def test_a_missing_model_file_ends_in_the_template_answer(tmp_path: Any) -> None:

@@ -77,12 +77,12 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         action = f" {top.action}" if top.action else ""
         if top.confidence is Confidence.LOW:
             headline = (
-                f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)}, at most "
+                f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)} ({top.code}), at most "
                 f"≈ {human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run, an upper bound).{action}"
             )
         else:
             headline = (
-                f"{lead}; the largest cost is {_lower_first(top.title)}, ≈ {human_seconds(top.seconds)} "
+                f"{lead}; the largest cost is {_lower_first(top.title)} ({top.code}), ≈ {human_seconds(top.seconds)} "
                 f"({percent(top.share_of_runtime)} of the run).{action}"
             )
     else:

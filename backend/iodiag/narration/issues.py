@@ -68,7 +68,7 @@ ISSUES: tuple[Issue, ...] = (
         "rank imbalance",
         r"\bimbalance|\bunbalanced|\buneven|\bstraggler|\bslow(?:er|est)? ranks?\b|\bload[- ]?imbalance|"
         r"\brank 0 does (?:most|all)",
-        "P18 P19 P21 P22 T01 T02 T03 H02",
+        "P18 P19 P21 P22 T01 T02 T03 H02 J04",
     ),
     _issue(
         "single OST",

@@ -208,6 +208,11 @@ class Phase(_Model):
     read_modify_write: bool = Field(
         default=False, description="collective writes: the aggregators read every piece before writing it (ROMIO)"
     )
+    fill_values: bool = Field(
+        default=False,
+        description="HDF5 write phases that create their dataset: H5Dcreate first writes the dataset's whole extent "
+        "with fill values, from the communicator's first rank (H5D__contig_fill), before the data",
+    )
     slow_ranks: dict[int, float] = Field(default_factory=dict)
     mem_aligned: bool = True
     fsync: bool = False
@@ -263,6 +268,12 @@ class Phase(_Model):
             raise ValueError("read_modify_write is ROMIO's read before a collective write: it needs collective writes")
         if self.wait_seconds and not self.collective:
             raise ValueError("wait_seconds is the wait inside collective calls: it needs collective: true")
+        if self.fill_values and not (self.interface == "hdf5" and self.op == "write"):
+            raise ValueError("fill_values is HDF5 writing fill values at H5Dcreate: it needs interface hdf5, op write")
+        if self.fill_values and self.via != "mpiio":
+            raise ValueError("fill_values is modeled for parallel HDF5 (via: mpiio) only")
+        if self.fill_values and self.files is not None:
+            raise ValueError("fill_values takes one 'file', not 'files'")
         if self.collective and self.count_by_rank:
             raise ValueError("collective phases need the same count on every rank (no count_by_rank)")
         if any(f <= 0 for f in self.slow_ranks.values()):

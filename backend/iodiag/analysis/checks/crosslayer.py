@@ -345,7 +345,7 @@ def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
     if collective:
         few = f" Only {pw:,} of the {mw:,} ranks issued POSIX writes (the aggregators)." if pw and mw and pw < mw else ""
         why = (
-            f"The calls are collective: ranks waited for each other (work imbalance before the call), for the "
+            f"The calls are collective: ranks waited for each other (some reach the call later than others), for the "
             f"two-phase data exchange, or for too few aggregators.{few}"
         )
         recs: tuple[str, ...] = ("mpiio-collective-wait", "romio-hints")
@@ -360,8 +360,8 @@ def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
     share = 1 - _posix_rw(p) / _mpi_rw(m)
     return Hit(
         message=f"{f.path}{more}: {human_seconds(_mpi_rw(m))} inside MPI-IO reads and writes (summed over ranks) "
-        f"over {human_seconds(_posix_rw(p))} of POSIX reads and writes beneath them; on the critical path the "
-        f"slowest rank spent {human_seconds(gap)} inside MPI-IO beyond the busiest POSIX rank's time. {why}",
+        f"over {human_seconds(_posix_rw(p))} of POSIX reads and writes beneath them; on the critical path, MPI-IO "
+        f"took {human_seconds(gap)} longer than the POSIX calls of the busiest aggregator. {why}",
         evidence=[
             Metric(name="mpiio_time", value=_mpi_rw(m), unit=Unit.SECONDS, description="summed over ranks"),
             Metric(name="posix_time", value=_posix_rw(p), unit=Unit.SECONDS, description="summed over ranks"),
