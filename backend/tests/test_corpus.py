@@ -253,7 +253,7 @@ def test_j01_j02_are_exclusive_and_follow_the_share(log: Path) -> None:
     tiny = s.slowest_rank_io_s < t.io_matters_min_seconds
     assert ("J01" in report.codes()) == ((s.share_slowest < t.io_share_low and sure_low) or tiny)
     assert ("J02" in report.codes()) == (s.share_slowest >= t.io_share_high and not tiny)
-    assert report.verdict.io_matters is (not ("J01" in report.codes()))
+    assert report.verdict.io_matters is ("J01" not in report.codes())
 
 
 def test_j01_is_not_claimed_on_second_resolution_runtimes() -> None:

@@ -215,3 +215,25 @@ def test_every_interface_is_listed() -> None:
     assert not hdf5.counted and hdf5.note
     mpiio = next(i for i in r.interfaces if i.name == "MPI-IO")
     assert mpiio.counted
+
+
+def _scenario_report(name: str, tmp: Path) -> Report:
+    from iodiag.synth.scenario import build_log, load_scenario
+
+    sc = load_scenario(Path(__file__).resolve().parents[2] / "evals" / "scenarios" / f"{name}.yaml")
+    out = tmp / f"{name}.darshan"
+    build_log(sc, out)
+    return analyze(load_profile(str(out)))
+
+
+def test_dfs_bytes_are_counted_so_stdio_is_not_all_of_the_data(tmp_path: Path) -> None:
+    r = _scenario_report("ranking-dfs-io-matters", tmp_path)
+    dfs = next(i for i in r.interfaces if i.name == "DFS")
+    assert dfs.counted and dfs.bytes_written == 128 << 30
+    assert r.workload.value == "daos" and r.file_system == "daos"
+    assert r.io_share is not None and r.io_share.bytes_written >= 128 << 30
+    assert "S01" not in r.codes()  # 2 KiB of STDIO next to 128 GiB through DFS
+    assert r.job.file_systems.get("daos") == 32
+    m01 = r.finding("M01")
+    assert m01 is not None and "DFS" in m01.message and m01.severity is Severity.INFO
+    assert not {rec for f in r.findings for rec in f.recommendations if rec.startswith("lustre-")}

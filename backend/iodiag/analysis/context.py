@@ -295,12 +295,17 @@ class Context:
             info = self.profile.modules.get(module)
             if df.empty and not (info and info.records):
                 continue
+            rd_t: str | None
+            wr_t: str | None
+            md_t: str | None
+            br: str | None
+            bw: str | None
             if module in TOP_LAYER_TIME:
                 rd_t, wr_t, md_t, _ = TOP_LAYER_TIME[module]
                 br, bw = TOP_LAYER_BYTES[module]
             else:
                 rd_t, wr_t, md_t = _TIMES.get(module, (None, None, None))
-                br, bw = _BYTES.get(module, (None, None))  # type: ignore[assignment]
+                br, bw = _BYTES.get(module, (None, None))
             is_counted = module in counted or (module == "POSIX" and "POSIX" in counted)
             why = note
             if module == "DAOS" and "DFS" in counted:
@@ -383,7 +388,12 @@ class Context:
 _INTERFACES = (
     # (module, shown as, ops counters, note when not counted)
     ("H5F", "HDF5 (files)", (), "sits above MPI-IO/POSIX: its traffic is counted where it reaches them"),
-    ("H5D", "HDF5", ("H5D_READS", "H5D_WRITES"), "sits above MPI-IO/POSIX: its traffic is counted where it reaches them"),
+    (
+        "H5D",
+        "HDF5",
+        ("H5D_READS", "H5D_WRITES"),
+        "sits above MPI-IO/POSIX: its traffic is counted where it reaches them",
+    ),
     (
         "PNETCDF_VAR",
         "PnetCDF",

@@ -175,7 +175,7 @@ def on_critical_path(ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, pre
     own = ranks >= 0
     busiest = 0.0
     if own.any():
-        uniq, inv = np.unique(ranks[own], return_inverse=True)
+        _, inv = np.unique(ranks[own], return_inverse=True)
         busiest = float(np.bincount(inv, weights=cost[own]).max())
     shared = 0.0
     if (~own).any():
@@ -211,7 +211,7 @@ def trace_segments_cost(
     rate, own = large_request_rate(ctx, "WRITE", t)
     excess = dur - (tr.length[mask].astype(float) / rate if subtract_rate else 0.0)
     excess = np.clip(excess, 0, None)
-    uniq, inv = np.unique(ranks, return_inverse=True)
-    busiest = float(np.bincount(inv, weights=excess).max()) if len(uniq) else 0.0
+    _, inv = np.unique(ranks, return_inverse=True)
+    busiest = float(np.bincount(inv, weights=excess).max()) if len(inv) else 0.0
     s = ctx.io_share
     return (min(busiest, s.slowest_rank_io_s) if s is not None else busiest), own

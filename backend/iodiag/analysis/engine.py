@@ -141,7 +141,19 @@ def _job_summary(profile: JobProfile, nodes: int | None) -> JobSummary:
     m = profile.meta
     fs: Counter[str] = Counter()
     by_dir: dict[str, str] = {}
-    for name in profile.names.values():
+    # DFS and DAOS records name objects inside a DAOS container, not paths under the mount table.
+    daos_ids = {
+        int(i)
+        for mod in ("DFS", "DAOS")
+        if (t := profile.tables.get(mod)) is not None and len(t)
+        for i in t["id"].tolist()
+    }
+    fs["daos"] = len(daos_ids)
+    if not daos_ids:
+        del fs["daos"]
+    for rid, name in profile.names.items():
+        if int(rid) in daos_ids:
+            continue
         # Files share directories, and the mount lookup is per directory.
         d = name.rsplit("/", 1)[0] + "/x" if "/" in name else name
         kind = by_dir.get(d)

@@ -248,7 +248,9 @@ class Verdict(BaseModel):
     level: Severity = Field(description="critical: I/O dominates; warning: it matters; ok: it does not; info: unknown")
     headline: str = Field(description="one actionable sentence")
     causes: list[Cause] = Field(default_factory=list, description="largest first")
-    where_time_went: str = Field(default="", description="how the I/O time splits between reads, writes, metadata, files")
+    where_time_went: str = Field(
+        default="", description="how the I/O time splits between reads, writes, metadata and files"
+    )
     caveats: list[str] = Field(default_factory=list)
 
 

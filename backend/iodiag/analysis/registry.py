@@ -10,10 +10,10 @@ from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Worklo
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 
 if TYPE_CHECKING:
-    from iodiag.analysis.costs import Cost
     import numpy as np
 
     from iodiag.analysis.context import Context
+    from iodiag.analysis.costs import Cost
     from iodiag.core.thresholds import Thresholds
     from iodiag.ingest.trace import Trace
 

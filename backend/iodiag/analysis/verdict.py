@@ -77,7 +77,8 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         action = f" {top.action}" if top.action else ""
         if top.confidence is Confidence.LOW:
             headline = (
-                f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)} ({top.code}), at most "
+                f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)} ({top.code}), "
+                "at most "
                 f"≈ {human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run, an upper bound).{action}"
             )
         else:
@@ -186,8 +187,9 @@ def _top_file(ctx: Context) -> tuple[str, float] | None:
         per = (df[rd] + df[wr] + df[md]).groupby(df["id"]).sum()
         if per.empty:
             continue
-        rid = per.idxmax()
-        cand = (float(per[rid]), int(rid))
+        values = per.to_numpy(dtype=float)
+        i = int(values.argmax())
+        cand = (float(values[i]), int(per.index[i]))
         if best is None or cand[0] > best[0]:
             best = cand
     if best is None or best[0] <= 0:

@@ -26,6 +26,9 @@ DEFAULT_HEADER = {"hdf5": 2048, "pnetcdf": 1024}
 DEFAULT_ALIGNMENT = {"hdf5": 1, "pnetcdf": 512}
 DFS_CHUNK_SIZE = 1 << 20
 """DAOS's default array chunk size for DFS files (dfs_open with chunk_size 0)."""
+HDF5_FILL_BUFFER = 1 << 20
+"""HDF5's default maximum temporary buffer (H5D_TEMP_BUF_SIZE, ``H5Pset_buffer``): the size of each fill-value
+write H5D__contig_fill issues."""
 
 # Step kinds within a (rank, file) sequence.
 S_OPEN, S_PRE, S_REQ, S_POST, S_FSYNC, S_CLOSE, S_STAT = range(7)
@@ -85,6 +88,12 @@ def resolve_ranks(spec: RankSet, nprocs: int, nodes: int) -> np.ndarray:
     if bad:
         raise ValueError(f"rank {bad[0]} is not in 0..{nprocs - 1}")
     return np.array(sorted(out), dtype=np.int64)
+
+
+def _default_seconds(length: np.ndarray) -> np.ndarray:
+    """Seconds of one request of ``length`` bytes without a ``seconds_per_op``: 20 us + size / (2 GiB/s)."""
+    out: np.ndarray = 20e-6 + np.asarray(length).astype(np.float64) / float(2 << 30)
+    return out
 
 
 def _template_regex(path: str) -> re.Pattern[str]:
@@ -236,7 +245,7 @@ class Simulator:
     def _spo(self, ph: Phase, length: np.ndarray) -> np.ndarray:
         if ph.seconds_per_op is not None:
             return np.full(len(length), ph.seconds_per_op, dtype=np.float64)
-        return 20e-6 + length.astype(np.float64) / float(2 << 30)
+        return _default_seconds(length)
 
     def _phase(self, ph: Phase, clock: float) -> float:
         ranks = resolve_ranks(ph.ranks, self.nprocs, self.nodes)
@@ -260,6 +269,14 @@ class Simulator:
             raise ProgramError(f"{steps:,} operations in one phase; the simulator's limit is {MAX_EVENTS:,}")
         if ph.interface in ("hdf5", "pnetcdf") and ph.is_data:
             self._set_format(fk, ph.interface)
+        if ph.fill_values:
+            for k in np.unique(fk).tolist():
+                name = f"{self.trace.files[k].path}:{ph.dataset}"
+                if name in self.trace.index:
+                    raise ProgramError(
+                        f"fill_values: dataset {name} was created by an earlier phase; HDF5 writes fill values "
+                        "once, when H5Dcreate allocates the dataset"
+                    )
         if not ph.is_data:
             return self._meta_phase(ph, ranks, fk, private, rf, clock)
         if ph.collective:
@@ -420,8 +437,12 @@ class Simulator:
         end: np.ndarray,
         shared_open: np.ndarray,
         creating: np.ndarray,
+        h5d_open: bool = True,
     ) -> None:
-        """Open/close/stat/fsync steps (flat arrays, in time order) at every layer that sees them."""
+        """Open/close/stat/fsync steps (flat arrays, in time order) at every layer that sees them.
+
+        ``h5d_open=False``: the dataset's H5Dcreate is emitted apart (``_create_datasets``: it lasts as long as the
+        fill values take), so the file's open step opens no H5D record."""
         t = self.trace
         layers = self._file_meta_layers(ph)
         obj = self._object_key(ph, fk) if ph.interface in ("hdf5", "pnetcdf") else None
@@ -442,7 +463,7 @@ class Simulator:
                 t.add_meta(layer, fk[sel_open], rank[sel_open], Meta.HINT, start[sel_open], start[sel_open])
         if obj is not None:
             layer = Layer.H5D if ph.interface == "hdf5" else Layer.PNCVAR
-            keep = (kind == S_OPEN) | (kind == S_CLOSE)
+            keep = ((kind == S_OPEN) & h5d_open) | (kind == S_CLOSE)
             k = np.where(kind[keep] == S_OPEN, Meta.OPEN, Meta.CLOSE).astype(np.int8)
             t.add_meta(layer, obj[keep], rank[keep], k, start[keep], end[keep])
         if ph.interface == "hdf5":
@@ -480,10 +501,14 @@ class Simulator:
         end_all = clock
         is_write = ph.op == "write"
         seeks = ph.interface in ("posix", "stdio")
+        groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for c in np.unique(cnt).tolist():
             idx = np.flatnonzero(cnt == c)
+            groups.append((idx, *self._offsets(ph, n, idx, base_all, int(c), private, rstart)))
+        # H5Dcreate with fill values: how long each rank waits in it after opening the file.
+        wait = self._fill_independent(ph, ranks, fk, private, rf, clock, groups) if ph.fill_values else None
+        for idx, off, size in groups:
             nr = len(idx)
-            off, size = self._offsets(ph, n, idx, base_all, int(c), private, rstart)
             pre, post = self._header_ops(ph, fk, idx, private, creating)
             k_req = off.shape[-1]
             cols: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -542,6 +567,8 @@ class Simulator:
             dur = np.where(is_io, io_dur + seek_dur, meta_dur) * flat["present"]
             per_rank = dur.reshape(nr, m * width)
             ends = clock + np.cumsum(per_rank, axis=1)
+            if wait is not None:
+                ends[:, 1:] += wait[idx][:, None]  # one file per rank (m == 1): every step after the open
             end = ends.reshape(-1)
             start = end - dur
             end_all = max(end_all, float(ends[:, -1].max()) if ends.size else clock)
@@ -557,6 +584,7 @@ class Simulator:
                 end[msel],
                 np.full(int(msel.sum()), shared_open),
                 creating,
+                h5d_open=wait is None,
             )
             if seeks:
                 ssel = present & flat["seek"]
@@ -585,6 +613,37 @@ class Simulator:
             rsel = isel & (flat["kind"] == S_REQ)
             self._note_objects(ph, flat["fk"][rsel], flat["len"][rsel], flat["off"][rsel])
         return end_all
+
+    def _fill_independent(
+        self,
+        ph: Phase,
+        ranks: np.ndarray,
+        fk: np.ndarray,
+        private: bool,
+        rf: np.ndarray,
+        clock: float,
+        groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    ) -> np.ndarray:
+        """H5Dcreate with fill values in an independent phase (one file per rank): each rank's wait after its open.
+
+        The dataset's extent is the bytes the phase's requests cover: of the shared file (one communicator, the
+        phase's ranks), or of each rank's own file (MPI_COMM_SELF: each rank fills its own)."""
+        n = len(ranks)
+        t_open = clock + ph.meta_seconds * rf
+        ncomm = n if private else 1
+        lo = np.full(ncomm, np.iinfo(np.int64).max, dtype=np.int64)
+        hi = np.zeros(ncomm, dtype=np.int64)
+        for idx, off, size in groups:
+            if off.shape[-1] == 0:
+                continue
+            where = idx if private else np.zeros(len(idx), dtype=np.int64)
+            np.minimum.at(lo, where, off.min(axis=(1, 2)))
+            np.maximum.at(hi, where, (off + size).max(axis=(1, 2)))
+        lo = np.minimum(lo, hi)
+        comm = np.arange(n, dtype=np.int64) if private else np.zeros(n, dtype=np.int64)
+        done = self._create_datasets(ph, fk[:, 0], ranks, rf, t_open, comm, lo, hi)
+        out: np.ndarray = done - t_open
+        return out
 
     def _emit_requests(
         self,
@@ -667,9 +726,22 @@ class Simulator:
             # Open, then each rank's independent header reads/writes, then a barrier.
             open_end = clock + meta
             self._emit_meta_steps(
-                ph, np.full(nr, S_OPEN, dtype=np.int8), rk, fkr, np.full(nr, clock), open_end, shared_open, creating
+                ph,
+                np.full(nr, S_OPEN, dtype=np.int8),
+                rk,
+                fkr,
+                np.full(nr, clock),
+                open_end,
+                shared_open,
+                creating,
+                h5d_open=not ph.fill_values,
             )
             t_rank = self._indep_block(ph, pre, rk, fkr, rf[idx], open_end)
+            if ph.fill_values:
+                # H5Dcreate: the dataset's extent (the bytes this phase's calls cover) gets fill values first.
+                lo = np.array([int(off.min()) if off.size else 0], dtype=np.int64)
+                hi = np.array([int((off + size).max()) if off.size else 0], dtype=np.int64)
+                t_rank = self._create_datasets(ph, fkr, rk, rf[idx], t_rank, np.zeros(nr, dtype=np.int64), lo, hi)
             t0 = float(t_rank.max())
             # The collective calls.
             call = np.broadcast_to(np.arange(k_calls), off.shape).reshape(-1)
@@ -737,6 +809,69 @@ class Simulator:
                 t_rank = t_rank + meta
             end_all = max(end_all, float(t_rank.max()))
         return end_all
+
+    # --- HDF5 fill values at dataset creation ----------------------------------------------
+
+    def _fill_values(
+        self,
+        ph: Phase,
+        fk: np.ndarray,
+        rank: np.ndarray,
+        rf: np.ndarray,
+        t0: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+    ) -> np.ndarray:
+        """H5D__contig_fill: fill ``j`` writes bytes ``[lo[j], hi[j])`` of file ``fk[j]`` from rank ``rank[j]``,
+        in order from ``t0[j]``, in pieces of at most HDF5_FILL_BUFFER: independent MPI-IO writes (HDF5's internal
+        independent transfer), one POSIX write each, no H5Dwrite. Returns each fill's end."""
+        pieces = np.maximum(-(-(hi - lo) // HDF5_FILL_BUFFER), 0)
+        total = int(pieces.sum())
+        if total == 0:
+            return np.asarray(t0, dtype=np.float64).copy()
+        which = np.repeat(np.arange(len(fk)), pieces)
+        j = np.arange(total, dtype=np.int64) - np.repeat(_excl_cumsum(pieces), pieces)
+        off = lo[which] + j * HDF5_FILL_BUFFER
+        length = np.minimum(HDF5_FILL_BUFFER, hi[which] - off)
+        f = fk[which]
+        # A fill write goes at the default speed (not the phase's seconds_per_op, which times its data calls).
+        d = _default_seconds(length) * rf[which] * self._ost_factor(f, off, length)
+        new = np.r_[True, which[1:] != which[:-1]]
+        start = t0[which] + _segmented_excl_cumsum(d, new)
+        end = start + d
+        self._emit_requests(
+            ph, f, rank[which], np.ones(total, dtype=bool), off, length, start, end, np.zeros(total, dtype=bool)
+        )
+        self._note_end(f, off + length)
+        out = np.asarray(t0, dtype=np.float64).copy()
+        np.maximum.at(out, which, end)
+        return out
+
+    def _create_datasets(
+        self,
+        ph: Phase,
+        fk: np.ndarray,
+        rank: np.ndarray,
+        rf: np.ndarray,
+        t_open: np.ndarray,
+        comm: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+    ) -> np.ndarray:
+        """H5Dcreate with fill values, on every rank (flat arrays): communicator ``comm[i]`` (0..C-1, its first
+        rank the lowest index) fills ``[lo[c], hi[c])`` of its file from its first rank, then MPI_Barrier. Each
+        rank's H5Dcreate lasts from ``t_open`` (its file open's end) to the barrier: H5D_OPENS and H5D meta time
+        (Darshan's H5Dcreate2 wrapper). Returns each rank's end."""
+        ncomm = len(lo)
+        first = np.full(ncomm, len(comm), dtype=np.int64)
+        np.minimum.at(first, comm, np.arange(len(comm), dtype=np.int64))
+        fill_end = self._fill_values(ph, fk[first], rank[first], rf[first], t_open[first], lo, hi)
+        barrier = fill_end.copy()
+        np.maximum.at(barrier, comm, t_open)
+        done = barrier[comm]
+        self.trace.add_meta(Layer.H5D, self._object_key(ph, fk), rank, Meta.OPEN, t_open, done)
+        out: np.ndarray = done
+        return out
 
     def _indep_block(
         self,

@@ -6,6 +6,8 @@ HDF5/PnetCDF, MPI-IO and POSIX saw them, the ranks that issued them and the Lust
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from iodiag.analysis import costs
@@ -13,8 +15,8 @@ from iodiag.analysis.context import Context, pct
 from iodiag.analysis.crosslayer import FileCrossLayer, LayerStats, all_files, compact_bytes
 from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
-from iodiag.core.units import human_bytes, human_seconds
 from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_bytes, human_seconds
 
 MPIIO = ("MPI-IO", "POSIX")
 
@@ -343,7 +345,9 @@ def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
     pw = p.writer_ranks if p.writer_ranks is not None else p.ranks
     mw = _mpi_writers(m)
     if collective:
-        few = f" Only {pw:,} of the {mw:,} ranks issued POSIX writes (the aggregators)." if pw and mw and pw < mw else ""
+        few = ""
+        if pw and mw and pw < mw:
+            few = f" Only {pw:,} of the {mw:,} ranks issued POSIX writes (the aggregators)."
         why = (
             f"The calls are collective: ranks waited for each other (some reach the call later than others), for the "
             f"two-phase data exchange, or for too few aggregators.{few}"
@@ -421,7 +425,9 @@ def unrequested_reads(ctx: Context, t: Thresholds) -> Hit | None:
     bad.sort(key=lambda b: (-(b[2].reads.time_s * b[3]), b[0].record_id))
     f, m, p, frac = bad[0]
     seconds = _posix_rows_cost(ctx, {int(b[0].record_id): b[3] for b in bad}, "READ")
-    zero = " (most of zero bytes: reads past the end of a file being written)" if p.reads.bytes < p.reads.ops * 64 else ""
+    zero = ""
+    if p.reads.bytes < p.reads.ops * 64:
+        zero = " (most of zero bytes: reads past the end of a file being written)"
     more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
     return Hit(
         message=f"{f.path}{more}: the application read {human_bytes(m.reads.bytes)} there through MPI-IO "
@@ -472,7 +478,7 @@ def write_amplification(ctx: Context, t: Thresholds) -> Hit | None:
     bad: list[tuple[FileCrossLayer, str, str, int, int, float]] = []
     for f in all_files(ctx):
         layers = [lay for lay in f.layers if lay.layer in ("HDF5", "PnetCDF", "MPI-IO", "POSIX") and lay.writes.bytes]
-        for upper, lower in zip(layers, layers[1:], strict=False):
+        for upper, lower in itertools.pairwise(layers):
             if lower.writes.bytes < t.xlayer_min_bytes:
                 continue
             ratio = lower.writes.bytes / upper.writes.bytes

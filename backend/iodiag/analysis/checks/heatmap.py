@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.heatmap_views import (
     HEATMAP,
@@ -25,7 +26,6 @@ from iodiag.analysis.heatmap_views import (
     top_heatmap,
 )
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
-from iodiag.analysis import costs
 from iodiag.analysis.registry import Hit, check
 from iodiag.analysis.trace_views import traces
 from iodiag.core.thresholds import Thresholds
@@ -212,7 +212,9 @@ def heatmap_imbalance(ctx: Context, t: Thresholds) -> list[Hit] | None:
                     *_source(hm),
                 ],
                 ranks=[0],
-                cost=costs.unknown("the heatmap holds bytes per time bin, not each rank's time: see the trace or P codes"),
+                cost=costs.unknown(
+                    "the heatmap holds bytes per time bin, not each rank's time: see the trace or P codes"
+                ),
                 extra_recommendations=("use-parallel-io-library",),
             )
         )

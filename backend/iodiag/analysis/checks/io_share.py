@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import IOShare, Layer, Metric, Severity, Unit
-from iodiag.analysis import costs
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_seconds
@@ -102,7 +102,9 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
         evidence=[
             Metric(name="slowest_rank_io_time", value=s.slowest_rank_io_s, unit=Unit.SECONDS),
             Metric(name="mean_rank_io_time", value=s.mean_rank_io_s, unit=Unit.SECONDS),
-            Metric(name="imbalance", value=s.slowest_rank_io_s / s.mean_rank_io_s, unit=Unit.RATIO, description="times"),
+            Metric(
+                name="imbalance", value=s.slowest_rank_io_s / s.mean_rank_io_s, unit=Unit.RATIO, description="times"
+            ),
         ],
         ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
         cost=costs.measured(gap, "the busiest rank's I/O time less the mean rank's"),

@@ -381,7 +381,7 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
             file_time_cost(ctx, {f.record_id: (1 - median / float(slow.iloc[0])) / _used_osts(f) for f in files}),
             f"time on OST {ost} beyond what its bytes take at the median OST's rate ({median:.1f} s/GiB), spread "
             "over the files striped on it, on the busiest rank",
-            nbytes=int(float(load.loc[ost, "bytes"])),
+            nbytes=int(load["bytes"].to_numpy(dtype=float)[list(load.index).index(ost)]),
         ),
     )
 

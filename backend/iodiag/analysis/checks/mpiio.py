@@ -26,8 +26,10 @@ def no_mpiio(ctx: Context, t: Thresholds) -> Hit | None:
     # Only meaningful when the job did I/O that MPI-IO could have carried.
     if "MPI-IO" in ctx.profile.modules or not (ctx.profile.has("POSIX") or ctx.profile.has("STDIO")):
         return None
+    used = [layer for layer, _ in ctx.top_layer] or ["POSIX"]
+    via = " and ".join(used) if len(used) <= 2 else ", ".join(used[:-1]) + " and " + used[-1]
     return Hit(
-        message="The job does not use MPI-IO: all of its I/O goes through POSIX or STDIO calls, so ranks "
+        message=f"The job does not use MPI-IO: all of its I/O goes through {via} calls, so ranks "
         "cannot coordinate or aggregate their requests.",
         evidence=[Metric(name="nprocs", value=ctx.meta.nprocs, unit=Unit.COUNT)],
         cost=costs.unknown(

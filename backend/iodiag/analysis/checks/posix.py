@@ -10,7 +10,7 @@ import pandas as pd
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct, small_columns
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
-from iodiag.analysis.registry import Hit, Kind, check
+from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 
@@ -116,7 +116,9 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     ideal_rows = np.clip(est, 0, moved) / rate if rate > 0 else np.zeros(len(frame))
     excess_rows = np.clip(small_time_rows - ideal_rows, 0, None)
     seconds = costs.on_critical_path(ctx, frame, excess_rows)
-    where = "this job's own large-request rate" if own else "the reference rank bandwidth (the job made no large requests)"
+    where = (
+        "this job's own large-request rate" if own else "the reference rank bandwidth (the job made no large requests)"
+    )
     return costs.modelled(
         seconds,
         f"{small_time:.3g} s (summed over ranks) in {int(n_small.sum()):,} {verb}s under 100 KiB, less their "
