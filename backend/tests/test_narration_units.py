@@ -283,3 +283,17 @@ def test_negated_and_general_statements_are_not_claims() -> None:
     assert "absent-issue" in [v.kind for v in verify("Your job does small writes.", g).violations]
     general = "Small writes are slow because every request pays a fixed cost."
     assert "absent-issue" not in [v.kind for v in verify(general, g).violations]
+
+
+# --- costs in answers ---------------------------------------------------------------------------------
+
+
+def test_cost_numbers_are_checked_like_any_number() -> None:
+    # The verdict's cause and each finding's cost are facts: citing them passes, inventing one is caught.
+    g = _grounding()
+    cause = report(DRISHTI).verdict.causes[0]
+    assert cause.code == "X06"
+    ok = verify(f"The largest cost is the bytes written twice, about {cause.seconds:.2f} s [X06].", g)
+    assert ok.passed, ok.violations
+    bad = verify("The doubled writes cost about 9.87 s of the run [X06].", g)
+    assert any(v.kind == "unknown-number" and v.text == "9.87 s" for v in bad.violations), bad.violations

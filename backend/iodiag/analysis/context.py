@@ -182,6 +182,23 @@ class Context:
         return parts
 
     @cached_property
+    def unrequested_read_ids(self) -> set[int]:
+        """Files whose POSIX reads the application mostly did not ask for: reads beneath MPI-IO writes
+        (ROMIO's read-modify-write, X05). Aggregating or reordering the application's reads cannot remove them,
+        so the read findings (P05, P11, P15) do not price them."""
+        m, p = self.mpiio, self.posix
+        if m.empty or p.empty:
+            return set()
+        mw = m.groupby("id")[["MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN", "MPIIO_INDEP_READS", "MPIIO_COLL_READS"]].sum()
+        pr = p.groupby("id")[["POSIX_BYTES_READ", "POSIX_READS"]].sum()
+        j = pr.join(mw, how="inner")
+        asked_ops = j["MPIIO_INDEP_READS"] + j["MPIIO_COLL_READS"]
+        hit = (j["MPIIO_BYTES_WRITTEN"] > 0) & (j["POSIX_READS"] > 0) & (
+            (j["MPIIO_BYTES_READ"] < 0.5 * j["POSIX_BYTES_READ"]) | (asked_ops < 0.5 * j["POSIX_READS"])
+        )
+        return {int(i) for i in j.index[hit].tolist()}
+
+    @cached_property
     def blocked_waits(self) -> pd.Series:
         """POSIX records that waited, not moved data: minutes in open/close per open for under 1 MiB.
 

@@ -99,6 +99,8 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     0.8-1 MiB are not what aggregation would fix), although detection keeps Drishti's 1 MiB boundary.
     """
     verb = "read" if op == "READ" else "write"
+    if op == "READ" and ctx.unrequested_read_ids:
+        frame = frame[~frame["id"].isin(list(ctx.unrequested_read_ids))]
     n_small = frame[[f"POSIX_SIZE_{op}_{b}" for b in ("0_100", "100_1K", "1K_10K", "10K_100K")]].sum(axis=1).to_numpy(
         dtype=float
     )
@@ -401,8 +403,11 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
 def _random_cost(ctx: Context, t: Thresholds, op: str, rand: int) -> costs.Cost:
     """The random requests' share of the time, less their bytes at this job's large-request rate."""
     p = ctx.posix
+    if op == "READ" and ctx.unrequested_read_ids:
+        p = p[~p["id"].isin(list(ctx.unrequested_read_ids))]
     n = p[f"POSIX_{op}S"].to_numpy(dtype=float)
-    r = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op)).clip(lower=0).to_numpy(dtype=float)
+    first = _first_accesses(ctx, op).loc[p.index]
+    r = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - first).clip(lower=0).to_numpy(dtype=float)
     share = np.where(n > 0, r / np.maximum(n, 1), 0.0)
     time = p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) * share
     nbytes = p["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].to_numpy(dtype=float) * share
