@@ -215,3 +215,43 @@ def trace_segments_cost(
     busiest = float(np.bincount(inv, weights=excess).max()) if len(inv) else 0.0
     s = ctx.io_share
     return (min(busiest, s.slowest_rank_io_s) if s is not None else busiest), own
+
+
+def per_file_on_critical_path(
+    ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, prefix: str = "POSIX"
+) -> dict[int, float]:
+    """``on_critical_path`` for each file of ``frame`` at once (record id -> seconds), without a pass per file."""
+    if len(frame) == 0:
+        return {}
+    import pandas as pd
+
+    cost = np.asarray(per_row, dtype=float)
+    ids = frame["id"].to_numpy(dtype=np.uint64)
+    ranks = frame["rank"].to_numpy()
+    own = ranks >= 0
+    out: dict[int, float] = {}
+    if own.any():
+        busiest = (
+            pd.DataFrame({"id": ids[own], "rank": ranks[own], "c": cost[own]})
+            .groupby(["id", "rank"])["c"]
+            .sum()
+            .groupby(level=0)
+            .max()
+        )
+        out.update({int(k): float(v) for k, v in zip(busiest.index, busiest.to_numpy(), strict=True)})
+    if (~own).any():
+        sub = frame[~own]
+        total = (
+            sub[f"{prefix}_F_READ_TIME"].to_numpy(dtype=float)
+            + sub[f"{prefix}_F_WRITE_TIME"].to_numpy(dtype=float)
+            + sub[f"{prefix}_F_META_TIME"].to_numpy(dtype=float)
+        )
+        slow_col = f"{prefix}_F_SLOWEST_RANK_TIME"
+        slowest = sub[slow_col].to_numpy(dtype=float) if slow_col in sub.columns else np.zeros(len(sub))
+        floor = 1.0 / max(ctx.meta.nprocs, 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(total > 0, np.clip(slowest / np.where(total > 0, total, 1), floor, 1.0), floor)
+        shared = pd.Series(cost[~own] * frac).groupby(ids[~own]).sum()
+        for k, v in zip(shared.index, shared.to_numpy(), strict=True):
+            out[int(k)] = out.get(int(k), 0.0) + float(v)
+    return out

@@ -317,6 +317,14 @@ def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
     # time of its busiest POSIX rank (under collective I/O an aggregator). Summed over ranks the gap is large
     # under any collective I/O (every rank waits while a few aggregators write): that alone is no finding.
     mp, px = ctx.mpiio, ctx.posix
+    mpi_crit = costs.per_file_on_critical_path(
+        ctx, mp, (mp["MPIIO_F_READ_TIME"] + mp["MPIIO_F_WRITE_TIME"]).to_numpy(dtype=float), "MPIIO"
+    )
+    posix_crit = costs.per_file_on_critical_path(
+        ctx, px, (px["POSIX_F_READ_TIME"] + px["POSIX_F_WRITE_TIME"]).to_numpy(dtype=float)
+    )
+    s = ctx.io_share
+    cap = s.slowest_rank_io_s if s is not None else float("inf")
     bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, float]] = []
     seconds = 0.0
     for f in all_files(ctx):
@@ -324,13 +332,8 @@ def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
         if m is None or p is None or _mpi_rw(m) <= 0:
             continue
         rid = int(f.record_id)
-        mrows, prows = mp[mp["id"] == rid], px[px["id"] == rid]
-        mpi = costs.on_critical_path(
-            ctx, mrows, (mrows["MPIIO_F_READ_TIME"] + mrows["MPIIO_F_WRITE_TIME"]).to_numpy(dtype=float), "MPIIO"
-        )
-        posix = costs.on_critical_path(
-            ctx, prows, (prows["POSIX_F_READ_TIME"] + prows["POSIX_F_WRITE_TIME"]).to_numpy(dtype=float)
-        )
+        mpi = min(mpi_crit.get(rid, 0.0), cap)
+        posix = min(posix_crit.get(rid, 0.0), cap)
         gap = mpi - posix
         if mpi > 0 and gap >= t.xlayer_gap_share * mpi:
             bad.append((f, m, p, gap))
