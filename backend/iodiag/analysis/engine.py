@@ -151,8 +151,13 @@ def _job_summary(profile: JobProfile, nodes: int | None) -> JobSummary:
     fs["daos"] = len(daos_ids)
     if not daos_ids:
         del fs["daos"]
+    lus = profile.tables.get("LUSTRE")
+    lustre_ids = {int(i) for i in lus["id"].tolist()} if lus is not None and len(lus) else set()
     for rid, name in profile.names.items():
         if int(rid) in daos_ids:
+            continue
+        if int(rid) in lustre_ids:  # the LUSTRE module saw its layout: whatever the mount table says
+            fs["lustre"] += 1
             continue
         # Files share directories, and the mount lookup is per directory.
         d = name.rsplit("/", 1)[0] + "/x" if "/" in name else name

@@ -94,7 +94,13 @@ def triggers(
             sys.stdout.flush()
         else:
             width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
-            print_triggers(result, Console(highlight=False, width=width, emoji=False))
+            console = Console(highlight=False, width=width, emoji=False)
+            print_triggers(result, console)
+            # The same scenarios' ranking labels, beside F1 (the logs are built already; `iodiag eval ranking`
+            # also scores the expert-labelled real logs).
+            from iodiag.evals.ranking import ranking_line, scenario_results
+
+            console.print(ranking_line(scenario_results(scenarios, cache_dir), "scenarios"))
     except BrokenPipeError:
         # The reader of stdout went away (`| head`): stop quietly, without a second error at exit.
         try:

@@ -278,6 +278,15 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def ranking_line(results: list[CaseResult], name: str) -> str:
+    s = _score(name, results)
+    return (
+        f"Ranking ({s.name}, {s.cases} labelled): top-1 cause {_fmt(s.top1_accuracy)}, io_matters "
+        f"{_fmt(s.io_matters_accuracy)}, precision of critical+warning {_fmt(s.precision)} "
+        f"({s.false_alarms} false alarms of {s.shown})"
+    )
+
+
 def print_ranking(result: RankingEval, console: object) -> None:
     from rich.console import Console
     from rich.table import Table
