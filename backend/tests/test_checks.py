@@ -35,6 +35,7 @@ ALL_CODES = {
     *(f"T{i:02d}" for i in range(1, 9)),  # T06-T08: test_source_lines.py and the trace-* scenarios
     *(f"X{i:02d}" for i in range(1, 7)),  # X04-X06: test_costs.py, the real logs in test_verdict.py
     "J03",
+    "J04",
     "H01",  # heatmap codes: tests/test_heatmap.py
     "H02",
 }

@@ -37,13 +37,15 @@ def test_verdict_agrees_with_the_findings(log: Path) -> None:
     v = r.verdict
     t = Thresholds()
     j01 = r.finding("J01") is not None
-    # J01 states the verdict's "I/O does not matter"; the two are decided in one place.
-    assert j01 == (v.io_matters is False)
+    # J01 states the verdict's "I/O does not matter"; the two are decided in one place. (A log without I/O
+    # records has no I/O share for J01 to state; its verdict says so in its own words.)
+    if r.io_share is not None:
+        assert j01 == (v.io_matters is False)
     if v.io_matters is False:
         assert not v.causes
         loud = [f.code for f in r.findings if f.severity in (Severity.CRITICAL, Severity.WARNING)]
         assert not [c for c in loud if CHECKS[c].kind != Kind.QUALITY], loud
-        assert v.headline.startswith("I/O is not why this job is slow")
+        assert v.headline.startswith(("I/O is not why this job is slow", "No I/O was recorded"))
     io = r.io_share.slowest_rank_io_s if r.io_share else 0.0
     assert sum(c.seconds for c in v.causes) <= io + 1e-6
     for c in v.causes:
