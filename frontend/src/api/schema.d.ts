@@ -1662,7 +1662,7 @@ export interface components {
             level: components["schemas"]["Severity"];
             /**
              * Where Time Went
-             * @description how the I/O time splits between reads, writes, metadata, files
+             * @description how the I/O time splits between reads, writes, metadata and files
              * @default
              */
             where_time_went: string;
