@@ -239,3 +239,48 @@ def test_dfs_bytes_are_counted_so_stdio_is_not_all_of_the_data(tmp_path: Path) -
     m01 = r.finding("M01")
     assert m01 is not None and "DFS" in m01.message and m01.severity is Severity.INFO
     assert not {rec for f in r.findings for rec in f.recommendations if rec.startswith("lustre-")}
+
+
+def test_actions_carry_this_jobs_values() -> None:
+    badost = _report(wheel_log("sample-badost.darshan"))
+    l04 = badost.finding("L04")
+    assert l04 is not None and l04.actions
+    slow = int(l04.metric("slow_ost") or -1)
+    cmd = l04.actions[0].command
+    chosen = cmd.split(" -o ")[1].split()[0]
+    assert cmd.startswith("lfs setstripe -c ") and f",{slow}," not in f",{chosen},"
+    assert l04.actions[0].saves_s == pytest.approx(l04.impact.seconds if l04.impact else None)
+    assert "`lfs setstripe" in badost.verdict.headline
+
+    drishti = _report(shared_log(DRISHTI_SAMPLE))
+    x06 = drishti.finding("X06")
+    assert x06 is not None and x06.actions[0].command == "H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);"
+    assert "H5D_FILL_TIME_NEVER" in drishti.verdict.headline
+    # GPFS: no lfs command anywhere.
+    assert not [a for f in drishti.findings for a in f.actions if a.command.startswith("lfs ")]
+
+    e3sm = _report(shared_log(E3SM))
+    x04 = e3sm.finding("X04")
+    assert x04 is not None and "cb_nodes=8" in x04.actions[0].command  # one aggregator per node, 8 nodes
+    assert e3sm.verdict.causes[0].command == x04.actions[0].command
+
+
+def test_stripe_rules() -> None:
+    from iodiag.analysis.actions import stripe_count_for, stripe_size_for
+
+    mib = 1 << 20
+    assert stripe_size_for(4 * mib) == 4 * mib and stripe_size_for(3 * mib) == 3 * mib
+    assert stripe_size_for(782 * 1024) == mib and stripe_size_for(5 * mib + 1) == 8 * mib
+    assert stripe_size_for(1 << 30) == 64 * mib
+    assert stripe_count_for(2 << 30, writers=64, nodes=4) == 4  # one stripe per writing node
+    assert stripe_count_for(2 << 30, writers=64, nodes=None) == 8
+    assert stripe_count_for(500 << 30, writers=2048, nodes=None) == 72
+    assert stripe_count_for(500 << 30, writers=3, nodes=None) == 3  # never more stripes than writers
+
+
+def test_nfs_independent_writes_point_to_the_file_system() -> None:
+    r = _report(shared_log(MPI_IO_TEST))
+    x04 = r.finding("X04")
+    assert r.file_system == "nfs" and x04 is not None
+    assert x04.recommendations[0] == "use-scratch-file-system"
+    assert "scratch file system" in r.verdict.headline

@@ -8,6 +8,7 @@ from pathlib import Path
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
 from iodiag.analysis import grading, verdict
+from iodiag.analysis.actions import actions_for
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import CrossLayerSummary, cross_layer
@@ -115,6 +116,8 @@ def _finding(
     imp = grading.impact(ctx, hit.cost, spec)
     severity, why_lower = grading.grade(ctx, spec, detected, imp, hit.cost, t)
     message = hit.message
+    slow_ost = next((int(m.value) for m in hit.evidence if m.name == "slow_ost" and not isinstance(m.value, str)), None)
+    actions = actions_for(ctx, spec.code, recs, hit.files, imp, slow_ost) if imp is not None else []
     if why_lower and detected.rank < severity.rank:
         message += f" (Shown as {severity.value}: {why_lower}.)"
     where = None
@@ -133,6 +136,7 @@ def _finding(
         files_total=hit.files_total or len(hit.files),
         ranks=hit.ranks,
         recommendations=recs,
+        actions=actions,
         source_lines=where,
     )
 

@@ -110,6 +110,18 @@ class SourceLine(BaseModel):
     call_chain: list[SourceFrame] = Field(description="innermost frame first")
 
 
+class Action(BaseModel):
+    """A concrete setting for one of a finding's recommendations, computed from this job."""
+
+    model_config = ConfigDict(frozen=True)
+
+    recommendation: str = Field(description="id in the recommendation registry")
+    command: str = Field(description="what to type or set, with this job's values")
+    where: str = Field(description="where it goes (shell, job script, code) and when")
+    effect: str = Field(description="what it changes, in this job's numbers")
+    saves_s: float | None = Field(default=None, description="seconds it can save: at most the finding's cost")
+
+
 class Finding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -128,6 +140,9 @@ class Finding(BaseModel):
     files_total: int = 0
     ranks: list[int] = Field(default_factory=list)
     recommendations: list[str] = Field(default_factory=list, description="ids in the recommendation registry")
+    actions: list[Action] = Field(
+        default_factory=list, description="concrete settings for those recommendations, computed from this job"
+    )
     source_lines: list[SourceLine] | None = Field(
         default=None,
         description="the finding's trace segments grouped by the source line that issued them, most segments "
@@ -237,6 +252,7 @@ class Cause(BaseModel):
     share_of_runtime: float
     summary: str = Field(description="one sentence: what happened, with the job's numbers")
     action: str = Field(default="", description="the one change that addresses it")
+    command: str = Field(default="", description="the concrete setting for it, with this job's values, when known")
     confidence: Confidence = Confidence.MEDIUM
 
 

@@ -74,7 +74,12 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
     lead = f"I/O takes {percent(s.share_slowest)} of this {run} run ({io} on the busiest rank)"
     if causes:
         top = causes[0]
+        # One action: the recommendation's title with this job's concrete setting, else its summary.
+        f_top = next(f for f in findings if f.code == top.code)
+        title = action_title(f_top)
         action = f" {top.action}" if top.action else ""
+        if top.command and title:
+            action = f" {title}: `{top.command}`."
         if top.confidence is Confidence.LOW:
             headline = (
                 f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)} ({top.code}), "
@@ -140,12 +145,23 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
                 share_of_runtime=min(seconds / runtime, 1.0) if runtime > 0 else 0.0,
                 summary=f.message,
                 action=action_for(f),
+                # The concrete setting of the finding's first advice only: a setting for a lesser advice would
+                # read as the fix.
+                command=f.actions[0].command
+                if f.actions and f.recommendations and f.actions[0].recommendation == f.recommendations[0]
+                else "",
                 confidence=f.impact.confidence,
             )
         )
         if len(out) >= MAX_CAUSES:
             break
     return out
+
+
+def action_title(f: Finding) -> str:
+    rec_id = f.actions[0].recommendation if f.actions else (f.recommendations[0] if f.recommendations else "")
+    rec = RECOMMENDATIONS.get(rec_id)
+    return rec.title if rec else ""
 
 
 def action_for(f: Finding) -> str:

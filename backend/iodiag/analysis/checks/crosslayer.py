@@ -362,6 +362,10 @@ def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
             "(ROMIO's data sieving locks the region it reads and rewrites) on a shared file."
         )
         recs = ("avoid-shared-file-locks", "mpiio-collective-io", "romio-hints")
+        if ctx.file_system == "nfs":
+            # ROMIO's NFS driver locks the file around every independent write: the file system is the problem.
+            recs = ("use-scratch-file-system", *recs)
+            why += " On NFS, ROMIO locks the file around every write."
     more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
     total_gap = sum(_mpi_rw(b[1]) - _posix_rw(b[2]) for b in bad)
     share = 1 - _posix_rw(p) / _mpi_rw(m)
