@@ -353,6 +353,13 @@ test("the report leads with the backend's verdict: headline, ranked causes, then
   const descriptive = report.findings.find((f) => f.severity !== "ok" && !f.impact && f.detected_severity === f.severity);
   if (descriptive) await expect(page.locator(`#finding-${descriptive.code}`).getByTestId("finding-cost")).toHaveCount(0);
 
+  // The top cause's card shows this job's concrete setting, as the API computed it.
+  const topFinding = report.findings.find((f) => f.code === top.code);
+  const firstAction = topFinding?.actions?.[0];
+  if (firstAction) {
+    await expect(page.locator(`#finding-${top.code}`).getByTestId("actions")).toContainText(firstAction.command);
+  }
+
   // A cause's code takes the reader to its finding card.
   await verdict.getByRole("button", { name: top.code, exact: true }).first().click();
   await expect(page.locator(`#finding-${top.code}`)).toBeInViewport();

@@ -285,6 +285,37 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * Action
+         * @description A concrete setting for one of a finding's recommendations, computed from this job.
+         */
+        Action: {
+            /**
+             * Command
+             * @description what to type or set, with this job's values
+             */
+            command: string;
+            /**
+             * Effect
+             * @description what it changes, in this job's numbers
+             */
+            effect: string;
+            /**
+             * Recommendation
+             * @description id in the recommendation registry
+             */
+            recommendation: string;
+            /**
+             * Saves S
+             * @description seconds it can save: at most the finding's cost
+             */
+            saves_s?: number | null;
+            /**
+             * Where
+             * @description where it goes (shell, job script, code) and when
+             */
+            where: string;
+        };
         /** AnalysisLinks */
         AnalysisLinks: {
             /** Chat */
@@ -474,6 +505,12 @@ export interface components {
             action: string;
             /** Code */
             code: string;
+            /**
+             * Command
+             * @description the concrete setting for it, with this job's values, when known
+             * @default
+             */
+            command: string;
             /** @default medium */
             confidence: components["schemas"]["Confidence"];
             /**
@@ -715,6 +752,11 @@ export interface components {
         };
         /** Finding */
         Finding: {
+            /**
+             * Actions
+             * @description concrete settings for those recommendations, computed from this job
+             */
+            actions?: components["schemas"]["Action"][];
             /** Code */
             code: string;
             /** @description the severity the detection rule gives on its own (Drishti's for the checks that come from Drishti): shown with --severity drishti */

@@ -167,6 +167,21 @@ export function FindingCard({
           </table>
         </details>
       )}
+      {(f.actions ?? []).length > 0 && (
+        <div className="actions" data-testid="actions">
+          <h4>For this job</h4>
+          <ul>
+            {(f.actions ?? []).map((a) => (
+              <li key={a.recommendation + a.command}>
+                <code className="wrap">{a.command}</code>
+                <div className="small">
+                  {a.effect}. Where: {a.where}.
+                </div>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {recs.length > 0 && (
         <div className="recommendations">
           <h4>What to do</h4>
