@@ -313,7 +313,7 @@ test("the report leads with the backend's verdict: headline, ranked causes, then
   // The headline, exactly as the backend wrote it, in the verdict's tone, before any finding card.
   const verdict = page.getByTestId("verdict");
   await expect(verdict).toHaveAttribute("data-level", v.level);
-  await expect(page.getByTestId("verdict-headline")).toHaveText(v.headline);
+  await expect(page.getByTestId("verdict-headline")).toHaveText(v.headline.replaceAll("`", ""));
   await expect(page.getByTestId("finding").first()).toBeVisible();
   expect(await before(page, '[data-testid="verdict-headline"]', '[data-testid="finding"]')).toBe(true);
 

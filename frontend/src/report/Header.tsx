@@ -124,7 +124,7 @@ function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string)
   return (
     <div className={`verdict-panel tone-${v.level}`} data-testid="verdict" data-level={v.level}>
       <p className="verdict-headline" data-testid="verdict-headline">
-        {v.headline}
+        <WithCode text={v.headline} />
       </p>
       {causes.length > 0 && (
         <>
@@ -222,5 +222,16 @@ function Interfaces({ rows }: { rows: Interface[] }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** Text whose `backticked` spans are commands or code: shown as code, everything still plain text (no HTML). */
+function WithCode({ text }: { text: string }) {
+  const parts = text.split("`");
+  if (parts.length < 3 || parts.length % 2 === 0) return <>{text}</>;
+  return (
+    <>
+      {parts.map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : <span key={i}>{part}</span>))}
+    </>
   );
 }
