@@ -473,6 +473,9 @@ knowledge_cmd.register(app)
 from iodiag.cli import batch_cmd  # noqa: E402
 
 batch_cmd.register(app)
+from iodiag.cli import compare_cmd  # noqa: E402
+
+compare_cmd.register(app)
 
 
 def main() -> None:
