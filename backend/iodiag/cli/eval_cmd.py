@@ -187,11 +187,81 @@ def answers(
     raise typer.Exit(run_answers(argv))
 
 
+def compare_pairs(
+    pairs: Annotated[
+        Path | None,
+        typer.Option(
+            "--pairs",
+            "-p",
+            help="Directory of before/after pair files (default: the repository's evals/compare).",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ] = None,
+    fmt: Annotated[
+        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = EvalFormat.text,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="Where built logs are kept, keyed by spec hash (default: ~/.cache/iodiag/scenarios).",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ] = None,
+) -> None:
+    """Score iodiag compare on before/after scenario pairs: resolved and new findings, I/O time, io_matters.
+
+    Exits 1 unless every pair's labels are met and every pair ran; 2 on bad input.
+    """
+    from iodiag.evals.compare_eval import print_compare_eval, run_compare_eval, to_json
+    from iodiag.evals.triggers import CorpusError
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    show = err.is_terminal and fmt == EvalFormat.text
+
+    def progress(name: str) -> None:
+        if show:
+            err.print(Text(f"  building and comparing {name}"[:70].ljust(70)), end="\r", soft_wrap=True)
+
+    try:
+        result = run_compare_eval(pairs, cache_dir, progress=progress)
+    except CorpusError as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_USAGE) from None
+    except OSError as exc:
+        _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:
+        if os.environ.get("IODIAG_DEBUG", "") not in ("", "0"):
+            raise
+        _error(f"{type(exc).__name__}: {exc}", internal=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    if show:
+        err.print(" " * 70, end="\r")
+    try:
+        if fmt == EvalFormat.json:
+            sys.stdout.write(to_json(result))
+            sys.stdout.flush()
+        else:
+            width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+            print_compare_eval(result, Console(highlight=False, width=width, emoji=False))
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+    raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``eval`` command group to ``app``."""
     eval_app = command_group(app, "eval", "Evaluate iodiag against ground truth (labeled scenario logs).")
     eval_app.command("triggers")(triggers)
     eval_app.command("answers")(answers)
     eval_app.command("ranking")(ranking)
+    eval_app.command("compare")(compare_pairs)
     # The same scorer as ``iodiag knowledge eval``, listed with the other evals.
     eval_app.command("retrieval")(knowledge_evaluate)
