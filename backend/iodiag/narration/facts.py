@@ -334,6 +334,19 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
                 ranks=tuple(f.ranks),
             )
         )
+    for i, a in enumerate(f.actions):
+        # This job's concrete setting: the command is log-derived text (paths), so it is quoted.
+        sheet.add(
+            Fact(
+                f"{f.code}:action:{i}",
+                "fix",
+                f"For this job ({c.recommendation_title(a.recommendation)}): {quote(a.command)}; "
+                f"{clean(a.effect, 400)}.",
+                code=f.code,
+                rec=a.recommendation,
+                files=tuple(fe.path for fe in f.files[:1]),
+            )
+        )
     why = phrases.why.get(f.code)
     if why:
         sheet.add(Fact(f"{f.code}:why", "why", f"Why {f.code} matters: {why}", code=f.code))

@@ -46,7 +46,7 @@ _DOMAIN = _rx(
     r"\bfile ?system|\bgpfs|\bscratch|\bprocess|\bnodes?\b|\bbottleneck|\bwrong|\brecommend|\boptimi|\bsummar|"
     r"\bexplain|\bdiagnos|\bproblem|\bissue|\bcause|\bwhy\b|\bopen|\bstat\b|\bsync|\balign|\bsmall|\brandom|"
     r"\bsequential|\bredundant|\bimbalance|\bstraggler|\bcompute|\bwhat to do|\bwhich\b|\bwhere\b|\bhow\b|"
-    r"\badvice|\btips?\b|\bhelp|\bguidance|\bbest practices?"
+    r"\badvice|\btips?\b|\bhelp|\bguidance|\bbest practices?|\bset\b|\bsettings?\b|\bcommands?\b|\bconfigur"
 )
 _OFF_TOPIC = _rx(
     r"\bweather|\brecipe|\bpoem|\bjoke|\bcapital of|\bsports?\b|\bmovie|\bsong|\bstock (?:price|market)|"
@@ -61,7 +61,8 @@ _FILE_RANK = _rx(
 _FIX = _rx(
     r"\bhow (?:do|can|should|could|would|to) (?:i|we|you)?\b|\bfix|\bimprov|\bspeed(?: it| this| my \w+)? up|"
     r"\bfaster\b|\btun(?:e|ing)\b|\boptimi[sz]|\bwhat (?:should|can|could) (?:i|we)|\brecommend|\bsuggest|"
-    r"\bchange\b|\bavoid\b|\breduce\b|\bsolv|\bremed|\bwhat to do\b|\bwhat do i do\b"
+    r"\bchange\b|\bavoid\b|\breduce\b|\bsolv|\bremed|\bwhat to do\b|\bwhat do i do\b|"
+    r"\bwhat (?:\w+ )?(?:should|can|could|do) (?:i|we) (?:set|change|use|type|run)\b|\bsettings?\b|\bcommands?\b"
 )
 _CONCEPT = _rx(
     r"^\s*(?:what(?:'s| is| are| does| do)\b|explain\b|define\b|tell me (?:about|what)|what do(?:es)? .+ mean|"
