@@ -96,31 +96,30 @@ def large_request_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, boo
 
 def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
     p = ctx.posix
-    if p.empty:
-        return t.reference_rank_bandwidth, False
+    if not p.empty:
+        other = "WRITE" if op == "READ" else "READ"
+        # This direction's large, mostly sequential requests (random large requests are what is being priced,
+        # not the yardstick); else the other direction's large requests still say what the storage gave.
+        for direction, sequential_only in ((op, True), (other, False)):
+            rate = _rate_of_large_requests(p, direction, sequential_only, t.impact_min_bytes)
+            if rate is not None:
+                return rate, True
+    return t.reference_rank_bandwidth, False
+
+
+def _rate_of_large_requests(p: pd.DataFrame, op: str, sequential_only: bool, min_bytes: int) -> float | None:
     verb = "READ" if op == "READ" else "WRITTEN"
     nbytes = p[f"POSIX_BYTES_{verb}"].to_numpy(dtype=float)
     ops = p[f"POSIX_{op}S"].to_numpy(dtype=float)
     time = p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(ops > 0, nbytes / np.maximum(ops, 1), 0)
-    # Large and mostly sequential: random large requests are what is being priced, not the yardstick.
-    seq = p[f"POSIX_SEQ_{op}S"].to_numpy(dtype=float)
-    large = (mean >= 1 << 20) & (time > 0) & (seq >= 0.8 * ops - 1)
-    if large.any() and nbytes[large].sum() >= t.impact_min_bytes:
-        return float(nbytes[large].sum() / time[large].sum()), True
-    # No large requests this way: the other direction's large requests still say what the storage gave.
-    other = "WRITE" if op == "READ" else "READ"
-    verb = "READ" if other == "READ" else "WRITTEN"
-    nbytes = p[f"POSIX_BYTES_{verb}"].to_numpy(dtype=float)
-    ops = p[f"POSIX_{other}S"].to_numpy(dtype=float)
-    time = p[f"POSIX_F_{other}_TIME"].to_numpy(dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.where(ops > 0, nbytes / np.maximum(ops, 1), 0)
     large = (mean >= 1 << 20) & (time > 0)
-    if large.any() and nbytes[large].sum() >= t.impact_min_bytes:
-        return float(nbytes[large].sum() / time[large].sum()), True
-    return t.reference_rank_bandwidth, False
+    if sequential_only:
+        large &= p[f"POSIX_SEQ_{op}S"].to_numpy(dtype=float) >= 0.8 * ops - 1
+    if large.any() and nbytes[large].sum() >= min_bytes:
+        return float(nbytes[large].sum() / time[large].sum())
+    return None
 
 
 def small_bytes(frame: pd.DataFrame, prefix: str, op: str) -> np.ndarray:
@@ -179,17 +178,7 @@ def on_critical_path(ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, pre
         busiest = float(np.bincount(inv, weights=cost[own]).max())
     shared = 0.0
     if (~own).any():
-        sub = frame[~own]
-        total = (
-            sub[f"{prefix}_F_READ_TIME"].to_numpy(dtype=float)
-            + sub[f"{prefix}_F_WRITE_TIME"].to_numpy(dtype=float)
-            + sub[f"{prefix}_F_META_TIME"].to_numpy(dtype=float)
-        )
-        slow_col = f"{prefix}_F_SLOWEST_RANK_TIME"
-        slowest = sub[slow_col].to_numpy(dtype=float) if slow_col in sub.columns else np.zeros(len(sub))
-        floor = 1.0 / max(ctx.meta.nprocs, 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(total > 0, np.clip(slowest / np.where(total > 0, total, 1), floor, 1.0), floor)
+        frac = _slowest_rank_share(ctx, frame[~own], prefix)
         shared = float((cost[~own] * frac).sum())
     s = ctx.io_share
     out = busiest + shared
@@ -217,6 +206,28 @@ def trace_segments_cost(
     return (min(busiest, s.slowest_rank_io_s) if s is not None else busiest), own
 
 
+def files_time_cost(ctx: Context, fractions: dict[int, float], ops: tuple[str, ...] = ("READ", "WRITE")) -> float:
+    """Critical-path seconds of a fraction of some files' POSIX ``ops`` time (record id -> fraction)."""
+    p = ctx.posix
+    frac = p["id"].map(fractions).fillna(0.0).to_numpy(dtype=float)
+    time = sum(p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) for op in ops)
+    return on_critical_path(ctx, p, time * np.clip(frac, 0, 1))
+
+
+def _slowest_rank_share(ctx: Context, sub: pd.DataFrame, prefix: str) -> np.ndarray:
+    """Per shared (rank -1) record, the slowest rank's share of its summed time (at least 1/nprocs)."""
+    total = (
+        sub[f"{prefix}_F_READ_TIME"].to_numpy(dtype=float)
+        + sub[f"{prefix}_F_WRITE_TIME"].to_numpy(dtype=float)
+        + sub[f"{prefix}_F_META_TIME"].to_numpy(dtype=float)
+    )
+    slow_col = f"{prefix}_F_SLOWEST_RANK_TIME"
+    slowest = sub[slow_col].to_numpy(dtype=float) if slow_col in sub.columns else np.zeros(len(sub))
+    floor = 1.0 / max(ctx.meta.nprocs, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, np.clip(slowest / np.where(total > 0, total, 1), floor, 1.0), floor)
+
+
 def per_file_on_critical_path(
     ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, prefix: str = "POSIX"
 ) -> dict[int, float]:
@@ -240,17 +251,7 @@ def per_file_on_critical_path(
         )
         out.update({int(k): float(v) for k, v in zip(busiest.index, busiest.to_numpy(), strict=True)})
     if (~own).any():
-        sub = frame[~own]
-        total = (
-            sub[f"{prefix}_F_READ_TIME"].to_numpy(dtype=float)
-            + sub[f"{prefix}_F_WRITE_TIME"].to_numpy(dtype=float)
-            + sub[f"{prefix}_F_META_TIME"].to_numpy(dtype=float)
-        )
-        slow_col = f"{prefix}_F_SLOWEST_RANK_TIME"
-        slowest = sub[slow_col].to_numpy(dtype=float) if slow_col in sub.columns else np.zeros(len(sub))
-        floor = 1.0 / max(ctx.meta.nprocs, 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(total > 0, np.clip(slowest / np.where(total > 0, total, 1), floor, 1.0), floor)
+        frac = _slowest_rank_share(ctx, frame[~own], prefix)
         shared = pd.Series(cost[~own] * frac).groupby(ids[~own]).sum()
         for k, v in zip(shared.index, shared.to_numpy(), strict=True):
             out[int(k)] = out.get(int(k), 0.0) + float(v)

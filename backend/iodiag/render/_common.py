@@ -12,6 +12,7 @@ from pathlib import PurePath
 
 from iodiag.analysis.models import Finding, Metric, Report, Severity, SourceLine, Unit
 from iodiag.analysis.recommendations import RECOMMENDATIONS
+from iodiag.analysis.verdict import percent as verdict_percent
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 
@@ -93,14 +94,8 @@ def percent(ratio: float) -> str:
     return f"{text.removesuffix('.0')}%"
 
 
-def short_percent(ratio: float) -> str:
-    """Whole percent for headlines; never rounds a non-zero share down to 0% or a partial one up to 100%."""
-    pct = ratio * 100
-    if 0 < pct < 1:
-        return "<1%"
-    if 99 < pct < 100:
-        return ">99%"
-    return f"{pct:.0f}%"
+# Whole percent for headlines, as the verdict writes them (one definition, in the analysis layer).
+short_percent = verdict_percent
 
 
 @dataclass(frozen=True)

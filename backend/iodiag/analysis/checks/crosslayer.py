@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
-
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.crosslayer import FileCrossLayer, LayerStats, all_files, compact_bytes
@@ -125,22 +123,15 @@ def collective_not_aggregated(ctx: Context, t: Thresholds) -> Hit | None:
         ranks=p.writer_rank_ids,
         cost=_partial_guard(
             ctx,
-            _posix_rows_cost(
+            costs.files_time_cost(
                 ctx,
                 {int(b[0].record_id): 1.0 - min(b[2].writes.mean_bytes / (1 << 20), 1.0) for b in bad},
-                "WRITE",
+                ("WRITE",),
             ),
             "the POSIX write time of those files, scaled by how far their mean write falls short of 1 MiB, on the "
             "busiest rank",
         ),
     )
-
-
-def _posix_rows_cost(ctx: Context, fractions: dict[int, float], *ops: str) -> float:
-    p = ctx.posix
-    frac = p["id"].map(fractions).fillna(0.0).to_numpy(dtype=float)
-    time = sum(p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) for op in ops)
-    return costs.on_critical_path(ctx, p, time * np.clip(frac, 0, 1))
 
 
 def _partial(ctx: Context, *modules: str) -> list[str]:
@@ -221,7 +212,7 @@ def hdf5_metadata_writes(ctx: Context, t: Thresholds) -> Hit | None:
         ranks=p.writer_rank_ids,
         cost=_partial_guard(
             ctx,
-            _posix_rows_cost(ctx, {int(b[0].record_id): b[2] for b in bad}, "WRITE"),
+            costs.files_time_cost(ctx, {int(b[0].record_id): b[2] for b in bad}, ("WRITE",)),
             "the metadata writes' share of the files' POSIX write time, on the busiest rank",
         ),
     )
@@ -283,8 +274,10 @@ def single_stripe_single_aggregator(ctx: Context, t: Thresholds) -> Hit | None:
         ranks=[rank] if rank >= 0 else [],
         cost=_partial_guard(
             ctx,
-            _posix_rows_cost(
-                ctx, {int(b[0].record_id): 1 - 1 / min(_mpi_writers(b[1]), t.lustre_spread_osts) for b in bad}, "WRITE"
+            costs.files_time_cost(
+                ctx,
+                {int(b[0].record_id): 1 - 1 / min(_mpi_writers(b[1]), t.lustre_spread_osts) for b in bad},
+                ("WRITE",),
             ),
             f"the lone aggregator's write time on the file, less what it would be over up to {t.lustre_spread_osts} "
             "stripes and aggregators",
@@ -431,7 +424,7 @@ def unrequested_reads(ctx: Context, t: Thresholds) -> Hit | None:
         return None
     bad.sort(key=lambda b: (-(b[2].reads.time_s * b[3]), b[0].record_id))
     f, m, p, frac = bad[0]
-    seconds = _posix_rows_cost(ctx, {int(b[0].record_id): b[3] for b in bad}, "READ")
+    seconds = costs.files_time_cost(ctx, {int(b[0].record_id): b[3] for b in bad}, ("READ",))
     zero = ""
     if p.reads.bytes < p.reads.ops * 64:
         zero = " (most of zero bytes: reads past the end of a file being written)"

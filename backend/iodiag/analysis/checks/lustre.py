@@ -147,14 +147,6 @@ def _layout_metrics(f: FileLayout) -> list[Metric]:
     ]
 
 
-def file_time_cost(ctx: Context, fractions: dict[int, float], ops: tuple[str, ...] = ("READ", "WRITE")) -> float:
-    """Critical-path seconds of a fraction of some files' POSIX read/write time (record id -> fraction)."""
-    p = ctx.posix
-    frac = p["id"].map(fractions).fillna(0.0).to_numpy(dtype=float)
-    time = sum(p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) for op in ops)
-    return costs.on_critical_path(ctx, p, time * np.clip(frac, 0, 1))
-
-
 def _used_osts(f: FileLayout) -> int:
     used = len(f.osts) or f.stripe_count or 1
     if f.stripe_size > 0 and f.extent > 0:
@@ -203,7 +195,9 @@ def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="max_writers", value=worst.writers, unit=Unit.COUNT),
         ],
         costs.modelled(
-            file_time_cost(ctx, {f.record_id: 1 - 1 / min(f.writers, t.lustre_spread_osts) for f in bad}, ("WRITE",)),
+            costs.files_time_cost(
+                ctx, {f.record_id: 1 - 1 / min(f.writers, t.lustre_spread_osts) for f in bad}, ("WRITE",)
+            ),
             f"the files' write time on the busiest rank, less what it would be spread over up to "
             f"{t.lustre_spread_osts} OSTs (one OST's bandwidth is the limit)",
             nbytes=sum(f.bytes_written for f in bad),
@@ -253,7 +247,7 @@ def requests_straddle_stripes(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="example_request_share", value=f.common_share, unit=Unit.RATIO),
         ],
         costs.modelled(
-            file_time_cost(ctx, {b.record_id: b.not_aligned_share for b in bad}),
+            costs.files_time_cost(ctx, {b.record_id: b.not_aligned_share for b in bad}),
             "upper bound: the straddling requests' share of the files' read and write time, on the busiest rank",
             confidence=Confidence.LOW,
             nbytes=sum(b.bytes_written + b.bytes_read for b in bad),
@@ -378,7 +372,9 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
         files_total=len(files),
         ranks=ranks[: ctx.top_n],
         cost=costs.measured(
-            file_time_cost(ctx, {f.record_id: (1 - median / float(slow.iloc[0])) / _used_osts(f) for f in files}),
+            costs.files_time_cost(
+                ctx, {f.record_id: (1 - median / float(slow.iloc[0])) / _used_osts(f) for f in files}
+            ),
             f"time on OST {ost} beyond what its bytes take at the median OST's rate ({median:.1f} s/GiB), spread "
             "over the files striped on it, on the busiest rank",
             nbytes=int(load["bytes"].to_numpy(dtype=float)[list(load.index).index(ost)]),
@@ -422,7 +418,7 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files_total=len(files),
         cost=costs.modelled(
-            file_time_cost(
+            costs.files_time_cost(
                 ctx, {f.record_id: (1 - median / float(busy.iloc[0])) / _used_osts(f) for f in files}
             ),
             f"the share of OST {ost}'s traffic above the median OST's, as time of the files on it, on the busiest rank",
