@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from iodiag.analysis.models import Finding, SeverityCounts
+from iodiag.comparison.history import Regression, RunPoint
 from iodiag.core.users import USER_NAME
 from iodiag.narration.models import Answer
 
@@ -61,6 +62,19 @@ class TriageIn(_In):
     note: str | None = Field(default=None, max_length=4000)
 
 
+class RunOut(BaseModel):
+    """The run a finished analysis describes: what its history and the triage list show."""
+
+    executable: str | None = Field(description="basename of the command's first word: runs of one application")
+    start: datetime | None = Field(description="when the run started, from its log")
+    nprocs: int | None
+    runtime_s: float | None
+    io_time_s: float | None = Field(description="the busiest rank's I/O time")
+    io_share: float | None = Field(description="io_time_s / runtime_s")
+    verdict_level: SeverityName | None
+    headline: str | None = Field(description="the verdict's first line: the costliest cause, its seconds, one action")
+
+
 class AnalysisSummary(BaseModel):
     id: str
     owner: str
@@ -83,6 +97,10 @@ class AnalysisSummary(BaseModel):
     counts: SeverityCounts
     max_severity: SeverityName | None
     triage: Triage
+    run: RunOut | None = Field(default=None, description="null until done (and for analyses made before 0.x kept it)")
+    regression: Regression | None = Field(
+        default=None, description="in lists: this run's I/O time is far above its application's usual"
+    )
 
 
 class AnalysisLinks(BaseModel):
@@ -92,11 +110,21 @@ class AnalysisLinks(BaseModel):
     report_html: str
     plots: str
     chat: str
+    history: str
 
 
 class AnalysisOut(AnalysisSummary):
     findings: list[Finding] | None = Field(description="the report's findings once the analysis is done")
     links: AnalysisLinks
+
+
+class HistoryOut(BaseModel):
+    """Earlier and later runs of the same application (same owner, same executable), oldest first."""
+
+    analysis_id: str
+    owner: str
+    executable: str | None
+    runs: list[RunPoint]
 
 
 class AnalysisPage(BaseModel):

@@ -9,14 +9,30 @@ from pydantic import TypeAdapter
 
 from iodiag.analysis.models import Finding, SeverityCounts
 from iodiag.api import schemas as S
+from iodiag.comparison.history import Regression
 from iodiag.store.models import Analysis, ApiToken
 
 API = "/api/v1"
 _FINDINGS = TypeAdapter(list[Finding])
 
 
-def summary(row: Analysis) -> S.AnalysisSummary:
-    return S.AnalysisSummary(**_summary_fields(row))
+def summary(row: Analysis, regression: Regression | None = None) -> S.AnalysisSummary:
+    return S.AnalysisSummary(**_summary_fields(row), regression=regression)
+
+
+def _run(row: Analysis) -> S.RunOut | None:
+    if row.status != "done" or row.runtime_s is None:
+        return None
+    return S.RunOut(
+        executable=row.executable,
+        start=row.run_start,
+        nprocs=row.nprocs,
+        runtime_s=row.runtime_s,
+        io_time_s=row.io_time_s,
+        io_share=row.io_share,
+        verdict_level=cast(S.SeverityName | None, row.verdict_level),
+        headline=row.headline,
+    )
 
 
 def _summary_fields(row: Analysis) -> dict[str, object]:
@@ -48,6 +64,7 @@ def _summary_fields(row: Analysis) -> dict[str, object]:
             updated_at=row.triage_updated_at,
             updated_by=row.triage_updated_by,
         ),
+        "run": _run(row),
     }
 
 
@@ -60,6 +77,7 @@ def links(analysis_id: str) -> S.AnalysisLinks:
         report_html=f"{base}/report.html",
         plots=f"{base}/plots",
         chat=f"{base}/chat",
+        history=f"{base}/history",
     )
 
 

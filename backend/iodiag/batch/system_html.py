@@ -158,6 +158,27 @@ def _code_row(c: CodeStats) -> str:
     )
 
 
+def _regressions(report: SystemReport) -> str:
+    if not report.regressions:
+        return '<p class="small">No job in this window has an I/O time far above its application\'s usual.</p>'
+    rows = "".join(
+        "<tr>"
+        f"<td>{_e(r.app)}</td><td>{_e(r.user)}</td><td>{_e(r.jobid)}</td>"
+        f"<td>{_e(f'{r.start:%Y-%m-%d %H:%M}')}</td>"
+        f'<td class="n">{_e(fmt_seconds(r.io_time_s))}</td><td class="n">{_e(fmt_seconds(r.baseline_s))}</td>'
+        f'<td class="n">{_e(f"{r.ratio:.1f}×")}</td>'
+        f"<td>{_e(', '.join(r.new_findings) or 'none')}</td>"
+        f'<td class="small">{_e(r.explanation)}</td>'
+        "</tr>"
+        for r in report.regressions
+    )
+    return (
+        "<table><thead><tr><th>application</th><th>user</th><th>job</th><th>started (UTC)</th><th>I/O time</th>"
+        "<th>usual</th><th>ratio</th><th>findings that appeared</th><th>why flagged</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
 def render(report: SystemReport) -> str:
     window = (f"{report.since:%Y-%m-%d %H:%M} UTC" if report.since else "the beginning") + " to " + (
         f"{report.until:%Y-%m-%d %H:%M} UTC (exclusive)" if report.until else "now")
@@ -188,6 +209,10 @@ bytes, I/O time and node-hours summed over the affected jobs; trend: share of ea
 <table><thead><tr><th>code</th><th>severity</th><th>finding</th><th>jobs</th><th>% of jobs</th>
 <th>% of interface jobs</th><th>node-h lost</th><th>bytes</th><th>I/O time</th><th>top applications</th>
 <th>top users</th><th>trend</th></tr></thead><tbody>{rows}</tbody></table>
+<h2>Regressions: jobs far slower at I/O than their application's usual</h2>
+<p class="small">Usual: the median I/O time of the same user's earlier runs of the application. Flagged from 3.5
+robust standard deviations (1.4826 × the median absolute deviation) and 1.5× the median and 1 s above it.</p>
+{_regressions(report)}
 {f'<h2>Notes</h2><ul>{notes}</ul>' if notes else ''}
 </body></html>
 """

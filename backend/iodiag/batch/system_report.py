@@ -69,6 +69,24 @@ class DayTotal(BaseModel):
     node_hours: float
 
 
+class RegressionEntry(BaseModel):
+    """A job whose I/O time is far above its application's usual (iodiag.comparison.history explains the rule)."""
+
+    user: str
+    app: str
+    jobid: str
+    start: datetime
+    io_time_s: float
+    baseline_s: float = Field(description="median I/O time of the user's earlier runs of the application")
+    baseline_runs: int
+    ratio: float
+    robust_z: float
+    explanation: str
+    new_findings: list[str] = Field(
+        description="warning or critical finding codes this job has that the application's previous run did not"
+    )
+
+
 class SystemReport(BaseModel):
     schema_version: str = SCHEMA_VERSION
     generated_at: datetime
@@ -84,6 +102,10 @@ class SystemReport(BaseModel):
     interfaces: dict[str, int] = Field(description="jobs with records in each module")
     days: list[DayTotal]
     codes: list[CodeStats]
+    regressions: list[RegressionEntry] = Field(
+        default_factory=list,
+        description="the window's jobs whose I/O time is far above their application's usual, largest excess first",
+    )
     notes: list[str] = Field(default_factory=list)
 
 
@@ -95,6 +117,37 @@ def bound(value: date | datetime | None, *, end: bool = False) -> datetime | Non
         return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
     start = datetime.combine(value, time(0), tzinfo=UTC)
     return start + timedelta(days=1) if end else start
+
+
+def _regressions(all_jobs: pd.DataFrame, findings: pd.DataFrame, in_window: set[str], n: int) -> list[RegressionEntry]:
+    """Each application's runs (one user, one executable) in start order, each flagged against the runs
+    before it, including runs before the window: a regression on its first day is still one."""
+    from iodiag.comparison.history import regression
+
+    problems = findings[findings["severity"].isin(("critical", "warning"))]
+    codes_of: dict[str, set[str]] = {}
+    for sha, code in zip(problems["sha256"], problems["code"], strict=True):
+        codes_of.setdefault(str(sha), set()).add(str(code))
+    out: list[RegressionEntry] = []
+    jobs = all_jobs.drop_duplicates("sha256").sort_values(["start", "sha256"])
+    for (user, app), g in jobs.groupby(["user", "app"], sort=False):
+        times = [None if pd.isna(t) else float(t) for t in g["io_time_s"]]
+        shas = list(g["sha256"])
+        for i, sha in enumerate(shas):
+            if sha not in in_window or i == 0:
+                continue
+            flag = regression(times[i], times[:i])
+            if flag is None:
+                continue
+            row = g.iloc[i]
+            appeared = sorted(codes_of.get(sha, set()) - codes_of.get(shas[i - 1], set()))
+            out.append(RegressionEntry(
+                user=str(user), app=str(app), jobid=str(row["jobid"]), start=row["start"].to_pydatetime(),
+                io_time_s=flag.io_time_s, baseline_s=flag.baseline_s, baseline_runs=flag.baseline_runs,
+                ratio=flag.ratio, robust_z=flag.robust_z, explanation=flag.explanation, new_findings=appeared,
+            ))
+    out.sort(key=lambda r: (-(r.io_time_s - r.baseline_s), r.start))
+    return out[:n]
 
 
 def _requires() -> dict[str, tuple[str, ...]]:
@@ -143,6 +196,7 @@ def build(
 
         frames, label = frames_from_store(source), source_label or "store"
     lo, hi = bound(since), bound(until, end=True)
+    all_jobs = frames.jobs
     jobs = frames.jobs.copy()
     if lo is not None:
         jobs = jobs[jobs["start"] >= pd.Timestamp(lo)]
@@ -235,6 +289,7 @@ def build(
         interfaces=dict(sorted(interfaces.items())),
         days=days,
         codes=codes,
+        regressions=_regressions(all_jobs, frames.findings, set(jobs["sha256"]), top_n),
         notes=notes,
     )
 

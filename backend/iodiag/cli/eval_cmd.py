@@ -256,6 +256,62 @@ def compare_pairs(
     raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
 
 
+def history_series(
+    series: Annotated[
+        Path | None,
+        typer.Option(
+            "--series",
+            "-s",
+            help="Directory of labelled run-series files (default: the repository's evals/history).",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ] = None,
+    fmt: Annotated[
+        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = EvalFormat.text,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="Where built logs are kept, keyed by spec hash (default: ~/.cache/iodiag/scenarios).",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ] = None,
+) -> None:
+    """Score the regression flag on labelled series of runs: flagged where I/O time is far above usual, only there.
+
+    Exits 1 unless every run's flag matches its label; 2 on bad input.
+    """
+    from iodiag.evals.history_eval import print_history_eval, run_history_eval, to_json
+    from iodiag.evals.triggers import CorpusError
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    show = err.is_terminal and fmt == EvalFormat.text
+
+    def progress(name: str) -> None:
+        if show:
+            err.print(Text(f"  building and analyzing {name}"[:70].ljust(70)), end="\r", soft_wrap=True)
+
+    try:
+        result = run_history_eval(series, cache_dir, progress=progress)
+    except CorpusError as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_USAGE) from None
+    except OSError as exc:
+        _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        raise typer.Exit(EXIT_USAGE) from None
+    if show:
+        err.print(" " * 70, end="\r")
+    if fmt == EvalFormat.json:
+        sys.stdout.write(to_json(result))
+    else:
+        width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+        print_history_eval(result, Console(highlight=False, width=width, emoji=False))
+    raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``eval`` command group to ``app``."""
     eval_app = command_group(app, "eval", "Evaluate iodiag against ground truth (labeled scenario logs).")
@@ -263,5 +319,6 @@ def register(app: typer.Typer) -> None:
     eval_app.command("answers")(answers)
     eval_app.command("ranking")(ranking)
     eval_app.command("compare")(compare_pairs)
+    eval_app.command("history")(history_series)
     # The same scorer as ``iodiag knowledge eval``, listed with the other evals.
     eval_app.command("retrieval")(knowledge_evaluate)

@@ -5,7 +5,7 @@ JSON. Importing this package imports the analysis models (and so pandas): caller
 lazily.
 """
 
-from iodiag.comparison.compare import NotComparable, compare, comparison_schema, executable, run_facts
+from iodiag.comparison.compare import NotComparable, compare, comparison_schema, executable, run_facts, run_summary
 from iodiag.comparison.models import Comparison, FindingChange, FindingSide, MetricRow, RunFacts, RunSummary
 
 __all__ = [
@@ -20,4 +20,5 @@ __all__ = [
     "comparison_schema",
     "executable",
     "run_facts",
+    "run_summary",
 ]

@@ -489,7 +489,8 @@ def _verdict(
 # --- the comparison -----------------------------------------------------------------------------
 
 
-def _summary(r: Report) -> RunSummary:
+def run_summary(r: Report) -> RunSummary:
+    """One run as its own report describes it: job, run and I/O time, verdict and ranked causes."""
     s = r.io_share
     return RunSummary(
         log_path=r.log_path,
@@ -546,8 +547,8 @@ def compare(
         changed=changed,
         forced=forced,
         notes=notes,
-        a=_summary(report_a),
-        b=_summary(report_b),
+        a=run_summary(report_a),
+        b=run_summary(report_b),
         metrics=metrics,
         findings_resolved=resolved,
         findings_new=new,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from iodiag.analysis.models import Report
     from iodiag.ingest import JobProfile
 
-OUTPUT_KINDS = ("json", "markdown", "html", "plots")
+OUTPUT_KINDS = ("json", "markdown", "html", "plots", "facts")
 STAGES = {"reading": 0.05, "analyzing": 0.5, "rendering": 0.75, "storing": 0.95}
 Progress = Callable[[str, float], None]
 
@@ -37,9 +38,25 @@ class JobSpec(BaseModel):
     out_dir: str
 
 
+class RunStats(BaseModel):
+    """What the analyses table keeps of a run for its history, regression flag and triage list."""
+
+    model_config = ConfigDict(frozen=True)
+
+    executable: str | None
+    run_start: datetime | None
+    nprocs: int
+    runtime_s: float
+    io_time_s: float | None
+    io_share: float | None
+    verdict_level: str
+    headline: str
+
+
 class JobResult(BaseModel):
     exe: str | None
     jobid: str | None
+    stats: RunStats | None = None
     counts: dict[str, int]
     findings: list[tuple[str, str]]
     outputs: dict[str, str]  # kind -> file under out_dir holding the zlib-compressed content
@@ -77,8 +94,25 @@ def read_and_analyze(
     return profile, report
 
 
+def run_stats(report: Report) -> RunStats:
+    from iodiag.comparison import run_summary
+
+    s = run_summary(report)
+    return RunStats(
+        executable=s.executable or None,
+        run_start=report.job.start,
+        nprocs=s.nprocs,
+        runtime_s=s.runtime_s,
+        io_time_s=s.io_time_s,
+        io_share=s.io_share,
+        verdict_level=s.level.value,
+        headline=s.headline,
+    )
+
+
 def run(spec: JobSpec, progress: Progress) -> JobResult:
     from iodiag.analysis.plots import plot_data
+    from iodiag.comparison import run_facts
     from iodiag.render import render
 
     profile, report = read_and_analyze(spec, progress)
@@ -90,6 +124,8 @@ def run(spec: JobSpec, progress: Progress) -> JobResult:
         "markdown": render(report, "markdown"),
         "html": render(report, "html"),
         "plots": plot_data(profile).model_dump_json(),
+        # What a later comparison needs that the report does not carry (size histograms, OSTs).
+        "facts": run_facts(profile).model_dump_json(),
     }
     out = Path(spec.out_dir)
     files: dict[str, str] = {}
@@ -100,6 +136,7 @@ def run(spec: JobSpec, progress: Progress) -> JobResult:
     return JobResult(
         exe=report.job.exe or None,
         jobid=str(report.job.jobid),
+        stats=run_stats(report),
         counts=report.counts.model_dump(),
         findings=[(f.code, f.severity.value) for f in report.findings],
         outputs=files,

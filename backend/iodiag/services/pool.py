@@ -274,7 +274,12 @@ class _Slot:
         pool = self.pool
         outputs = {kind: Path(path).read_bytes() for kind, path in result.outputs.items()}
         outcome = jobs.Outcome(
-            exe=result.exe, job_id=result.jobid, counts=result.counts, findings=result.findings, outputs=outputs
+            exe=result.exe,
+            job_id=result.jobid,
+            counts=result.counts,
+            findings=result.findings,
+            outputs=outputs,
+            stats=result.stats.model_dump() if result.stats is not None else {},
         )
         with pool.db.write() as s:
             held = jobs.complete(s, pool.owner, job, outcome, seconds)

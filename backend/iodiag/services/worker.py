@@ -29,7 +29,7 @@ def _handle(line: str, send: Send) -> Any:
 
     spec = JobSpec.model_validate_json(line)
     result = run(spec, lambda stage, p: send({"event": "stage", "stage": stage, "progress": p}))
-    return result.model_dump()
+    return result.model_dump(mode="json")
 
 
 def main(argv: list[str]) -> None:

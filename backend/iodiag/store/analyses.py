@@ -201,6 +201,42 @@ def list_visible(
     return total, list(session.scalars(page))
 
 
+def run_time() -> ColumnElement[datetime]:
+    """When a run happened: its log's start time, or its upload time for rows analyzed before that was kept."""
+    return func.coalesce(Analysis.run_start, Analysis.created_at)
+
+
+def application_runs(session: Session, owner: str, executable: str, limit: int = 200) -> list[Analysis]:
+    """The owner's finished runs of one executable, oldest first (the latest ``limit``)."""
+    q = (
+        select(Analysis)
+        .where(Analysis.owner == owner, Analysis.executable == executable, Analysis.status == "done")
+        .order_by(run_time().desc(), Analysis.id.desc())
+        .limit(limit)
+    )
+    return list(reversed(list(session.scalars(q))))
+
+
+def previous_run(session: Session, row: Analysis) -> Analysis | None:
+    """The owner's latest finished run of the same executable that started before this one."""
+    if not row.executable:
+        return None
+    at = row.run_start or row.created_at
+    q = (
+        select(Analysis)
+        .where(
+            Analysis.owner == row.owner,
+            Analysis.executable == row.executable,
+            Analysis.status == "done",
+            Analysis.id != row.id,
+            run_time() <= at,
+        )
+        .order_by(run_time().desc(), Analysis.id.desc())
+        .limit(1)
+    )
+    return session.scalar(q)
+
+
 def output(session: Session, analysis_id: str, kind: str) -> bytes | None:
     blob = session.scalar(
         select(AnalysisOutput.content).where(AnalysisOutput.analysis_id == analysis_id, AnalysisOutput.kind == kind)

@@ -116,6 +116,17 @@ class Analysis(Base):
     n_ok: Mapped[int] = mapped_column(Integer, default=0)
     max_severity: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
+    # The run itself, from its report's verdict: what the history, the regression flag and the triage
+    # list read without opening the report. ``executable`` is what must match for two runs to compare.
+    executable: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
+    run_start: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    nprocs: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    runtime_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    io_time_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    io_share: Mapped[float | None] = mapped_column(Float, nullable=True)
+    verdict_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    headline: Mapped[str | None] = mapped_column(Text, nullable=True)
+
     triage_status: Mapped[str] = mapped_column(String(16), default="open", index=True)
     triage_assignee: Mapped[str | None] = mapped_column(String(64), nullable=True)
     triage_note: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -36,9 +36,13 @@ class Outcome:
     counts: dict[str, int]
     findings: list[tuple[str, str]]  # (code, severity), in report order
     outputs: dict[str, bytes] = field(default_factory=dict)  # kind -> zlib-compressed content
+    stats: dict[str, object] = field(default_factory=dict)  # Analysis column -> value (the run's stats)
 
 
 _SEVERITIES = ("critical", "warning", "info", "ok")
+_STAT_COLUMNS = frozenset(
+    {"executable", "run_start", "nprocs", "runtime_s", "io_time_s", "io_share", "verdict_level", "headline"}
+)
 
 
 def claim(session: Session, owner: str, lease_s: float) -> Claimed | None:
@@ -123,6 +127,9 @@ def complete(session: Session, owner: str, job: Claimed, outcome: Outcome, secon
         row.job_id = outcome.job_id
     row.n_critical, row.n_warning, row.n_info, row.n_ok = (outcome.counts.get(s, 0) for s in _SEVERITIES)
     row.max_severity = next((s for s in _SEVERITIES if outcome.counts.get(s, 0) > 0), None)
+    for column, value in outcome.stats.items():
+        if column in _STAT_COLUMNS:
+            setattr(row, column, value)
     return True
 
 

@@ -59,6 +59,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analyses/{analysis_id}/compare/{other_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed from this run to another
+         * @description Run A is ``analysis_id``, run B ``other_id``: deltas are B − A, 'resolved' means in A and gone from B.
+         */
+        get: operations["compare_runs_api_v1_analyses__analysis_id__compare__other_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analyses/{analysis_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of the same application over time */
+        get: operations["run_history_api_v1_analyses__analysis_id__history_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/analyses/{analysis_id}/plots": {
         parameters: {
             query?: never;
@@ -320,6 +357,8 @@ export interface components {
         AnalysisLinks: {
             /** Chat */
             chat: string;
+            /** History */
+            history: string;
             /** Plots */
             plots: string;
             /** Report Html */
@@ -367,6 +406,10 @@ export interface components {
             owner: string;
             /** Progress */
             progress: number;
+            /** @description in lists: this run's I/O time is far above its application's usual */
+            regression?: components["schemas"]["Regression"] | null;
+            /** @description null until done (and for analyses made before 0.x kept it) */
+            run?: components["schemas"]["RunOut"] | null;
             /** Sha256 */
             sha256: string;
             /** Size Bytes */
@@ -433,6 +476,10 @@ export interface components {
             owner: string;
             /** Progress */
             progress: number;
+            /** @description in lists: this run's I/O time is far above its application's usual */
+            regression?: components["schemas"]["Regression"] | null;
+            /** @description null until done (and for analyses made before 0.x kept it) */
+            run?: components["schemas"]["RunOut"] | null;
             /** Sha256 */
             sha256: string;
             /** Size Bytes */
@@ -649,6 +696,64 @@ export interface components {
             trend: components["schemas"]["DayPoint"][];
         };
         /**
+         * Comparison
+         * @description What changed from run A to run B: numbers of both with deltas, and the findings resolved, new or changed.
+         */
+        Comparison: {
+            a: components["schemas"]["RunSummary"];
+            b: components["schemas"]["RunSummary"];
+            /**
+             * Changed
+             * @description false when every number and finding is the same in both runs
+             */
+            changed: boolean;
+            /**
+             * Findings Changed
+             * @description same code in both, different severity or cost; largest change first
+             */
+            findings_changed: components["schemas"]["FindingChange"][];
+            /**
+             * Findings New
+             * @description not in run A, in run B; costliest in B first
+             */
+            findings_new: components["schemas"]["FindingChange"][];
+            /**
+             * Findings Resolved
+             * @description in run A, gone from run B; costliest in A first
+             */
+            findings_resolved: components["schemas"]["FindingChange"][];
+            /**
+             * Findings Unchanged
+             * @description same code, same severity and cost
+             */
+            findings_unchanged?: components["schemas"]["FindingChange"][];
+            /**
+             * Forced
+             * @description the runs were not comparable and were compared with --force
+             * @default false
+             */
+            forced: boolean;
+            /** Metrics */
+            metrics: components["schemas"]["MetricRow"][];
+            /**
+             * Notes
+             * @description differences between the runs to keep in mind
+             */
+            notes?: string[];
+            /**
+             * Schema Version
+             * @default 1.0
+             */
+            schema_version: string;
+            /** Tool Version */
+            tool_version: string;
+            /**
+             * Verdict
+             * @description one sentence: the I/O-time change, what became of the top cause, and whether I/O still matters
+             */
+            verdict: string;
+        };
+        /**
          * Confidence
          * @enum {string}
          */
@@ -792,6 +897,67 @@ export interface components {
             /** Title */
             title: string;
         };
+        /**
+         * FindingChange
+         * @description One finding code in run A, run B or both.
+         */
+        FindingChange: {
+            /** @description null: not found in run A (or only as 'ok') */
+            a: components["schemas"]["FindingSide"] | null;
+            /** @description null: not found in run B (or only as 'ok') */
+            b: components["schemas"]["FindingSide"] | null;
+            /** Code */
+            code: string;
+            /**
+             * Delta Seconds
+             * @description b's cost - a's cost (a missing side costs 0); null if unknown
+             */
+            delta_seconds: number | null;
+            layer: components["schemas"]["Layer"];
+            /** Title */
+            title: string;
+        };
+        /**
+         * FindingSide
+         * @description A finding as one run's ranked diagnosis has it.
+         */
+        FindingSide: {
+            /**
+             * Basis
+             * @default
+             */
+            basis: string;
+            /**
+             * Cause Rank
+             * @description 1-based place among the run's ranked causes
+             */
+            cause_rank?: number | null;
+            /**
+             * Cause Seconds
+             * @description seconds the run's verdict attributes to it
+             */
+            cause_seconds?: number | null;
+            confidence?: components["schemas"]["Confidence"] | null;
+            /**
+             * Message
+             * @default
+             */
+            message: string;
+            /**
+             * Occurrences
+             * @description findings with this code in the run (their costs are summed)
+             * @default 1
+             */
+            occurrences: number;
+            /**
+             * Seconds
+             * @description the finding's cost (impact); null where the log cannot price it
+             */
+            seconds: number | null;
+            severity: components["schemas"]["Severity"];
+            /** Share Of Runtime */
+            share_of_runtime: number | null;
+        };
         /** Health */
         Health: {
             /**
@@ -799,6 +965,20 @@ export interface components {
              * @constant
              */
             status: "ok";
+        };
+        /**
+         * HistoryOut
+         * @description Earlier and later runs of the same application (same owner, same executable), oldest first.
+         */
+        HistoryOut: {
+            /** Analysis Id */
+            analysis_id: string;
+            /** Executable */
+            executable: string | null;
+            /** Owner */
+            owner: string;
+            /** Runs */
+            runs: components["schemas"]["RunPoint"][];
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -1064,6 +1244,34 @@ export interface components {
             /** Value */
             value: number | string;
         };
+        /**
+         * MetricRow
+         * @description One number of both runs side by side.
+         */
+        MetricRow: {
+            /** A */
+            a: number | null;
+            /** B */
+            b: number | null;
+            /**
+             * Change Pct
+             * @description delta / a in percent; null when a is 0 or either is unknown
+             */
+            change_pct: number | null;
+            /**
+             * Delta
+             * @description b - a; null when either is unknown
+             */
+            delta: number | null;
+            /** Name */
+            name: string;
+            /**
+             * Section
+             * @description job, I/O, a layer (POSIX, MPI-IO, ...), request sizes, Lustre, OSTs, findings
+             */
+            section: string;
+            unit: components["schemas"]["Unit"];
+        };
         /** ModuleSummary */
         ModuleSummary: {
             /** Loaded */
@@ -1212,6 +1420,73 @@ export interface components {
             /** Workers Alive */
             workers_alive: boolean;
         };
+        /**
+         * Regression
+         * @description Why a run's I/O time counts as a regression against its application's earlier runs.
+         */
+        Regression: {
+            /**
+             * Baseline Runs
+             * @description earlier runs the baseline is taken over
+             */
+            baseline_runs: number;
+            /**
+             * Baseline S
+             * @description median I/O time of the earlier runs
+             */
+            baseline_s: number;
+            /** Explanation */
+            explanation: string;
+            /** Io Time S */
+            io_time_s: number;
+            /**
+             * Ratio
+             * @description io_time_s / baseline_s
+             */
+            ratio: number;
+            /**
+             * Robust Z
+             * @description (io_time_s - baseline_s) / (1.4826 x MAD), spread floored at 10 % of it
+             */
+            robust_z: number;
+        };
+        /**
+         * RegressionEntry
+         * @description A job whose I/O time is far above its application's usual (iodiag.comparison.history explains the rule).
+         */
+        RegressionEntry: {
+            /** App */
+            app: string;
+            /** Baseline Runs */
+            baseline_runs: number;
+            /**
+             * Baseline S
+             * @description median I/O time of the user's earlier runs of the application
+             */
+            baseline_s: number;
+            /** Explanation */
+            explanation: string;
+            /** Io Time S */
+            io_time_s: number;
+            /** Jobid */
+            jobid: string;
+            /**
+             * New Findings
+             * @description warning or critical finding codes this job has that the application's previous run did not
+             */
+            new_findings: string[];
+            /** Ratio */
+            ratio: number;
+            /** Robust Z */
+            robust_z: number;
+            /**
+             * Start
+             * Format: date-time
+             */
+            start: string;
+            /** User */
+            user: string;
+        };
         /** Report */
         Report: {
             counts: components["schemas"]["SeverityCounts"];
@@ -1252,6 +1527,143 @@ export interface components {
             verdict: components["schemas"]["Verdict"];
             /** @default mpi */
             workload: components["schemas"]["Workload"];
+        };
+        /**
+         * RunCause
+         * @description One of a run's ranked causes (from its verdict).
+         */
+        RunCause: {
+            /** Code */
+            code: string;
+            confidence: components["schemas"]["Confidence"];
+            /**
+             * Seconds
+             * @description seconds the run's verdict attributes to this cause
+             */
+            seconds: number;
+            /** Share Of Runtime */
+            share_of_runtime: number;
+            /** Title */
+            title: string;
+        };
+        /**
+         * RunOut
+         * @description The run a finished analysis describes: what its history and the triage list show.
+         */
+        RunOut: {
+            /**
+             * Executable
+             * @description basename of the command's first word: runs of one application
+             */
+            executable: string | null;
+            /**
+             * Headline
+             * @description the verdict's first line: the costliest cause, its seconds, one action
+             */
+            headline: string | null;
+            /**
+             * Io Share
+             * @description io_time_s / runtime_s
+             */
+            io_share: number | null;
+            /**
+             * Io Time S
+             * @description the busiest rank's I/O time
+             */
+            io_time_s: number | null;
+            /** Nprocs */
+            nprocs: number | null;
+            /** Runtime S */
+            runtime_s: number | null;
+            /**
+             * Start
+             * @description when the run started, from its log
+             */
+            start: string | null;
+            /** Verdict Level */
+            verdict_level: ("critical" | "warning" | "info" | "ok") | null;
+        };
+        /**
+         * RunPoint
+         * @description One run of an application, as its history shows it.
+         */
+        RunPoint: {
+            /** Headline */
+            headline: string | null;
+            /** Id */
+            id: string;
+            /** Io Share */
+            io_share: number | null;
+            /** Io Time S */
+            io_time_s: number | null;
+            /** Jobid */
+            jobid: string | null;
+            /** Nprocs */
+            nprocs: number | null;
+            /** @description set when this run's I/O time is far above usual */
+            regression?: components["schemas"]["Regression"] | null;
+            /** Runtime S */
+            runtime_s: number | null;
+            /** Verdict Level */
+            verdict_level: string | null;
+            /**
+             * When
+             * Format: date-time
+             * @description when the run started (from its log; upload time where the log has none)
+             */
+            when: string;
+        };
+        /**
+         * RunSummary
+         * @description One of the two runs, as its own report describes it.
+         */
+        RunSummary: {
+            /**
+             * Causes
+             * @description the run's ranked causes, largest first
+             */
+            causes?: components["schemas"]["RunCause"][];
+            /** Darshan Version */
+            darshan_version: string;
+            /**
+             * Exe
+             * @description the command line Darshan recorded
+             */
+            exe: string;
+            /**
+             * Executable
+             * @description basename of the command's first word: what must match to compare
+             */
+            executable: string;
+            /**
+             * Headline
+             * @description the run's own verdict headline
+             */
+            headline: string;
+            /** Io Matters */
+            io_matters: boolean | null;
+            /**
+             * Io Share
+             * @description io_time_s / runtime_s
+             */
+            io_share: number | null;
+            /**
+             * Io Time S
+             * @description the busiest rank's I/O time; null without I/O records
+             */
+            io_time_s: number | null;
+            /** Jobid */
+            jobid: number;
+            /** @description the run's own verdict level */
+            level: components["schemas"]["Severity"];
+            /** Log Path */
+            log_path: string;
+            /** Nodes */
+            nodes: number | null;
+            /** Nprocs */
+            nprocs: number;
+            /** Runtime S */
+            runtime_s: number;
         };
         /**
          * SettingsOut
@@ -1453,6 +1865,11 @@ export interface components {
             node_hours: number;
             /** Notes */
             notes?: string[];
+            /**
+             * Regressions
+             * @description the window's jobs whose I/O time is far above their application's usual, largest excess first
+             */
+            regressions?: components["schemas"]["RegressionEntry"][];
             /**
              * Schema Version
              * @default 1.0
@@ -2154,6 +2571,117 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    compare_runs_api_v1_analyses__analysis_id__compare__other_id__get: {
+        parameters: {
+            query?: {
+                /** @description compare even when the executables differ */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                analysis_id: string;
+                other_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not done, or not the same executable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    run_history_api_v1_analyses__analysis_id__history_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysis_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryOut"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -18,7 +18,8 @@ from iodiag.api.context import AppContext
 from iodiag.api.deps import Caller, Ctx, Helpdesk
 from iodiag.api.errors import validation_detail
 from iodiag.api.upload import read_upload
-from iodiag.services import intake
+from iodiag.comparison import Comparison, NotComparable
+from iodiag.services import comparing, history, intake
 from iodiag.services.intake import Rejected
 from iodiag.store import BlobTooLarge
 from iodiag.store import analyses as repo
@@ -212,7 +213,8 @@ def list_analyses(
     )
     with ctx.db.read() as s:
         total, rows = repo.list_visible(s, who, filters, limit, offset)
-        items = [views.summary(r) for r in rows]
+        flagged = history.flags(s, rows)
+        items = [views.summary(r, flagged.get(r.id)) for r in rows]
     return S.AnalysisPage(total=total, limit=limit, offset=offset, items=items)
 
 
@@ -294,6 +296,38 @@ def report_html(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
 )
 def plots(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
     return Response(_done_output(ctx, who, analysis_id, "plots"), media_type="application/json")
+
+
+@router.get(
+    "/{analysis_id}/history", response_model=S.HistoryOut, summary="Runs of the same application over time",
+    responses={**AUTH, **NOT_FOUND},
+)
+def run_history(ctx: Ctx, who: Caller, analysis_id: str) -> S.HistoryOut:
+    row = visible_or_404(ctx, who, analysis_id)
+    with ctx.db.read() as s:
+        runs = history.runs(s, row)
+    return S.HistoryOut(analysis_id=row.id, owner=row.owner, executable=row.executable, runs=runs)
+
+
+@router.get(
+    "/{analysis_id}/compare/{other_id}", response_model=Comparison, summary="What changed from this run to another",
+    responses={**AUTH, **NOT_FOUND, 409: {"model": E, "description": "not done, or not the same executable"}},
+)
+def compare_runs(
+    ctx: Ctx,
+    who: Caller,
+    analysis_id: str,
+    other_id: str,
+    force: Annotated[bool, Query(description="compare even when the executables differ")] = False,
+) -> Comparison:
+    """Run A is ``analysis_id``, run B ``other_id``: deltas are B − A, 'resolved' means in A and gone from B."""
+    a = visible_or_404(ctx, who, analysis_id)
+    b = visible_or_404(ctx, who, other_id)
+    try:
+        with ctx.db.read() as s:
+            return comparing.compare_rows(s, a, b, force)
+    except (comparing.NotReady, NotComparable) as exc:
+        raise HTTPException(409, str(exc)) from None
 
 
 @router.patch(

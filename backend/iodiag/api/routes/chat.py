@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, HTTPException
@@ -23,7 +24,9 @@ from iodiag.api.context import AppContext
 from iodiag.api.deps import Caller, Ctx
 from iodiag.api.errors import one_line
 from iodiag.api.routes.analyses import AUTH, NOT_FOUND, NOT_READY, visible_or_404
+from iodiag.narration.comparison_answer import answer_comparison, is_compare_question
 from iodiag.narration.models import Answer, ChatTurn
+from iodiag.services import comparing
 from iodiag.services.chat import ChatTimeout, ChatUnavailable
 from iodiag.store import analyses as repo
 from iodiag.store import chat as chat_repo
@@ -85,6 +88,9 @@ def _prepare(ctx: AppContext, who: Principal, analysis_id: str) -> tuple[Report,
 )
 async def ask(ctx: Ctx, who: Caller, analysis_id: str, body: S.ChatIn) -> EventSourceResponse:
     report, turns = await run_in_threadpool(_prepare, ctx, who, analysis_id)
+    if is_compare_question(body.question):  # answered from the comparison with the previous run: no model needed
+        answer = await run_in_threadpool(_against_previous, ctx, who, analysis_id)
+        return EventSourceResponse(_replay(ctx, analysis_id, who.user, body.question, answer), ping=15)
     try:
         await run_in_threadpool(ctx.chat.narrator)  # fail fast, as a 503, when there is no narrator
     except ChatUnavailable as exc:
@@ -114,6 +120,29 @@ async def ask(ctx: Ctx, who: Caller, analysis_id: str, body: S.ChatIn) -> EventS
         yield {"event": "final", "data": answer.model_dump_json()}
 
     return EventSourceResponse(events(), ping=15)
+
+
+def _against_previous(ctx: AppContext, who: Principal, analysis_id: str) -> Answer:
+    t0 = time.monotonic()
+    row = visible_or_404(ctx, who, analysis_id)
+    with ctx.db.read() as s:
+        before = repo.previous_run(s, row)
+        if before is None:
+            return answer_comparison(None, row.executable or "", t0=t0)
+        try:
+            cmp = comparing.compare_rows(s, before, row, force=True)
+        except comparing.NotReady:
+            return answer_comparison(None, row.executable or "", t0=t0)
+    return answer_comparison(cmp, row.executable or "", before.run_start or before.created_at, t0=t0)
+
+
+async def _replay(
+    ctx: AppContext, analysis_id: str, user: str, question: str, answer: Answer
+) -> AsyncIterator[dict[str, str]]:
+    for line in answer.text.splitlines():
+        yield {"event": "token", "data": json.dumps({"delta": line + "\n"})}
+    await run_in_threadpool(_save, ctx, analysis_id, user, question, answer)
+    yield {"event": "final", "data": answer.model_dump_json()}
 
 
 def _save(ctx: AppContext, analysis_id: str, user: str, question: str, answer: Answer) -> None:
