@@ -360,7 +360,9 @@ class Context:
         total = sum(moved.values())
         if total and (moved.get("DFS", 0) + moved.get("DAOS", 0)) * 2 >= total:
             return Workload.DAOS
-        if self.profile.has("MPI-IO") or self.meta.nprocs > 1:
+        # A combined profile (iodiag.ingest.combine) of one-process logs is not an MPI job.
+        nprocs = int(self.meta.metadata.get("combined_max_nprocs", self.meta.nprocs))
+        if self.profile.has("MPI-IO") or nprocs > 1:
             return Workload.MPI
         exe = self.meta.exe.split()[0].rsplit("/", 1)[-1].lower() if self.meta.exe.strip() else ""
         if exe.startswith(_PYTHON):

@@ -253,17 +253,30 @@ def analyze(
             case_sensitive=False,
         ),
     ] = SeverityMode.cost,
+    combine: Annotated[
+        bool,
+        typer.Option(
+            "--combine",
+            help="The logs are one job or workflow (one log per step or per process): one report over all of them, "
+            "their ranks renumbered and their times on one timeline.",
+        ),
+    ] = False,
 ) -> None:
     """Analyze Darshan logs and report what slows their I/O down.
 
-    With several logs: a summary table (text), a JSON array (json), or one document holding every report (markdown, html); with [bold]--output DIR[/] one file per log.
+    With several logs: a summary table (text), a JSON array (json), or one document holding every report (markdown, html); with [bold]--output DIR[/] one file per log. With [bold]--combine[/]: one report over all the logs.
 
     A log that cannot be read is reported on stderr, the others are still analyzed, and the exit status is 2.
     """  # noqa: E501  (typer keeps the line breaks of a paragraph)
     try:
         if binary is not None and not binary.is_file():
             raise CliError(f"--binary {binary}: no such file")
-        code = _analyze(
+        run = _analyze
+        if combine:
+            from iodiag.cli.combine_cmd import analyze_combined
+
+            run = analyze_combined
+        code = run(
             logs,
             fmt.value,
             thresholds,

@@ -1,0 +1,141 @@
+"""``iodiag analyze --combine LOG...``: one report over the logs of one job or workflow.
+
+Every log is read first (a combined report that silently missed a step would mislead), then the
+profiles are merged by ``iodiag.ingest.combine`` and analyzed once. Errors follow ``analyze``: one
+line each on stderr, exit status 2, no report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from iodiag.cli.main import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    PROG,
+    CliError,
+    Outcome,
+    _debug,
+    _emit,
+    _internal,
+    _load_thresholds,
+    _stderr,
+    _target,
+    _write_file,
+    error_line,
+)
+
+if TYPE_CHECKING:
+    from iodiag.ingest import JobProfile
+
+COMBINED_NAME = "combined.darshan"
+"""What ``--output DIR`` names the one report (``combined.json``, ...)."""
+
+
+def analyze_combined(
+    logs: list[Path],
+    fmt: str,
+    thresholds_path: Path | None,
+    output: str | None,
+    top: int,
+    job_facts: tuple[int | None, int | None] = (None, None),
+    dxt: bool = False,
+    binary: Path | None = None,
+    detected: bool = False,
+) -> int:
+    """Read ``logs``, combine them, print one report; the exit status (same signature as ``_analyze``)."""
+    if len(logs) < 2:
+        raise CliError(f"--combine needs at least 2 logs, got {len(logs)}")
+    seen: set[Path] = set()
+    for log in logs:
+        if log.resolve() in seen:
+            raise CliError(f"{log} is given more than once: combining it twice would count its I/O twice")
+        seen.add(log.resolve())
+    thresholds = _load_thresholds(thresholds_path)
+    target = _target(output)
+
+    err = _stderr()
+    profiles, failures = _read_all(logs, dxt, err)
+    if failures:
+        for o in failures:
+            error_line(o.error or "", err, internal=o.internal)
+        return EXIT_INTERNAL if any(o.internal for o in failures) else EXIT_USAGE
+
+    from iodiag.analysis import JobFacts
+    from iodiag.analysis import analyze as run_analysis
+    from iodiag.analysis.source_lines import BinaryError
+    from iodiag.ingest.combine import CombineError, combine_notes, combine_profiles
+    from iodiag.render import EXTENSIONS, render
+
+    try:
+        profile = combine_profiles(profiles)
+    except CombineError as exc:
+        raise CliError(str(exc)) from None
+    for note in combine_notes(profile):
+        err.print(f"{PROG}: note: {note}", soft_wrap=True, markup=False, highlight=False)
+    facts = JobFacts(nodes=job_facts[0], cb_nodes=job_facts[1])
+    try:
+        report = run_analysis(profile, thresholds, top_n=top, facts=facts, binary=binary)
+    except BinaryError as exc:
+        raise CliError(f"--binary {binary}: {exc}") from None
+    if detected:
+        from iodiag.analysis.engine import with_detected_severity
+
+        report = with_detected_severity(report)
+
+    name = Path(COMBINED_NAME)
+    if target.kind == "dir":
+        _write_file(target.file_for(name, EXTENSIONS[fmt]), render(report, fmt))
+    _emit(target, fmt, single=True, outcomes=[Outcome(name, report=report)])
+    return EXIT_OK
+
+
+def _read_all(logs: list[Path], dxt: bool, err: Console) -> tuple[list[JobProfile], list[Outcome]]:
+    """Every log's profile, and the logs that could not be read (as ``analyze`` reports them)."""
+    from iodiag.ingest import LogReadError, load_profile
+
+    # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
+    include = ("HEATMAP", "DXT") if dxt else ("HEATMAP",)
+    profiles: list[JobProfile] = []
+    failures: list[Outcome] = []
+
+    def one(log: Path) -> None:
+        try:
+            profiles.append(load_profile(str(log), include=include))
+        except LogReadError as exc:
+            failures.append(Outcome(log, error=str(exc)))
+        except Exception as exc:
+            if _debug():
+                raise
+            failures.append(Outcome(log, error=f"{log}: {_internal(exc)}", internal=True))
+
+    if not err.is_terminal:
+        for log in logs:
+            one(log)
+        return profiles, failures
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    # No refresh thread: the reader forks, and forking next to a running thread is unsafe.
+    with Progress(
+        TextColumn("[bold]Reading"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}", markup=False),
+        console=err,
+        auto_refresh=False,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=len(logs))
+        for log in logs:
+            progress.update(task, description=log.name)
+            progress.refresh()
+            one(log)
+            progress.advance(task)
+            progress.refresh()
+    return profiles, failures
