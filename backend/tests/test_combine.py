@@ -308,3 +308,24 @@ def test_cli_combine_unreadable_log(tmp_path: Path) -> None:
     lines = error_lines(proc)
     assert len(lines) == 1 and str(zero) in lines[0]
     assert proc.stdout == ""  # no report that silently misses a log
+
+
+def test_batch_combine_jobs_writes_one_parquet_row_per_job_and_resumes(tmp_path: Path) -> None:
+    import pandas as pd
+
+    single = shared_log("darshan-logs/release_logs/mpi-io-test-x86_64-3.4.1.darshan")
+    out = tmp_path / "out"
+    args = ["batch", "--out", str(out), "--combine-jobs", "--workers", "1", str(DLIO[0].parent), str(single)]
+    r = iodiag(*args)
+    assert r.returncode == 0, r.stderr
+    assert "13 logs: 2 analyzed" in r.stderr and "1 multi-log jobs combined" in r.stderr
+    jobs = pd.read_parquet(out / "jobs").set_index("app")
+    assert jobs.loc["python3", "nprocs"] == 12 and jobs.loc["mpi-io-test", "nprocs"] == 4
+    again = iodiag(*args)
+    assert again.returncode == 0 and "0 analyzed, 0 failed, 2 already analyzed" in again.stderr
+    assert len(pd.read_parquet(out / "jobs")) == 2  # the combined job's key is stable: not analyzed twice
+
+    store = iodiag("batch", "--combine-jobs", str(DLIO[0].parent))
+    assert store.returncode == 2 and error_lines(store) == [
+        "iodiag: error: --combine-jobs writes Parquet (--out DIR); the service's store holds one log per analysis"
+    ]

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from iodiag.batch._dask import distributed
-from iodiag.batch.inputs import LogItem, hash_all, unique
+from iodiag.batch.inputs import LogItem, group_jobs, hash_all, unique
 from iodiag.batch.models import Task, TaskKind, TaskResult
 from iodiag.services.pipeline import JobSpec
 
@@ -40,6 +40,7 @@ class RunSummary(BaseModel):
     output: str
     logs_listed: int = 0
     duplicates: int = Field(default=0, description="byte-identical copies of another listed log")
+    combined_jobs: int = Field(default=0, description="jobs of several logs analyzed as one (--combine-jobs)")
     skipped: int = Field(default=0, description="already analyzed (resumed)")
     submitted: int = 0
     done: int = 0
@@ -73,6 +74,7 @@ class Options:
     timeout_s: float
     memory_limit_bytes: int
     thresholds_path: str | None = None
+    combine_jobs: bool = False
 
 
 def new_run_id() -> str:
@@ -80,17 +82,20 @@ def new_run_id() -> str:
 
 
 def task_for(item: LogItem, opts: Options) -> Task:
+    more = item.members[1:]
     spec = JobSpec(
         job_id=0,
         log_path=str(item.path.resolve()),
-        display_name=item.path.name,
+        combine_with=[str(p.resolve()) for p in more],
+        display_name=item.path.name + (f" + {len(more)} more logs" if more else ""),
         read_dxt=opts.read_dxt,
         read_timeout_s=opts.timeout_s,
         read_memory_limit_bytes=opts.memory_limit_bytes,
         thresholds_path=opts.thresholds_path,
         out_dir="",  # the worker's own temporary directory
     )
-    return Task(kind=opts.kind, spec=spec, sha256=item.sha256)
+    # A combined job's key is not one file's hash: the worker cannot check it (each log was hashed here).
+    return Task(kind=opts.kind, spec=spec, sha256=None if more else item.sha256)
 
 
 def _future_error(exc: BaseException) -> str:
@@ -119,6 +124,8 @@ def run(
                          logs_listed=len(paths))
     reporter.stage("Hashing", len(paths))
     items, summary.duplicates = unique(hash_all(paths, lambda: reporter.advance()))
+    if opts.combine_jobs:
+        items, summary.combined_jobs = group_jobs(items)
 
     def record(item: LogItem, result: TaskResult) -> None:
         sink.add(item, result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ class LogItem:
     sha256: str | None = None
     size: int = 0
     error: str | None = None  # the file could not be read (no hash)
+    members: tuple[Path, ...] = ()  # a combined job: every log of it (``path`` is the first)
 
 
 def expand(args: Iterable[str]) -> list[Path]:
@@ -99,3 +101,55 @@ def unique(items: list[LogItem]) -> tuple[list[LogItem], int]:
             seen.add(it.sha256)
         out.append(it)
     return out, len(items) - len(out)
+
+
+# Darshan's own log names: USER_EXE_idJOBID-PID_MONTH-DAY-SECONDS-HASH_N.darshan. Logs of one job (one per
+# process of a Python job, one per step of a workflow script) share the user and the job id.
+_DARSHAN_NAME = re.compile(r"^(?P<user>[^_]+)_.+_id(?P<jobid>\d+)-\d+_")
+
+
+def job_key(path: Path) -> tuple[str, str] | None:
+    """(user, job id) from a log's standard Darshan name; None for other names and job id 0."""
+    m = _DARSHAN_NAME.match(path.name)
+    if m is None or int(m["jobid"]) == 0:
+        return None
+    return m["user"], m["jobid"]
+
+
+def combined_sha(shas: Iterable[str]) -> str:
+    """The content key of a combined job: the same logs give the same key, whatever their order."""
+    return hashlib.sha256("\n".join(sorted(shas)).encode()).hexdigest()
+
+
+def group_jobs(items: list[LogItem]) -> tuple[list[LogItem], int]:
+    """Logs with the same (user, job id) in their Darshan names become one combined item; returns the items
+    and how many jobs were combined. Unreadable logs, other names and jobs of one log stay as they are."""
+    groups: dict[tuple[str, str], list[LogItem]] = {}
+    out: list[LogItem | tuple[str, str]] = []
+    for it in items:
+        key = job_key(it.path) if it.sha256 is not None else None
+        if key is None:
+            out.append(it)
+            continue
+        if key not in groups:
+            groups[key] = []
+            out.append(key)
+        groups[key].append(it)
+    result: list[LogItem] = []
+    combined = 0
+    for entry in out:
+        if isinstance(entry, LogItem):
+            result.append(entry)
+            continue
+        members = groups[entry]
+        if len(members) == 1:
+            result.append(members[0])
+            continue
+        combined += 1
+        result.append(LogItem(
+            path=members[0].path,
+            sha256=combined_sha(m.sha256 for m in members if m.sha256 is not None),
+            size=sum(m.size for m in members),
+            members=tuple(m.path for m in members),
+        ))
+    return result, combined

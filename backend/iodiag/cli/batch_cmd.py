@@ -157,6 +157,11 @@ def register(app: typer.Typer) -> None:
             typer.Option("--thresholds", "-t", help="TOML thresholds (default: IODIAG_THRESHOLDS_FILE).",
                          show_default=False, metavar="FILE"),
         ] = None,
+        combine_jobs: Annotated[
+            bool,
+            typer.Option("--combine-jobs", help="Parquet: analyze the logs of one job (same user and job id in "
+                         "Darshan's log names: one log per process, or per workflow step) as one report."),
+        ] = False,
         data_dir: DataDir = None,
         database_url: DatabaseUrl = None,
     ) -> None:
@@ -170,7 +175,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             code = _batch(inputs, out, workers, scheduler, owner, uid_names, dxt, timeout, memory_limit, thresholds,
-                          data_dir, database_url)
+                          data_dir, database_url, combine_jobs)
         except typer.Exit:
             raise
         except Exception as exc:
@@ -236,7 +241,7 @@ def _user_error(exc: Exception, cli_error: type[Exception]) -> Exception:
 def _batch(
     inputs: list[str], out: Path | None, workers: int | None, scheduler: str | None, owner: str | None,
     uid_names: bool, dxt: bool | None, timeout: float | None, memory_limit: str | None, thresholds: Path | None,
-    data_dir: Path | None, database_url: str | None,
+    data_dir: Path | None, database_url: str | None, combine_jobs: bool = False,
 ) -> int:
     from rich.console import Console
 
@@ -254,6 +259,9 @@ def _batch(
         raise CliError(f"--owner {owner!r}: not a valid user name")
     if out is not None and owner is not None:
         raise CliError("--owner applies to the store; Parquet rows keep each log's user")
+    if combine_jobs and out is None:
+        # The store keeps each analysis's log to serve and re-run it; a combined job has no one log.
+        raise CliError("--combine-jobs writes Parquet (--out DIR); the service's store holds one log per analysis")
     if out is not None and out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: exists and is not a directory")
     st = settings_for(data_dir, database_url)
@@ -265,6 +273,7 @@ def _batch(
         timeout_s=timeout if timeout is not None else st.job_timeout_s,
         memory_limit_bytes=parse_size(memory_limit) if memory_limit is not None else st.job_memory_limit_bytes,
         thresholds_path=str(thresholds_path.resolve()) if thresholds_path else None,
+        combine_jobs=combine_jobs,
     )
     if opts.memory_limit_bytes < 64 << 20:
         raise CliError("--memory-limit must be at least 64MiB")
@@ -300,6 +309,8 @@ def _print_summary(s: RunSummary, console: Console) -> None:
     parts = [f"{s.done} analyzed", f"{s.failed} failed", f"{s.skipped} already analyzed"]
     if s.duplicates:
         parts.append(f"{s.duplicates} duplicate copies")
+    if s.combined_jobs:
+        parts.append(f"{s.combined_jobs} multi-log jobs combined")
     rate = f", {s.logs_per_s:.2f} logs/s on {s.worker_threads} worker threads" if s.done + s.failed else ""
     console.print(
         f"iodiag: {s.logs_listed} logs: {', '.join(parts)}; {s.analysis_seconds:.1f} s{rate}; into {s.output} "

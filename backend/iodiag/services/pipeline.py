@@ -36,6 +36,8 @@ class JobSpec(BaseModel):
     read_memory_limit_bytes: int = 4 << 30
     thresholds_path: str | None = None
     out_dir: str
+    combine_with: list[str] = []
+    """More logs of the same job (``iodiag batch --combine-jobs``): one report over all of them."""
 
 
 class RunStats(BaseModel):
@@ -81,14 +83,25 @@ def read_and_analyze(
     progress("reading", STAGES["reading"])
     try:
         # HEATMAP is small (ranks x bins) and gives a timeline when there is no trace.
-        profile = load_profile(
-            spec.log_path,
-            include=("HEATMAP", "DXT") if spec.read_dxt else ("HEATMAP",),
-            timeout_s=spec.read_timeout_s,
-            memory_limit_bytes=spec.read_memory_limit_bytes,
-        )
+        profiles = [
+            load_profile(
+                path,
+                include=("HEATMAP", "DXT") if spec.read_dxt else ("HEATMAP",),
+                timeout_s=spec.read_timeout_s,
+                memory_limit_bytes=spec.read_memory_limit_bytes,
+            )
+            for path in (spec.log_path, *spec.combine_with)
+        ]
     except LogReadError as exc:
-        raise JobError(exc.reason) from None
+        raise JobError(f"{exc.path}: {exc.reason}" if spec.combine_with else exc.reason) from None
+    profile = profiles[0]
+    if spec.combine_with:
+        from iodiag.ingest.combine import CombineError, combine_profiles
+
+        try:
+            profile = combine_profiles(profiles)
+        except CombineError as exc:
+            raise JobError(str(exc)) from None
     progress("analyzing", STAGES["analyzing"])
     report = analyze(profile, thresholds, top_n=10, facts=JobFacts(nodes=spec.nodes, cb_nodes=spec.cb_nodes))
     return profile, report
