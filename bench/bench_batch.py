@@ -72,7 +72,8 @@ def real_logs() -> list[Path]:
 
 def generated_logs(n: int) -> list[Path]:
     """``n`` scenario logs, made once and cached: scenario i mod S, with job i's own identity."""
-    from iodiag.synth.scenario import build_log, load_scenario
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
 
     CACHE.mkdir(parents=True, exist_ok=True)
     specs = sorted(SCENARIOS.glob("*.yaml"))

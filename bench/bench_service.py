@@ -48,7 +48,8 @@ from tests.test_api_support import Server, fresh_postgres_url  # noqa: E402
 
 def _scenario_log(args: tuple[str, int, str]) -> str | None:
     spec, jobid, out = args
-    from iodiag.synth.scenario import Scenario, build_log
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import Scenario
 
     data = yaml.safe_load(Path(spec).read_text())
     data["job"]["jobid"] = jobid

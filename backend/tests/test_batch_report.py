@@ -24,7 +24,8 @@ from iodiag.batch.inputs import LogItem, sha256_file
 from iodiag.batch.models import TaskResult
 from iodiag.batch.parquet import ParquetSink, read_frames
 from iodiag.ingest import load_profile
-from iodiag.synth.scenario import build_log, load_scenario
+from iodiag.synth.build import build_log
+from iodiag.synth.scenario import load_scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 EVIL = "evil<script>alert('x')&\""  # no "/": the application is the command's basename

@@ -20,7 +20,8 @@ from iodiag.analysis.heatmap_views import heatmaps, job_heatmap
 from iodiag.analysis.models import Report
 from iodiag.ingest import JobProfile, load_profile
 from iodiag.ingest.combine import CombineError, combine_notes, combine_profiles
-from iodiag.synth.scenario import build_log, parse_scenario
+from iodiag.synth.build import build_log
+from iodiag.synth.scenario import parse_scenario
 from tests.conftest import shared_log
 from tests.test_cli import assert_clean_stderr, error_lines, iodiag
 

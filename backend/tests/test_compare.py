@@ -15,7 +15,8 @@ from iodiag.analysis.models import Report, Severity
 from iodiag.comparison import Comparison, NotComparable, RunFacts, compare, comparison_schema, executable, run_facts
 from iodiag.comparison.render import FORMATS, render
 from iodiag.ingest import load_profile
-from iodiag.synth.scenario import build_log, parse_scenario
+from iodiag.synth.build import build_log
+from iodiag.synth.scenario import parse_scenario
 from tests.conftest import REPO, shared_log, wheel_log
 from tests.test_cli import assert_clean_stderr, error_lines, iodiag
 

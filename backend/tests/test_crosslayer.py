@@ -13,7 +13,8 @@ from iodiag.analysis.crosslayer import cross_layer
 from iodiag.analysis.models import Report
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import load_profile
-from iodiag.synth.scenario import build_log, load_scenario
+from iodiag.synth.build import build_log
+from iodiag.synth.scenario import load_scenario
 
 from .conftest import REPO, shared_log
 

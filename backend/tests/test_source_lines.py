@@ -22,7 +22,8 @@ from iodiag.analysis.source_lines import BinaryError, addr2line
 from iodiag.ingest import JobProfile, load_profile
 from iodiag.ingest.stacks import SourceLocation, encode, parse, stack_column
 from iodiag.ingest.trace import Trace
-from iodiag.synth.scenario import build_log, load_scenario, parse_scenario
+from iodiag.synth.build import build_log
+from iodiag.synth.scenario import load_scenario, parse_scenario
 from tests.conftest import REPO, shared_log
 from tests.test_cli import iodiag
 

@@ -18,11 +18,12 @@ import pytest
 
 from iodiag.analysis import analyze
 from iodiag.ingest import JobProfile, load_profile
+from iodiag.synth.build import build_log
 from iodiag.synth.collective import two_phase
 from iodiag.synth.derive import BINS
 from iodiag.synth.layout import parse_size, record_id
 from iodiag.synth.program import ProgramError
-from iodiag.synth.scenario import ScenarioError, build_log, load_scenario, parse_scenario
+from iodiag.synth.scenario import ScenarioError, load_scenario, parse_scenario
 
 KiB, MiB = 1 << 10, 1 << 20
 

@@ -73,7 +73,8 @@ def test_pydarshan_report_reads_written_logs_consistently(tmp_path: Path) -> Non
     """PyDarshan's own report object (what `python -m darshan` and Drishti use) sees the same counters."""
     import darshan
 
-    from iodiag.synth.scenario import build_log, load_scenario
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
 
     from .conftest import REPO
 

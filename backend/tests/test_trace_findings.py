@@ -260,7 +260,8 @@ def test_no_trace_no_t_checks_and_no_trace_work() -> None:
 
 @pytest.mark.parametrize("spec", SCENARIOS, ids=lambda p: p.stem)
 def test_trace_scenarios_fire_what_they_label(spec: Path, tmp_path: Path) -> None:
-    from iodiag.synth.scenario import build_log, load_scenario
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
 
     s = load_scenario(spec)
     assert s.dxt, "trace scenarios must record DXT"
@@ -289,7 +290,8 @@ def test_trace_scenarios_cover_every_t_code() -> None:
 
 
 def _build(name: str, tmp_path: Path) -> Report:
-    from iodiag.synth.scenario import build_log, load_scenario
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
 
     out = tmp_path / f"{name}.darshan"
     build_log(load_scenario(REPO / "evals" / "scenarios" / f"{name}.yaml"), out)
@@ -341,7 +343,8 @@ def test_rewrite_evidence(tmp_path: Path) -> None:
 
 
 def test_thresholds_move_the_t_checks(tmp_path: Path) -> None:
-    from iodiag.synth.scenario import build_log, load_scenario
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
 
     out = tmp_path / "s.darshan"
     build_log(load_scenario(REPO / "evals" / "scenarios" / "trace-straggler-below-threshold.yaml"), out)

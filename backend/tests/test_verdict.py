@@ -220,7 +220,8 @@ def test_every_interface_is_listed() -> None:
 
 
 def _scenario_report(name: str, tmp: Path) -> Report:
-    from iodiag.synth.scenario import build_log, load_scenario
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
 
     sc = load_scenario(Path(__file__).resolve().parents[2] / "evals" / "scenarios" / f"{name}.yaml")
     out = tmp / f"{name}.darshan"

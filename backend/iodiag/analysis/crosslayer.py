@@ -7,8 +7,7 @@ up per file and for the job: operations, bytes, time, request sizes, collective 
 calls, which ranks issued the requests (at POSIX under collective MPI-IO: the aggregators) and the
 Lustre layout, plus a sentence per file that says what became of the requests.
 
-Pure numpy/pandas, deterministic. The models here import nothing from ``models.py`` (which
-imports them for ``Report.cross_layer``), so there is no import cycle.
+Pure numpy/pandas, deterministic. The summary's models live with the report's (``models.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +17,8 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, Field
+
+from iodiag.analysis.models import MAX_RANKS_LISTED, CrossLayerSummary, FileCrossLayer, LayerStats, OpStats
 
 if TYPE_CHECKING:
     from iodiag.analysis.context import Context
@@ -43,81 +43,7 @@ SMALL_BINS = 3
 """Bins up to 10 KiB (0_100, 100_1K, 1K_10K): the size of HDF5 metadata writes (superblock, object
 headers, B-tree nodes, heaps), and of no sensible data request under a parallel I/O library."""
 
-MAX_RANKS_LISTED = 64
 MAX_FILES = 20
-
-
-# --- models ---------------------------------------------------------------------------------------
-
-
-class OpStats(BaseModel):
-    """Reads or writes at one layer."""
-
-    ops: int = 0
-    bytes: int = 0
-    time_s: float = 0.0
-    mean_bytes: float = Field(default=0.0, description="bytes / ops")
-    median_bin: str | None = Field(default=None, description="Darshan size bin holding the median request")
-    median_bytes: int | None = Field(
-        default=None,
-        description="median estimate: the most common request size (ACCESS1-4 counters) inside the median bin",
-    )
-    typical_bytes: int | None = Field(default=None, description="most common request size (ACCESS1-4 counters)")
-    small_ops: int = Field(default=0, description="requests of at most 10 KiB (Darshan's three smallest bins)")
-
-
-class LayerStats(BaseModel):
-    layer: str = Field(description="HDF5, PnetCDF, MPI-IO, POSIX or Lustre")
-    reads: OpStats = Field(default_factory=OpStats)
-    writes: OpStats = Field(default_factory=OpStats)
-    meta_time_s: float = 0.0
-    ranks: int | None = Field(
-        default=None, description="ranks with records at this layer (all ranks when Darshan reduced them to one)"
-    )
-    writer_ranks: int | None = Field(
-        default=None, description="ranks that wrote at this layer; None when only a shared (reduced) record wrote"
-    )
-    writer_rank_ids: list[int] = Field(default_factory=list, description=f"first {MAX_RANKS_LISTED} writer ranks")
-    reader_ranks: int | None = None
-    collective_writes: int | None = Field(default=None, description="MPI-IO/PnetCDF collective (and split) writes")
-    independent_writes: int | None = Field(default=None, description="independent and non-blocking writes")
-    collective_reads: int | None = None
-    independent_reads: int | None = None
-    hdf5_collective: bool | None = Field(default=None, description="H5D_USE_MPIIO_COLLECTIVE on any dataset")
-    stripe_count: int | None = None
-    stripe_size: int | None = None
-    osts: list[int] = Field(default_factory=list)
-
-
-class FileCrossLayer(BaseModel):
-    record_id: str
-    path: str
-    layers: list[LayerStats] = Field(description="top layer first: HDF5/PnetCDF, MPI-IO, POSIX, Lustre")
-    write_aggregation: float | None = Field(
-        default=None, description="MPI-IO writes per POSIX write (> 1: requests were combined; < 1: split)"
-    )
-    read_aggregation: float | None = None
-    summary_text: str
-
-    def layer(self, name: str) -> LayerStats | None:
-        return next((lay for lay in self.layers if lay.layer == name), None)
-
-
-class CrossLayerSummary(BaseModel):
-    """Per file (files with MPI-IO, HDF5 or PnetCDF records, largest first) and job totals over them."""
-
-    files: list[FileCrossLayer]
-    files_total: int = Field(description="files with MPI-IO, HDF5 or PnetCDF records")
-    job_layers: list[LayerStats]
-    write_aggregation: float | None = None
-    read_aggregation: float | None = None
-    summary_text: str
-
-    def file(self, record_id: int | str) -> FileCrossLayer | None:
-        return next((f for f in self.files if f.record_id == str(record_id)), None)
-
-    def job_layer(self, name: str) -> LayerStats | None:
-        return next((lay for lay in self.job_layers if lay.layer == name), None)
 
 
 # --- computation ----------------------------------------------------------------------------------

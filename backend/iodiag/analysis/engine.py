@@ -11,8 +11,16 @@ from iodiag.analysis import grading, verdict
 from iodiag.analysis.actions import actions_for
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
-from iodiag.analysis.crosslayer import CrossLayerSummary, cross_layer
-from iodiag.analysis.models import Finding, JobFacts, JobSummary, ModuleSummary, Report, SeverityCounts
+from iodiag.analysis.crosslayer import cross_layer
+from iodiag.analysis.models import (
+    CrossLayerSummary,
+    Finding,
+    JobFacts,
+    JobSummary,
+    ModuleSummary,
+    Report,
+    SeverityCounts,
+)
 from iodiag.analysis.registry import CHECKS, CheckSpec, Hit
 from iodiag.analysis.source_lines import addr2line, known, source_lines
 from iodiag.core.thresholds import Thresholds

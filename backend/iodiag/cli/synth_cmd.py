@@ -77,7 +77,8 @@ def _synth(spec: Path | None, output: Path | None, dxt_segments: int | None) -> 
         what = f"{dxt_segments:,} DXT segments"
     else:
         assert spec is not None
-        from iodiag.synth.scenario import build_log, load_scenario
+        from iodiag.synth.build import build_log
+        from iodiag.synth.scenario import load_scenario
 
         scenario = load_scenario(spec)
         build_log(scenario, output)

@@ -1,7 +1,7 @@
 """Trigger eval: does every finding fire exactly where the scenario corpus says it must?
 
 Each scenario (``evals/scenarios/*.yaml``, format in ``docs/scenario-spec.md``) describes an I/O
-program; ``iodiag.synth.scenario.build_log`` derives the Darshan log that program leaves, and the
+program; ``iodiag.synth.build.build_log`` derives the Darshan log that program leaves, and the
 scenario's ``expect`` block says which findings its program makes true (``findings``) and which it
 makes false although it comes close (``absent``). The eval builds every log (cached by spec hash),
 runs the engine on it and scores each finding code:
@@ -258,7 +258,7 @@ def build_entry(entry: CorpusEntry, cache_dir: Path) -> Path:
 
 
 def _write(entry: CorpusEntry, out: Path) -> None:
-    from iodiag.synth.scenario import build_log
+    from iodiag.synth.build import build_log
 
     f = entry.faults
     if not f.active:

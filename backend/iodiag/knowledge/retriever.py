@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -11,8 +11,13 @@ from pydantic import ConfigDict
 
 from iodiag.knowledge.models import Passage
 
-if TYPE_CHECKING:
-    from iodiag.knowledge.base import KnowledgeBase
+
+class Searchable(Protocol):
+    """What the retriever needs of a knowledge base (``KnowledgeBase`` is one; base.py builds retrievers)."""
+
+    def search(
+        self, query: str, k: int = ..., *, layer: str | None = ..., code: str | None = ..., facility: str | None = ...
+    ) -> list[Passage]: ...
 
 
 def passage_document(p: Passage) -> Document:
@@ -37,13 +42,13 @@ def passage_document(p: Passage) -> Document:
 class KnowledgeRetriever(BaseRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    kb: Any  # KnowledgeBase; Any because pydantic cannot build a schema for it
+    kb: Any  # a Searchable (KnowledgeBase); Any because pydantic cannot build a schema for it
     k: int = 5
     layer: str | None = None
     code: str | None = None
     facility: str | None = None
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        kb: KnowledgeBase = self.kb
+        kb: Searchable = self.kb
         hits = kb.search(query, self.k, layer=self.layer, code=self.code, facility=self.facility)
         return [passage_document(p) for p in hits]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,12 +17,10 @@ from darshan.backend import cffi_backend as be
 from iodiag.ingest.stacks import SourceLocation
 from iodiag.synth.heatmap import heatmap_table
 from iodiag.synth.layout import record_id
-from iodiag.synth.program import ProgramError, node_of
+from iodiag.synth.program import ProgramError
+from iodiag.synth.scenario import Scenario, node_of
 from iodiag.synth.trace import MODULE, Layer, Meta, Mode, Trace
 from iodiag.synth.writer import JobInfo
-
-if TYPE_CHECKING:
-    from iodiag.synth.scenario import Scenario
 
 BOUNDS = np.array([100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824], dtype=np.int64)
 """Darshan's access-size bins (inclusive upper bounds); the tenth bin is everything larger."""

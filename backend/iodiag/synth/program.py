@@ -7,16 +7,13 @@ computed with numpy arrays shaped (ranks, files, steps); nothing is set to make 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from iodiag.synth.collective import pick_aggregators, two_phase
-from iodiag.synth.layout import DEFAULT_BLOCK, LustreLayout, MountInfo, find_mount
+from iodiag.synth.layout import LustreLayout, MountInfo, find_mount
+from iodiag.synth.scenario import FileSpec, Phase, Scenario, mount_infos, node_of, resolve_ranks
 from iodiag.synth.trace import FileState, Layer, Meta, Mode, Trace
-
-if TYPE_CHECKING:
-    from iodiag.synth.scenario import FileSpec, Phase, RankSet, Scenario
 
 MAX_EVENTS = 60_000_000
 """Refuse programs whose step arrays would not fit comfortably in memory."""
@@ -36,58 +33,6 @@ S_OPEN, S_PRE, S_REQ, S_POST, S_FSYNC, S_CLOSE, S_STAT = range(7)
 
 class ProgramError(ValueError):
     """The program cannot be simulated (e.g. runtime shorter than the I/O); one line."""
-
-
-def mount_infos(s: Scenario) -> list[MountInfo]:
-    out = []
-    for m in s.job.mounts:
-        block = m.block_size if m.block_size else DEFAULT_BLOCK.get(m.fs, 4096)
-        out.append(
-            MountInfo(path=m.path, fs=m.fs, block_size=block, ost_count=m.ost_count, slow_osts=dict(m.slow_osts))
-        )
-    return out
-
-
-def node_of(nprocs: int, nodes: int) -> np.ndarray:
-    """Block placement: rank r is on node r * nodes // nprocs."""
-    return (np.arange(nprocs, dtype=np.int64) * nodes) // nprocs
-
-
-def resolve_ranks(spec: RankSet, nprocs: int, nodes: int) -> np.ndarray:
-    """Sorted distinct ranks of a rank set (see docs/scenario-spec.md)."""
-    out: set[int] = set()
-    if isinstance(spec, bool):
-        raise ValueError(f"not a rank set: {spec!r}")
-    if isinstance(spec, int):
-        out.add(spec)
-    elif isinstance(spec, list):
-        out.update(int(r) for r in spec)
-    else:
-        text = spec.strip().lower()
-        if text == "all":
-            return np.arange(nprocs, dtype=np.int64)
-        if text in ("even", "odd"):
-            return np.arange(0 if text == "even" else 1, nprocs, 2, dtype=np.int64)
-        if text == "first_per_node":
-            node = node_of(nprocs, nodes)
-            return np.flatnonzero(np.r_[True, node[1:] != node[:-1]]).astype(np.int64)
-        for part in text.split(","):
-            m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
-            if not m:
-                raise ValueError(f"not a rank set: {spec!r} (use all, 5, '0-15', '0,2,8-11', even, odd)")
-            a = int(m.group(1))
-            b = int(m.group(2)) if m.group(2) is not None else a
-            if b < a:
-                raise ValueError(f"empty rank range {part.strip()!r}")
-            if b >= nprocs:
-                raise ValueError(f"rank {b} is not in 0..{nprocs - 1}")
-            out.update(range(a, b + 1))
-    if not out:
-        raise ValueError("empty rank set")
-    bad = [r for r in out if not 0 <= r < nprocs]
-    if bad:
-        raise ValueError(f"rank {bad[0]} is not in 0..{nprocs - 1}")
-    return np.array(sorted(out), dtype=np.int64)
 
 
 def _default_seconds(length: np.ndarray) -> np.ndarray:

@@ -1,8 +1,8 @@
 """Scenario specs: a YAML description of an I/O program, and the Darshan log it produces.
 
 The format is documented in ``docs/scenario-spec.md``. ``load_scenario`` validates a spec;
-``build_log`` simulates the program (``program.py``), derives what Darshan would record
-(``derive.py``) and writes the log with ``writer.write_log``.
+``iodiag.synth.build.build_log`` simulates the program (``program.py``), derives what Darshan would
+record (``derive.py``) and writes the log with ``writer.write_log``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import numpy as np
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from iodiag.synth.layout import parse_size
+from iodiag.synth.layout import DEFAULT_BLOCK, MountInfo, find_mount, parse_size
 
 
 class ScenarioError(ValueError):
@@ -342,9 +343,6 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
-        from iodiag.synth.layout import find_mount
-        from iodiag.synth.program import mount_infos, resolve_ranks
-
         mounts = mount_infos(self)
         seen = set()
         for f in self.files:
@@ -418,15 +416,56 @@ def load_scenario(path: str | Path) -> Scenario:
     return parse_scenario(data, str(p))
 
 
-def build_log(scenario: Scenario, out_path: str | Path) -> Path:
-    """Simulate the scenario's program and write the Darshan log it would produce."""
-    from iodiag.synth.derive import call_stacks, derive_tables
-    from iodiag.synth.program import simulate
-    from iodiag.synth.writer import write_log
+# --- reading the spec ------------------------------------------------------------------------------
 
-    trace = simulate(scenario)
-    job, names, tables = derive_tables(scenario, trace)
-    out = Path(out_path)
-    _, stacks, lines = call_stacks(scenario)
-    write_log(out, job, names, tables, stacks=stacks if scenario.dxt else None, lines=lines)
+
+def mount_infos(s: Scenario) -> list[MountInfo]:
+    out = []
+    for m in s.job.mounts:
+        block = m.block_size if m.block_size else DEFAULT_BLOCK.get(m.fs, 4096)
+        out.append(
+            MountInfo(path=m.path, fs=m.fs, block_size=block, ost_count=m.ost_count, slow_osts=dict(m.slow_osts))
+        )
     return out
+
+
+def node_of(nprocs: int, nodes: int) -> np.ndarray:
+    """Block placement: rank r is on node r * nodes // nprocs."""
+    return (np.arange(nprocs, dtype=np.int64) * nodes) // nprocs
+
+
+def resolve_ranks(spec: RankSet, nprocs: int, nodes: int) -> np.ndarray:
+    """Sorted distinct ranks of a rank set (see docs/scenario-spec.md)."""
+    out: set[int] = set()
+    if isinstance(spec, bool):
+        raise ValueError(f"not a rank set: {spec!r}")
+    if isinstance(spec, int):
+        out.add(spec)
+    elif isinstance(spec, list):
+        out.update(int(r) for r in spec)
+    else:
+        text = spec.strip().lower()
+        if text == "all":
+            return np.arange(nprocs, dtype=np.int64)
+        if text in ("even", "odd"):
+            return np.arange(0 if text == "even" else 1, nprocs, 2, dtype=np.int64)
+        if text == "first_per_node":
+            node = node_of(nprocs, nodes)
+            return np.flatnonzero(np.r_[True, node[1:] != node[:-1]]).astype(np.int64)
+        for part in text.split(","):
+            m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+            if not m:
+                raise ValueError(f"not a rank set: {spec!r} (use all, 5, '0-15', '0,2,8-11', even, odd)")
+            a = int(m.group(1))
+            b = int(m.group(2)) if m.group(2) is not None else a
+            if b < a:
+                raise ValueError(f"empty rank range {part.strip()!r}")
+            if b >= nprocs:
+                raise ValueError(f"rank {b} is not in 0..{nprocs - 1}")
+            out.update(range(a, b + 1))
+    if not out:
+        raise ValueError("empty rank set")
+    bad = [r for r in out if not 0 <= r < nprocs]
+    if bad:
+        raise ValueError(f"rank {bad[0]} is not in 0..{nprocs - 1}")
+    return np.array(sorted(out), dtype=np.int64)

@@ -10,8 +10,8 @@ import itertools
 
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
-from iodiag.analysis.crosslayer import FileCrossLayer, LayerStats, all_files, compact_bytes
-from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit
+from iodiag.analysis.crosslayer import all_files, compact_bytes
+from iodiag.analysis.models import Confidence, FileCrossLayer, FileEvidence, Layer, LayerStats, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
