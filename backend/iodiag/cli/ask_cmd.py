@@ -3,8 +3,7 @@
 The answer streams to the terminal (provisional while the model writes, replaced by the checked answer if
 the verifier changes it), then a line saying where it came from (model, repaired, template) and its sources.
 
-Registers itself on the main app when ``iodiag.cli.main`` imports this module; the narration layer (and
-the model) load inside the command.
+``register`` adds it to the app; the narration layer (and the model) load inside the command.
 """
 
 from __future__ import annotations
@@ -18,13 +17,12 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from iodiag.cli.main import EXIT_OK, EXIT_USAGE, CliError, _fail, _quiet_broken_pipe, _stdout_console, app, error_line
+from iodiag.cli.common import EXIT_OK, EXIT_USAGE, CliError, error_line, fail, quiet_broken_pipe, stdout_console
 
 if TYPE_CHECKING:
     from iodiag.narration.models import Answer, AnswerChunk
 
 
-@app.command()
 def ask(
     log: Annotated[Path, typer.Argument(help="The job's Darshan log (.darshan).", show_default=False, metavar="LOG")],
     question: Annotated[
@@ -46,10 +44,10 @@ def ask(
     except typer.Exit:
         raise
     except BrokenPipeError:
-        _quiet_broken_pipe()
+        quiet_broken_pipe()
         raise typer.Exit(EXIT_OK) from None
     except Exception as exc:
-        _fail(exc)
+        fail(exc)
     raise typer.Exit(code)
 
 
@@ -77,7 +75,7 @@ def _ask(log: Path, question: str, no_model: bool, as_json: bool) -> int:
         sys.stdout.write(answer.model_dump_json(indent=2) + "\n")
         sys.stdout.flush()
         return EXIT_OK
-    console = _stdout_console()
+    console = stdout_console()
     answer = _stream(chunks, console) if console.is_terminal else _final(chunks)
     if console.is_terminal:
         from rich.markdown import Markdown  # markdown-it loads only when a terminal shows the answer
@@ -138,3 +136,7 @@ def _footer(answer: Answer) -> Text:
         line.append("; ".join(f"[{c.id}] {c.title}".strip() for c in answer.citations))
     return line
 
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(ask)

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from iodiag.batch.engine import RunSummary
     from iodiag.batch.models import TaskResult
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from iodiag.cli.common import EXIT_FAILED, EXIT_OK
+
 _USER = re.compile(USER_NAME)
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -171,7 +172,7 @@ def register(app: typer.Typer) -> None:
         logs that failed are tried again. A log that fails is listed with its reason, never stops the batch.
         Exit status 0: all done; 1: some logs failed; 2: bad arguments.
         """
-        from iodiag.cli.main import CliError, _fail
+        from iodiag.cli.common import CliError, fail
 
         try:
             code = _batch(inputs, out, workers, scheduler, owner, uid_names, dxt, timeout, memory_limit, thresholds,
@@ -179,7 +180,7 @@ def register(app: typer.Typer) -> None:
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(_user_error(exc, CliError))
+            fail(_user_error(exc, CliError))
         raise typer.Exit(code)
 
     @app.command("report-system")
@@ -214,14 +215,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Facility-wide report: per finding code, the jobs, node-hours, bytes and I/O time at stake, top
         applications and users, trend by day. HTML (self-contained) or JSON."""
-        from iodiag.cli.main import CliError, _fail
+        from iodiag.cli.common import CliError, fail
 
         try:
             _report_system(output, from_store, parquet, since, until, fmt, top, data_dir, database_url)
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(_user_error(exc, CliError))
+            fail(_user_error(exc, CliError))
 
 
 def _user_error(exc: Exception, cli_error: type[Exception]) -> Exception:
@@ -248,7 +249,7 @@ def _batch(
     from iodiag.batch import engine
     from iodiag.batch.cluster import connect
     from iodiag.batch.inputs import expand
-    from iodiag.cli.main import CliError, error_line
+    from iodiag.cli.common import CliError, error_line
     from iodiag.core.thresholds import load_thresholds
 
     if scheduler and workers is not None:
@@ -322,7 +323,7 @@ def _report_system(
     output: str, from_store: bool, parquet: Path | None, since: str | None, until: str | None,
     fmt: ReportFormat | None, top: int, data_dir: Path | None, database_url: str | None,
 ) -> None:
-    from iodiag.cli.main import CliError, _write_file, _write_stdout
+    from iodiag.cli.common import CliError, write_file, write_stdout
 
     if from_store == (parquet is not None):
         raise CliError("give exactly one source: --from-store or --parquet DIR")
@@ -364,7 +365,7 @@ def _report_system(
     else:
         text = json.dumps(report.model_dump(mode="json"), indent=2) + "\n"
     if target is None:
-        _write_stdout(text)
+        write_stdout(text)
     else:
-        _write_file(target, text)
+        write_file(target, text)
         sys.stderr.write(f"iodiag: system report over {report.jobs} jobs written to {target}\n")

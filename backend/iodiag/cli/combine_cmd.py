@@ -12,22 +12,20 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from iodiag.cli.main import (
+from iodiag.cli.common import (
     EXIT_INTERNAL,
     EXIT_OK,
     EXIT_USAGE,
     PROG,
     CliError,
-    Outcome,
-    _debug,
-    _emit,
-    _internal,
-    _load_thresholds,
-    _stderr,
-    _target,
-    _write_file,
+    debug_enabled,
     error_line,
+    internal_message,
+    output_target,
+    stderr_console,
+    write_file,
 )
+from iodiag.cli.reports import Outcome, emit_reports, load_thresholds_or_fail
 
 if TYPE_CHECKING:
     from iodiag.ingest import JobProfile
@@ -55,10 +53,10 @@ def analyze_combined(
         if log.resolve() in seen:
             raise CliError(f"{log} is given more than once: combining it twice would count its I/O twice")
         seen.add(log.resolve())
-    thresholds = _load_thresholds(thresholds_path)
-    target = _target(output)
+    thresholds = load_thresholds_or_fail(thresholds_path)
+    target = output_target(output)
 
-    err = _stderr()
+    err = stderr_console()
     profiles, failures = _read_all(logs, dxt, err)
     if failures:
         for o in failures:
@@ -89,8 +87,8 @@ def analyze_combined(
 
     name = Path(COMBINED_NAME)
     if target.kind == "dir":
-        _write_file(target.file_for(name, EXTENSIONS[fmt]), render(report, fmt))
-    _emit(target, fmt, single=True, outcomes=[Outcome(name, report=report)])
+        write_file(target.file_for(name, EXTENSIONS[fmt]), render(report, fmt))
+    emit_reports(target, fmt, single=True, outcomes=[Outcome(name, report=report)])
     return EXIT_OK
 
 
@@ -109,9 +107,9 @@ def _read_all(logs: list[Path], dxt: bool, err: Console) -> tuple[list[JobProfil
         except LogReadError as exc:
             failures.append(Outcome(log, error=str(exc)))
         except Exception as exc:
-            if _debug():
+            if debug_enabled():
                 raise
-            failures.append(Outcome(log, error=f"{log}: {_internal(exc)}", internal=True))
+            failures.append(Outcome(log, error=f"{log}: {internal_message(exc)}", internal=True))
 
     if not err.is_terminal:
         for log in logs:

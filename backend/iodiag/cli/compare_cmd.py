@@ -59,22 +59,22 @@ def register(app: typer.Typer) -> None:
 
         Logs of different executables are refused (exit status 2) unless [bold]--force[/]; different process counts are allowed and stated.
         """  # noqa: E501  (typer keeps the line breaks of a paragraph)
-        from iodiag.cli.main import CliError, _fail, _quiet_broken_pipe
+        from iodiag.cli.common import CliError, fail, quiet_broken_pipe
 
         try:
             _compare(logs or [], fmt.value, output, force, dxt, schema)
         except typer.Exit:
             raise
         except BrokenPipeError:
-            _quiet_broken_pipe()
+            quiet_broken_pipe()
         except Exception as exc:
             from iodiag.comparison import NotComparable
 
-            _fail(CliError(str(exc)) if isinstance(exc, NotComparable) else exc)
+            fail(CliError(str(exc)) if isinstance(exc, NotComparable) else exc)
 
 
 def _compare(logs: list[Path], fmt: str, output: Path | None, force: bool, dxt: bool, schema: bool) -> None:
-    from iodiag.cli.main import CliError, _stdout_console, _write_file, _write_stdout
+    from iodiag.cli.common import CliError, stdout_console, write_file, write_stdout
 
     if output is not None:
         if output.is_dir():
@@ -88,9 +88,9 @@ def _compare(logs: list[Path], fmt: str, output: Path | None, force: bool, dxt: 
 
         text = schema_json()
         if output is None:
-            _write_stdout(text)
+            write_stdout(text)
         else:
-            _write_file(output, text)
+            write_file(output, text)
         return
     if len(logs) != 2:
         raise CliError(f"give two logs to compare, run A and run B (got {len(logs)})")
@@ -101,16 +101,16 @@ def _compare(logs: list[Path], fmt: str, output: Path | None, force: bool, dxt: 
     (ra, fa), (rb, fb) = (_analyzed(log, dxt) for log in logs)
     comparison = compare(ra, rb, force=force, facts_a=fa, facts_b=fb)
     if output is not None:
-        _write_file(output, render(comparison, fmt))
+        write_file(output, render(comparison, fmt))
     elif fmt == "text":
-        print_text(comparison, _stdout_console())
+        print_text(comparison, stdout_console())
     else:
-        _write_stdout(render(comparison, fmt))
+        write_stdout(render(comparison, fmt))
 
 
 def _analyzed(log: Path, dxt: bool) -> tuple[Report, RunFacts]:
     from iodiag.analysis import analyze
-    from iodiag.cli.main import EXIT_INTERNAL, CliError, _debug, _internal, error_line
+    from iodiag.cli.common import EXIT_INTERNAL, CliError, debug_enabled, error_line, internal_message
     from iodiag.comparison import run_facts
     from iodiag.ingest import LogReadError, load_profile
 
@@ -120,7 +120,7 @@ def _analyzed(log: Path, dxt: bool) -> tuple[Report, RunFacts]:
     except LogReadError as exc:
         raise CliError(str(exc)) from None
     except Exception as exc:
-        if _debug():
+        if debug_enabled():
             raise
-        error_line(f"{log}: {_internal(exc)}", internal=True)
+        error_line(f"{log}: {internal_message(exc)}", internal=True)
         raise typer.Exit(EXIT_INTERNAL) from None

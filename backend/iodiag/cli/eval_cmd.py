@@ -19,10 +19,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from iodiag.cli.groups import command_group
+from iodiag.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, command_group
 from iodiag.cli.knowledge_cmd import evaluate as knowledge_evaluate
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 class EvalFormat(StrEnum):

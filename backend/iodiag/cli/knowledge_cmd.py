@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from iodiag.cli.groups import command_group
+from iodiag.cli.common import command_group
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from iodiag.core.settings import Settings
     from iodiag.knowledge.index import BuildSummary
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from iodiag.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
 class Format(StrEnum):
@@ -53,11 +53,11 @@ def _user_errors() -> tuple[type[Exception], ...]:
 
 def _guard(exc: Exception) -> NoReturn:
     """Bad documents, settings or corpus: one line and exit 2; anything else: the main app's handling."""
-    from iodiag.cli.main import CliError, _fail
+    from iodiag.cli.common import CliError, fail
 
     if isinstance(exc, _user_errors()):
-        _fail(CliError(str(exc)))
-    _fail(exc)
+        fail(CliError(str(exc)))
+    fail(exc)
 
 
 def _stdout() -> Console:
@@ -179,7 +179,7 @@ def check() -> None:
     except Exception as exc:
         _guard(exc)
     if problems:
-        from iodiag.cli.main import error_line
+        from iodiag.cli.common import error_line
 
         for line in problems:
             error_line(line)

@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from iodiag.cli.groups import command_group
+from iodiag.cli.common import command_group
 from iodiag.cli.store_options import DatabaseUrl, DataDir, settings_for
 from iodiag.core.users import ROLES, USER_NAME
 
 if TYPE_CHECKING:
     from iodiag.core.settings import Settings
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE = 0, 1, 2
+from iodiag.cli.common import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+
 _RETRIES = 6
 _BACKOFF_S = 0.5
 _BACKOFF_MAX_S = 8.0
@@ -43,7 +44,7 @@ def register(app: typer.Typer) -> None:
         log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     ) -> None:
         """Run the REST service (API under /api/v1, OpenAPI at /api/v1/openapi.json)."""
-        from iodiag.cli.main import CliError, _fail
+        from iodiag.cli.common import CliError, fail
 
         try:
             st = settings_for(data_dir, database_url, host=host, port=port, workers=workers)
@@ -51,7 +52,7 @@ def register(app: typer.Typer) -> None:
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(CliError(str(exc)) if isinstance(exc, ValueError | OSError) else exc)
+            fail(CliError(str(exc)) if isinstance(exc, ValueError | OSError) else exc)
 
     token_app = command_group(app, "token", "Create, list and revoke API tokens.")
 
@@ -64,7 +65,7 @@ def register(app: typer.Typer) -> None:
         database_url: DatabaseUrl = None,
     ) -> None:
         """Create a token and print it (once: only its hash is stored)."""
-        from iodiag.cli.main import CliError, _fail
+        from iodiag.cli.common import CliError, fail
 
         try:
             if role not in ROLES:
@@ -84,7 +85,7 @@ def register(app: typer.Typer) -> None:
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(exc)
+            fail(exc)
 
     @token_app.command("list")
     def token_list(
@@ -93,7 +94,7 @@ def register(app: typer.Typer) -> None:
         database_url: DatabaseUrl = None,
     ) -> None:
         """List tokens (id, prefix, user, role, created, revoked)."""
-        from iodiag.cli.main import _fail
+        from iodiag.cli.common import fail
 
         try:
             from iodiag.store import tokens
@@ -106,7 +107,7 @@ def register(app: typer.Typer) -> None:
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(exc)
+            fail(exc)
 
     @token_app.command("revoke")
     def token_revoke(
@@ -115,7 +116,7 @@ def register(app: typer.Typer) -> None:
         database_url: DatabaseUrl = None,
     ) -> None:
         """Revoke a token."""
-        from iodiag.cli.main import CliError, _fail
+        from iodiag.cli.common import CliError, fail
 
         try:
             from iodiag.store import tokens
@@ -128,7 +129,7 @@ def register(app: typer.Typer) -> None:
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(exc)
+            fail(exc)
 
     @app.command()
     def submit(
@@ -154,7 +155,7 @@ def register(app: typer.Typer) -> None:
 
         Retries connection errors and 5xx answers with backoff; a 4xx answer prints the server's reason, exit 2.
         """
-        from iodiag.cli.main import CliError, _fail
+        from iodiag.cli.common import CliError, fail
 
         try:
             base = (url or os.environ.get("IODIAG_URL") or "").rstrip("/")
@@ -167,7 +168,7 @@ def register(app: typer.Typer) -> None:
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(exc)
+            fail(exc)
         if code:
             raise typer.Exit(code)
 
@@ -178,7 +179,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Print the OpenAPI schema of the REST API (docs/openapi.json)."""
-        from iodiag.cli.main import _fail
+        from iodiag.cli.common import fail
 
         try:
             from iodiag.api import create_app
@@ -190,7 +191,7 @@ def register(app: typer.Typer) -> None:
             else:
                 output.write_text(text, encoding="utf-8")
         except Exception as exc:
-            _fail(exc)
+            fail(exc)
 
 
 def _database(st: Settings) -> Any:
@@ -265,7 +266,7 @@ def _submit_all(
 ) -> int:
     import httpx
 
-    from iodiag.cli.main import error_line
+    from iodiag.cli.common import error_line
 
     headers = {"Authorization": f"Bearer {token}"}
     code = EXIT_OK

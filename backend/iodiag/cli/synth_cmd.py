@@ -34,14 +34,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Write a Darshan log whose contents are known: derived from a scenario spec."""
-        from iodiag.cli.main import CliError, _fail
+        from iodiag.cli.common import CliError, fail
 
         try:
             _synth(spec, output, dxt_segments)
         except typer.Exit:
             raise
         except Exception as exc:
-            _fail(_as_cli_error(exc, CliError))
+            fail(_as_cli_error(exc, CliError))
 
 
 def _as_cli_error(exc: Exception, cli_error: type[Exception]) -> Exception:
@@ -55,7 +55,7 @@ def _as_cli_error(exc: Exception, cli_error: type[Exception]) -> Exception:
 
 
 def _synth(spec: Path | None, output: Path | None, dxt_segments: int | None) -> None:
-    from iodiag.cli.main import CliError
+    from iodiag.cli.common import CliError
 
     if output is None:
         raise CliError("missing -o/--output: the log to write")
