@@ -149,8 +149,8 @@ class Collect:
 
 def one_run(paths: list[Path], workers: int, kind: str, work: Path) -> dict[str, Any]:
     from iodiag.batch import engine
-    from iodiag.batch.cluster import connect
     from iodiag.core.settings import Settings
+    from iodiag.jobs.cluster import connect
 
     st = Settings(data_dir=work / "data")
     opts = engine.Options(kind=kind, read_dxt=st.job_read_dxt, timeout_s=st.job_timeout_s,  # type: ignore[arg-type]

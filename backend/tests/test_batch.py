@@ -20,13 +20,14 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from iodiag.analysis import analyze
-from iodiag.batch import dask_exec, system_report
+from iodiag.batch import system_report
 from iodiag.batch.inputs import sha256_file
 from iodiag.batch.parquet import read_frames
 from iodiag.cli.main import app
 from iodiag.ingest import load_profile
-from iodiag.services import pipeline
-from iodiag.services.pipeline import JobError, JobSpec
+from iodiag.jobs import executor as dask_exec
+from iodiag.jobs import pipeline
+from iodiag.jobs.pipeline import JobError, JobSpec
 from iodiag.store import BlobStore, Database
 from iodiag.store.models import Analysis, AnalysisFinding, AnalysisOutput, Job
 from tests.conftest import shared_log, wheel_log

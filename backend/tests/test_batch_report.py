@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.batch import facts as facts_mod
 from iodiag.batch import system_html, system_report
 from iodiag.batch.engine import RunSummary
 from iodiag.batch.frames import Frames, user_name
 from iodiag.batch.inputs import LogItem, sha256_file
-from iodiag.batch.models import TaskResult
 from iodiag.batch.parquet import ParquetSink, read_frames
 from iodiag.ingest import load_profile
+from iodiag.jobs import report_facts as facts_mod
+from iodiag.jobs.models import TaskResult
 from iodiag.synth.build import build_log
 from iodiag.synth.scenario import load_scenario
 

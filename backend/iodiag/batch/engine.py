@@ -18,10 +18,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from iodiag.batch._dask import distributed
 from iodiag.batch.inputs import LogItem, group_jobs, hash_all, unique
-from iodiag.batch.models import Task, TaskKind, TaskResult
-from iodiag.services.pipeline import JobSpec
+from iodiag.jobs._dask import distributed
+from iodiag.jobs.models import Task, TaskKind, TaskResult
+from iodiag.jobs.pipeline import JobSpec
 
 _IN_FLIGHT_PER_THREAD = 4
 _MIN_IN_FLIGHT = 8
@@ -118,7 +118,7 @@ def run(
     output: str,
     run_id: str | None = None,
 ) -> RunSummary:
-    from iodiag.batch import runner
+    from iodiag.jobs import runner
 
     summary = RunSummary(run_id=run_id or new_run_id(), started_at=datetime.now(UTC), output=output,
                          logs_listed=len(paths))

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 from iodiag.batch.engine import RunSummary
 from iodiag.batch.frames import FINDING_COLUMNS, JOB_COLUMNS, Frames, user_name
 from iodiag.batch.inputs import LogItem
-from iodiag.batch.models import TaskResult
+from iodiag.jobs.models import TaskResult
 
 _FLUSH_EVERY = 500
 

@@ -21,11 +21,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from iodiag.batch.engine import RunSummary
-from iodiag.batch.facts import from_report
 from iodiag.batch.frames import Frames, user_name
 from iodiag.batch.inputs import LogItem
-from iodiag.batch.models import TaskResult
 from iodiag.core.settings import Settings
+from iodiag.jobs.models import TaskResult
+from iodiag.jobs.report_facts import from_report
 from iodiag.store import BlobStore, BlobTooLarge, Database, migrate
 from iodiag.store import analyses as repo
 from iodiag.store import queue as jobs

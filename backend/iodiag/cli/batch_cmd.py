@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from iodiag.batch.engine import RunSummary
-    from iodiag.batch.models import TaskResult
+    from iodiag.jobs.models import TaskResult
 
 from iodiag.cli.common import EXIT_FAILED, EXIT_OK
 
@@ -228,9 +228,9 @@ def register(app: typer.Typer) -> None:
 def _user_error(exc: Exception, cli_error: type[Exception]) -> Exception:
     from pydantic import ValidationError
 
-    from iodiag.batch.cluster import ClusterError
     from iodiag.batch.inputs import InputError
     from iodiag.core.thresholds import ThresholdError
+    from iodiag.jobs.cluster import ClusterError
 
     if isinstance(exc, InputError | ClusterError | ThresholdError | BadArgument):
         return cli_error(str(exc))
@@ -247,10 +247,10 @@ def _batch(
     from rich.console import Console
 
     from iodiag.batch import engine
-    from iodiag.batch.cluster import connect
     from iodiag.batch.inputs import expand
     from iodiag.cli.common import CliError, error_line
     from iodiag.core.thresholds import load_thresholds
+    from iodiag.jobs.cluster import connect
 
     if scheduler and workers is not None:
         raise CliError("--workers sizes the local cluster; with --scheduler the cluster's own workers are used")

@@ -7,7 +7,6 @@ local model takes seconds and must not block the server's start or its event loo
 from __future__ import annotations
 
 import asyncio
-import importlib
 import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +15,8 @@ from typing import Any, Protocol
 from iodiag.analysis.models import Report
 from iodiag.core.settings import Settings
 from iodiag.narration.models import AnswerChunk, ChatTurn
+
+_NARRATION_DEPENDENCIES = frozenset({"langchain_core", "langchain_community", "llama_cpp", "chromadb"})
 
 
 class NarratorLike(Protocol):
@@ -42,12 +43,13 @@ class ChatService:
         with self._lock:
             if self._narrator is None:
                 try:
-                    module = importlib.import_module("iodiag.narration.service")
+                    from iodiag.narration.service import Narrator
                 except ModuleNotFoundError as exc:
-                    if exc.name != "iodiag.narration.service":
+                    # An install without the narration extras (langchain, llama.cpp) serves everything else.
+                    if exc.name is None or exc.name.split(".")[0] not in _NARRATION_DEPENDENCIES:
                         raise
                     raise ChatUnavailable("chat is not available on this server (no narrator installed)") from None
-                narrator: NarratorLike = module.Narrator(self.settings)
+                narrator: NarratorLike = Narrator(self.settings)
                 self._narrator = narrator
             return self._narrator
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from iodiag.core.childproc import ChildGone, PipeChild
 from iodiag.core.settings import Settings
-from iodiag.services.pipeline import JobResult, JobSpec
+from iodiag.jobs.pipeline import JobResult, JobSpec
 from iodiag.store import BlobStore, Database
 from iodiag.store import queue as jobs
 
@@ -44,10 +44,10 @@ _ChildGone = ChildGone
 
 
 class _Child(PipeChild):
-    """A worker process (``iodiag.services.worker``) and the two pipes to it."""
+    """A worker process (``iodiag.jobs.worker``) and the two pipes to it."""
 
     def __init__(self) -> None:
-        super().__init__("iodiag.services.worker", "worker process")
+        super().__init__("iodiag.jobs.worker", "worker process")
 
 
 class WorkerPool:

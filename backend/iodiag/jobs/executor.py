@@ -1,6 +1,6 @@
 """Run the service's analyses on a Dask cluster (``IODIAG_DASK_SCHEDULER=tcp://host:8786``).
 
-``run`` has the contract of ``iodiag.services.pipeline.run`` (a ``JobSpec`` in, a ``JobResult``
+``run`` has the contract of ``iodiag.jobs.pipeline.run`` (a ``JobSpec`` in, a ``JobResult``
 out, ``JobError`` with one line for a log that cannot be analyzed), so the service's worker process
 can call it in its place: with no scheduler set it *is* ``pipeline.run``; with one, the analysis
 runs on a Dask worker (through the same helper process and limits as ``iodiag batch``: the spec's
@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iodiag.batch._dask import distributed
-from iodiag.batch.models import Task, TaskResult
 from iodiag.core.settings import Settings
-from iodiag.services.pipeline import STAGES, JobError, JobResult, JobSpec
+from iodiag.jobs._dask import distributed
+from iodiag.jobs.models import Task, TaskResult
+from iodiag.jobs.pipeline import STAGES, JobError, JobResult, JobSpec
 
 _GRACE_S = 30.0  # transport and queueing on top of the analysis's own limit, which the Dask worker enforces
 _CONNECT_TIMEOUT_S = 20
@@ -38,7 +38,7 @@ def scheduler_address() -> str:
 
 def client_for(address: str) -> Any:
     """One client per scheduler per process, shared by its threads (a Client is thread-safe)."""
-    from iodiag.batch.cluster import quiet_logs
+    from iodiag.jobs.cluster import quiet_logs
 
     with _clients_lock:
         client = _clients.get(address)
@@ -60,7 +60,7 @@ def run_on_dask(spec: JobSpec, progress: Callable[[str, float], None], *, schedu
     """Submit one analysis to the cluster at ``scheduler`` and wait for it (at most its time limit plus a
     grace for queueing). Raises ``JobError`` for what the user should see, ``RuntimeError`` when the
     cluster itself failed."""
-    from iodiag.batch import runner
+    from iodiag.jobs import runner
 
     try:
         client = client_for(scheduler)
@@ -98,7 +98,7 @@ def run(spec: JobSpec, progress: Callable[[str, float], None]) -> JobResult:
     """``pipeline.run`` in this process, or on the Dask cluster when ``IODIAG_DASK_SCHEDULER`` is set."""
     address = scheduler_address()
     if not address:
-        from iodiag.services.pipeline import run as run_here
+        from iodiag.jobs.pipeline import run as run_here
 
         return run_here(spec, progress)
     return run_on_dask(spec, progress, scheduler=address)

@@ -1,4 +1,4 @@
-"""The analysis helper of a Dask worker: ``python -m iodiag.batch.child CMD_FD EVENT_FD PARENT_PID``.
+"""The analysis helper of a Dask worker: ``python -m iodiag.jobs.child CMD_FD EVENT_FD PARENT_PID``.
 
 It reads one request per line on CMD_FD (``{"task": Task, "out_dir": DIR}``) and answers on
 EVENT_FD with JSON lines: ``ready`` once its imports are done, then per task ``done`` (a
@@ -26,9 +26,9 @@ def _reader_peak() -> int:
 
 
 def handle(task_json: str, out_dir: str) -> dict[str, Any]:
-    from iodiag.batch.facts import from_report
-    from iodiag.batch.models import ChildReply, Task
-    from iodiag.services.pipeline import read_and_analyze, run
+    from iodiag.jobs.models import ChildReply, Task
+    from iodiag.jobs.pipeline import read_and_analyze, run
+    from iodiag.jobs.report_facts import from_report
 
     task = Task.model_validate_json(task_json)
     spec = task.spec.model_copy(update={"out_dir": out_dir})
@@ -45,13 +45,13 @@ def handle(task_json: str, out_dir: str) -> dict[str, Any]:
 
 def _warm() -> None:
     import iodiag.analysis.plots
-    import iodiag.batch.facts
+    import iodiag.jobs.report_facts
     import iodiag.render.html
     import iodiag.render.markdown  # noqa: F401
 
 
 def main(argv: list[str]) -> None:
-    from iodiag.services.pipeline import JobError
+    from iodiag.jobs.pipeline import JobError
 
     def one(line: str, _send: Send) -> dict[str, Any]:
         request = json.loads(line)

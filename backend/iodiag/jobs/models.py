@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from iodiag.services.pipeline import JobResult, JobSpec
+from iodiag.jobs.pipeline import JobResult, JobSpec
 
 TaskKind = Literal["facts", "pipeline"]
 """``facts``: read and analyze only (Parquet output). ``pipeline``: the service's whole pipeline, every

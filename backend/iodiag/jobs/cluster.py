@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from iodiag.batch._dask import distributed
+from iodiag.jobs._dask import distributed
 
 _CONNECT_TIMEOUT_S = 20
 

@@ -1,4 +1,4 @@
-"""An analysis worker process: ``python -m iodiag.services.worker CMD_FD EVENT_FD PARENT_PID``.
+"""An analysis worker process: ``python -m iodiag.jobs.worker CMD_FD EVENT_FD PARENT_PID``.
 
 It reads one ``JobSpec`` per line from CMD_FD and answers on EVENT_FD with JSON lines: ``stage``
 events, then ``done`` (with the ``JobResult``) or ``error``. It is single-threaded on purpose: the
@@ -18,14 +18,14 @@ _NICENESS = 19  # analyses are background work: when they saturate the CPUs, the
 
 def _warm() -> None:
     import iodiag.analysis.plots
-    import iodiag.batch.dask_exec
+    import iodiag.jobs.executor
     import iodiag.render.html
     import iodiag.render.markdown  # noqa: F401
 
 
 def _handle(line: str, send: Send) -> Any:
-    from iodiag.batch.dask_exec import run
-    from iodiag.services.pipeline import JobSpec
+    from iodiag.jobs.executor import run
+    from iodiag.jobs.pipeline import JobSpec
 
     spec = JobSpec.model_validate_json(line)
     result = run(spec, lambda stage, p: send({"event": "stage", "stage": stage, "progress": p}))
@@ -33,7 +33,7 @@ def _handle(line: str, send: Send) -> Any:
 
 
 def main(argv: list[str]) -> None:
-    from iodiag.services.pipeline import JobError
+    from iodiag.jobs.pipeline import JobError
 
     serve(argv, _handle, warm=_warm, expected=(JobError,), niceness=_NICENESS)
 

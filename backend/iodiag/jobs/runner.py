@@ -19,8 +19,8 @@ import threading
 import time
 from typing import Any
 
-from iodiag.batch.models import ChildReply, MemoryUse, Task, TaskResult
 from iodiag.core.childproc import ChildGone, PipeChild, vm_hwm
+from iodiag.jobs.models import ChildReply, MemoryUse, Task, TaskResult
 
 _WATCH_S = 0.25
 _READY_TIMEOUT_S = 180.0  # imports on a loaded node; not part of any log's time limit
@@ -31,10 +31,10 @@ HelperGone = ChildGone
 
 
 class Helper(PipeChild):
-    """The helper process (``iodiag.batch.child``) and the two pipes to it."""
+    """The helper process (``iodiag.jobs.child``) and the two pipes to it."""
 
     def __init__(self) -> None:
-        super().__init__("iodiag.batch.child", "analysis helper")
+        super().__init__("iodiag.jobs.child", "analysis helper")
 
     def send(self, obj: dict[str, Any]) -> None:
         self.send_json(obj)

@@ -12,7 +12,7 @@ import os
 from datetime import datetime
 from typing import Any
 
-from iodiag.batch.models import FindingFacts, LogFacts
+from iodiag.jobs.models import FindingFacts, LogFacts
 
 _SEVERITIES = ("critical", "warning", "info", "ok")
 
