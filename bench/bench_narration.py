@@ -50,7 +50,7 @@ def main() -> int:
         cores = []
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend"))
     from iodiag.core.settings import Settings
-    from iodiag.narration.evaluation import report_for
+    from iodiag.evals.answers import report_for
     from iodiag.narration.llm import get_model
     from iodiag.narration.service import Narrator
 

@@ -51,9 +51,9 @@ def main() -> None:
     args = ap.parse_args()
 
     from iodiag.core.settings import Settings
+    from iodiag.evals.retrieval import load_queries
     from iodiag.knowledge.base import KnowledgeBase
     from iodiag.knowledge.embeddings import get_embedder
-    from iodiag.knowledge.evaluate import load_queries
     from iodiag.knowledge.index import build_index
     from iodiag.knowledge.loader import load_docs
     from iodiag.knowledge.retrieval import MODES

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from iodiag.comparison import Comparison
-from iodiag.evals.history_eval import DEFAULT_SERIES, load_series
+from iodiag.evals.history import DEFAULT_SERIES, load_series
 from iodiag.evals.triggers import build_entry
 from tests.conftest import wheel_log
 from tests.test_api_support import LOG_A, Server, shared_server, upload, wait_done

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iodiag.evals.compare_eval import DEFAULT_PAIRS, direction, load_pairs, run_compare_eval
+from iodiag.evals.compare import DEFAULT_PAIRS, direction, load_pairs, run_compare_eval
 from iodiag.evals.triggers import CorpusError
 
 EVALS = DEFAULT_PAIRS.parent

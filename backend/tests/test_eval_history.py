@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iodiag.comparison.history import regression
-from iodiag.evals.history_eval import run_history_eval
+from iodiag.evals.history import run_history_eval
 from iodiag.evals.triggers import CorpusError
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from iodiag.core.settings import REPO_ROOT, Settings
+from iodiag.evals.retrieval import DEFAULT_QUERIES, evaluate, load_queries
 from iodiag.knowledge.base import KnowledgeBase
 from iodiag.knowledge.consistency import map_problems, recommendation_ids, registered_codes
-from iodiag.knowledge.evaluate import DEFAULT_QUERIES, evaluate, load_queries
 from iodiag.knowledge.loader import Doc, load_docs, scan_docs
 
 DOCS = REPO_ROOT / "knowledge" / "docs"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from iodiag.narration.evaluation import DEFAULT_CASES, EvalError, format_table, load_cases, resolve_log, score_route
+from iodiag.evals.answers import DEFAULT_CASES, EvalError, format_table, load_cases, resolve_log, score_route
 from tests.test_narration_support import model_settings, template_settings
 
 MODEL_CASES = ("badost-fix", "injection-why-slow")

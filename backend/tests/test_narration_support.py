@@ -14,9 +14,9 @@ from pathlib import Path
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
 from iodiag.core.settings import REPO_ROOT, Settings
+from iodiag.evals.answers import resolve_log
 from iodiag.ingest import load_profile
 from iodiag.knowledge.base import KnowledgeBase
-from iodiag.narration.evaluation import resolve_log
 from tests.conftest import shared_log, wheel_log
 
 DRISHTI = shared_log("drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan")

@@ -170,19 +170,28 @@ def answers(
     route: Annotated[
         str, typer.Option("--route", help="template, model or both.", metavar="ROUTE")
     ] = "both",
+    cases: Annotated[
+        Path | None,
+        typer.Option("--cases", help="Cases file (default: the repository's evals/answers/cases.yaml).",
+                     show_default=False, metavar="FILE"),
+    ] = None,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the scores and every answer here.", metavar="FILE")
     ] = None,
     show: Annotated[bool, typer.Option("--show", help="Print every answer.")] = False,
 ) -> None:
     """Score the narrator on evals/answers/: intent, citations, grounding, fallbacks, latency."""
-    from iodiag.narration.evaluation import main as run_answers
+    from iodiag.evals.answers import DEFAULT_CASES, EvalError, run_answers_eval
 
     if route not in ("template", "model", "both"):
         _error(f"--route must be template, model or both, not {route!r}")
         raise typer.Exit(EXIT_USAGE)
-    argv = ["--route", route, *(["--json", str(json_out)] if json_out else []), *(["--show"] if show else [])]
-    raise typer.Exit(run_answers(argv))
+    try:
+        code = run_answers_eval(cases or DEFAULT_CASES, route, json_out, show)  # type: ignore[arg-type]
+    except EvalError as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_USAGE) from None
+    raise typer.Exit(code)
 
 
 def compare_pairs(
@@ -213,7 +222,7 @@ def compare_pairs(
 
     Exits 1 unless every pair's labels are met and every pair ran; 2 on bad input.
     """
-    from iodiag.evals.compare_eval import print_compare_eval, run_compare_eval, to_json
+    from iodiag.evals.compare import print_compare_eval, run_compare_eval, to_json
     from iodiag.evals.triggers import CorpusError
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -282,7 +291,7 @@ def history_series(
 
     Exits 1 unless every run's flag matches its label; 2 on bad input.
     """
-    from iodiag.evals.history_eval import print_history_eval, run_history_eval, to_json
+    from iodiag.evals.history import print_history_eval, run_history_eval, to_json
     from iodiag.evals.triggers import CorpusError
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)

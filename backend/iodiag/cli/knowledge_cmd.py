@@ -43,8 +43,8 @@ class SearchMode(StrEnum):
 def _user_errors() -> tuple[type[Exception], ...]:
     from pydantic import ValidationError  # a bad IODIAG_* setting
 
+    from iodiag.evals.retrieval import EvalCorpusError
     from iodiag.knowledge.embeddings import EmbeddingError
-    from iodiag.knowledge.evaluate import EvalCorpusError
     from iodiag.knowledge.index import KnowledgeIndexError
     from iodiag.knowledge.loader import DocError
 
@@ -205,8 +205,8 @@ def evaluate(
     """Score retrieval on the labeled questions: recall@k, MRR and misses for BM25, vector and hybrid."""
     try:
         settings = _settings()
+        from iodiag.evals.retrieval import DEFAULT_QUERIES, evaluate, load_queries, print_eval
         from iodiag.knowledge.base import KnowledgeBase
-        from iodiag.knowledge.evaluate import DEFAULT_QUERIES, evaluate, load_queries, print_eval
 
         corpus = load_queries(queries or DEFAULT_QUERIES)
         if not _fresh(settings):

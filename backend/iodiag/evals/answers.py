@@ -6,12 +6,11 @@ cite, strings (numbers, file names) it must contain, and claims it must not make
 every case through the template route or the model route and reports citation accuracy, verifier pass
 rate, how many hallucinations the verifier caught (and that none leaked), fallback rate and latency.
 
-Run it: ``python -m iodiag.narration.evaluation [--route template|model|both] [--cases FILE]``.
+Run it: ``iodiag eval answers [--route template|model|both] [--cases FILE]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import statistics
@@ -280,27 +279,22 @@ def format_table(scores: Sequence[RouteScore]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m iodiag.narration.evaluation", description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", type=Path, default=DEFAULT_CASES)
-    ap.add_argument("--route", choices=("template", "model", "both"), default="both")
-    ap.add_argument("--json", type=Path, help="also write the scores and every answer here")
-    ap.add_argument("--show", action="store_true", help="print every answer")
-    args = ap.parse_args(argv)
-    try:
-        cases = load_cases(args.cases)
-    except EvalError as exc:
-        print(f"iodiag: error: {exc}", file=sys.stderr)
-        return 2
-    routes: list[Route] = ["template", "model"] if args.route == "both" else [args.route]
+def run_answers_eval(
+    cases_path: Path = DEFAULT_CASES, route: Route | Literal["both"] = "both", json_out: Path | None = None,
+    show: bool = False,
+) -> int:
+    """``iodiag eval answers``: score the routes, print the table and each case's problems; raises ``EvalError``
+    for a bad cases file. Returns the exit status (0: the eval ran; its numbers are the result)."""
+    cases = load_cases(cases_path)
+    routes: list[Route] = ["template", "model"] if route == "both" else [route]
     scores = []
-    for route in routes:
+    for one in routes:
 
-        def progress(cid: str, route: Route = route) -> None:
-            print(f"  {route}: {cid}", file=sys.stderr)
+        def progress(cid: str, one: Route = one) -> None:
+            print(f"  {one}: {cid}", file=sys.stderr)
 
-        scores.append(score_route(cases, route, progress=progress))
-    if args.show:
+        scores.append(score_route(cases, one, progress=progress))
+    if show:
         for s in scores:
             for r in s.results:
                 print(f"\n=== {r.route} · {r.id} · {r.provenance} · cited {r.cited}\n{r.text}")
@@ -320,10 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 problems.append(f"intent {r.intent}")
             if problems and (s.route == "template" or r.leaked):
                 print(f"  {s.route} {r.id}: " + "; ".join(problems))
-    if args.json:
-        args.json.write_text("[" + ",".join(s.model_dump_json(indent=2) for s in scores) + "]\n", encoding="utf-8")
+    if json_out is not None:
+        json_out.write_text("[" + ",".join(s.model_dump_json(indent=2) for s in scores) + "]\n", encoding="utf-8")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
