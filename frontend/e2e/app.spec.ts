@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, type Page, test } from "@playwright/test";
-import type { Report } from "../src/api/client";
+import type { AnalysisPage, Comparison, Report } from "../src/api/client";
 import { apiGet, dropFile, shot, signIn, state } from "./helpers";
 
 test.describe.configure({ mode: "serial" });
@@ -389,6 +389,93 @@ test("a job whose I/O does not matter says so first and shows no critical findin
     expect(await before(page, '[data-testid="verdict-headline"]', '[data-testid="finding"]')).toBe(true);
   }
   await shot(page, "15-verdict-io-does-not-matter");
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
+});
+
+test("a user compares two runs of one application: run history, then the compare view", async ({ page }) => {
+  const s = state();
+  const logs = s.ostLogs;
+  test.skip(logs === null, "PyDarshan's sample logs are missing");
+  if (!logs) return;
+  const seen = guard(page);
+  await signIn(page, s.tokens.dave);
+
+  // The first run of ior: no other runs yet, and the CLI that compares two logs.
+  const bad = await uploadAndWait(page, logs.bad, "pick");
+  await expect(page.getByTestId("history-empty")).toContainText("iodiag compare A.darshan B.darshan");
+
+  // The second, later run: the card shows both runs on a trend and lists the other one.
+  const good = await uploadAndWait(page, logs.good, "pick");
+  const card = page.getByTestId("run-history");
+  await expect(card.getByRole("heading", { name: "Runs of this application" })).toBeVisible();
+  await expect(card.getByTestId("trend").locator("svg circle")).toHaveCount(4);
+  const rows = card.getByTestId("history-row");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.first()).toHaveAttribute("data-id", good);
+  await expect(rows.first()).toContainText("this run");
+  const other = card.locator(`[data-testid="history-row"][data-id="${bad}"]`);
+  await expect(other).toContainText("6265799");
+  await card.scrollIntoViewIfNeeded();
+  await shot(page, "16-run-history");
+
+  // Compare with the earlier run: it is run A, this one run B.
+  await other.getByRole("link", { name: /^Compare with/ }).click();
+  await page.waitForURL(new RegExp(`/compare/${bad}/${good}$`));
+  const cmp = await apiGet<Comparison>(`/api/v1/analyses/${bad}/compare/${good}`, s.tokens.dave);
+  const verdict = page.getByTestId("compare-verdict");
+  await expect(verdict).toHaveText(/^I\/O time fell/);
+  await expect(verdict).toHaveText(cmp.verdict.replaceAll("`", ""));
+  // Both runs' own verdicts, side by side: A's top cause was the slow OST.
+  await expect(page.getByTestId("run-a-headline")).toHaveText(cmp.a.headline.replaceAll("`", ""));
+  await expect(page.getByTestId("run-b-headline")).toHaveText(cmp.b.headline.replaceAll("`", ""));
+  await expect(page.getByTestId("run-a")).toContainText("L04");
+  // The slow OST (L04) is resolved, with what it cost in run A and the change.
+  const l04 = page.getByTestId("findings-resolved").locator('[data-testid="finding-change"][data-code="L04"]');
+  await expect(l04).toContainText("Slow OST");
+  await expect(l04).toContainText("not found");
+  await expect(l04).toContainText("−");
+  await expect(page.getByTestId("findings-new").getByTestId("finding-change")).toHaveCount(cmp.findings_new.length);
+  await expect(page.getByTestId("metrics").getByTestId("metric-row")).toHaveCount(cmp.metrics.length);
+  await expect(page.getByTestId("metrics")).toContainText("I/O time, busiest rank");
+  if ((cmp.notes ?? []).length > 0) await expect(page.getByTestId("compare-notes").locator("li")).toHaveCount((cmp.notes ?? []).length);
+  await shot(page, "17-compare-top");
+
+  // Both runs' plots, A above B, on the same axes: zooming one zooms the other.
+  const plotA = page.getByTestId("compare-plot-a").first();
+  const plotB = page.getByTestId("compare-plot-b").first();
+  await expect(plotA.locator("canvas")).toBeVisible();
+  await expect(plotB.locator("canvas")).toBeVisible();
+  await expect(plotA).toContainText("Run A");
+  await expect(plotB).toContainText("Run B");
+  const canvas = plotA.locator("canvas");
+  await canvas.scrollIntoViewIfNeeded();
+  await canvas.focus();
+  await page.keyboard.press("+");
+  await expect(plotB.getByRole("button", { name: "Reset" })).toBeEnabled();
+  await plotB.getByRole("button", { name: "Reset" }).click();
+  await expect(plotA.getByRole("button", { name: "Reset" })).toBeDisabled();
+  await shot(page, "18-compare-plots", true);
+
+  // The jobs list shows each run's verdict headline.
+  await page.getByRole("link", { name: "My jobs" }).click();
+  const list = await apiGet<AnalysisPage>("/api/v1/analyses?owner=dave", s.tokens.dave);
+  const headline = list.items.find((r) => r.id === good)?.run?.headline ?? "";
+  expect(headline).not.toBe("");
+  await expect(page.locator(`[data-testid="job-row"][data-id="${good}"]`).getByTestId("row-headline")).toHaveText(headline.replaceAll("`", ""));
+  await shot(page, "19-jobs-headlines");
+
+  // Another program's run cannot be compared, unless asked to.
+  const vpic = await uploadAndWait(page, logs.other, "pick");
+  await page.goto(`${s.baseURL}/compare/${bad}/${vpic}`);
+  await expect(page.getByTestId("not-comparable")).toContainText("different executables");
+  await page.getByRole("button", { name: "Compare anyway" }).click();
+  await expect(page.getByTestId("forced")).toBeVisible();
+  await expect(page.getByTestId("compare-verdict")).toBeVisible();
+  // Someone else's run: not found.
+  expect(aliceJob).not.toBe("");
+  await page.goto(`${s.baseURL}/compare/${bad}/${encodeURIComponent(aliceJob)}`);
+  await expect(page.getByTestId("not-found")).toBeVisible();
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
 });

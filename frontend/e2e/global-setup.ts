@@ -1,6 +1,7 @@
 // Starts a real iodiag backend for the browser tests: `iodiag serve` on a free port, a temporary
-// data dir (IODIAG_DATA_DIR), tokens from `iodiag token create`, a real Darshan log and a
-// synthesized one whose file name is an HTML payload. The narrator runs without a model
+// data dir (IODIAG_DATA_DIR), tokens from `iodiag token create`, a real Darshan log, a
+// synthesized one whose file name is an HTML payload, and two runs of one program (PyDarshan's
+// sample logs: a slow OST, then none) for the compare view. The narrator runs without a model
 // (IODIAG_LLM_PROVIDER=none: template answers). If the server does not serve the built UI at `/`
 // (ui.install not mounted), `vite preview` serves dist/ with the API proxied to it.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -19,9 +20,11 @@ export interface E2EState {
   baseURL: string;
   apiURL: string;
   dataDir: string;
-  tokens: { alice: string; bob: string; helen: string; carol: string };
+  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string };
   realLog: string;
   xssLog: string;
+  /** Two runs of ior (bad: a slow OST; good: none, later) and a run of another program; null without PyDarshan's test logs. */
+  ostLogs: { bad: string; good: string; other: string } | null;
   uiFrom: "iodiag serve" | "vite preview";
 }
 
@@ -68,6 +71,27 @@ function realLog(env: NodeJS.ProcessEnv, dataDir: string): string {
   return out;
 }
 
+/** PyDarshan's sample logs, in the darshan package the backend's virtualenv installs. */
+function ostLogs(env: NodeJS.ProcessEnv): E2EState["ostLogs"] {
+  const python = join(dirname(bin), "python");
+  if (!existsSync(python)) return null;
+  let pkg = "";
+  try {
+    pkg = execFileSync(python, ["-c", "import darshan, os; print(os.path.dirname(darshan.__file__))"], { env, stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+  } catch {
+    return null;
+  }
+  const dir = join(pkg, "tests", "input");
+  const logs = { bad: join(dir, "sample-badost.darshan"), good: join(dir, "sample-goodost.darshan"), other: join(dir, "sample.darshan") };
+  if (!Object.values(logs).every((f) => existsSync(f))) {
+    console.log(`e2e: PyDarshan's sample logs are not in ${dir}; the compare test is skipped`);
+    return null;
+  }
+  return logs;
+}
+
 export default async function globalSetup(): Promise<() => Promise<void>> {
   if (!existsSync(bin)) throw new Error(`no iodiag at ${bin}: run \`make install\` at the repository root (or set IODIAG_BIN)`);
   const dataDir = mkdtempSync(join(tmpdir(), "iodiag-e2e-"));
@@ -90,7 +114,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     execFileSync(bin, ["token", "create", "--user", user, "--role", role], { env, stdio: ["ignore", "pipe", "ignore"] })
       .toString()
       .trim();
-  const tokens = { alice: token("alice", "user"), bob: token("bob", "user"), helen: token("helen", "helpdesk"), carol: token("carol", "user") };
+  const tokens = {
+    alice: token("alice", "user"),
+    bob: token("bob", "user"),
+    helen: token("helen", "helpdesk"),
+    carol: token("carol", "user"),
+    dave: token("dave", "user"),
+  };
 
   const xssLog = join(dataDir, "xss.darshan");
   execFileSync(bin, ["synth", join(here, "fixtures", "xss.yaml"), "-o", xssLog], { env, stdio: ["ignore", "ignore", "inherit"] });
@@ -138,7 +168,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       await waitFor(baseURL, (r) => r.ok, "vite preview", vite);
     }
     console.log(`e2e: backend ${apiURL} (data ${dataDir}); UI from ${uiFrom} at ${baseURL}`);
-    const state: E2EState = { baseURL, apiURL, dataDir, tokens, realLog: realLog(env, dataDir), xssLog, uiFrom };
+    const state: E2EState = { baseURL, apiURL, dataDir, tokens, realLog: realLog(env, dataDir), xssLog, ostLogs: ostLogs(env), uiFrom };
     const stateFile = join(dataDir, "e2e-state.json");
     writeFileSync(stateFile, JSON.stringify(state));
     process.env.IODIAG_E2E_STATE = stateFile;

@@ -3,6 +3,7 @@ import { api, call, type Me, onUnauthorized, tokenStore } from "./api/client";
 import { Link, match, navigate, useLocation } from "./lib/router";
 import { useTheme } from "./lib/theme";
 import { AnalysisPage } from "./pages/Analysis";
+import { ComparePage } from "./pages/Compare";
 import { DocPage } from "./pages/Doc";
 import { JobsPage } from "./pages/Jobs";
 import { SignInPage } from "./pages/SignIn";
@@ -82,6 +83,7 @@ export function App() {
   else if (path === "/jobs") page = <JobsPage scope="mine" key="mine" />;
   else if (path === "/all") page = staff ? <JobsPage scope="all" key="all" /> : <NotFound what="page" />;
   else if ((m = match("/analyses/:id", path))) page = <AnalysisPage id={m.id ?? ""} key={m.id} />;
+  else if ((m = match("/compare/:a/:b", path))) page = <ComparePage a={m.a ?? ""} b={m.b ?? ""} key={`${m.a ?? ""}/${m.b ?? ""}`} />;
   else if ((m = match("/docs/:id", path))) page = <DocPage id={m.id ?? ""} key={m.id} />;
   else page = <NotFound what="page" />;
 

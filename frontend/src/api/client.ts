@@ -19,6 +19,13 @@ export type TriageIn = Schemas["TriageIn"];
 export type Severity = Schemas["Severity"];
 export type ListQuery = NonNullable<paths["/api/v1/analyses"]["get"]["parameters"]["query"]>;
 export type TriageStatus = Schemas["Triage"]["status"];
+export type HistoryOut = Schemas["HistoryOut"];
+export type RunPoint = Schemas["RunPoint"];
+export type Regression = Schemas["Regression"];
+export type Comparison = Schemas["Comparison"];
+export type RunSummary = Schemas["RunSummary"];
+export type FindingChange = Schemas["FindingChange"];
+export type MetricRow = Schemas["MetricRow"];
 
 const TOKEN_KEY = "iodiag.token";
 

@@ -11,6 +11,7 @@ import { CrossLayer } from "../report/CrossLayer";
 import { Exports } from "../report/Exports";
 import { FindingCard, findingWindow } from "../report/FindingCard";
 import { ReportHeader } from "../report/Header";
+import { RunHistory } from "../report/History";
 
 const STAGES = ["queued", "reading", "analyzing", "rendering", "storing", "done"] as const;
 
@@ -165,6 +166,7 @@ function Done({ a }: { a: AnalysisOut }) {
     <div className="report-layout">
       <div className="report-main">
         <ReportHeader a={a} report={report} onFinding={citeFinding} />
+        <RunHistory a={a} />
         <div className="report-bar">
           <nav aria-label="Report sections" className="section-nav">
             <a href="#findings">Findings</a>

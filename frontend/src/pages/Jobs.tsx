@@ -3,6 +3,7 @@ import { type AnalysisSummary, api, ApiError, call, type ListQuery, type TriageI
 import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/bits";
 import { dateTime } from "../lib/format";
 import { Link } from "../lib/router";
+import { WithCode } from "../report/Header";
 import { isStaff, useSession } from "../session";
 
 const TRIAGE: TriageStatus[] = ["open", "in-progress", "resolved", "wontfix"];
@@ -30,12 +31,14 @@ async function topFinding(id: string): Promise<string | null> {
   return p;
 }
 
-/** The top finding of each row (undefined while unknown), fetched four at a time. */
+/** The top finding of each row (undefined while unknown), fetched four at a time; rows with a verdict headline need none. */
 function useTopFindings(rows: AnalysisSummary[]): Map<string, string | null | undefined> {
   const [fetched, setFetched] = useState<ReadonlyMap<string, string | null>>(new Map());
   useEffect(() => {
     const state = { live: true };
-    const want = rows.filter((r) => r.status === "done" && r.counts.critical + r.counts.warning + r.counts.info > 0 && !topCache.has(r.id));
+    const want = rows.filter(
+      (r) => r.status === "done" && !r.run?.headline && r.counts.critical + r.counts.warning + r.counts.info > 0 && !topCache.has(r.id),
+    );
     const worker = async () => {
       for (let r = want.shift(); r && state.live; r = want.shift()) {
         try {
@@ -149,7 +152,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     const s = search.trim().toLowerCase();
     const filtered = s
       ? items.filter((r) =>
-          [r.filename, r.exe, r.job_id, r.owner, r.id, r.triage.assignee, r.triage.note, tops.get(r.id), r.triage.status, r.status]
+          [r.filename, r.exe, r.job_id, r.owner, r.id, r.triage.assignee, r.triage.note, r.run?.headline, tops.get(r.id), r.triage.status, r.status, r.regression ? "regression" : null]
             .filter(Boolean)
             .some((v) => String(v).toLowerCase().includes(s)),
         )
@@ -163,7 +166,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
         case "severity":
           return sevKey(r);
         case "top":
-          return tops.get(r.id) ?? "";
+          return r.run?.headline ?? tops.get(r.id) ?? "";
         case "user":
           return r.owner;
         case "exe":
@@ -295,7 +298,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
                 <thead>
                   <tr>
                     {head("severity", "Findings")}
-                    {head("top", "Top finding")}
+                    {head("top", "Verdict")}
                     {scope === "all" && head("user", "User")}
                     {head("exe", "Executable / log")}
                     {head("job", "Job")}
@@ -368,7 +371,22 @@ function JobRow({
         <td>
           <Counts c={r.counts} />
         </td>
-        <td className="top">{r.status === "done" ? (top === undefined && r.counts.critical + r.counts.warning + r.counts.info > 0 ? "…" : (top ?? "no problems found")) : ""}</td>
+        <td className="top">
+          {r.regression && (
+            <span className="badge regression" title={r.regression.explanation} data-testid="regression-badge">
+              regression<span className="sr-only">: {r.regression.explanation}</span>
+            </span>
+          )}
+          {r.status !== "done" ? null : r.run?.headline ? (
+            <span className="headline" title={r.run.headline} data-testid="row-headline">
+              <WithCode text={r.run.headline} />
+            </span>
+          ) : top === undefined && r.counts.critical + r.counts.warning + r.counts.info > 0 ? (
+            "…"
+          ) : (
+            (top ?? "no problems found")
+          )}
+        </td>
         {showUser && <td>{r.owner}</td>}
         <td className="exe">
           <Link to={`/analyses/${encodeURIComponent(r.id)}`}>{r.exe ?? r.filename}</Link>

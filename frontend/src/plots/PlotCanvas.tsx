@@ -35,6 +35,14 @@ export interface DrawCtx {
   colors: Palette;
 }
 
+/** Plots that share an x axis (two runs stacked in the compare view): the x range shown, kept in step. */
+export interface XLink {
+  /** The x range the linked plots show; null: all of it. */
+  range: [number, number] | null;
+  /** Called when this plot's x range changes (zoom, pan, reset). */
+  onRange: (r: [number, number] | null) => void;
+}
+
 export interface PlotProps {
   label: string;
   xLabel: string;
@@ -55,6 +63,8 @@ export interface PlotProps {
   xInteger?: boolean;
   /** Zoom to this x range whenever focusKey changes. */
   focus?: { key: string; x: [number, number] | null } | null;
+  /** Keep the x range in step with other plots on the same axes. */
+  xLink?: XLink | null;
   children?: ReactNode;
   testId?: string;
 }
@@ -162,6 +172,21 @@ export function PlotCanvas(props: PlotProps) {
       setView(clamp({ x0: fx[0] - pad, x1: fx[1] + pad, y0: full.y0, y1: full.y1 }));
     } else setView(full);
   }
+
+  // Another plot on the same axes moved: show the same x range (keeping this plot's y zoom).
+  const linkRange = props.xLink?.range ?? null;
+  const linkKey = linkRange ? `${String(linkRange[0])},${String(linkRange[1])}` : "";
+  const [linkedKey, setLinkedKey] = useState(linkKey);
+  if (linkedKey !== linkKey) {
+    setLinkedKey(linkKey);
+    setView((v) => (linkRange ? clamp({ ...v, x0: linkRange[0], x1: linkRange[1] }) : { ...v, x0: full.x0, x1: full.x1 }));
+  }
+  // This plot moved: tell the others.
+  const onLinkRange = props.xLink?.onRange;
+  useEffect(() => {
+    if (!onLinkRange) return;
+    onLinkRange(view.x0 === full.x0 && view.x1 === full.x1 ? null : [view.x0, view.x1]);
+  }, [onLinkRange, view.x0, view.x1, full.x0, full.x1]);
 
   useLayoutEffect(() => {
     const el = wrapRef.current;

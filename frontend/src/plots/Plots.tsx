@@ -2,7 +2,7 @@
 import { useCallback, useMemo, useState } from "react";
 import type { Schemas } from "../api/client";
 import { bytes, count, seconds } from "../lib/format";
-import { type DrawCtx, PlotCanvas } from "./PlotCanvas";
+import { type DrawCtx, PlotCanvas, type XLink } from "./PlotCanvas";
 
 export interface Highlight {
   key: string;
@@ -13,6 +13,54 @@ export interface Highlight {
 }
 
 type Op = "write" | "read";
+
+/**
+ * Options for drawing two runs' plots on the same axes (the compare view): `uid` keeps element ids and
+ * radio groups apart when a plot kind is shown twice; `xMax` is the time extent both panels share,
+ * `yRange` the y extent (raw values) where both runs' y axes mean the same (request sizes, offsets),
+ * and `xLink` keeps their zoom in step.
+ */
+export interface Shared {
+  uid?: string;
+  xMax?: number;
+  yRange?: [number, number];
+  xLink?: XLink | null;
+}
+
+function maxOf(xs: readonly number[]): number {
+  let m = 0;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
+/** The y extent the transfer-size plot gives a run's request sizes: a quarter of the smallest to four times the largest. */
+export function sizeRange(p: Schemas["TransferSizePlot"]): [number, number] {
+  let lo = Infinity;
+  let hi = 1;
+  for (const s of p.size) {
+    lo = Math.min(lo, s);
+    hi = Math.max(hi, s);
+  }
+  return [Math.max(1, Number.isFinite(lo) ? lo / 4 : 1), Math.max(2, hi * 4)];
+}
+
+/** The largest file offset (plus length) the spatiality plot shows. */
+export function offsetMax(p: Schemas["SpatialityPlot"]): number {
+  let m = 1;
+  for (let i = 0; i < p.offset.length; i++) m = Math.max(m, (p.offset[i] ?? 0) + (p.length[i] ?? 0));
+  return m;
+}
+
+/** The time extent of a run's time-based plots (what each plot's x axis spans on its own). */
+export function timeExtent(p: Schemas["PlotData"], runtime: number): number {
+  return Math.max(
+    runtime,
+    p.timeline ? maxOf(p.timeline.end) : 0,
+    p.transfer_sizes ? maxOf(p.transfer_sizes.time) : 0,
+    p.spatiality ? maxOf(p.spatiality.time) : 0,
+    p.phases ? Math.max(maxOf(p.phases.end), maxOf(p.phases.last_end)) : 0,
+  );
+}
 
 function opColor(d: DrawCtx, op: Op): string {
   return op === "write" ? d.colors.write : d.colors.read;
@@ -111,12 +159,12 @@ const READ_CSS = "var(--plot-read)";
 
 // --- timeline ---------------------------------------------------------------------------------
 
-export function TimelineView({ p, hl, runtime }: { p: Schemas["TimelinePlot"]; hl: Highlight | null; runtime: number }) {
+export function TimelineView({ p, hl, runtime, uid = "", xMax: sharedX = 0, xLink }: { p: Schemas["TimelinePlot"]; hl: Highlight | null; runtime: number } & Shared) {
   const layers = useMemo(() => Array.from(new Set(p.layer)), [p.layer]);
   const [layer, setLayer] = useState(layers[0] ?? "all");
   const idx = useMemo(() => p.layer.flatMap((l, i) => (layer === "all" || l === layer ? [i] : [])), [p.layer, layer]);
   const maxRank = useMemo(() => p.rank.reduce((m, r) => Math.max(m, r), 0), [p.rank]);
-  const xMax = useMemo(() => Math.max(runtime, p.end.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.end, runtime]);
+  const xMax = useMemo(() => Math.max(runtime, sharedX, p.end.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.end, runtime, sharedX]);
   // Highlight a finding's ranks only when they are some of the ranks, not all of them.
   const hlRanks = useMemo(() => (hl?.ranks.length && new Set(hl.ranks).size <= maxRank ? new Set(hl.ranks) : null), [hl, maxRank]);
   const draw = useCallback(
@@ -157,13 +205,14 @@ export function TimelineView({ p, hl, runtime }: { p: Schemas["TimelinePlot"]; h
     [p, idx],
   );
   return (
-    <section className="plot-card" aria-labelledby="plot-timeline">
+    <section className="plot-card" aria-labelledby={`plot-timeline${uid}`}>
       <header>
-        <h3 id="plot-timeline">Per-rank timeline</h3>
-        <LayerPicker layers={layers} value={layer} onChange={setLayer} name="timeline-layer" />
+        <h3 id={`plot-timeline${uid}`}>Per-rank timeline</h3>
+        <LayerPicker layers={layers} value={layer} onChange={setLayer} name={`timeline-layer${uid}`} />
       </header>
       <PlotCanvas
         testId="plot-timeline"
+        xLink={xLink}
         label="Per-rank I/O timeline"
         xLabel="time since job start"
         yLabel="rank"
@@ -198,20 +247,23 @@ export function TimelineView({ p, hl, runtime }: { p: Schemas["TimelinePlot"]; h
 
 // --- transfer sizes ---------------------------------------------------------------------------
 
-export function TransferSizesView({ p, hl, runtime }: { p: Schemas["TransferSizePlot"]; hl: Highlight | null; runtime: number }) {
+export function TransferSizesView({
+  p,
+  hl,
+  runtime,
+  uid = "",
+  xMax: sharedX = 0,
+  yRange,
+  xLink,
+}: { p: Schemas["TransferSizePlot"]; hl: Highlight | null; runtime: number } & Shared) {
   const layers = useMemo(() => Array.from(new Set(p.layer)), [p.layer]);
   const [layer, setLayer] = useState("all");
   const idx = useMemo(() => p.layer.flatMap((l, i) => (layer === "all" || l === layer ? [i] : [])), [p.layer, layer]);
-  const xMax = useMemo(() => Math.max(runtime, p.time.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.time, runtime]);
+  const xMax = useMemo(() => Math.max(runtime, sharedX, p.time.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.time, runtime, sharedX]);
   const [yMin, yMax] = useMemo(() => {
-    let lo = Infinity;
-    let hi = 1;
-    for (const s of p.size) {
-      lo = Math.min(lo, s);
-      hi = Math.max(hi, s);
-    }
-    return [Math.max(1, Number.isFinite(lo) ? lo / 4 : 1), Math.max(2, hi * 4)];
-  }, [p.size]);
+    const [lo, hi] = sizeRange(p);
+    return yRange ? [Math.min(lo, yRange[0]), Math.max(hi, yRange[1])] : [lo, hi];
+  }, [p, yRange]);
   const draw = useCallback(
     (d: DrawCtx) => {
       drawWindow(d, hl);
@@ -254,13 +306,14 @@ export function TransferSizesView({ p, hl, runtime }: { p: Schemas["TransferSize
   const h = p.histogram;
   const binMax = Math.max(1, ...h.counts.flat());
   return (
-    <section className="plot-card" aria-labelledby="plot-sizes">
+    <section className="plot-card" aria-labelledby={`plot-sizes${uid}`}>
       <header>
-        <h3 id="plot-sizes">Transfer sizes over time</h3>
-        <LayerPicker layers={layers} value={layer} onChange={setLayer} name="sizes-layer" />
+        <h3 id={`plot-sizes${uid}`}>Transfer sizes over time</h3>
+        <LayerPicker layers={layers} value={layer} onChange={setLayer} name={`sizes-layer${uid}`} />
       </header>
       <PlotCanvas
         testId="plot-sizes"
+        xLink={xLink}
         label="Transfer size over time"
         xLabel="time since job start"
         yLabel="request size"
@@ -314,14 +367,18 @@ export function TransferSizesView({ p, hl, runtime }: { p: Schemas["TransferSize
 
 // --- spatiality -------------------------------------------------------------------------------
 
-export function SpatialityView({ p, hl, runtime }: { p: Schemas["SpatialityPlot"]; hl: Highlight | null; runtime: number }) {
+export function SpatialityView({
+  p,
+  hl,
+  runtime,
+  uid = "",
+  xMax: sharedX = 0,
+  yRange,
+  xLink,
+}: { p: Schemas["SpatialityPlot"]; hl: Highlight | null; runtime: number } & Shared) {
   const [hidden, setHidden] = useState<Set<number>>(new Set());
-  const xMax = useMemo(() => Math.max(runtime, p.time.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.time, runtime]);
-  const yMax = useMemo(() => {
-    let m = 1;
-    for (let i = 0; i < p.offset.length; i++) m = Math.max(m, (p.offset[i] ?? 0) + (p.length[i] ?? 0));
-    return m;
-  }, [p]);
+  const xMax = useMemo(() => Math.max(runtime, sharedX, p.time.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.time, runtime, sharedX]);
+  const yMax = useMemo(() => Math.max(offsetMax(p), yRange?.[1] ?? 0), [p, yRange]);
   const draw = useCallback(
     (d: DrawCtx) => {
       drawWindow(d, hl);
@@ -374,12 +431,13 @@ export function SpatialityView({ p, hl, runtime }: { p: Schemas["SpatialityPlot"
     [p, hidden],
   );
   return (
-    <section className="plot-card" aria-labelledby="plot-spatial">
+    <section className="plot-card" aria-labelledby={`plot-spatial${uid}`}>
       <header>
-        <h3 id="plot-spatial">Spatiality: file offset over time</h3>
+        <h3 id={`plot-spatial${uid}`}>Spatiality: file offset over time</h3>
       </header>
       <PlotCanvas
         testId="plot-spatiality"
+        xLink={xLink}
         label="File offset over time for the busiest files"
         xLabel="time since job start"
         yLabel="file offset"
@@ -429,8 +487,16 @@ export function SpatialityView({ p, hl, runtime }: { p: Schemas["SpatialityPlot"
 
 // --- phases -----------------------------------------------------------------------------------
 
-export function PhasesView({ p, hl, runtime, nprocs }: { p: Schemas["PhasesPlot"]; hl: Highlight | null; runtime: number; nprocs: number }) {
-  const xMax = useMemo(() => Math.max(runtime, p.end.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.end, runtime]);
+export function PhasesView({
+  p,
+  hl,
+  runtime,
+  nprocs,
+  uid = "",
+  xMax: sharedX = 0,
+  xLink,
+}: { p: Schemas["PhasesPlot"]; hl: Highlight | null; runtime: number; nprocs: number } & Shared) {
+  const xMax = useMemo(() => Math.max(runtime, sharedX, maxOf(p.end), maxOf(p.last_end)) || 1, [p.end, p.last_end, runtime, sharedX]);
   const maxRank = Math.max(nprocs - 1, ...p.last_rank, ...p.slowest_rank, 0);
   const hlRanks = useMemo(() => (hl?.ranks.length && new Set(hl.ranks).size < nprocs ? new Set(hl.ranks) : null), [hl, nprocs]);
   const stragglers = useMemo(() => p.alone.map((a, i) => a > 0 && a >= 0.1 * ((p.end[i] ?? 0) - (p.start[i] ?? 0))), [p]);
@@ -477,13 +543,14 @@ export function PhasesView({ p, hl, runtime, nprocs }: { p: Schemas["PhasesPlot"
   );
   const nStrag = stragglers.filter(Boolean).length;
   return (
-    <section className="plot-card" aria-labelledby="plot-phases">
+    <section className="plot-card" aria-labelledby={`plot-phases${uid}`}>
       <header>
-        <h3 id="plot-phases">I/O phases and stragglers</h3>
+        <h3 id={`plot-phases${uid}`}>I/O phases and stragglers</h3>
         <span className={nStrag ? "badge warning" : "badge ok"}>{nStrag ? `${count(nStrag)} straggler phase(s)` : "no stragglers"}</span>
       </header>
       <PlotCanvas
         testId="plot-phases"
+        xLink={xLink}
         label="I/O phases with the last rank to finish each"
         xLabel="time since job start"
         yLabel="rank"
@@ -514,21 +581,51 @@ export function PhasesView({ p, hl, runtime, nprocs }: { p: Schemas["PhasesPlot"
 
 // --- OSTs -------------------------------------------------------------------------------------
 
-export function OstView({ p }: { p: Schemas["OstPlot"] }) {
-  const [metric, setMetric] = useState<"bytes" | "time">("bytes");
+export type OstMetric = "bytes" | "time";
+
+/**
+ * Bytes or I/O time per OST. Two runs on the same axes (the compare view) pass `osts`, the OST ids both
+ * panels place bars at (the union of both runs'), `yMax`, the shared scale of each metric, and the
+ * metric with its setter so both panels switch together.
+ */
+export function OstView({
+  p,
+  uid = "",
+  osts,
+  yMax: sharedY,
+  metric: metricProp,
+  onMetric,
+  xLink,
+}: {
+  p: Schemas["OstPlot"];
+  osts?: number[];
+  yMax?: Record<OstMetric, number>;
+  metric?: OstMetric;
+  onMetric?: (m: OstMetric) => void;
+} & Shared) {
+  const [ownMetric, setOwnMetric] = useState<OstMetric>("bytes");
+  const metric = metricProp ?? ownMetric;
+  const setMetric = onMetric ?? setOwnMetric;
   const values = metric === "bytes" ? p.bytes : p.time;
-  const yMax = Math.max(1e-9, ...values) * 1.08;
-  const n = p.ost.length;
+  const yMax = Math.max(1e-9, sharedY?.[metric] ?? 0, ...values) * 1.08;
+  const ids = useMemo(() => osts ?? p.ost, [osts, p.ost]);
+  // Where each of this run's OSTs sits on the x axis.
+  const at = useMemo(() => {
+    const pos = new Map(ids.map((o, i) => [o, i]));
+    return p.ost.map((o, i) => pos.get(o) ?? i);
+  }, [ids, p.ost]);
+  const n = ids.length;
   const draw = useCallback(
     (d: DrawCtx) => {
       const { ctx } = d;
       const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
       const w = Math.min(48, Math.max(1, (d.x(1) - d.x(0)) * 0.7));
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i < values.length; i++) {
         const v = values[i] ?? 0;
-        ctx.fillStyle = v > 2 * mean && n > 1 ? d.colors.straggler : metric === "bytes" ? d.colors.read : d.colors.write;
+        ctx.fillStyle = v > 2 * mean && values.length > 1 ? d.colors.straggler : metric === "bytes" ? d.colors.read : d.colors.write;
         const y = d.y(v);
-        ctx.fillRect(d.x(i) - w / 2, y, w, d.y(0) - y);
+        const x = d.x(at[i] ?? i);
+        ctx.fillRect(x - w / 2, y, w, d.y(0) - y);
       }
       ctx.strokeStyle = d.colors.axis;
       ctx.setLineDash([4, 4]);
@@ -538,28 +635,30 @@ export function OstView({ p }: { p: Schemas["OstPlot"] }) {
       ctx.stroke();
       ctx.setLineDash([]);
     },
-    [values, n, metric],
+    [values, at, metric],
   );
   const pick = useCallback(
     (x: number) => {
-      const i = Math.round(x);
-      if (i < 0 || i >= n) return null;
+      const k = Math.round(x);
+      if (k < 0 || k >= n) return null;
+      const i = at.indexOf(k);
+      if (i < 0) return `OST ${ids[k] ?? "?"}\nnot used by this run`;
       return `OST ${p.ost[i] ?? "?"}\n${bytes(p.bytes[i])} · ${seconds(p.time[i])} · ${count(p.files[i])} file(s)`;
     },
-    [p, n],
+    [p, n, at, ids],
   );
-  const xTick = useCallback((v: number) => (Number.isInteger(v) && v >= 0 && v < n ? String(p.ost[v] ?? "") : null), [p.ost, n]);
+  const xTick = useCallback((v: number) => (Number.isInteger(v) && v >= 0 && v < n ? String(ids[v] ?? "") : null), [ids, n]);
   return (
-    <section className="plot-card" aria-labelledby="plot-osts">
+    <section className="plot-card" aria-labelledby={`plot-osts${uid}`}>
       <header>
-        <h3 id="plot-osts">Load per Lustre OST</h3>
+        <h3 id={`plot-osts${uid}`}>Load per Lustre OST</h3>
         <fieldset className="segmented">
           <legend className="sr-only">OST metric</legend>
           {(["bytes", "time"] as const).map((m) => (
             <label key={m} className={metric === m ? "on" : ""}>
               <input
                 type="radio"
-                name="ost-metric"
+                name={`ost-metric${uid}`}
                 checked={metric === m}
                 onChange={() => {
                   setMetric(m);
@@ -572,6 +671,7 @@ export function OstView({ p }: { p: Schemas["OstPlot"] }) {
       </header>
       <PlotCanvas
         testId="plot-osts"
+        xLink={xLink}
         label={`${metric === "bytes" ? "Bytes" : "I/O time"} per OST`}
         xLabel="OST"
         yLabel={metric === "bytes" ? "bytes" : "I/O time"}
@@ -586,7 +686,9 @@ export function OstView({ p }: { p: Schemas["OstPlot"] }) {
       >
         <div className="plot-foot">
           <span className="muted small">
-            {count(n)} OST{n === 1 ? "" : "s"} · {bytes(p.totals.bytes)} · {seconds(p.totals.time)} · dashed line: mean · red: over twice the mean
+            {count(p.ost.length)} OST{p.ost.length === 1 ? "" : "s"}
+            {n > p.ost.length ? ` (of ${count(n)} on the axis)` : ""} · {bytes(p.totals.bytes)} · {seconds(p.totals.time)} · dashed line: mean · red: over
+            twice the mean
           </span>
         </div>
       </PlotCanvas>

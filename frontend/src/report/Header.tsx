@@ -226,7 +226,7 @@ function Interfaces({ rows }: { rows: Interface[] }) {
 }
 
 /** Text whose `backticked` spans are commands or code: shown as code, everything still plain text (no HTML). */
-function WithCode({ text }: { text: string }) {
+export function WithCode({ text }: { text: string }) {
   const parts = text.split("`");
   if (parts.length < 3 || parts.length % 2 === 0) return <>{text}</>;
   return (
