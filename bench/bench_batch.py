@@ -92,12 +92,14 @@ def generated_logs(n: int) -> list[Path]:
             app = APPS[i % len(APPS)]
             try:
                 sc = load_scenario(spec)
-                job = sc.job.model_copy(update={
-                    "jobid": 500_000 + i,
-                    "uid": 20_000 + i % USERS,
-                    "exe": f"/apps/{app}/bin/{app} -i run{i}.in",
-                    "start": int((base + timedelta(days=i % DAYS, minutes=i)).timestamp()),
-                })
+                job = sc.job.model_copy(
+                    update={
+                        "jobid": 500_000 + i,
+                        "uid": 20_000 + i % USERS,
+                        "exe": f"/apps/{app}/bin/{app} -i run{i}.in",
+                        "start": int((base + timedelta(days=i % DAYS, minutes=i)).timestamp()),
+                    }
+                )
                 build_log(sc.model_copy(update={"job": job, "seed": i}), path)
             except Exception as exc:  # a scenario of the broken-log kind (made elsewhere): use the others
                 console.print(f"  skipping scenario {spec.stem}: {type(exc).__name__}: {exc}", style="dim")
@@ -153,8 +155,12 @@ def one_run(paths: list[Path], workers: int, kind: str, work: Path) -> dict[str,
     from iodiag.jobs.cluster import connect
 
     st = Settings(data_dir=work / "data")
-    opts = engine.Options(kind=kind, read_dxt=st.job_read_dxt, timeout_s=st.job_timeout_s,  # type: ignore[arg-type]
-                          memory_limit_bytes=st.job_memory_limit_bytes)
+    opts = engine.Options(
+        kind=kind,
+        read_dxt=st.job_read_dxt,
+        timeout_s=st.job_timeout_s,  # type: ignore[arg-type]
+        memory_limit_bytes=st.job_memory_limit_bytes,
+    )
     run_id = engine.new_run_id()
     if kind == "facts":
         from iodiag.batch.parquet import ParquetSink
@@ -264,10 +270,22 @@ def main() -> None:
     console.print("reader fork cost")
     fork = fork_cost(paths)
 
-    table = Table(box=box.SIMPLE_HEAVY, title=f"iodiag batch: {len(paths)} logs ({n_real} real), "
-                  f"{size / 2**20:,.1f} MiB, {os.cpu_count()} cores")
-    for col in ("output", "workers", "logs", "failed", "logs/s", "per-log median s", "p90 s", "start s",
-                "peak MiB / worker (dask + helper + reader)", "write ms/log"):
+    table = Table(
+        box=box.SIMPLE_HEAVY,
+        title=f"iodiag batch: {len(paths)} logs ({n_real} real), {size / 2**20:,.1f} MiB, {os.cpu_count()} cores",
+    )
+    for col in (
+        "output",
+        "workers",
+        "logs",
+        "failed",
+        "logs/s",
+        "per-log median s",
+        "p90 s",
+        "start s",
+        "peak MiB / worker (dask + helper + reader)",
+        "write ms/log",
+    ):
         table.add_column(col, justify="right")
     base = next((r["logs_per_s"] for r in runs if r["kind"] == "facts" and r["workers"] == 1), None)
     for r in runs:
@@ -275,21 +293,33 @@ def main() -> None:
         mem = f"{_mib(peak['worker'])} + {_mib(peak['helper'])} + {_mib(peak['reader'])}" if peak else "–"
         ratio = f" (×{r['logs_per_s'] / base:.2f})" if base and r["kind"] == "facts" and r["workers"] > 1 else ""
         table.add_row(
-            "parquet" if r["kind"] == "facts" else "store", str(r["workers"]), str(r["logs"]), str(r["failed"]),
-            f"{r['logs_per_s']:.2f}{ratio}", f"{r['per_log_s']['median']:.3f}", f"{r['per_log_s']['p90']:.3f}",
-            f"{r['cluster_start_s'] + r['hash_and_warm_s']:.1f}", mem,
+            "parquet" if r["kind"] == "facts" else "store",
+            str(r["workers"]),
+            str(r["logs"]),
+            str(r["failed"]),
+            f"{r['logs_per_s']:.2f}{ratio}",
+            f"{r['per_log_s']['median']:.3f}",
+            f"{r['per_log_s']['p90']:.3f}",
+            f"{r['cluster_start_s'] + r['hash_and_warm_s']:.1f}",
+            mem,
             f"{1000 * r['sink_write_s']['mean']:.1f}",
         )
     out = Console(width=None if sys.stdout.isatty() else 160, highlight=False)
     out.print(table)
-    out.print(f"reader fork: {1000 * (fork['fork_overhead_median_s'] or 0):.1f} ms per log over an inline read "
-                    f"of {1000 * (fork['inline_read_median_s'] or 0):.1f} ms (median of {fork['logs']} small logs)")
+    out.print(
+        f"reader fork: {1000 * (fork['fork_overhead_median_s'] or 0):.1f} ms per log over an inline read "
+        f"of {1000 * (fork['inline_read_median_s'] or 0):.1f} ms (median of {fork['logs']} small logs)"
+    )
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     result = {
         "when": datetime.now(UTC).isoformat(),
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "platform": platform.platform(),
-                    "loadavg_at_end": os.getloadavg()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "loadavg_at_end": os.getloadavg(),
+        },
         "corpus": {"logs": len(paths), "real": n_real, "bytes": size, "cache": str(CACHE)},
         "runs": runs,
         "reader_fork": fork,

@@ -20,10 +20,14 @@ from collections import Counter
 from pathlib import Path
 
 QUESTIONS = [
-    ("shared:drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan",
-     "Why is my job slow?"),
-    ("shared:drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan",
-     "Which file is the problem?"),
+    (
+        "shared:drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan",
+        "Why is my job slow?",
+    ),
+    (
+        "shared:drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan",
+        "Which file is the problem?",
+    ),
     ("wheel:sample-badost.darshan", "How do I fix it?"),
     ("shared:darshan-logs/e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan", "What is P08?"),
     ("shared:darshan-logs/e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan", "What is collective buffering?"),
@@ -84,25 +88,40 @@ def main() -> int:
                 rows[route]["ttft"].append(ttft)
                 rows[route]["total"].append(total)
                 provenance[route][answer.provenance] += 1
-                timings.append({"rep": rep, "log": ref, "question": question, "route": route, "ttft_s": ttft,
-                                "total_s": total, "provenance": answer.provenance,
-                                "attempts": answer.verifier.attempts})
+                timings.append(
+                    {
+                        "rep": rep,
+                        "log": ref,
+                        "question": question,
+                        "route": route,
+                        "ttft_s": ttft,
+                        "total_s": total,
+                        "provenance": answer.provenance,
+                        "attempts": answer.verifier.attempts,
+                    }
+                )
                 print(f"  {route:8} {total:6.2f} s  {answer.provenance:14} {question}", file=sys.stderr)
 
     name = model.name if model else "none"
-    print(f"\nNarration latency, {len(QUESTIONS)} questions x {args.reps} reps, pinned to cores {cores or '?'} "
-          f"({args.cores} llama.cpp threads); model {name} loaded in {load_s:.2f} s\n")
+    print(
+        f"\nNarration latency, {len(QUESTIONS)} questions x {args.reps} reps, pinned to cores {cores or '?'} "
+        f"({args.cores} llama.cpp threads); model {name} loaded in {load_s:.2f} s\n"
+    )
     head = f"{'route':<10}{'TTFT median':>13}{'TTFT p90':>10}{'total median':>14}{'total p90':>11}  provenance"
     print(head)
     print("-" * len(head))
     for route, r in rows.items():
         prov = ", ".join(f"{k} {v}" for k, v in provenance[route].most_common())
-        print(f"{route:<10}{statistics.median(r['ttft']):>12.2f}s{pct(r['ttft'], 0.9):>9.2f}s"
-              f"{statistics.median(r['total']):>13.2f}s{pct(r['total'], 0.9):>10.2f}s  {prov}")
+        print(
+            f"{route:<10}{statistics.median(r['ttft']):>12.2f}s{pct(r['ttft'], 0.9):>9.2f}s"
+            f"{statistics.median(r['total']):>13.2f}s{pct(r['total'], 0.9):>10.2f}s  {prov}"
+        )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"model": name, "load_s": load_s, "cores": cores, "timings": timings},
-                                       indent=2) + "\n", encoding="utf-8")
+        args.out.write_text(
+            json.dumps({"model": name, "load_s": load_s, "cores": cores, "timings": timings}, indent=2) + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

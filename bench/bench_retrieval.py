@@ -72,8 +72,13 @@ def main() -> None:
         fresh = json.loads(
             subprocess.run(
                 [sys.executable, "-c", OPEN_AND_QUERY, tmp],
-                capture_output=True, text=True, check=True, env={**os.environ, "PYDANTIC_DISABLE_PLUGINS": "__all__"},
-            ).stdout.strip().splitlines()[-1]
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "PYDANTIC_DISABLE_PLUGINS": "__all__"},
+            )
+            .stdout.strip()
+            .splitlines()[-1]
         )
 
         questions = [q.q for q in load_queries()]
@@ -116,8 +121,9 @@ def main() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"Retrieval bench: {len(docs)} documents, {n_chunks} sections, {embedder.id}",
-                  title_justify="left")
+    table = Table(
+        title=f"Retrieval bench: {len(docs)} documents, {n_chunks} sections, {embedder.id}", title_justify="left"
+    )
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_row("cold build", f"{cold.seconds:.2f} s ({n_chunks / cold.seconds:.1f} sections/s)")

@@ -97,8 +97,15 @@ class Tally:
             self.status[code] = self.status.get(code, 0) + 1
 
 
-def client_loop(url: str, token: str, work: Iterator[Path], work_lock: threading.Lock, tally: Tally,
-                submitted: list[int], ready: threading.Barrier) -> None:
+def client_loop(
+    url: str,
+    token: str,
+    work: Iterator[Path],
+    work_lock: threading.Lock,
+    tally: Tally,
+    submitted: list[int],
+    ready: threading.Barrier,
+) -> None:
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
         # Connected and known before the clock starts, as a client of a running server would be.
         c.get("/api/v1/me").raise_for_status()
@@ -146,8 +153,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--restart", choices=("kill", "term", "none"), default="kill")
     ap.add_argument("--postgres", metavar="URL", default="", help="a PostgreSQL URL (an empty database is made)")
-    ap.add_argument("--runs", type=int, default=1,
-                    help="repeat the whole run (a fresh server and database each time); prints each and the median")
+    ap.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="repeat the whole run (a fresh server and database each time); prints each and the median",
+    )
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "service.json")
     args = ap.parse_args()
 
@@ -171,16 +182,21 @@ def main() -> None:
     print(f"\n{len(results)} runs ({results[0]['database']}): lost {worst['lost']}, 5xx {worst['http_5xx']} at worst")
     print(f"{'run':<8}{'p50 ms':>10}{'p99 ms':>10}{'p99 steady':>12}{'max ms':>10}{'analyses/min':>14}")
     for i, r in enumerate([*results, median]):
-        print(f"{'median' if i == len(results) else i + 1!s:<8}" + "".join(
-            f"{float(r[k]):>{w}.1f}" for k, w in zip(keys, (10, 10, 12, 10, 14), strict=True)))
+        print(
+            f"{'median' if i == len(results) else i + 1!s:<8}"
+            + "".join(f"{float(r[k]):>{w}.1f}" for k, w in zip(keys, (10, 10, 12, 10, 14), strict=True))
+        )
 
 
 def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str, Any]:
     """One server on a new database: the clients, the restart, the wait for every analysis; printed and returned."""
     db_url = fresh_postgres_url(args.postgres) if args.postgres else ""
     data.mkdir()
-    server = Server(data, {"IODIAG_WORKERS": str(args.workers), "IODIAG_LEASE_S": "5",
-                                   "IODIAG_HEARTBEAT_S": "1", "IODIAG_POLL_S": "0.5"}, db_url)
+    server = Server(
+        data,
+        {"IODIAG_WORKERS": str(args.workers), "IODIAG_LEASE_S": "5", "IODIAG_HEARTBEAT_S": "1", "IODIAG_POLL_S": "0.5"},
+        db_url,
+    )
     token = server.token("bench", "user")
     admin = server.token("bench-admin", "admin")
     server.start()
@@ -189,8 +205,10 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
     submitted = [0]
     work, work_lock = iter(logs), threading.Lock()
     ready = threading.Barrier(args.clients + 1)
-    threads = [threading.Thread(target=client_loop, args=(server.url, token, work, work_lock, tally, submitted, ready))
-               for _ in range(args.clients)]
+    threads = [
+        threading.Thread(target=client_loop, args=(server.url, token, work, work_lock, tally, submitted, ready))
+        for _ in range(args.clients)
+    ]
     for th in threads:
         th.start()
     ready.wait()
@@ -214,8 +232,10 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
         deadline = time.monotonic() + 900
         while time.monotonic() < deadline:
             page = c.get("/api/v1/analyses", params={"owner": "bench", "limit": 1})
-            pending = sum(c.get("/api/v1/analyses", params={"owner": "bench", "status": s, "limit": 1}).json()["total"]
-                          for s in ("queued", "running"))
+            pending = sum(
+                c.get("/api/v1/analyses", params={"owner": "bench", "status": s, "limit": 1}).json()["total"]
+                for s in ("queued", "running")
+            )
             if pending == 0:
                 break
             time.sleep(0.5)
@@ -263,8 +283,19 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
     print()
     print(f"{'metric':<34}{'value':>14}")
     print("-" * 48)
-    for key in ("logs", "clients", "workers", "database", "restart", "accepted", "lost", "failed",
-                "interrupted_then_finished", "http_5xx", "connect_errors_during_restart"):
+    for key in (
+        "logs",
+        "clients",
+        "workers",
+        "database",
+        "restart",
+        "accepted",
+        "lost",
+        "failed",
+        "interrupted_then_finished",
+        "http_5xx",
+        "connect_errors_during_restart",
+    ):
         print(f"{key:<34}{result[key]!s:>14}")
     print(f"{'submit latency p50 (ms)':<34}{result['submit_p50_ms']:>14.1f}")
     print(f"{'submit latency p99 (ms)':<34}{result['submit_p99_ms']:>14.1f}")
@@ -277,8 +308,10 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
         print("\nfailed:", *{str(f["error"]) for f in failed}, sep="\n  ")
     t_first = min(w for w, _ in tally.when)
     slowest = sorted(tally.when, key=lambda x: -x[1])[:8]
-    print("\nslowest submissions (seconds after the first, ms):",
-          ", ".join(f"{w - t_first:.2f} s: {1000 * d:.0f}" for w, d in slowest))
+    print(
+        "\nslowest submissions (seconds after the first, ms):",
+        ", ".join(f"{w - t_first:.2f} s: {1000 * d:.0f}" for w, d in slowest),
+    )
     hist = [line for line in metrics.splitlines() if line.startswith("iodiag_analysis_seconds_count")]
     print("\n" + "\n".join(hist))
     return result

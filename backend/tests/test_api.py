@@ -232,7 +232,11 @@ def test_probes_and_metrics(server: Server) -> None:
         ready = anon.get("/readyz")
         assert ready.status_code == 200
         assert ready.json() | {"queue_depth": 0} == {
-            "ready": True, "database": True, "migrations_at_head": True, "workers_alive": True, "workers": 2,
+            "ready": True,
+            "database": True,
+            "migrations_at_head": True,
+            "workers_alive": True,
+            "workers": 2,
             "queue_depth": 0,
         }
         with server.client("metrics-user") as c:
@@ -293,7 +297,9 @@ def test_trusted_proxy_user_header(server: Server) -> None:
     try:
         with trusting.client() as c:
             assert c.get("/api/v1/me", headers={"X-Remote-User": "zoe"}).json() == {
-                "user": "zoe", "role": "user", "via": "proxy",
+                "user": "zoe",
+                "role": "user",
+                "via": "proxy",
             }
             assert c.get("/api/v1/me", headers={"X-Remote-User": "zoe; drop"}).status_code == 401
             assert c.get("/api/v1/me").status_code == 401

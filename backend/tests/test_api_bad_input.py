@@ -163,6 +163,14 @@ def test_reports_of_unfinished_or_failed_analyses_are_409(server: Server, tmp_pa
 
 def test_bad_query_parameters(server: Server) -> None:
     with server.client("mallory") as c:
-        for params in ({"limit": 0}, {"limit": 100000}, {"offset": -1}, {"severity": "bad"}, {"code": "p08"},
-                       {"since": "yesterday"}, {"status": "sleeping"}, {"owner": "a b"}):
+        for params in (
+            {"limit": 0},
+            {"limit": 100000},
+            {"offset": -1},
+            {"severity": "bad"},
+            {"code": "p08"},
+            {"since": "yesterday"},
+            {"status": "sleeping"},
+            {"owner": "a b"},
+        ):
             assert_error(c.get("/api/v1/analyses", params=params), 422)

@@ -34,16 +34,30 @@ def fuzz(server: Server, token: str, *extra: str) -> subprocess.CompletedProcess
     return subprocess.run(
         [
             # The CLI through a wrapper that defuses a CPython 3.11 AST bug inside Hypothesis (see the wrapper).
-            sys.executable, str(Path(__file__).parent / "tools" / "schemathesis_safe.py"),
-            "run", f"{server.url}/api/v1/openapi.json",
-            "-H", f"Authorization: Bearer {token}",
-            "--checks", "not_a_server_error",
+            sys.executable,
+            str(Path(__file__).parent / "tools" / "schemathesis_safe.py"),
+            "run",
+            f"{server.url}/api/v1/openapi.json",
+            "-H",
+            f"Authorization: Bearer {token}",
+            "--checks",
+            "not_a_server_error",
             # The coverage phase trips over a hypothesis bug on Python 3.11 (SystemError in lambda_sources).
-            "--phases", "examples,fuzzing,stateful",
-            "--max-time", SECONDS, "--request-timeout", "30", "--workers", "2",
-            "--suppress-health-check", "all", *extra,
+            "--phases",
+            "examples,fuzzing,stateful",
+            "--max-time",
+            SECONDS,
+            "--request-timeout",
+            "30",
+            "--workers",
+            "2",
+            "--suppress-health-check",
+            "all",
+            *extra,
         ],
-        capture_output=True, text=True, timeout=float(SECONDS) * 4 + 120,
+        capture_output=True,
+        text=True,
+        timeout=float(SECONDS) * 4 + 120,
         env={**os.environ, "NO_COLOR": "1"},
     )
 

@@ -39,8 +39,11 @@ def run_hook(script: Path, env: dict[str, str], *args: str) -> float:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("IODIAG_", "SLURM_", "DARSHAN_", "PBS_"))}
     started = time.monotonic()
     proc = subprocess.run(
-        ["bash", str(script), *args], env={**base, "IODIAG_HOOK_CONF": "/nonexistent", **env},
-        capture_output=True, text=True, timeout=30,
+        ["bash", str(script), *args],
+        env={**base, "IODIAG_HOOK_CONF": "/nonexistent", **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     took = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr
@@ -65,8 +68,12 @@ def test_slurm_epilog_uploads_the_jobs_logs_from_the_dated_tree(server: Server, 
     variant(LOG_DRISHTI, dated(tree, "alice", "999", "a.out"), 13)  # another job
     variant(LOG_DRISHTI, dated(tree, "bob", "424242", "a.out"), 14)  # another user
     env = {
-        "IODIAG_URL": server.url, "IODIAG_TOKEN": server.token("slurm", "hook"), "DARSHAN_LOG_DIR": str(tree),
-        "SLURM_JOB_ID": "424242", "SLURM_JOB_USER": "alice", "IODIAG_HOOK_LOG": str(tmp_path / "hook.log"),
+        "IODIAG_URL": server.url,
+        "IODIAG_TOKEN": server.token("slurm", "hook"),
+        "DARSHAN_LOG_DIR": str(tree),
+        "SLURM_JOB_ID": "424242",
+        "SLURM_JOB_USER": "alice",
+        "IODIAG_HOOK_LOG": str(tmp_path / "hook.log"),
     }
     took = run_hook(SLURM, env)
     assert took < 3, f"the epilog held the node for {took:.1f} s"
@@ -82,8 +89,12 @@ def test_slurm_epilog_server_side_path_and_darshan_logpath(server: Server) -> No
     tree = allowed / "tree"
     log = variant(LOG_A, dated(tree, "erin", "5150", "sim"), 21)
     env = {
-        "IODIAG_URL": server.url, "IODIAG_TOKEN": server.token("slurm", "hook"), "DARSHAN_LOG_DIR": str(tree),
-        "SLURM_JOB_ID": "5150", "SLURM_JOB_USER": "erin", "IODIAG_HOOK_MODE": "path",
+        "IODIAG_URL": server.url,
+        "IODIAG_TOKEN": server.token("slurm", "hook"),
+        "DARSHAN_LOG_DIR": str(tree),
+        "SLURM_JOB_ID": "5150",
+        "SLURM_JOB_USER": "erin",
+        "IODIAG_HOOK_MODE": "path",
     }
     run_hook(SLURM, env)
     (a,) = analyses_of(server, "erin", "5150", 1)
@@ -108,8 +119,13 @@ def test_hooks_never_fail_or_hold_the_epilog(tmp_path: Path) -> None:
     tree = tmp_path / "t"
     variant(LOG_A, dated(tree, "hank", "1", "x"), 41)
     dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    env = {"IODIAG_URL": dead, "IODIAG_TOKEN": "iod_x", "DARSHAN_LOG_DIR": str(tree),
-           "SLURM_JOB_ID": "1", "SLURM_JOB_USER": "hank"}
+    env = {
+        "IODIAG_URL": dead,
+        "IODIAG_TOKEN": "iod_x",
+        "DARSHAN_LOG_DIR": str(tree),
+        "SLURM_JOB_ID": "1",
+        "SLURM_JOB_USER": "hank",
+    }
     assert run_hook(SLURM, env) < 3
     assert run_hook(SLURM, {**env, "SLURM_JOB_USER": "bad user;rm -rf /"}) < 3
     assert run_hook(SLURM, {}) < 3  # not configured: nothing to do
@@ -119,8 +135,11 @@ def test_hooks_never_fail_or_hold_the_epilog(tmp_path: Path) -> None:
 def submit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("IODIAG_")}
     return subprocess.run(
-        [sys.executable, "-m", "iodiag", "submit", *args], env={**base, **(env or {})},
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "iodiag", "submit", *args],
+        env={**base, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -151,9 +170,22 @@ def test_submit_retries_until_the_server_is_up(tmp_path: Path) -> None:
     late = Server(tmp_path / "late", {"IODIAG_WORKERS": "0"})
     late.data_dir.mkdir()
     made = subprocess.run(
-        [sys.executable, "-m", "iodiag", "token", "create", "--user", "judy", "--role", "user",
-         "--data-dir", str(late.data_dir)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "iodiag",
+            "token",
+            "create",
+            "--user",
+            "judy",
+            "--role",
+            "user",
+            "--data-dir",
+            str(late.data_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={k: v for k, v in os.environ.items() if not k.startswith("IODIAG_")},
     )
     assert made.returncode == 0, made.stderr
@@ -162,9 +194,14 @@ def test_submit_retries_until_the_server_is_up(tmp_path: Path) -> None:
     log = variant(LOG_A, tmp_path / "late.darshan", 61)
     proc = subprocess.Popen(
         [sys.executable, "-m", "iodiag", "submit", str(log)],
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("IODIAG_")},
-             "IODIAG_URL": late.url, "IODIAG_TOKEN": token},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("IODIAG_")},
+            "IODIAG_URL": late.url,
+            "IODIAG_TOKEN": token,
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         time.sleep(1.5)  # the first attempts are refused: nothing listens yet

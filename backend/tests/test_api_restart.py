@@ -24,7 +24,9 @@ def slow_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("slow") / "dxt1m.darshan"
     subprocess.run(
         [sys.executable, "-m", "iodiag", "synth", "--dxt-segments", "1000000", "-o", str(out)],
-        check=True, capture_output=True, timeout=240,
+        check=True,
+        capture_output=True,
+        timeout=240,
     )
     return out
 
@@ -113,9 +115,7 @@ def test_clean_stop_hands_the_running_job_back_at_once(slow_log: Path, tmp_path:
 
 
 def test_time_and_memory_limits_fail_the_job_with_a_reason(slow_log: Path) -> None:
-    server = Server.start_new(
-        {"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_TIMEOUT_S": "0.5"}, workers=1
-    )
+    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_TIMEOUT_S": "0.5"}, workers=1)
     try:
         with server.client("limited") as c:
             slow = upload(c, slow_log).json()["id"]

@@ -44,8 +44,9 @@ BAD_REASON = "too short to be a Darshan log (8 bytes)"
 def scheduler() -> Iterator[str]:
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                      silence_logs=logging.ERROR) as cluster:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR
+    ) as cluster:
         yield cluster.scheduler_address
         dask_exec.close_clients()
 
@@ -81,8 +82,9 @@ def local_codes(log: Path) -> list[str]:
 def parquet_run(scheduler: str, corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
     out = tmp_path_factory.mktemp("pq") / "out"
     # The directory and a glob naming the same files: each log is analyzed once.
-    code, output = cli(["batch", str(corpus), f"{corpus}/*.darshan", "--scheduler", scheduler, "--out", str(out),
-                        "--no-uid-names"])
+    code, output = cli(
+        ["batch", str(corpus), f"{corpus}/*.darshan", "--scheduler", scheduler, "--out", str(out), "--no-uid-names"]
+    )
     return out, code, output
 
 
@@ -115,8 +117,7 @@ def test_parquet_rows_match_the_analysis(parquet_run: tuple[Path, int, str], cor
     assert [f["error"] for f in summary["failures"]] == [BAD_REASON]
 
 
-def test_parquet_resume_skips_what_was_done(parquet_run: tuple[Path, int, str], corpus: Path,
-                                            scheduler: str) -> None:
+def test_parquet_resume_skips_what_was_done(parquet_run: tuple[Path, int, str], corpus: Path, scheduler: str) -> None:
     out, _, _ = parquet_run
     code, output = cli(["batch", str(corpus), "--scheduler", scheduler, "--out", str(out)])
     assert code == 1 and "0 analyzed, 1 failed, 4 already analyzed" in output, output
@@ -140,18 +141,34 @@ def test_store_rows_are_the_services(store_run: tuple[Path, int, str], corpus: P
         for log in logs_in(corpus):
             row = rows[log.name]
             sha, size = sha256_file(log)
-            want = pipeline.run(JobSpec(job_id=0, log_path=str(log), display_name=log.name, out_dir=str(tmp_path)),
-                                lambda _s, _p: None)
+            want = pipeline.run(
+                JobSpec(job_id=0, log_path=str(log), display_name=log.name, out_dir=str(tmp_path)), lambda _s, _p: None
+            )
             uid = json.loads(zlib.decompress((tmp_path / "json.z").read_bytes()))["job"]["uid"]
             assert (row.owner, row.submitted_by, row.source, row.sha256, row.size_bytes) == (
-                str(uid), "batch", "path", sha, size)
+                str(uid),
+                "batch",
+                "path",
+                sha,
+                size,
+            )
             assert (row.exe, row.job_id, row.n_critical, row.n_warning, row.n_info, row.n_ok) == (
-                want.exe, want.jobid, *(want.counts[k] for k in ("critical", "warning", "info", "ok")))
-            got = s.execute(select(AnalysisFinding.code, AnalysisFinding.severity)
-                            .where(AnalysisFinding.analysis_id == row.id).order_by(AnalysisFinding.position)).all()
+                want.exe,
+                want.jobid,
+                *(want.counts[k] for k in ("critical", "warning", "info", "ok")),
+            )
+            got = s.execute(
+                select(AnalysisFinding.code, AnalysisFinding.severity)
+                .where(AnalysisFinding.analysis_id == row.id)
+                .order_by(AnalysisFinding.position)
+            ).all()
             assert [tuple(x) for x in got] == [tuple(x) for x in want.findings]
-            outputs = {kind: content for kind, content in s.execute(
-                select(AnalysisOutput.kind, AnalysisOutput.content).where(AnalysisOutput.analysis_id == row.id))}
+            outputs = {
+                kind: content
+                for kind, content in s.execute(
+                    select(AnalysisOutput.kind, AnalysisOutput.content).where(AnalysisOutput.analysis_id == row.id)
+                )
+            }
             assert sorted(outputs) == sorted(pipeline.OUTPUT_KINDS)
             for kind in ("json", "markdown", "plots"):
                 assert zlib.decompress(outputs[kind]) == zlib.decompress((tmp_path / f"{kind}.z").read_bytes()), kind
@@ -193,8 +210,9 @@ def test_time_and_memory_limits(scheduler: str, tmp_path: Path) -> None:
     code, output = cli(["batch", log, "--scheduler", scheduler, "--out", str(tmp_path / "t"), "--timeout", "0.001"])
     assert code == 1 and "exceeded the time limit of 0.001 s" in output, output
     # The analysis helper alone (pandas, the Darshan library) is well over 64 MiB.
-    code, output = cli(["batch", log, "--scheduler", scheduler, "--out", str(tmp_path / "m"),
-                        "--memory-limit", "64MiB"])
+    code, output = cli(
+        ["batch", log, "--scheduler", scheduler, "--out", str(tmp_path / "m"), "--memory-limit", "64MiB"]
+    )
     assert code == 1 and "exceeded the memory limit of 64 MiB" in output, output
     # And the worker recovers: the next batch on it succeeds.
     code, output = cli(["batch", log, "--scheduler", scheduler, "--out", str(tmp_path / "ok")])
@@ -240,8 +258,9 @@ def test_report_system_bad_arguments(args: list[str], message: str, tmp_path: Pa
     assert code == 2 and message in output, output
 
 
-def test_dask_exec_runs_the_service_pipeline(scheduler: str, corpus: Path, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dask_exec_runs_the_service_pipeline(
+    scheduler: str, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = corpus / REAL[1].name
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir()

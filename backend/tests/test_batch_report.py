@@ -44,12 +44,33 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("report-logs")
     small, mpiio = "small-writes-just-over-threshold", "mpiio-independent-writes-just-over-threshold"
     return {
-        "A": scenario_log(d / "a.darshan", small, jobid=1, runtime=3600.0, uid=1001, exe="/apps/bin/writer --x",
-                          start=datetime(2024, 3, 1, 10, tzinfo=UTC)),
-        "B": scenario_log(d / "b.darshan", small, jobid=2, runtime=1800.0, uid=1002, exe="./writer",
-                          start=datetime(2024, 3, 2, 10, tzinfo=UTC)),
-        "C": scenario_log(d / "c.darshan", mpiio, jobid=3, runtime=7200.0, uid=1001, exe="/apps/solver -n 8",
-                          start=datetime(2024, 3, 2, 12, tzinfo=UTC)),
+        "A": scenario_log(
+            d / "a.darshan",
+            small,
+            jobid=1,
+            runtime=3600.0,
+            uid=1001,
+            exe="/apps/bin/writer --x",
+            start=datetime(2024, 3, 1, 10, tzinfo=UTC),
+        ),
+        "B": scenario_log(
+            d / "b.darshan",
+            small,
+            jobid=2,
+            runtime=1800.0,
+            uid=1002,
+            exe="./writer",
+            start=datetime(2024, 3, 2, 10, tzinfo=UTC),
+        ),
+        "C": scenario_log(
+            d / "c.darshan",
+            mpiio,
+            jobid=3,
+            runtime=7200.0,
+            uid=1001,
+            exe="/apps/solver -n 8",
+            start=datetime(2024, 3, 2, 12, tzinfo=UTC),
+        ),
     }
 
 
@@ -63,8 +84,17 @@ def _frames(paths: list[Path], user: str | None = None) -> Frames:
         f, fs = _analyzed(p)
         sha = sha256_file(p)[0]
         jobs.append({"sha256": sha, "user": user or user_name(f.uid, resolve=False), **f.model_dump()})
-        findings.extend({"sha256": sha, "code": x.code, "severity": x.severity, "layer": x.layer, "title": x.title,
-                         "seconds": x.seconds} for x in fs)
+        findings.extend(
+            {
+                "sha256": sha,
+                "code": x.code,
+                "severity": x.severity,
+                "layer": x.layer,
+                "title": x.title,
+                "seconds": x.seconds,
+            }
+            for x in fs
+        )
     return Frames.from_records(jobs, findings)
 
 
@@ -106,7 +136,9 @@ def test_report_numbers(logs: dict[str, Path]) -> None:
     assert report.node_hours == pytest.approx(3.5) and report.jobs_nodes_unknown == 3
     assert report.interfaces["MPI-IO"] == 1 and report.interfaces["POSIX"] == 3
     assert [(d.day, d.jobs, d.jobs_with_critical) for d in report.days] == [
-        (date(2024, 3, 1), 1, 0), (date(2024, 3, 2), 2, 0)]
+        (date(2024, 3, 1), 1, 0),
+        (date(2024, 3, 2), 2, 0),
+    ]
     # Prevalence weighted by time lost: the most node-hours lost first.
     lost_order = [c.node_hours_lost for c in report.codes]
     assert lost_order == sorted(lost_order, reverse=True)
@@ -130,12 +162,15 @@ def test_parquet_round_trip(logs: dict[str, Path], tmp_path: Path) -> None:
         sha, size = sha256_file(p)
         f, fs = _analyzed(p)
         sink.add(LogItem(p, sha, size), TaskResult(path=str(p), sha256=sha, ok=True, facts=f, findings=fs))
-    sink.add(LogItem(tmp_path / "bad.darshan", "f" * 64, 3),
-             TaskResult.failure(str(tmp_path / "bad.darshan"), "f" * 64, "too short to be a Darshan log (3 bytes)"))
+    sink.add(
+        LogItem(tmp_path / "bad.darshan", "f" * 64, 3),
+        TaskResult.failure(str(tmp_path / "bad.darshan"), "f" * 64, "too short to be a Darshan log (3 bytes)"),
+    )
     sink.close(RunSummary(run_id="run1", started_at=datetime.now(UTC), output=str(tmp_path)))
     assert len(list((tmp_path / "jobs").glob("part-*.parquet"))) == 2  # flushed every 2 rows
     assert sink.done([sha256_file(p)[0] for p in logs.values()] + ["f" * 64]) == {
-        sha256_file(p)[0] for p in logs.values()}
+        sha256_file(p)[0] for p in logs.values()
+    }
     frames = read_frames(tmp_path)
     assert frames.failed_logs == 1 and len(frames.jobs) == 3
     got = system_report.build(frames).model_dump(exclude={"generated_at", "source"})

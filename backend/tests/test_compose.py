@@ -77,7 +77,6 @@ def test_compose_config_is_valid() -> None:
         assert not os.environ.get("IODIAG_CI"), ".ci/run installs docker-compose: CI must validate the compose file"
         pytest.skip("no compose CLI (neither the `docker compose` plugin nor `docker-compose`) to validate with")
     for args in (["config", "-q"], ["--profile", "dask", "config", "--services"]):
-        run = subprocess.run([*cli, "-f", str(COMPOSE), *args], capture_output=True, text=True, timeout=120,
-                             cwd=REPO)
+        run = subprocess.run([*cli, "-f", str(COMPOSE), *args], capture_output=True, text=True, timeout=120, cwd=REPO)
         assert run.returncode == 0, run.stderr
     assert set(run.stdout.split()) == SERVICES

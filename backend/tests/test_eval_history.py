@@ -62,8 +62,12 @@ def test_a_wrong_label_is_scored_wrong(tmp_path: Path) -> None:
 def test_cli_exit_codes(tmp_path: Path) -> None:
     bad = tmp_path / "empty"
     bad.mkdir()
-    p = subprocess.run([sys.executable, "-m", "iodiag", "eval", "history", "--series", str(bad)],
-                       capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "iodiag", "eval", "history", "--series", str(bad)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 2 and "no series files" in p.stderr and "Traceback" not in p.stderr
     with pytest.raises(CorpusError):
         run_history_eval(tmp_path / "missing")

@@ -382,8 +382,11 @@ def test_incremental_build(tmp_path: Path, onnx: OnnxMiniLM) -> None:
 
 def test_a_new_embedder_rebuilds_everything(tmp_path: Path, onnx: OnnxMiniLM, embeddings_server: str) -> None:
     docs_dir = copy_fixtures(tmp_path / "docs")
-    kw: dict[str, Any] = {"embedding_model": "minilm", "embedding_url": embeddings_server,
-                          "embedding_api_key": "sekrit"}
+    kw: dict[str, Any] = {
+        "embedding_model": "minilm",
+        "embedding_url": embeddings_server,
+        "embedding_api_key": "sekrit",
+    }
     s = settings_for(tmp_path / "data", docs_dir)
     KnowledgeBase.open(s)
     s2 = settings_for(tmp_path / "data", docs_dir, embedding_provider="openai", **kw)
@@ -450,7 +453,9 @@ def test_knowledge_base_on_fixtures(tmp_path: Path) -> None:
         return [(p.doc_id, p.why) for p in kb.passages_for_finding("L01", "stripe count", k=3, **kw)]
 
     assert order(facility="NERSC") == [
-        ("perlmutter-scratch", "mapped"), ("lustre-stripe-count", "mapped"), ("small-writes", "retrieved")
+        ("perlmutter-scratch", "mapped"),
+        ("lustre-stripe-count", "mapped"),
+        ("small-writes", "retrieved"),
     ]
     assert order()[:2] == [("lustre-stripe-count", "mapped"), ("perlmutter-scratch", "mapped")]
     assert order(facility="OLCF") == [("lustre-stripe-count", "mapped"), ("small-writes", "retrieved")]

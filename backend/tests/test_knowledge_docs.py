@@ -127,11 +127,14 @@ def test_filters_on_the_real_documents(kb: KnowledgeBase) -> None:
 
 
 def iodiag(data_dir: Path, *args: str, knowledge_dir: Path = DOCS) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "IODIAG_DATA_DIR": str(data_dir), "IODIAG_KNOWLEDGE_DIR": str(knowledge_dir),
-           "COLUMNS": "200"}
+    env = {**os.environ, "IODIAG_DATA_DIR": str(data_dir), "IODIAG_KNOWLEDGE_DIR": str(knowledge_dir), "COLUMNS": "200"}
     return subprocess.run(
         [sys.executable, "-m", "iodiag", "knowledge", *args],
-        capture_output=True, text=True, env=env, timeout=240, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
     )
 
 
@@ -191,10 +194,18 @@ def test_cli_eval(data_dir: Path, tmp_path: Path) -> None:
 
 def test_cli_eval_retrieval_is_listed_with_the_other_evals(data_dir: Path, tmp_path: Path) -> None:
     queries = tmp_path / "q.yaml"
-    queries.write_text("queries:\n  - {q: 'what stripe count for a shared file on 64 Perlmutter nodes', "
-                       "expect: [facility-nersc-perlmutter]}\n")
+    queries.write_text(
+        "queries:\n  - {q: 'what stripe count for a shared file on 64 Perlmutter nodes', "
+        "expect: [facility-nersc-perlmutter]}\n"
+    )
     env = {**os.environ, "IODIAG_DATA_DIR": str(data_dir), "IODIAG_KNOWLEDGE_DIR": str(DOCS)}
-    r = subprocess.run([sys.executable, "-m", "iodiag", "eval", "retrieval", "-q", str(queries), "-f", "json"],
-                       capture_output=True, text=True, env=env, timeout=240, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "iodiag", "eval", "retrieval", "-q", str(queries), "-f", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == json.loads(iodiag(data_dir, "eval", "-q", str(queries), "-f", "json").stdout)

@@ -21,8 +21,15 @@ def test_the_corpus_is_big_and_varied() -> None:
     cases = load_cases()
     assert len(cases) >= 25
     intents = {c.intent for c in cases}
-    assert intents >= {"explain-job", "explain-finding", "file-or-rank", "how-to-fix", "concept", "facility",
-                       "off-topic"}
+    assert intents >= {
+        "explain-job",
+        "explain-finding",
+        "file-or-rank",
+        "how-to-fix",
+        "concept",
+        "facility",
+        "off-topic",
+    }
     assert sum(1 for c in cases if c.must_cite) >= 25 and sum(1 for c in cases if c.must_not) >= 5
     for ref in sorted({c.log for c in cases}):
         assert resolve_log(ref).is_file(), ref

@@ -13,7 +13,7 @@ from iodiag.analysis.models import FileEvidence, Report, Unit
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import load_profile
 from iodiag.render import EXTENSIONS, FORMATS, render, render_many, report_schema
-from iodiag.render import _common as common
+from iodiag.render import wording as common
 from iodiag.render.html import render_html, render_html_many
 from iodiag.render.markdown import md_code, md_para, md_text, render_markdown, render_markdown_many
 from iodiag.render.text import render_text, render_text_many

@@ -44,8 +44,9 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
 
 
 def new(owner: str = "alice", sha: str = "a" * 64, **kw: object) -> repo.NewAnalysis:
-    return repo.NewAnalysis(owner=owner, submitted_by=owner, sha256=sha, size_bytes=10, filename="x.darshan",
-                            source="upload", **kw)  # type: ignore[arg-type]
+    return repo.NewAnalysis(
+        owner=owner, submitted_by=owner, sha256=sha, size_bytes=10, filename="x.darshan", source="upload", **kw
+    )  # type: ignore[arg-type]
 
 
 def sha(i: int) -> str:
@@ -134,6 +135,7 @@ def test_visibility_and_filters(db: Database) -> None:
         hooked = repo.create(s, repo.NewAnalysis("carol", "slurm", sha(3), 1, "h", "upload"))
     everyone = repo.ListFilters()
     with db.read() as s:
+
         def ids(who: Principal, f: repo.ListFilters = everyone) -> set[str]:
             return {r.id for r in repo.list_visible(s, who, f, 100, 0)[1]}
 
@@ -147,9 +149,13 @@ def test_visibility_and_filters(db: Database) -> None:
 
 
 def _outcome() -> jobs.Outcome:
-    return jobs.Outcome(exe="/bin/app", job_id="42", counts={"critical": 1, "ok": 2},
-                        findings=[("P08", "critical"), ("J01", "ok"), ("D03", "ok")],
-                        outputs={"json": zlib.compress(b'{"findings": []}')})
+    return jobs.Outcome(
+        exe="/bin/app",
+        job_id="42",
+        counts={"critical": 1, "ok": 2},
+        findings=[("P08", "critical"), ("J01", "ok"), ("D03", "ok")],
+        outputs={"json": zlib.compress(b'{"findings": []}')},
+    )
 
 
 def test_claim_progress_complete(db: Database) -> None:

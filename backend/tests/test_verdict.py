@@ -209,8 +209,11 @@ def test_partial_posix_makes_cross_layer_checks_stand_down() -> None:
 
 
 def test_every_interface_is_listed() -> None:
-    r = _report(shared_log("darshan-logs/ior_pnetcdf_hdf5/"
-                           "shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1.darshan"))
+    r = _report(
+        shared_log(
+            "darshan-logs/ior_pnetcdf_hdf5/shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1.darshan"
+        )
+    )
     names = {i.name for i in r.interfaces}
     assert {"HDF5", "MPI-IO", "POSIX"} <= names
     hdf5 = next(i for i in r.interfaces if i.name == "HDF5")

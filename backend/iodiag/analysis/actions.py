@@ -188,8 +188,9 @@ def _amplification(ctx: Context, imp: Impact | None) -> Action:
         command = _hints([("romio_ds_write", "disable")])
         where = _HINTS_WHERE
         effect = "ROMIO stops rewriting whole regions (data sieving) around the application's writes"
-    return Action(recommendation="avoid-byte-amplification", command=command, where=where, effect=effect,
-                  saves_s=_saves(imp))
+    return Action(
+        recommendation="avoid-byte-amplification", command=command, where=where, effect=effect, saves_s=_saves(imp)
+    )
 
 
 def _alignment(ctx: Context, imp: Impact | None, rec: str) -> Action | None:

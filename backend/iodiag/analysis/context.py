@@ -193,8 +193,10 @@ class Context:
         pr = p.groupby("id")[["POSIX_BYTES_READ", "POSIX_READS"]].sum()
         j = pr.join(mw, how="inner")
         asked_ops = j["MPIIO_INDEP_READS"] + j["MPIIO_COLL_READS"]
-        hit = (j["MPIIO_BYTES_WRITTEN"] > 0) & (j["POSIX_READS"] > 0) & (
-            (j["MPIIO_BYTES_READ"] < 0.5 * j["POSIX_BYTES_READ"]) | (asked_ops < 0.5 * j["POSIX_READS"])
+        hit = (
+            (j["MPIIO_BYTES_WRITTEN"] > 0)
+            & (j["POSIX_READS"] > 0)
+            & ((j["MPIIO_BYTES_READ"] < 0.5 * j["POSIX_BYTES_READ"]) | (asked_ops < 0.5 * j["POSIX_READS"]))
         )
         return {int(i) for i in j.index[hit].tolist()}
 
@@ -421,8 +423,21 @@ _INTERFACES = (
     ),
     ("DFS", "DFS", ("DFS_READS", "DFS_READXS", "DFS_WRITES", "DFS_WRITEXS"), ""),
     ("DAOS", "DAOS", ("DAOS_ARRAY_READS", "DAOS_ARRAY_WRITES", "DAOS_OBJ_FETCHES", "DAOS_OBJ_UPDATES"), ""),
-    ("MPI-IO", "MPI-IO", ("MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES", "MPIIO_COLL_READS", "MPIIO_COLL_WRITES",
-                          "MPIIO_NB_READS", "MPIIO_NB_WRITES", "MPIIO_SPLIT_READS", "MPIIO_SPLIT_WRITES"), ""),
+    (
+        "MPI-IO",
+        "MPI-IO",
+        (
+            "MPIIO_INDEP_READS",
+            "MPIIO_INDEP_WRITES",
+            "MPIIO_COLL_READS",
+            "MPIIO_COLL_WRITES",
+            "MPIIO_NB_READS",
+            "MPIIO_NB_WRITES",
+            "MPIIO_SPLIT_READS",
+            "MPIIO_SPLIT_WRITES",
+        ),
+        "",
+    ),
     ("POSIX", "POSIX", ("POSIX_READS", "POSIX_WRITES"), ""),
     ("STDIO", "STDIO", ("STDIO_READS", "STDIO_WRITES"), ""),
 )

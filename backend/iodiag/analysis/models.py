@@ -59,8 +59,10 @@ class Impact(BaseModel):
     seconds: float | None = Field(description="seconds of run time lost; null where the log cannot support a number")
     share_of_runtime: float | None = Field(description="seconds / the job's run time")
     share_of_io: float | None = Field(description="seconds / the busiest rank's I/O time")
-    basis: str = Field(description="'measured: ...' (from the log's timers) or 'modelled: ...' (an estimate), or why "
-                       "there is no number")
+    basis: str = Field(
+        description="'measured: ...' (from the log's timers) or 'modelled: ...' (an estimate), or why "
+        "there is no number"
+    )
     confidence: Confidence
 
 
@@ -348,7 +350,6 @@ class CrossLayerSummary(BaseModel):
 
     def job_layer(self, name: str) -> LayerStats | None:
         return next((lay for lay in self.job_layers if lay.layer == name), None)
-
 
 
 class Report(BaseModel):

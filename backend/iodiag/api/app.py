@@ -58,7 +58,7 @@ def create_app(settings: Settings) -> FastAPI:
         title="iodiag",
         version=__version__,
         description="Diagnose HPC I/O performance from Darshan logs. Authenticate with `Authorization: Bearer "
-        "<token>`; every error is JSON `{\"detail\": \"one line\"}`.",
+        '<token>`; every error is JSON `{"detail": "one line"}`.',
         openapi_url=f"{API_PREFIX}/openapi.json",
         docs_url=f"{API_PREFIX}/docs",
         redoc_url=None,

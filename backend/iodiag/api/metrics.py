@@ -45,16 +45,22 @@ class Metrics:
     def __init__(self, db: Database) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
-            "iodiag_http_requests", "HTTP requests by route and status", ["method", "route", "status"],
+            "iodiag_http_requests",
+            "HTTP requests by route and status",
+            ["method", "route", "status"],
             registry=self.registry,
         )
         self.latency = Histogram(
-            "iodiag_http_request_seconds", "HTTP request time by route", ["method", "route"],
+            "iodiag_http_request_seconds",
+            "HTTP request time by route",
+            ["method", "route"],
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 5, 10),
             registry=self.registry,
         )
         self.analysis_seconds = Histogram(
-            "iodiag_analysis_seconds", "Wall-clock time of one analysis in a worker", ["outcome"],
+            "iodiag_analysis_seconds",
+            "Wall-clock time of one analysis in a worker",
+            ["outcome"],
             buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600),
             registry=self.registry,
         )

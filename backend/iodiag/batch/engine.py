@@ -120,8 +120,9 @@ def run(
 ) -> RunSummary:
     from iodiag.jobs import runner
 
-    summary = RunSummary(run_id=run_id or new_run_id(), started_at=datetime.now(UTC), output=output,
-                         logs_listed=len(paths))
+    summary = RunSummary(
+        run_id=run_id or new_run_id(), started_at=datetime.now(UTC), output=output, logs_listed=len(paths)
+    )
     reporter.stage("Hashing", len(paths))
     items, summary.duplicates = unique(hash_all(paths, lambda: reporter.advance()))
     if opts.combine_jobs:

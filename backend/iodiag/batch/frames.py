@@ -10,8 +10,23 @@ from functools import lru_cache
 import pandas as pd
 
 JOB_COLUMNS = [
-    "sha256", "user", "uid", "exe", "app", "jobid", "nprocs", "nodes", "start", "end", "runtime_s", "io_time_s",
-    "bytes_read", "bytes_written", "io_share", "interfaces", "max_severity",
+    "sha256",
+    "user",
+    "uid",
+    "exe",
+    "app",
+    "jobid",
+    "nprocs",
+    "nodes",
+    "start",
+    "end",
+    "runtime_s",
+    "io_time_s",
+    "bytes_read",
+    "bytes_written",
+    "io_share",
+    "interfaces",
+    "max_severity",
 ]
 FINDING_COLUMNS = ["sha256", "code", "severity", "layer", "title", "seconds"]
 
@@ -26,13 +41,15 @@ class Frames:
     failed_logs: int = 0
 
     @classmethod
-    def from_records(cls, jobs: list[dict[str, object]], findings: list[dict[str, object]],
-                     failed_logs: int = 0) -> Frames:
+    def from_records(
+        cls, jobs: list[dict[str, object]], findings: list[dict[str, object]], failed_logs: int = 0
+    ) -> Frames:
         j = pd.DataFrame.from_records(jobs, columns=JOB_COLUMNS)
         j["start"] = pd.to_datetime(j["start"], utc=True)
         j["end"] = pd.to_datetime(j["end"], utc=True)
-        return cls(jobs=j, findings=pd.DataFrame.from_records(findings, columns=FINDING_COLUMNS),
-                   failed_logs=failed_logs)
+        return cls(
+            jobs=j, findings=pd.DataFrame.from_records(findings, columns=FINDING_COLUMNS), failed_logs=failed_logs
+        )
 
 
 @lru_cache(maxsize=4096)

@@ -146,10 +146,12 @@ def group_jobs(items: list[LogItem]) -> tuple[list[LogItem], int]:
             result.append(members[0])
             continue
         combined += 1
-        result.append(LogItem(
-            path=members[0].path,
-            sha256=combined_sha(m.sha256 for m in members if m.sha256 is not None),
-            size=sum(m.size for m in members),
-            members=tuple(m.path for m in members),
-        ))
+        result.append(
+            LogItem(
+                path=members[0].path,
+                sha256=combined_sha(m.sha256 for m in members if m.sha256 is not None),
+                size=sum(m.size for m in members),
+                members=tuple(m.path for m in members),
+            )
+        )
     return result, combined

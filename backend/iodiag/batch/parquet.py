@@ -25,51 +25,55 @@ from iodiag.jobs.models import TaskResult
 
 _FLUSH_EVERY = 500
 
-JOBS_SCHEMA = pa.schema([
-    ("run_id", pa.string()),
-    ("sha256", pa.string()),
-    ("path", pa.string()),
-    ("filename", pa.string()),
-    ("size_bytes", pa.int64()),
-    ("status", pa.string()),
-    ("error", pa.string()),
-    ("user", pa.string()),
-    ("uid", pa.int64()),
-    ("exe", pa.string()),
-    ("app", pa.string()),
-    ("jobid", pa.string()),
-    ("nprocs", pa.int64()),
-    ("nodes", pa.int64()),
-    ("start", pa.timestamp("us", tz="UTC")),
-    ("end", pa.timestamp("us", tz="UTC")),
-    ("runtime_s", pa.float64()),
-    ("io_time_s", pa.float64()),
-    ("bytes_read", pa.int64()),
-    ("bytes_written", pa.int64()),
-    ("io_share", pa.float64()),
-    ("interfaces", pa.list_(pa.string())),
-    ("n_critical", pa.int32()),
-    ("n_warning", pa.int32()),
-    ("n_info", pa.int32()),
-    ("n_ok", pa.int32()),
-    ("max_severity", pa.string()),
-    ("analysis_s", pa.float64()),
-    ("analyzed_at", pa.timestamp("us", tz="UTC")),
-    ("tool_version", pa.string()),
-])
+JOBS_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("sha256", pa.string()),
+        ("path", pa.string()),
+        ("filename", pa.string()),
+        ("size_bytes", pa.int64()),
+        ("status", pa.string()),
+        ("error", pa.string()),
+        ("user", pa.string()),
+        ("uid", pa.int64()),
+        ("exe", pa.string()),
+        ("app", pa.string()),
+        ("jobid", pa.string()),
+        ("nprocs", pa.int64()),
+        ("nodes", pa.int64()),
+        ("start", pa.timestamp("us", tz="UTC")),
+        ("end", pa.timestamp("us", tz="UTC")),
+        ("runtime_s", pa.float64()),
+        ("io_time_s", pa.float64()),
+        ("bytes_read", pa.int64()),
+        ("bytes_written", pa.int64()),
+        ("io_share", pa.float64()),
+        ("interfaces", pa.list_(pa.string())),
+        ("n_critical", pa.int32()),
+        ("n_warning", pa.int32()),
+        ("n_info", pa.int32()),
+        ("n_ok", pa.int32()),
+        ("max_severity", pa.string()),
+        ("analysis_s", pa.float64()),
+        ("analyzed_at", pa.timestamp("us", tz="UTC")),
+        ("tool_version", pa.string()),
+    ]
+)
 
-FINDINGS_SCHEMA = pa.schema([
-    ("run_id", pa.string()),
-    ("sha256", pa.string()),
-    ("position", pa.int32()),
-    ("code", pa.string()),
-    ("severity", pa.string()),
-    ("layer", pa.string()),
-    ("title", pa.string()),
-    ("evidence", pa.string()),  # JSON object: metric name -> value
-    ("files_total", pa.int64()),
-    ("seconds", pa.float64()),  # run time the finding costs; null: unpriced (schema 2.0 reports)
-])
+FINDINGS_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("sha256", pa.string()),
+        ("position", pa.int32()),
+        ("code", pa.string()),
+        ("severity", pa.string()),
+        ("layer", pa.string()),
+        ("title", pa.string()),
+        ("evidence", pa.string()),  # JSON object: metric name -> value
+        ("files_total", pa.int64()),
+        ("seconds", pa.float64()),  # run time the finding costs; null: unpriced (schema 2.0 reports)
+    ]
+)
 
 
 class ParquetSink:
@@ -106,9 +110,18 @@ class ParquetSink:
             row.update(f.model_dump())
             row["user"] = user_name(f.uid, self.uid_names)
             self._findings.extend(
-                {"run_id": self.run_id, "sha256": item.sha256, "position": i, "code": x.code, "severity": x.severity,
-                 "layer": x.layer, "title": x.title, "evidence": json.dumps(x.evidence), "files_total": x.files_total,
-                 "seconds": x.seconds}
+                {
+                    "run_id": self.run_id,
+                    "sha256": item.sha256,
+                    "position": i,
+                    "code": x.code,
+                    "severity": x.severity,
+                    "layer": x.layer,
+                    "title": x.title,
+                    "evidence": json.dumps(x.evidence),
+                    "files_total": x.files_total,
+                    "seconds": x.seconds,
+                }
                 for i, x in enumerate(result.findings)
             )
         self._jobs.append(row)
@@ -159,5 +172,8 @@ def read_frames(out: Path) -> Frames:
     n_failed = int(failed_only["sha256"].nunique()) + int(failed_only["sha256"].isna().sum())
     keys = ok[["sha256", "run_id"]]
     kept = findings.merge(keys, on=["sha256", "run_id"], how="inner")
-    return Frames(jobs=ok[JOB_COLUMNS].reset_index(drop=True), findings=kept[FINDING_COLUMNS].reset_index(drop=True),
-                  failed_logs=n_failed)
+    return Frames(
+        jobs=ok[JOB_COLUMNS].reset_index(drop=True),
+        findings=kept[FINDING_COLUMNS].reset_index(drop=True),
+        failed_logs=n_failed,
+    )

@@ -56,7 +56,9 @@ class StoreSink:
         found: set[str] = set()
         with self.db.read() as s:
             for i in range(0, len(shas), _IN_CHUNK):
-                q = select(Analysis.sha256).where(Analysis.status == "done", Analysis.sha256.in_(shas[i:i + _IN_CHUNK]))
+                q = select(Analysis.sha256).where(
+                    Analysis.status == "done", Analysis.sha256.in_(shas[i : i + _IN_CHUNK])
+                )
                 if self.owner is not None:
                     q = q.where(Analysis.owner == self.owner)
                 found.update(s.scalars(q))
@@ -97,10 +99,18 @@ class StoreSink:
             repo.lock_content(s, item.sha256)
             row = repo.find_by_content(s, owner, item.sha256)
             if row is None:
-                row = repo.create(s, repo.NewAnalysis(
-                    owner=owner, submitted_by=SUBMITTED_BY, sha256=item.sha256, size_bytes=item.size,
-                    filename=item.path.name[:255], source="path", source_path=str(item.path.resolve()),
-                ))
+                row = repo.create(
+                    s,
+                    repo.NewAnalysis(
+                        owner=owner,
+                        submitted_by=SUBMITTED_BY,
+                        sha256=item.sha256,
+                        size_bytes=item.size,
+                        filename=item.path.name[:255],
+                        source="path",
+                        source_path=str(item.path.resolve()),
+                    ),
+                )
             elif row.status == "done":
                 return  # finished meanwhile (the service, or another batch)
             elif row.status == "failed":
@@ -113,8 +123,9 @@ class StoreSink:
             if result.ok:
                 assert result.pipeline is not None, "store output needs the pipeline task kind"
                 p = result.pipeline
-                outcome = jobs.Outcome(exe=p.exe, job_id=p.jobid, counts=p.counts, findings=p.findings,
-                                       outputs=result.outputs)
+                outcome = jobs.Outcome(
+                    exe=p.exe, job_id=p.jobid, counts=p.counts, findings=p.findings, outputs=result.outputs
+                )
                 jobs.complete(s, self.lease_owner, claimed, outcome, result.seconds)
             else:
                 jobs.fail(s, self.lease_owner, claimed, result.error or "analysis failed", result.seconds)
@@ -159,11 +170,16 @@ def frames_from_store(session: Session) -> Frames:
         seen.add(sha)
         facts, findings = from_report(json.loads(zlib.decompress(content)))
         job_rows.append({"sha256": sha, "user": owner, **facts.model_dump()})
-        finding_rows.extend({"sha256": sha, **f.model_dump(include={"code", "severity", "layer", "title", "seconds"})}
-                            for f in findings)
+        finding_rows.extend(
+            {"sha256": sha, **f.model_dump(include={"code", "severity", "layer", "title", "seconds"})} for f in findings
+        )
     done = select(Analysis.sha256).where(Analysis.status == "done")
-    failed = session.scalar(
-        select(func.count(func.distinct(Analysis.sha256))).where(Analysis.status == "failed",
-                                                                 Analysis.sha256.not_in(done))
-    ) or 0
+    failed = (
+        session.scalar(
+            select(func.count(func.distinct(Analysis.sha256))).where(
+                Analysis.status == "failed", Analysis.sha256.not_in(done)
+            )
+        )
+        or 0
+    )
     return Frames.from_records(job_rows, finding_rows, failed_logs=int(failed))

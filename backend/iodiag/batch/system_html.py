@@ -67,8 +67,10 @@ def _days_chart(days: list[DayTotal], width: int = 900, height: int = 160) -> st
     top = max(d.jobs for d in days) or 1
     pad_l, pad_b = 40, 22
     w = (width - pad_l) / len(days)
-    parts = [f'<svg role="img" aria-label="jobs per day" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">']
+    parts = [
+        f'<svg role="img" aria-label="jobs per day" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+    ]
     parts.append(f'<text x="0" y="12">{top:,}</text><text x="0" y="{height - pad_b}">0</text>')
     for i, d in enumerate(days):
         x = pad_l + i * w
@@ -76,18 +78,22 @@ def _days_chart(days: list[DayTotal], width: int = 900, height: int = 160) -> st
         h_crit = (height - pad_b - 4) * d.jobs_with_critical / top
         y0 = height - pad_b
         tip = f"{d.day}: {d.jobs:,} jobs, {d.jobs_with_critical:,} with a critical finding, {d.node_hours:,.1f} node-h"
-        parts.append(f'<g><title>{_e(tip)}</title>'
-                     f'<rect x="{x:.1f}" y="{y0 - h_all:.1f}" width="{max(w - 1, 1):.1f}" height="{h_all:.1f}" '
-                     f'fill="#90a4ae"/><rect x="{x:.1f}" y="{y0 - h_crit:.1f}" width="{max(w - 1, 1):.1f}" '
-                     f'height="{h_crit:.1f}" fill="{_SEV_COLOR["critical"]}"/></g>')
+        parts.append(
+            f"<g><title>{_e(tip)}</title>"
+            f'<rect x="{x:.1f}" y="{y0 - h_all:.1f}" width="{max(w - 1, 1):.1f}" height="{h_all:.1f}" '
+            f'fill="#90a4ae"/><rect x="{x:.1f}" y="{y0 - h_crit:.1f}" width="{max(w - 1, 1):.1f}" '
+            f'height="{h_crit:.1f}" fill="{_SEV_COLOR["critical"]}"/></g>'
+        )
     for i in sorted({0, len(days) // 2, len(days) - 1}):
         # The last label ends at the chart's edge instead of running past it.
         anchor, x = ("end", width) if i == len(days) - 1 and i > 0 else ("start", pad_l + i * w)
         label = _e(days[i].day.isoformat())
         parts.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="{anchor}">{label}</text>')
     parts.append("</svg>")
-    legend = (f'<p class="small"><span style="color:#90a4ae">■</span> jobs started per day (UTC) '
-              f'<span style="color:{_SEV_COLOR["critical"]}">■</span> of which with a critical finding</p>')
+    legend = (
+        f'<p class="small"><span style="color:#90a4ae">■</span> jobs started per day (UTC) '
+        f'<span style="color:{_SEV_COLOR["critical"]}">■</span> of which with a critical finding</p>'
+    )
     return "".join(parts) + legend
 
 
@@ -99,18 +105,22 @@ def _stake_chart(codes: list[CodeStats], width: int = 900) -> str:
     row_h, label_w = 20, 60
     height = row_h * len(shown) + 4
     top = max(c.node_hours_lost for c in shown)
-    parts = [f'<svg role="img" aria-label="node-hours lost per finding" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">']
+    parts = [
+        f'<svg role="img" aria-label="node-hours lost per finding" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+    ]
     for i, c in enumerate(shown):
         y = i * row_h + 2
         w = (width - label_w - 160) * c.node_hours_lost / top
         tip = f"{c.code} {c.title}: {c.node_hours_lost:,.2f} node-h lost on {c.jobs:,} jobs"
-        parts.append(f'<g><title>{_e(tip)}</title><text x="0" y="{y + 13}">{_e(c.code)}</text>'
-                     f'<rect x="{label_w}" y="{y}" width="{max(w, 1):.1f}" height="{row_h - 5}" '
-                     f'fill="{_SEV_COLOR.get(c.severity, "#777")}"/>'
-                     f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">'
-                     f'{_e(fmt_hours(c.node_hours_lost))} node-h lost</text>'
-                     "</g>")
+        parts.append(
+            f'<g><title>{_e(tip)}</title><text x="0" y="{y + 13}">{_e(c.code)}</text>'
+            f'<rect x="{label_w}" y="{y}" width="{max(w, 1):.1f}" height="{row_h - 5}" '
+            f'fill="{_SEV_COLOR.get(c.severity, "#777")}"/>'
+            f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">'
+            f"{_e(fmt_hours(c.node_hours_lost))} node-h lost</text>"
+            "</g>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -123,15 +133,18 @@ def _sparkline(c: CodeStats, width: int = 120, height: int = 28) -> str:
     step = width / (len(shares) - 1)
     pts = " ".join(f"{i * step:.1f},{height - 2 - (height - 4) * s / top:.1f}" for i, s in enumerate(shares))
     tip = "; ".join(f"{p.day}: {p.jobs}/{p.all_jobs}" for p in c.trend[-14:])
-    return (f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-            f'xmlns="http://www.w3.org/2000/svg"><title>{_e(tip)}</title>'
-            f'<polyline fill="none" stroke="{_SEV_COLOR.get(c.severity, "#777")}" stroke-width="1.5" '
-            f'points="{pts}"/></svg>')
+    return (
+        f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{_e(tip)}</title>'
+        f'<polyline fill="none" stroke="{_SEV_COLOR.get(c.severity, "#777")}" stroke-width="1.5" '
+        f'points="{pts}"/></svg>'
+    )
 
 
 def _top_list(entries: Iterable[object]) -> str:
-    items = [f"<li>{_e(getattr(t, 'name', ''))} <span class='small'>· {getattr(t, 'jobs', 0):,}</span></li>"
-             for t in entries]
+    items = [
+        f"<li>{_e(getattr(t, 'name', ''))} <span class='small'>· {getattr(t, 'jobs', 0):,}</span></li>" for t in entries
+    ]
     return f'<ul class="top">{"".join(items)}</ul>' if items else ""
 
 
@@ -180,15 +193,20 @@ def _regressions(report: SystemReport) -> str:
 
 
 def render(report: SystemReport) -> str:
-    window = (f"{report.since:%Y-%m-%d %H:%M} UTC" if report.since else "the beginning") + " to " + (
-        f"{report.until:%Y-%m-%d %H:%M} UTC (exclusive)" if report.until else "now")
-    cards = "".join([
-        _card("jobs", f"{report.jobs:,}"),
-        _card("logs that failed", f"{report.failed_logs:,}"),
-        _card("node-hours", fmt_hours(report.node_hours)),
-        _card("bytes moved", fmt_bytes(report.bytes)),
-        _card("I/O time (slowest ranks)", fmt_seconds(report.io_time_s)),
-    ])
+    window = (
+        (f"{report.since:%Y-%m-%d %H:%M} UTC" if report.since else "the beginning")
+        + " to "
+        + (f"{report.until:%Y-%m-%d %H:%M} UTC (exclusive)" if report.until else "now")
+    )
+    cards = "".join(
+        [
+            _card("jobs", f"{report.jobs:,}"),
+            _card("logs that failed", f"{report.failed_logs:,}"),
+            _card("node-hours", fmt_hours(report.node_hours)),
+            _card("bytes moved", fmt_bytes(report.bytes)),
+            _card("I/O time (slowest ranks)", fmt_seconds(report.io_time_s)),
+        ]
+    )
     ifaces = ", ".join(f"{_e(k)}: {v:,}" for k, v in report.interfaces.items()) or "none"
     rows = "".join(_code_row(c) for c in report.codes)
     notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
@@ -213,6 +231,6 @@ bytes, I/O time and node-hours summed over the affected jobs; trend: share of ea
 <p class="small">Usual: the median I/O time of the same user's earlier runs of the application. Flagged from 3.5
 robust standard deviations (1.4826 × the median absolute deviation) and 1.5× the median and 1 s above it.</p>
 {_regressions(report)}
-{f'<h2>Notes</h2><ul>{notes}</ul>' if notes else ''}
+{f"<h2>Notes</h2><ul>{notes}</ul>" if notes else ""}
 </body></html>
 """

@@ -141,11 +141,21 @@ def _regressions(all_jobs: pd.DataFrame, findings: pd.DataFrame, in_window: set[
                 continue
             row = g.iloc[i]
             appeared = sorted(codes_of.get(sha, set()) - codes_of.get(shas[i - 1], set()))
-            out.append(RegressionEntry(
-                user=str(user), app=str(app), jobid=str(row["jobid"]), start=row["start"].to_pydatetime(),
-                io_time_s=flag.io_time_s, baseline_s=flag.baseline_s, baseline_runs=flag.baseline_runs,
-                ratio=flag.ratio, robust_z=flag.robust_z, explanation=flag.explanation, new_findings=appeared,
-            ))
+            out.append(
+                RegressionEntry(
+                    user=str(user),
+                    app=str(app),
+                    jobid=str(row["jobid"]),
+                    start=row["start"].to_pydatetime(),
+                    io_time_s=flag.io_time_s,
+                    baseline_s=flag.baseline_s,
+                    baseline_runs=flag.baseline_runs,
+                    ratio=flag.ratio,
+                    robust_z=flag.robust_z,
+                    explanation=flag.explanation,
+                    new_findings=appeared,
+                )
+            )
     out.sort(key=lambda r: (-(r.io_time_s - r.baseline_s), r.start))
     return out[:n]
 
@@ -168,8 +178,9 @@ def _top(affected: pd.DataFrame, column: str, n: int) -> list[TopEntry]:
         return []
     g = affected.groupby(column, dropna=False).agg(jobs=("sha256", "size"), node_hours=("node_hours", "sum"))
     g = g.reset_index().sort_values(["jobs", "node_hours", column], ascending=[False, False, True]).head(n)
-    return [TopEntry(name=str(r[column]), jobs=int(r["jobs"]), node_hours=float(r["node_hours"]))
-            for _, r in g.iterrows()]
+    return [
+        TopEntry(name=str(r[column]), jobs=int(r["jobs"]), node_hours=float(r["node_hours"])) for _, r in g.iterrows()
+    ]
 
 
 def _day_axis(days: list[date]) -> list[date]:
@@ -231,37 +242,48 @@ def build(
         by_day = affected.groupby("day").size()
         title, layer = titles.get(code, (str(g["title"].iloc[0]), str(g["layer"].iloc[0])))
         sev = g.sort_values("rank")["severity"].iloc[0]
-        codes.append(CodeStats(
-            code=code,
-            title=title,
-            layer=layer,
-            severity=str(sev),
-            requires=list(req),
-            jobs=len(affected),
-            jobs_critical=int((g["severity"] == "critical").sum()),
-            jobs_warning=int((g["severity"] == "warning").sum()),
-            pct_all_jobs=100.0 * len(affected) / n if n else 0.0,
-            interface_jobs=denom,
-            pct_interface_jobs=100.0 * len(affected) / denom if denom else None,
-            bytes_at_stake=int(affected["bytes"].sum()),
-            io_time_s_at_stake=float(affected["io_time_s"].sum()),
-            node_hours_at_stake=float(affected["node_hours"].sum()),
-            seconds_lost=float(g["seconds"].fillna(0.0).sum()) if "seconds" in g else 0.0,
-            node_hours_lost=_node_hours_lost(g, affected),
-            top_apps=_top(affected, "app", top_n),
-            top_users=_top(affected, "user", top_n),
-            trend=[DayPoint(day=d, jobs=int(by_day.get(d, 0)), all_jobs=int(per_day_all.get(d, 0)))
-                   for d in days_sorted],
-        ))
+        codes.append(
+            CodeStats(
+                code=code,
+                title=title,
+                layer=layer,
+                severity=str(sev),
+                requires=list(req),
+                jobs=len(affected),
+                jobs_critical=int((g["severity"] == "critical").sum()),
+                jobs_warning=int((g["severity"] == "warning").sum()),
+                pct_all_jobs=100.0 * len(affected) / n if n else 0.0,
+                interface_jobs=denom,
+                pct_interface_jobs=100.0 * len(affected) / denom if denom else None,
+                bytes_at_stake=int(affected["bytes"].sum()),
+                io_time_s_at_stake=float(affected["io_time_s"].sum()),
+                node_hours_at_stake=float(affected["node_hours"].sum()),
+                seconds_lost=float(g["seconds"].fillna(0.0).sum()) if "seconds" in g else 0.0,
+                node_hours_lost=_node_hours_lost(g, affected),
+                top_apps=_top(affected, "app", top_n),
+                top_users=_top(affected, "user", top_n),
+                trend=[
+                    DayPoint(day=d, jobs=int(by_day.get(d, 0)), all_jobs=int(per_day_all.get(d, 0)))
+                    for d in days_sorted
+                ],
+            )
+        )
     # Prevalence weighted by time lost: the finding that cost the facility most node-hours first.
     codes.sort(key=lambda c: (-c.node_hours_lost, _SEVERITY_RANK.get(c.severity, 9), -c.node_hours_at_stake, c.code))
 
     critical_jobs = set(worst.loc[worst["severity"] == "critical", "sha256"])
-    per_day = jobs.assign(critical=jobs["sha256"].isin(critical_jobs)).groupby("day").agg(
-        jobs=("sha256", "size"), critical=("critical", "sum"), node_hours=("node_hours", "sum"))
+    per_day = (
+        jobs.assign(critical=jobs["sha256"].isin(critical_jobs))
+        .groupby("day")
+        .agg(jobs=("sha256", "size"), critical=("critical", "sum"), node_hours=("node_hours", "sum"))
+    )
     days = [
-        DayTotal(day=d, jobs=int(per_day["jobs"].get(d, 0)), jobs_with_critical=int(per_day["critical"].get(d, 0)),
-                 node_hours=float(per_day["node_hours"].get(d, 0.0)))
+        DayTotal(
+            day=d,
+            jobs=int(per_day["jobs"].get(d, 0)),
+            jobs_with_critical=int(per_day["critical"].get(d, 0)),
+            node_hours=float(per_day["node_hours"].get(d, 0.0)),
+        )
         for d in days_sorted
     ]
     interfaces: dict[str, int] = {}
@@ -271,8 +293,10 @@ def build(
     notes: list[str] = []
     unknown = int((~nodes_known).sum())
     if unknown:
-        notes.append(f"{unknown} of {n} jobs do not record their node count; each counts as 1 node, so "
-                     "node-hours are a lower bound")
+        notes.append(
+            f"{unknown} of {n} jobs do not record their node count; each counts as 1 node, so "
+            "node-hours are a lower bound"
+        )
     if n == 0:
         notes.append("no analyzed jobs in this window")
     return SystemReport(

@@ -133,6 +133,7 @@ def analyze(
     if code:
         raise typer.Exit(code)
 
+
 def schema(
     output: Annotated[
         Path | None,

@@ -137,6 +137,5 @@ def _footer(answer: Answer) -> Text:
     return line
 
 
-
 def register(app: typer.Typer) -> None:
     app.command()(ask)

@@ -62,8 +62,6 @@ def parse_when(text: str, option: str) -> date | datetime:
         raise BadArgument(f"{option} {text!r}: not a date (YYYY-MM-DD) or an ISO date and time") from None
 
 
-
-
 class _Progress:
     """A rich progress bar on a terminal; on anything else, nothing until the summary."""
 
@@ -111,57 +109,99 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def batch(
         inputs: Annotated[
-            list[str], typer.Argument(help="Directories (searched for *.darshan), glob patterns or log files.",
-                                      metavar="DIR|GLOB|LOG", show_default=False)
+            list[str],
+            typer.Argument(
+                help="Directories (searched for *.darshan), glob patterns or log files.",
+                metavar="DIR|GLOB|LOG",
+                show_default=False,
+            ),
         ],
         out: Annotated[
             Path | None,
-            typer.Option("--out", help="Write Parquet here (jobs/, findings/, runs/) instead of the service's store.",
-                         show_default=False, metavar="DIR"),
+            typer.Option(
+                "--out",
+                help="Write Parquet here (jobs/, findings/, runs/) instead of the service's store.",
+                show_default=False,
+                metavar="DIR",
+            ),
         ] = None,
         workers: Annotated[
             int | None,
-            typer.Option("--workers", min=1, help="Local Dask worker processes, one thread each (default: CPUs).",
-                         show_default=False, metavar="N"),
+            typer.Option(
+                "--workers",
+                min=1,
+                help="Local Dask worker processes, one thread each (default: CPUs).",
+                show_default=False,
+                metavar="N",
+            ),
         ] = None,
         scheduler: Annotated[
             str | None,
-            typer.Option("--scheduler", help="Use this Dask cluster (tcp://HOST:PORT) instead of a local one.",
-                         show_default=False, metavar="ADDRESS"),
+            typer.Option(
+                "--scheduler",
+                help="Use this Dask cluster (tcp://HOST:PORT) instead of a local one.",
+                show_default=False,
+                metavar="ADDRESS",
+            ),
         ] = None,
         owner: Annotated[
             str | None,
-            typer.Option("--owner", help="Store: the user every analysis belongs to (default: the log's user, from "
-                         "its uid; 'batch' when unreadable).", show_default=False),
+            typer.Option(
+                "--owner",
+                help="Store: the user every analysis belongs to (default: the log's user, from "
+                "its uid; 'batch' when unreadable).",
+                show_default=False,
+            ),
         ] = None,
         uid_names: Annotated[
-            bool, typer.Option("--uid-names/--no-uid-names", help="Name users by this host's account for the log's uid "
-                               "(else the number).")
+            bool,
+            typer.Option(
+                "--uid-names/--no-uid-names",
+                help="Name users by this host's account for the log's uid (else the number).",
+            ),
         ] = True,
         dxt: Annotated[
             bool | None,
-            typer.Option("--dxt/--no-dxt", help="Read DXT traces (default: IODIAG_JOB_READ_DXT, on).",
-                         show_default=False),
+            typer.Option(
+                "--dxt/--no-dxt", help="Read DXT traces (default: IODIAG_JOB_READ_DXT, on).", show_default=False
+            ),
         ] = None,
         timeout: Annotated[
             float | None,
-            typer.Option("--timeout", min=0.001, help="Seconds one log may take (default: IODIAG_JOB_TIMEOUT_S, 600).",
-                         show_default=False, metavar="S"),
+            typer.Option(
+                "--timeout",
+                min=0.001,
+                help="Seconds one log may take (default: IODIAG_JOB_TIMEOUT_S, 600).",
+                show_default=False,
+                metavar="S",
+            ),
         ] = None,
         memory_limit: Annotated[
             str | None,
-            typer.Option("--memory-limit", help="Memory one analysis may use, e.g. 4GiB (default: "
-                         "IODIAG_JOB_MEMORY_LIMIT_BYTES).", show_default=False, metavar="SIZE"),
+            typer.Option(
+                "--memory-limit",
+                help="Memory one analysis may use, e.g. 4GiB (default: IODIAG_JOB_MEMORY_LIMIT_BYTES).",
+                show_default=False,
+                metavar="SIZE",
+            ),
         ] = None,
         thresholds: Annotated[
             Path | None,
-            typer.Option("--thresholds", "-t", help="TOML thresholds (default: IODIAG_THRESHOLDS_FILE).",
-                         show_default=False, metavar="FILE"),
+            typer.Option(
+                "--thresholds",
+                "-t",
+                help="TOML thresholds (default: IODIAG_THRESHOLDS_FILE).",
+                show_default=False,
+                metavar="FILE",
+            ),
         ] = None,
         combine_jobs: Annotated[
             bool,
-            typer.Option("--combine-jobs", help="Parquet: analyze the logs of one job (same user and job id in "
-                         "Darshan's log names: one log per process, or per workflow step) as one report."),
+            typer.Option(
+                "--combine-jobs",
+                help="Parquet: analyze the logs of one job (same user and job id in "
+                "Darshan's log names: one log per process, or per workflow step) as one report.",
+            ),
         ] = False,
         data_dir: DataDir = None,
         database_url: DatabaseUrl = None,
@@ -175,8 +215,21 @@ def register(app: typer.Typer) -> None:
         from iodiag.cli.common import CliError, fail
 
         try:
-            code = _batch(inputs, out, workers, scheduler, owner, uid_names, dxt, timeout, memory_limit, thresholds,
-                          data_dir, database_url, combine_jobs)
+            code = _batch(
+                inputs,
+                out,
+                workers,
+                scheduler,
+                owner,
+                uid_names,
+                dxt,
+                timeout,
+                memory_limit,
+                thresholds,
+                data_dir,
+                database_url,
+                combine_jobs,
+            )
         except typer.Exit:
             raise
         except Exception as exc:
@@ -194,16 +247,20 @@ def register(app: typer.Typer) -> None:
         ] = False,
         parquet: Annotated[
             Path | None,
-            typer.Option("--parquet", help="Read the Parquet output of `iodiag batch --out DIR`.", show_default=False,
-                         metavar="DIR"),
+            typer.Option(
+                "--parquet",
+                help="Read the Parquet output of `iodiag batch --out DIR`.",
+                show_default=False,
+                metavar="DIR",
+            ),
         ] = None,
         since: Annotated[
-            str | None, typer.Option("--since", help="Jobs started on or after (YYYY-MM-DD or ISO time, UTC).",
-                                     show_default=False)
+            str | None,
+            typer.Option("--since", help="Jobs started on or after (YYYY-MM-DD or ISO time, UTC).", show_default=False),
         ] = None,
         until: Annotated[
-            str | None, typer.Option("--until", help="Jobs started up to (a date: that day included).",
-                                     show_default=False)
+            str | None,
+            typer.Option("--until", help="Jobs started up to (a date: that day included).", show_default=False),
         ] = None,
         fmt: Annotated[
             ReportFormat | None,
@@ -240,9 +297,19 @@ def _user_error(exc: Exception, cli_error: type[Exception]) -> Exception:
 
 
 def _batch(
-    inputs: list[str], out: Path | None, workers: int | None, scheduler: str | None, owner: str | None,
-    uid_names: bool, dxt: bool | None, timeout: float | None, memory_limit: str | None, thresholds: Path | None,
-    data_dir: Path | None, database_url: str | None, combine_jobs: bool = False,
+    inputs: list[str],
+    out: Path | None,
+    workers: int | None,
+    scheduler: str | None,
+    owner: str | None,
+    uid_names: bool,
+    dxt: bool | None,
+    timeout: float | None,
+    memory_limit: str | None,
+    thresholds: Path | None,
+    data_dir: Path | None,
+    database_url: str | None,
+    combine_jobs: bool = False,
 ) -> int:
     from rich.console import Console
 
@@ -315,13 +382,23 @@ def _print_summary(s: RunSummary, console: Console) -> None:
     rate = f", {s.logs_per_s:.2f} logs/s on {s.worker_threads} worker threads" if s.done + s.failed else ""
     console.print(
         f"iodiag: {s.logs_listed} logs: {', '.join(parts)}; {s.analysis_seconds:.1f} s{rate}; into {s.output} "
-        f"(run {s.run_id})", soft_wrap=True, markup=False, highlight=False,
+        f"(run {s.run_id})",
+        soft_wrap=True,
+        markup=False,
+        highlight=False,
     )
 
 
 def _report_system(
-    output: str, from_store: bool, parquet: Path | None, since: str | None, until: str | None,
-    fmt: ReportFormat | None, top: int, data_dir: Path | None, database_url: str | None,
+    output: str,
+    from_store: bool,
+    parquet: Path | None,
+    since: str | None,
+    until: str | None,
+    fmt: ReportFormat | None,
+    top: int,
+    data_dir: Path | None,
+    database_url: str | None,
 ) -> None:
     from iodiag.cli.common import CliError, write_file, write_stdout
 
@@ -347,8 +424,9 @@ def _report_system(
     if parquet is not None:
         from iodiag.batch.parquet import read_frames
 
-        report = system_report.build(read_frames(parquet), since=lo, until=hi, top_n=top,
-                                     source_label=f"parquet:{parquet}")
+        report = system_report.build(
+            read_frames(parquet), since=lo, until=hi, top_n=top, source_label=f"parquet:{parquet}"
+        )
     else:
         from iodiag.batch.store_sink import open_store
 

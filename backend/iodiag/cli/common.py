@@ -162,8 +162,6 @@ def output_target(output: str | None) -> Target:
     return Target("file", path)
 
 
-
-
 def quiet_broken_pipe() -> None:
     """The reader of stdout went away (``| head``): stop quietly, without a second error at exit."""
     try:

@@ -122,9 +122,7 @@ def ranking(
         Path | None,
         typer.Option("--logs", help="Where the labelled real logs are (default: ../shared/logs).", metavar="DIR"),
     ] = None,
-    only: Annotated[
-        str, typer.Option("--only", help="scenarios, real or both.", metavar="SET")
-    ] = "both",
+    only: Annotated[str, typer.Option("--only", help="scenarios, real or both.", metavar="SET")] = "both",
     fmt: Annotated[
         EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
     ] = EvalFormat.text,
@@ -167,13 +165,15 @@ def ranking(
 
 
 def answers(
-    route: Annotated[
-        str, typer.Option("--route", help="template, model or both.", metavar="ROUTE")
-    ] = "both",
+    route: Annotated[str, typer.Option("--route", help="template, model or both.", metavar="ROUTE")] = "both",
     cases: Annotated[
         Path | None,
-        typer.Option("--cases", help="Cases file (default: the repository's evals/answers/cases.yaml).",
-                     show_default=False, metavar="FILE"),
+        typer.Option(
+            "--cases",
+            help="Cases file (default: the repository's evals/answers/cases.yaml).",
+            show_default=False,
+            metavar="FILE",
+        ),
     ] = None,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the scores and every answer here.", metavar="FILE")

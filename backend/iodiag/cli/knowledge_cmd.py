@@ -154,8 +154,14 @@ def search(
         return
     for n, p in enumerate(hits, start=1):
         where = f" [{p.facility}]" if p.facility else ""
-        out.print(Text.assemble((f"{n}. ", "bold"), (p.doc_id, "bold cyan"), f"  {p.title} › {p.heading}{where}",
-                                (f"  ({p.score:.4f})", "dim")))
+        out.print(
+            Text.assemble(
+                (f"{n}. ", "bold"),
+                (p.doc_id, "bold cyan"),
+                f"  {p.title} › {p.heading}{where}",
+                (f"  ({p.score:.4f})", "dim"),
+            )
+        )
         body = " ".join(p.text.split())
         out.print(Text("   " + (body if len(body) <= 400 else body[:400].rsplit(" ", 1)[0] + " …")))
 
@@ -195,8 +201,13 @@ def check() -> None:
 def evaluate(
     queries: Annotated[
         Path | None,
-        typer.Option("--queries", "-q", help="Queries YAML (default: evals/retrieval/queries.yaml).",
-                     show_default=False, metavar="FILE"),
+        typer.Option(
+            "--queries",
+            "-q",
+            help="Queries YAML (default: evals/retrieval/queries.yaml).",
+            show_default=False,
+            metavar="FILE",
+        ),
     ] = None,
     k: Annotated[int, typer.Option("-k", help="Cut-off for recall.", min=1)] = 5,
     min_recall: Annotated[float, typer.Option(help="Exit 1 when hybrid recall@k is below this.")] = 0.9,

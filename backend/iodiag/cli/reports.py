@@ -68,8 +68,8 @@ def emit_reports(target: Target, fmt: str, *, single: bool, outcomes: list[Outco
 
 
 def print_summary_table(outcomes: list[Outcome]) -> None:
-    from iodiag.render._common import summary_row
     from iodiag.render.text import summary_table
+    from iodiag.render.wording import summary_row
 
     rows = [summary_row(o.report, o.log.name) for o in outcomes if o.report is not None]
     failures = [(str(o.log), failure_reason(o)) for o in outcomes if o.error is not None]

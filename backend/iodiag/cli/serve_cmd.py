@@ -29,8 +29,6 @@ _BACKOFF_S = 0.5
 _BACKOFF_MAX_S = 8.0
 
 
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def serve(
@@ -145,8 +143,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         job_id: Annotated[str | None, typer.Option("--job-id", help="Scheduler job id.", show_default=False)] = None,
         server_path: Annotated[
-            bool, typer.Option("--server-path", help="Send the path for the server to read (hook tokens) instead of "
-                               "uploading the log.")
+            bool,
+            typer.Option(
+                "--server-path", help="Send the path for the server to read (hook tokens) instead of uploading the log."
+            ),
         ] = False,
         wait: Annotated[bool, typer.Option("--wait", help="Wait until each analysis is done.")] = False,
         timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.", min=0.1)] = 30.0,
@@ -261,8 +261,14 @@ def _detail(resp: Any) -> str:
 
 
 def _submit_all(
-    base: str, token: str, logs: list[Path], user: str | None, job_id: str | None,
-    server_path: bool, wait: bool, timeout: float,
+    base: str,
+    token: str,
+    logs: list[Path],
+    user: str | None,
+    job_id: str | None,
+    server_path: bool,
+    wait: bool,
+    timeout: float,
 ) -> int:
     import httpx
 

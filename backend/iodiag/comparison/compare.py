@@ -28,7 +28,7 @@ from iodiag.comparison.models import (
     SizeHistogram,
 )
 from iodiag.core.units import human_seconds
-from iodiag.render._common import one_line, percent, short_percent
+from iodiag.render.wording import one_line, percent, short_percent
 
 if TYPE_CHECKING:
     from iodiag.ingest import JobProfile

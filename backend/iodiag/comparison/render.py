@@ -20,7 +20,7 @@ from iodiag.analysis.models import Unit
 from iodiag.comparison.compare import MINUS, comparison_schema, signed_percent
 from iodiag.comparison.models import Comparison, FindingChange, FindingSide, MetricRow, RunCause, RunSummary
 from iodiag.core.units import human_seconds
-from iodiag.render._common import format_value, one_line, percent, short_percent
+from iodiag.render.wording import format_value, one_line, percent, short_percent
 
 FORMATS = ("text", "json", "markdown", "html")
 DEFAULT_WIDTH = 100

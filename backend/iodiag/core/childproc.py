@@ -191,7 +191,12 @@ def serve(
                 send({"event": "error", "message": "out of memory while analyzing the log"})
             except Exception as exc:
                 detail = one_line(exc)
-                send({"event": "error", "internal": True,
-                      "message": f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")})
+                send(
+                    {
+                        "event": "error",
+                        "internal": True,
+                        "message": f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else ""),
+                    }
+                )
             else:
                 send({"event": "done", "result": result})

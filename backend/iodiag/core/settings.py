@@ -24,10 +24,13 @@ def _default_data_dir() -> Path:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="IODIAG_", env_nested_delimiter="__", env_file=".env", extra="ignore")
 
-    data_dir: Path = Field(default_factory=_default_data_dir, description="Where the database, the uploaded logs "
-                           "and the knowledge index live.")
-    knowledge_dir: Path = Field(default=REPO_ROOT / "knowledge" / "docs",
-                                description="The Markdown tuning documents the index is built from.")
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        description="Where the database, the uploaded logs and the knowledge index live.",
+    )
+    knowledge_dir: Path = Field(
+        default=REPO_ROOT / "knowledge" / "docs", description="The Markdown tuning documents the index is built from."
+    )
     prompts_dir: Path = Field(default=REPO_ROOT / "prompts", description="Versioned prompt templates.")
 
     # Embeddings: the bundled int8 all-MiniLM-L6-v2 through onnxruntime; or a sentence-transformers model
@@ -50,22 +53,32 @@ class Settings(BaseSettings):
     llm_max_answer_tokens: int = 400
     llm_timeout_s: float = 60.0
     llm_threads: int = 0
-    llm_temperature: float = Field(default=0.2, ge=0.0, le=2.0, description="Sampling temperature; low keeps a "
-                                   "small model close to the facts it is given.")
+    llm_temperature: float = Field(
+        default=0.2,
+        ge=0.0,
+        le=2.0,
+        description="Sampling temperature; low keeps a small model close to the facts it is given.",
+    )
     llm_seed: int = Field(default=0, description="Sampling seed, so the same question gets the same answer.")
 
     # The REST service (``iodiag serve``).
-    database_url: str = Field(default="", description="SQLAlchemy URL; empty means SQLite at data_dir/iodiag.db. "
-                              "PostgreSQL: postgresql+psycopg://user:pass@host/db")
+    database_url: str = Field(
+        default="",
+        description="SQLAlchemy URL; empty means SQLite at data_dir/iodiag.db. "
+        "PostgreSQL: postgresql+psycopg://user:pass@host/db",
+    )
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     max_upload_bytes: int = Field(default=1 << 30, ge=1, description="largest accepted log (bytes)")
-    allowed_log_dirs: list[Path] = Field(default_factory=list, description="directories hook tokens may name "
-                                         "server-side paths under (symlinks resolved); empty: none")
+    allowed_log_dirs: list[Path] = Field(
+        default_factory=list,
+        description="directories hook tokens may name server-side paths under (symlinks resolved); empty: none",
+    )
     workers: int = Field(default=2, ge=0, le=256, description="analysis worker processes (0: submit only)")
     job_timeout_s: float = Field(default=600.0, gt=0, description="wall-clock limit of one analysis")
-    job_memory_limit_bytes: int = Field(default=4 << 30, ge=64 << 20,
-                                        description="resident memory limit of one analysis worker")
+    job_memory_limit_bytes: int = Field(
+        default=4 << 30, ge=64 << 20, description="resident memory limit of one analysis worker"
+    )
     job_max_attempts: int = Field(default=3, ge=1, description="a job whose worker dies this often fails")
     thresholds_file: Path | None = Field(default=None, description="site thresholds (TOML) for every analysis")
     job_read_dxt: bool = Field(default=True, description="read DXT traces (T findings, timeline plots)")
@@ -76,16 +89,20 @@ class Settings(BaseSettings):
     chat_concurrency: int = Field(default=2, ge=1, description="chat answers computed at once")
     trust_proxy_header: bool = Field(default=False, description="take the user from proxy_user_header (SSO)")
     proxy_user_header: str = "X-Remote-User"
-    trusted_proxies: list[str] = Field(default_factory=list, description="peer addresses or CIDRs whose "
-                                       "proxy_user_header is believed; empty: none")
+    trusted_proxies: list[str] = Field(
+        default_factory=list, description="peer addresses or CIDRs whose proxy_user_header is believed; empty: none"
+    )
     metrics_public: bool = Field(default=True, description="serve /metrics without a token (aggregates only)")
 
     @property
     def knowledge_index_dir(self) -> Path:
         return self.data_dir / "knowledge-index"
 
-    dask_scheduler: str = Field(default="", description="tcp://host:8786: run the service's analyses on this Dask "
-                                "cluster (empty: in the service's own worker processes)")
+    dask_scheduler: str = Field(
+        default="",
+        description="tcp://host:8786: run the service's analyses on this Dask "
+        "cluster (empty: in the service's own worker processes)",
+    )
 
     @property
     def effective_database_url(self) -> str:

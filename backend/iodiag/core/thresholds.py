@@ -95,9 +95,7 @@ class Thresholds(BaseModel):
         description="a finding costing fewer seconds than this stays info, whatever its share (I/O itself must "
         "also reach io_matters_min_seconds before anything is above info)",
     )
-    impact_min_ops: int = Field(
-        default=100, ge=0, description="a finding about fewer operations than this stays info"
-    )
+    impact_min_ops: int = Field(default=100, ge=0, description="a finding about fewer operations than this stays info")
     impact_min_bytes: int = Field(
         default=1 << 20, ge=0, description="a finding about less data than this stays info (volume minimum)"
     )

@@ -280,7 +280,9 @@ def format_table(scores: Sequence[RouteScore]) -> str:
 
 
 def run_answers_eval(
-    cases_path: Path = DEFAULT_CASES, route: Route | Literal["both"] = "both", json_out: Path | None = None,
+    cases_path: Path = DEFAULT_CASES,
+    route: Route | Literal["both"] = "both",
+    json_out: Path | None = None,
     show: bool = False,
 ) -> int:
     """``iodiag eval answers``: score the routes, print the table and each case's problems; raises ``EvalError``
@@ -317,4 +319,3 @@ def run_answers_eval(
     if json_out is not None:
         json_out.write_text("[" + ",".join(s.model_dump_json(indent=2) for s in scores) + "]\n", encoding="utf-8")
     return 0
-

@@ -155,15 +155,29 @@ def evaluate_series(path: Path, root: Path, cache_dir: Path) -> SeriesResult:
             s = run_summary(analyze(load_profile(str(build_entry(entry, cache_dir)), include=("HEATMAP",))))
             when = datetime.fromtimestamp(entry.scenario.job.start, UTC)
             points.append(
-                RunPoint(id=f"{spec.name}-{day}", when=when, jobid=str(s.jobid), nprocs=s.nprocs,
-                         runtime_s=s.runtime_s, io_time_s=s.io_time_s, io_share=s.io_share,
-                         verdict_level=s.level.value, headline=s.headline)
+                RunPoint(
+                    id=f"{spec.name}-{day}",
+                    when=when,
+                    jobid=str(s.jobid),
+                    nprocs=s.nprocs,
+                    runtime_s=s.runtime_s,
+                    io_time_s=s.io_time_s,
+                    io_share=s.io_share,
+                    verdict_level=s.level.value,
+                    headline=s.headline,
+                )
             )
         for day, (p, label) in enumerate(zip(flag_series(points), spec.runs, strict=True)):
-            res.runs.append(RunResult(
-                day=day, scale=label.scale, expected=label.regression, flagged=p.regression is not None,
-                io_time_s=p.io_time_s, explanation=p.regression.explanation if p.regression else None,
-            ))
+            res.runs.append(
+                RunResult(
+                    day=day,
+                    scale=label.scale,
+                    expected=label.regression,
+                    flagged=p.regression is not None,
+                    io_time_s=p.io_time_s,
+                    explanation=p.regression.explanation if p.regression else None,
+                )
+            )
     except CorpusError:
         raise
     except Exception as exc:

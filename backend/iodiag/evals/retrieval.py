@@ -89,9 +89,7 @@ def load_queries(path: Path = DEFAULT_QUERIES) -> list[EvalQuery]:
 
 
 def _score_one(kb: KnowledgeBase, query: EvalQuery, mode: Mode, k: int) -> QueryResult:
-    hits = kb.search(
-        query.q, max(k, MRR_DEPTH), layer=query.layer, code=query.code, facility=query.facility, mode=mode
-    )
+    hits = kb.search(query.q, max(k, MRR_DEPTH), layer=query.layer, code=query.code, facility=query.facility, mode=mode)
     ranked = [p.doc_id for p in hits]
     top = ranked[:k]
     missing = [d for d in query.expect if d not in top]

@@ -18,8 +18,15 @@ class ClusterError(Exception):
 
 
 def quiet_logs() -> None:
-    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker",
-                 "distributed.core", "distributed.utils_perf", "tornado"):
+    for name in (
+        "distributed",
+        "distributed.nanny",
+        "distributed.scheduler",
+        "distributed.worker",
+        "distributed.core",
+        "distributed.utils_perf",
+        "tornado",
+    ):
         logging.getLogger(name).setLevel(logging.ERROR)
 
 

@@ -67,16 +67,21 @@ def run_on_dask(spec: JobSpec, progress: Callable[[str, float], None], *, schedu
     except (OSError, TimeoutError) as exc:
         raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler}: {' '.join(str(exc).split())}") from None
     progress("reading", STAGES["reading"])
-    fut = client.submit(runner.run_task, Task(kind="pipeline", spec=spec), key=f"iodiag-job-{spec.job_id}-"
-                        f"{uuid.uuid4().hex}", pure=False)
+    fut = client.submit(
+        runner.run_task,
+        Task(kind="pipeline", spec=spec),
+        key=f"iodiag-job-{spec.job_id}-{uuid.uuid4().hex}",
+        pure=False,
+    )
     try:
         result: TaskResult = fut.result(timeout=spec.read_timeout_s + _GRACE_S)
     except TimeoutError:
         fut.cancel()
         raise JobError(f"the analysis exceeded the time limit of {spec.read_timeout_s:g} s") from None
     except Exception as exc:
-        raise RuntimeError(f"the Dask cluster could not run the analysis: {type(exc).__name__}: "
-                           f"{' '.join(str(exc).split())}") from None
+        raise RuntimeError(
+            f"the Dask cluster could not run the analysis: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        ) from None
     finally:
         fut.release()
     if not result.ok:

@@ -83,17 +83,34 @@ class TaskResult(BaseModel):
     seconds: float = 0.0
     facts: LogFacts | None = None
     findings: list[FindingFacts] = Field(default_factory=list)
-    pipeline: JobResult | None = Field(default=None, description="pipeline kind: what the service's pipeline "
-                                       "returned (its output paths are the worker's and gone)")
+    pipeline: JobResult | None = Field(
+        default=None,
+        description="pipeline kind: what the service's pipeline returned (its output paths are the worker's and gone)",
+    )
     outputs: dict[str, bytes] = Field(default_factory=dict, description="pipeline kind: kind -> zlib-compressed")
     memory: MemoryUse = Field(default_factory=MemoryUse)
     worker: str = ""
 
     @classmethod
-    def failure(cls, path: str, sha256: str | None, error: str, *, internal: bool = False,
-                seconds: float = 0.0, worker: str = "") -> TaskResult:
-        return cls(path=path, sha256=sha256, ok=False, error=" ".join(error.split()), internal=internal,
-                   seconds=seconds, worker=worker)
+    def failure(
+        cls,
+        path: str,
+        sha256: str | None,
+        error: str,
+        *,
+        internal: bool = False,
+        seconds: float = 0.0,
+        worker: str = "",
+    ) -> TaskResult:
+        return cls(
+            path=path,
+            sha256=sha256,
+            ok=False,
+            error=" ".join(error.split()),
+            internal=internal,
+            seconds=seconds,
+            worker=worker,
+        )
 
 
 class ChildReply(BaseModel):

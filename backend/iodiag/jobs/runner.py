@@ -106,11 +106,13 @@ def run_task(task: Task) -> TaskResult:
     if sha is not None:
         try:
             if _sha256(path) != sha:
-                return TaskResult.failure(path, sha, "the log changed after it was listed (its content hash differs)",
-                                          worker=_worker_name())
+                return TaskResult.failure(
+                    path, sha, "the log changed after it was listed (its content hash differs)", worker=_worker_name()
+                )
         except OSError as exc:
-            return TaskResult.failure(path, sha, f"cannot read the log on the worker ({exc.strerror or exc})",
-                                      worker=_worker_name())
+            return TaskResult.failure(
+                path, sha, f"cannot read the log on the worker ({exc.strerror or exc})", worker=_worker_name()
+            )
     with _lock:
         result = _run_locked(task)
     result.memory = MemoryUse(
@@ -138,19 +140,26 @@ def _run_locked(task: Task) -> TaskResult:
             elapsed = time.monotonic() - started
             if helper.rss() > limit_b:
                 _drop_helper()
-                return TaskResult.failure(path, sha, f"the analysis exceeded the memory limit of {limit_b >> 20} MiB",
-                                          seconds=elapsed)
+                return TaskResult.failure(
+                    path, sha, f"the analysis exceeded the memory limit of {limit_b >> 20} MiB", seconds=elapsed
+                )
             msg = helper.recv(max(0.0, min(_WATCH_S, limit_s - elapsed)))
             seconds = time.monotonic() - started
             if seconds > limit_s:  # an answer that came too late is a time-out too: the limit is the limit
                 _drop_helper()
-                return TaskResult.failure(path, sha, f"the analysis exceeded the time limit of {limit_s:g} s",
-                                          seconds=seconds)
+                return TaskResult.failure(
+                    path, sha, f"the analysis exceeded the time limit of {limit_s:g} s", seconds=seconds
+                )
             if msg is None:
                 continue
             if msg.get("event") == "error":
-                return TaskResult.failure(path, sha, str(msg.get("message", "analysis failed")),
-                                          internal=bool(msg.get("internal")), seconds=seconds)
+                return TaskResult.failure(
+                    path,
+                    sha,
+                    str(msg.get("message", "analysis failed")),
+                    internal=bool(msg.get("internal")),
+                    seconds=seconds,
+                )
             if msg.get("event") == "done":
                 reply = ChildReply.model_validate(msg["result"])
                 _reader_peak = max(_reader_peak, reply.reader_peak_bytes)
@@ -159,12 +168,21 @@ def _run_locked(task: Task) -> TaskResult:
                     for kind, file in reply.pipeline.outputs.items():
                         with open(file, "rb") as fh:
                             outputs[kind] = fh.read()
-                return TaskResult(path=path, sha256=sha, ok=True, seconds=seconds, facts=reply.facts,
-                                  findings=reply.findings, pipeline=reply.pipeline, outputs=outputs)
+                return TaskResult(
+                    path=path,
+                    sha256=sha,
+                    ok=True,
+                    seconds=seconds,
+                    facts=reply.facts,
+                    findings=reply.findings,
+                    pipeline=reply.pipeline,
+                    outputs=outputs,
+                )
     except HelperGone:
         how = helper.how_it_died()
         _drop_helper()
-        return TaskResult.failure(path, sha, f"the analysis process {how}", internal=True,
-                                  seconds=time.monotonic() - started)
+        return TaskResult.failure(
+            path, sha, f"the analysis process {how}", internal=True, seconds=time.monotonic() - started
+        )
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)

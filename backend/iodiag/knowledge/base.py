@@ -77,9 +77,7 @@ class KnowledgeBase:
         if not is_fresh(index_dir, docs, embedder.id):
             if not build_if_missing:
                 state = "out of date" if read_manifest(index_dir) else "missing"
-                raise KnowledgeIndexError(
-                    f"knowledge index at {index_dir} is {state}: run `iodiag knowledge build`"
-                )
+                raise KnowledgeIndexError(f"knowledge index at {index_dir} is {state}: run `iodiag knowledge build`")
             build_index(index_dir, docs, embedder)
         return cls(settings, docs, embedder)
 
@@ -257,7 +255,7 @@ class KnowledgeBase:
 
 
 def _finding_query(code: str) -> str:
-    """"P08 Misaligned file requests": the code with its registered title, when the registry knows it."""
+    """ "P08 Misaligned file requests": the code with its registered title, when the registry knows it."""
     try:
         import iodiag.analysis.checks  # noqa: F401  (registers the checks)
         from iodiag.analysis.registry import CHECKS

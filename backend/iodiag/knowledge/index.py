@@ -230,8 +230,9 @@ def build_index(
             done += len(batch)
         _write_manifest(
             index_dir,
-            Manifest(schema_version=SCHEMA_VERSION, embedder=embedder.id,
-                     docs={d.meta.id: d.content_hash for d in docs}),
+            Manifest(
+                schema_version=SCHEMA_VERSION, embedder=embedder.id, docs={d.meta.id: d.content_hash for d in docs}
+            ),
         )
         return BuildSummary(
             added=added,

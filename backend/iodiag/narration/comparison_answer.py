@@ -111,7 +111,8 @@ def answer_comparison(
         text = "\n".join(f.text if f.kind in ("job", "verdict") else f"- {f.text}" for f in facts)
     codes = frozenset(f.code for f in facts if f.code)
     problems = frozenset(
-        f.code for f in (cmp.findings_new + cmp.findings_changed if cmp else [])
+        f.code
+        for f in (cmp.findings_new + cmp.findings_changed if cmp else [])
         if f.b is not None and f.b.severity in (Severity.CRITICAL, Severity.WARNING)
     )
     check = verify(text, Grounding(facts, [], codes, problems))

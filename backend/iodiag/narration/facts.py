@@ -15,7 +15,7 @@ from iodiag.analysis.models import Finding, Metric, Report, Severity, Unit
 from iodiag.narration.prompts import Phrasebook
 from iodiag.narration.quantities import Dim, Quantity, exact
 from iodiag.narration.untrusted import clean, quote
-from iodiag.render import _common as c
+from iodiag.render import wording
 
 FactKind = Literal[
     "verdict", "job", "data", "summary", "crosslayer", "finding", "evidence", "file", "ranks", "why", "fix", "absent"
@@ -140,7 +140,7 @@ def _metric_quantity(m: Metric) -> Quantity | None:
 
 
 def _metrics_text(metrics: Sequence[Metric]) -> str:
-    return "; ".join(f"{label} {value}" for label, value in map(c.format_metric, metrics))
+    return "; ".join(f"{label} {value}" for label, value in map(wording.format_metric, metrics))
 
 
 def _values(metrics: Sequence[Metric]) -> tuple[Quantity, ...]:
@@ -190,7 +190,7 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
     ctx = user_context(report, phrases)
     sheet = FactSheet(report, ctx)
     paths = all_paths(report)
-    v = c.verdict(report)
+    v = wording.verdict(report)
     share = report.io_share
     verdict_values: tuple[Quantity, ...] = ()
     if share is not None:
@@ -206,7 +206,7 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
     line = clean(v.line, 1000)
     sheet.add(Fact("verdict", "verdict", line if line.endswith(".") else line + ".", values=verdict_values))
     if len(report.verdict.causes) > 1:
-        causes = "; ".join(c.cause_lines(report))
+        causes = "; ".join(wording.cause_lines(report))
         sheet.add(
             Fact(
                 "causes",
@@ -224,13 +224,17 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
             "job",
             "job",
             phrases.sentence(
-                "job_line", jobid=j.jobid, exe=quote(j.exe or "(unknown)"), ranks=ranks, runtime=c.runtime_text(report)
+                "job_line",
+                jobid=j.jobid,
+                exe=quote(j.exe or "(unknown)"),
+                ranks=ranks,
+                runtime=wording.runtime_text(report),
             ),
             values=(exact(j.nprocs, "bare"), exact(j.runtime_s, "seconds")),
         )
     )
-    data = c.data_text(report)
-    io_time = c.io_time_text(report)
+    data = wording.data_text(report)
+    io_time = wording.io_time_text(report)
     if data and share is not None:
         text = f"The application wrote and read: {data}; I/O time: {io_time}."
         slow = (share.slowest_rank,) if share.slowest_rank is not None else ()
@@ -250,7 +254,11 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
             )
         )
     sheet.add(
-        Fact("files", "job", f"The job used {c.files_text(report)} files; I/O modules: {c.modules_text(report)}.")
+        Fact(
+            "files",
+            "job",
+            f"The job used {wording.files_text(report)} files; I/O modules: {wording.modules_text(report)}.",
+        )
     )
     if ctx.facility and ctx.system:
         sheet.add(Fact("facility", "job", phrases.sentence("facility_job", system=ctx.system, facility=ctx.facility)))
@@ -259,7 +267,7 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
         Fact(
             "summary",
             "summary",
-            f"The report has {len(report.findings)} finding(s) ({c.counts_line(report)}): {codes}.",
+            f"The report has {len(report.findings)} finding(s) ({wording.counts_line(report)}): {codes}.",
         )
     )
     if report.cross_layer is not None and report.cross_layer.summary_text:
@@ -272,7 +280,7 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
 def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: list[str]) -> None:
     sev = f.severity.value
     named = [fe.path for fe in f.files]
-    cost = c.cost_text(f)
+    cost = wording.cost_text(f)
     cost_values: tuple[Quantity, ...] = ()
     if f.impact is not None and f.impact.seconds is not None:
         cost_values = (exact(f.impact.seconds, "seconds"),)
@@ -329,7 +337,7 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
             Fact(
                 f"{f.code}:ranks",
                 "ranks",
-                f"Ranks named by {f.code}: {c.ranks_text(f.ranks)}.",
+                f"Ranks named by {f.code}: {wording.ranks_text(f.ranks)}.",
                 code=f.code,
                 ranks=tuple(f.ranks),
             )
@@ -340,7 +348,7 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
             Fact(
                 f"{f.code}:action:{i}",
                 "fix",
-                f"For this job ({c.recommendation_title(a.recommendation)}): {quote(a.command)}; "
+                f"For this job ({wording.recommendation_title(a.recommendation)}): {quote(a.command)}; "
                 f"{clean(a.effect, 400)}.",
                 code=f.code,
                 rec=a.recommendation,
@@ -355,7 +363,7 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
         fix = phrases.fixes.get(rec)
         if fix is None:
             continue
-        title = c.recommendation_title(rec)
+        title = wording.recommendation_title(rec)
         sheet.add(
             Fact(
                 f"{f.code}:fix:{rec}",

@@ -18,7 +18,7 @@ from iodiag.narration.intents import Intent
 from iodiag.narration.prompts import Phrasebook
 from iodiag.narration.untrusted import clean
 from iodiag.narration.verifier import split_sentences
-from iodiag.render import _common as c
+from iodiag.render import wording
 
 PASSAGE_SENTENCES = 3  # of a document section quoted in a concept or facility answer
 
@@ -312,5 +312,5 @@ class TemplateWriter:
             fix = next((x for x in plan.facts if x.code == top.code and x.kind == "fix"), None)
             if fix is not None:
                 lines.append(self.p.sentence("triage_fix", fix=fix.text.split("): ", 1)[-1]))
-        lines.append(self.p.sentence("triage_counts", counts=c.counts_line(plan.report)))
+        lines.append(self.p.sentence("triage_counts", counts=wording.counts_line(plan.report)))
         return lines[:4]

@@ -11,7 +11,7 @@ from html import escape
 
 from iodiag.analysis.models import Finding, Report, Severity
 from iodiag.core.units import human_seconds
-from iodiag.render import _common as c
+from iodiag.render import wording
 
 SEV_CLASS: dict[Severity, str] = {
     Severity.CRITICAL: "crit",
@@ -133,7 +133,7 @@ def _svg_time(report: Report) -> str | None:
     share = report.io_share
     if share is None or share.runtime_s <= 0:
         return None
-    v = c.verdict(report)
+    v = wording.verdict(report)
     low = float(report.thresholds.get("io_share_low", 0.05))
     high = float(report.thresholds.get("io_share_high", 0.3))
     x0, w = 130, 330  # bar start and full width
@@ -143,13 +143,13 @@ def _svg_time(report: Report) -> str | None:
             "I/O, busiest rank",
             share.share_slowest,
             SEV_CLASS[v.level],
-            f"{human_seconds(share.slowest_rank_io_s)} ({c.short_percent(share.share_slowest)})",
+            f"{human_seconds(share.slowest_rank_io_s)} ({wording.short_percent(share.share_slowest)})",
         ),
         (
             "I/O, average rank",
             share.share_mean,
             SEV_CLASS[v.level],
-            f"{human_seconds(share.mean_rank_io_s)} ({c.short_percent(share.share_mean)})",
+            f"{human_seconds(share.mean_rank_io_s)} ({wording.short_percent(share.share_mean)})",
         ),
     ]
     parts = []
@@ -179,7 +179,7 @@ def _svg_time(report: Report) -> str | None:
         lx = x0
         names = {"read": "read", "write": "write", "meta": "metadata"}
         for cls, t in kinds:
-            text = f"{names[cls]} {c.short_percent(t / total)}"
+            text = f"{names[cls]} {wording.short_percent(t / total)}"
             legend.append(f'<rect class="{cls}" x="{lx}" y="{y - 10}" width="10" height="10" rx="2"/>')
             legend.append(f'<text x="{lx + 14}" y="{y}">{e(text)}</text>')
             lx += 14 + 8 * len(text) + 14
@@ -190,12 +190,12 @@ def _svg_time(report: Report) -> str | None:
             mx = x0 + frac * w
             marks.append(f'<line class="mark" x1="{mx:.1f}" y1="20" x2="{mx:.1f}" y2="{26 + 28 * 3 - 8}"/>')
             marks.append(
-                f'<text class="muted" x="{mx:.1f}" y="14" text-anchor="middle">{e(c.short_percent(frac))}</text>'
+                f'<text class="muted" x="{mx:.1f}" y="14" text-anchor="middle">{e(wording.short_percent(frac))}</text>'
             )
     height = y + 6
     desc = (
-        f"I/O took {c.short_percent(share.share_slowest)} of the run time on the busiest rank "
-        f"and {c.short_percent(share.share_mean)} on the average rank."
+        f"I/O took {wording.short_percent(share.share_slowest)} of the run time on the busiest rank "
+        f"and {wording.short_percent(share.share_mean)} on the average rank."
     )
     return (
         f'<svg viewBox="0 0 560 {height}" role="img" aria-label="{e(desc)}">'
@@ -209,7 +209,7 @@ def _causes_list(report: Report) -> str:
     if v.causes:
         items = "".join(
             f'<li><span class="code">{e(cause.code)}</span> <strong>{e(cause.title)}</strong>: '
-            f"≈ {e(human_seconds(cause.seconds))} ({e(c.short_percent(cause.share_of_runtime))} of the run)"
+            f"≈ {e(human_seconds(cause.seconds))} ({e(wording.short_percent(cause.share_of_runtime))} of the run)"
             f'<br><span class="wrap">{e(cause.summary)}</span>'
             + (f'<br><em class="wrap">{e(cause.action)}</em>' if cause.action else "")
             + "</li>"
@@ -247,7 +247,7 @@ def _svg_causes(report: Report) -> str | None:
 
 
 def _svg_counts(report: Report) -> str:
-    counts = c.severity_counts(report)
+    counts = wording.severity_counts(report)
     top = max((n for _, n in counts), default=0) or 1
     parts = []
     bw, gap, h = 60, 40, 70
@@ -262,9 +262,9 @@ def _svg_counts(report: Report) -> str:
         parts.append(f'<text x="{x + bw / 2}" y="14" text-anchor="middle">{e(n)}</text>')
         parts.append(
             f'<text class="muted" x="{x + bw / 2}" y="{20 + h + 16}" text-anchor="middle">'
-            f"{e(c.SEVERITY_LABEL[sev])}</text>"
+            f"{e(wording.SEVERITY_LABEL[sev])}</text>"
         )
-    desc = "Findings by severity: " + c.counts_line(report)
+    desc = "Findings by severity: " + wording.counts_line(report)
     return (
         f'<svg viewBox="0 0 420 112" role="img" aria-label="{e(desc)}"><title>{e(desc)}</title>{"".join(parts)}</svg>'
     )
@@ -274,11 +274,11 @@ def _svg_counts(report: Report) -> str:
 
 
 def _header(report: Report, prefix: str, level: int) -> str:
-    v = c.verdict(report)
+    v = wording.verdict(report)
     h = f"h{level}"
     facts = "".join(
         f'<dt>{e(row.label)}</dt><dd class="{"path" if row.path_like else "wrap"}">{e(row.value)}</dd>'
-        for row in c.header_rows(report)
+        for row in wording.header_rows(report)
     )
     time_svg = _svg_time(report)
     pictures = ""
@@ -297,8 +297,8 @@ def _header(report: Report, prefix: str, level: int) -> str:
         f'<figure style="margin-top:12px">{_svg_counts(report)}<figcaption>Findings by severity.</figcaption></figure>'
     )
     badges = []
-    for sev, n in c.severity_counts(report):
-        word = c.SEVERITY_LABEL[sev].lower() if sev is not Severity.OK else "ok"
+    for sev, n in wording.severity_counts(report):
+        word = wording.SEVERITY_LABEL[sev].lower() if sev is not Severity.OK else "ok"
         if sev is Severity.WARNING and n != 1:
             word = "warnings"
         if n:
@@ -326,13 +326,13 @@ def _files_table(f: Finding) -> str:
             if m.name not in units:
                 names.append(m.name)
                 units[m.name] = m.unit
-    head = "<th>File</th>" + "".join(f'<th class="num">{e(c.metric_label(n))}</th>' for n in names)
+    head = "<th>File</th>" + "".join(f'<th class="num">{e(wording.metric_label(n))}</th>' for n in names)
     rows = []
     for fe in f.files:
-        values = {m.name: c.format_value(m.value, m.unit, m.name) for m in fe.metrics}
+        values = {m.name: wording.format_value(m.value, m.unit, m.name) for m in fe.metrics}
         cells = "".join(f'<td class="num">{e(values.get(n, ""))}</td>' for n in names)
         rows.append(f'<tr><td class="path">{e(fe.path)}</td>{cells}</tr>')
-    more = c.more_files(f)
+    more = wording.more_files(f)
     more_html = f'<p class="more">… and {e(f"{more:,}")} more</p>' if more else ""
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more_html}"
 
@@ -343,9 +343,9 @@ def _finding(f: Finding, anchor: str, prefix: str) -> str:
         f'<article class="finding {cls}" id="{anchor}">',
         f'<h3><span class="code">{e(f.code)}</span>{e(f.title)}<span class="layer">{e(f.layer.value)}</span></h3>',
     ]
-    cost = c.cost_text(f)
+    cost = wording.cost_text(f)
     if cost is not None:
-        note = c.detected_note(f)
+        note = wording.detected_note(f)
         basis = f.impact.basis if f.impact is not None else ""
         parts.append(
             f'<p class="cost" title="{e(basis)}"><strong>{e(cost)}</strong>'
@@ -355,22 +355,24 @@ def _finding(f: Finding, anchor: str, prefix: str) -> str:
     parts.append(f'<p class="wrap">{e(f.message)}</p>')
     if f.evidence:
         items = "".join(
-            f"<div><dt>{e(label)}</dt><dd>{e(value)}</dd></div>" for label, value in map(c.format_metric, f.evidence)
+            f"<div><dt>{e(label)}</dt><dd>{e(value)}</dd></div>"
+            for label, value in map(wording.format_metric, f.evidence)
         )
         parts.append(f'<dl class="evidence">{items}</dl>')
     parts.append(_files_table(f))
     if f.ranks:
-        parts.append(f"<p><strong>Ranks:</strong> {e(c.ranks_text(f.ranks))}</p>")
+        parts.append(f"<p><strong>Ranks:</strong> {e(wording.ranks_text(f.ranks))}</p>")
     if f.source_lines:
         items = "".join(
-            f'<li><span class="path">{e(c.source_line_text(s))}</span><br>'
-            f'<span class="chain">{e(c.call_chain_text(s))}</span></li>'
+            f'<li><span class="path">{e(wording.source_line_text(s))}</span><br>'
+            f'<span class="chain">{e(wording.call_chain_text(s))}</span></li>'
             for s in f.source_lines
         )
         parts.append(f'<p><strong>Source lines:</strong></p><ul class="source-lines">{items}</ul>')
     if f.recommendations:
         links = ", ".join(
-            f'<a href="#{_anchor(prefix, "rec", r)}">{e(c.recommendation_title(r))}</a>' for r in f.recommendations
+            f'<a href="#{_anchor(prefix, "rec", r)}">{e(wording.recommendation_title(r))}</a>'
+            for r in f.recommendations
         )
         parts.append(f"<p><strong>Try:</strong> {links}</p>")
     parts.append("</article>")
@@ -378,12 +380,12 @@ def _finding(f: Finding, anchor: str, prefix: str) -> str:
 
 
 def _recommendations(report: Report, prefix: str, level: int) -> str:
-    recs = c.all_recommendations(report)
+    recs = wording.all_recommendations(report)
     if not recs:
         return ""
     items = "".join(
-        f'<li id="{_anchor(prefix, "rec", rec_id)}"><strong>{e(c.recommendation_title(rec_id))}</strong> '
-        f'<span class="for">(for {e(", ".join(codes))})</span><br>{e(c.recommendation_summary(rec_id))}</li>'
+        f'<li id="{_anchor(prefix, "rec", rec_id)}"><strong>{e(wording.recommendation_title(rec_id))}</strong> '
+        f'<span class="for">(for {e(", ".join(codes))})</span><br>{e(wording.recommendation_summary(rec_id))}</li>'
         for rec_id, codes in recs
     )
     return f'<h{level}>What to try</h{level}><ol class="recs">{items}</ol>'
@@ -397,7 +399,7 @@ def _details(report: Report) -> str:
         f'<td class="wrap">{e(m.read_error or ("partial" if m.partial else ""))}</td></tr>'
         for m in j.modules
     )
-    changed = {name for name, _, _ in c.changed_thresholds(report)}
+    changed = {name for name, _, _ in wording.changed_thresholds(report)}
     thr = "".join(
         f'<tr><td><code>{e(name)}</code></td><td class="num">{e(value)}</td>'
         f"<td>{e('changed' if name in changed else '')}</td></tr>"
@@ -405,7 +407,7 @@ def _details(report: Report) -> str:
     )
     return (
         "<details><summary>Job details, Darshan modules and thresholds</summary>"
-        f"<p>User id {e(j.uid)}; started {e(c.fmt_time(j.start))}, ended {e(c.fmt_time(j.end))}.</p>"
+        f"<p>User id {e(j.uid)}; started {e(wording.fmt_time(j.start))}, ended {e(wording.fmt_time(j.end))}.</p>"
         '<table><thead><tr><th>Module</th><th class="num">Version</th><th class="num">Records</th>'
         f"<th>Read</th><th>Note</th></tr></thead><tbody>{mods}</tbody></table>"
         '<table><thead><tr><th>Threshold</th><th class="num">Value</th><th></th></tr></thead>'
@@ -414,12 +416,12 @@ def _details(report: Report) -> str:
 
 
 def _crosslayer(report: Report, h2: str) -> str:
-    summary, tables, more = c.crosslayer_tables(report)
+    summary, tables, more = wording.crosslayer_tables(report)
     if not tables:
         return ""
     head = "".join(
         (f"<th>{e(h)}</th>" if h in ("Layer", "Collective") else f'<th class="num">{e(h)}</th>')
-        for h in c.CROSSLAYER_HEADERS
+        for h in wording.CROSSLAYER_HEADERS
     )
     out = [f"<section><{h2}>Cross-layer: what each call became below it</{h2}><p>{e(summary)}</p>"]
     for t in tables:
@@ -450,12 +452,12 @@ def _body(report: Report, prefix: str = "", level: int = 1) -> str:
         parts.append(f'<{h2}>Problems reading the log</{h2}><div class="problems"><ul>{items}</ul></div>')
     if not report.findings:
         parts.append('<p class="muted">No findings.</p>')
-    for sev, findings in c.grouped(report):
+    for sev, findings in wording.grouped(report):
         n = len(findings)
         parts.append(
             f'<section id="{_anchor(prefix, sev.value)}"><{h2}><span class="mk {SEV_CLASS[sev]}">{e(MARK[sev])}</span> '
-            f"{e(c.SEVERITY_LABEL[sev])}: {e(n)} finding{'s' if n != 1 else ''} "
-            f"<small>{e(c.SEVERITY_BLURB[sev])}</small></{h2}>"
+            f"{e(wording.SEVERITY_LABEL[sev])}: {e(n)} finding{'s' if n != 1 else ''} "
+            f"<small>{e(wording.SEVERITY_BLURB[sev])}</small></{h2}>"
         )
         for i, f in enumerate(findings):
             parts.append(_finding(f, _anchor(prefix, f.code, i), prefix))
@@ -463,7 +465,7 @@ def _body(report: Report, prefix: str = "", level: int = 1) -> str:
     parts.append(_recommendations(report, prefix, level + 1))
     parts.append(_crosslayer(report, h2))
     parts.append(_details(report))
-    changed = c.changed_thresholds(report)
+    changed = wording.changed_thresholds(report)
     thresholds = (
         "Thresholds changed from the defaults: "
         + ", ".join(f"{name} = {value} (default {default})" for name, value, default in changed)
@@ -497,7 +499,7 @@ def render_html_many(reports: Sequence[Report], names: Sequence[str] | None = No
     """Several reports in one page: a summary table linking to each report."""
     rows = []
     for i, r in enumerate(reports):
-        row = c.summary_row(r, names[i] if names else None)
+        row = wording.summary_row(r, names[i] if names else None)
         rows.append(
             f'<tr><td class="path"><a href="#{_anchor("r", i)}">{e(row.log)}</a></td><td>{e(row.jobid)}</td>'
             f'<td class="path">{e(row.exe)}</td><td class="num">{e(row.ranks)}</td>'
@@ -505,8 +507,10 @@ def render_html_many(reports: Sequence[Report], names: Sequence[str] | None = No
             f'<td class="num">{e(row.critical)}</td><td class="num">{e(row.warning)}</td>'
             f'<td class="wrap">{e(row.top)}</td></tr>'
         )
-    numeric = c.SUMMARY_NUMERIC
-    head = "".join((f'<th class="num">{e(h)}</th>' if h in numeric else f"<th>{e(h)}</th>") for h in c.SUMMARY_HEADERS)
+    numeric = wording.SUMMARY_NUMERIC
+    head = "".join(
+        (f'<th class="num">{e(h)}</th>' if h in numeric else f"<th>{e(h)}</th>") for h in wording.SUMMARY_HEADERS
+    )
     body = [
         f"<h1>I/O diagnosis of {e(len(reports))} logs</h1>",
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>",

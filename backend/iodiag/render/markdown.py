@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from iodiag.analysis.models import Finding, Report
-from iodiag.render import _common as c
+from iodiag.render import wording
 
 _SPECIAL = re.compile(r"([\\`*\[\]<|~&])")
 _BLOCK_START = re.compile(r"^(\s*)(>|[#+=-]+(?=\s|$)|\d+[.)](?=\s|$))")
@@ -19,7 +19,7 @@ _UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 def md_text(text: object) -> str:
     """Inline prose: one line, Markdown punctuation escaped (intra-word underscores left readable)."""
-    s = _SPECIAL.sub(r"\\\1", c.one_line(text))
+    s = _SPECIAL.sub(r"\\\1", wording.one_line(text))
     return _UNDERSCORE.sub(r"\\_", s)
 
 
@@ -35,7 +35,7 @@ def md_para(text: object) -> str:
 
 def md_code(text: object, *, in_table: bool = False) -> str:
     """An inline code span that holds any text literally."""
-    s = c.one_line(text)
+    s = wording.one_line(text)
     if in_table:
         s = s.replace("|", "\\|")
     longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
@@ -46,14 +46,14 @@ def md_code(text: object, *, in_table: bool = False) -> str:
 
 
 def _header(report: Report) -> list[str]:
-    v = c.verdict(report)
+    v = wording.verdict(report)
     lines = [
         f"# I/O diagnosis of job {report.job.jobid}",
         "",
         f"**{md_text(v.headline)}**" + (f": {md_text(v.detail)}" if v.detail else ""),
         "",
     ]
-    causes = c.cause_lines(report)
+    causes = wording.cause_lines(report)
     if causes:
         lines += ["Causes, by the run time they cost:", ""]
         lines += [f"{i}\\. {md_text(line.split('. ', 1)[1])}" for i, line in enumerate(causes, 1)]
@@ -62,8 +62,8 @@ def _header(report: Report) -> list[str]:
         lines += [md_para(report.verdict.where_time_went), ""]
     for cav in report.verdict.caveats:
         lines += [f"> Caveat: {md_text(cav)}", ""]
-    lines += [f"**{md_text(c.counts_line(report))}**", ""]
-    for row in c.header_rows(report):
+    lines += [f"**{md_text(wording.counts_line(report))}**", ""]
+    for row in wording.header_rows(report):
         value = md_code(row.value) if row.path_like else md_text(row.value)
         lines.append(f"- **{md_text(row.label)}:** {value}")
     lines.append("")
@@ -71,7 +71,9 @@ def _header(report: Report) -> list[str]:
 
 
 def _evidence(f: Finding) -> str:
-    return " · ".join(f"{md_text(label)} **{md_text(value)}**" for label, value in map(c.format_metric, f.evidence))
+    return " · ".join(
+        f"{md_text(label)} **{md_text(value)}**" for label, value in map(wording.format_metric, f.evidence)
+    )
 
 
 def _finding(f: Finding) -> list[str]:
@@ -79,8 +81,8 @@ def _finding(f: Finding) -> list[str]:
         f"### {md_text(f.code)} · {md_text(f.title)}",
         "",
         f"*{f.severity.value} · {md_text(f.layer.value)}*"
-        + (f" · **{md_text(cost)}**" if (cost := c.cost_text(f)) else "")
-        + (f" · {md_text(note)}" if (note := c.detected_note(f)) else ""),
+        + (f" · **{md_text(cost)}**" if (cost := wording.cost_text(f)) else "")
+        + (f" · {md_text(note)}" if (note := wording.detected_note(f)) else ""),
         "",
         md_para(f.message),
         "",
@@ -89,25 +91,25 @@ def _finding(f: Finding) -> list[str]:
     if f.evidence:
         items.append(f"- **Evidence:** {_evidence(f)}")
     if f.files:
-        more = c.more_files(f)
+        more = wording.more_files(f)
         title = f"- **Files** ({len(f.files)} of {f.files_total:,}):" if more else "- **Files:**"
         items.append(title)
         for fe in f.files:
             metrics = " · ".join(
-                f"{md_text(label)} {md_text(value)}" for label, value in map(c.format_metric, fe.metrics)
+                f"{md_text(label)} {md_text(value)}" for label, value in map(wording.format_metric, fe.metrics)
             )
             items.append(f"  - {md_code(fe.path)}" + (f" — {metrics}" if metrics else ""))
         if more:
             items.append(f"  - … and {more:,} more")
     if f.ranks:
-        items.append(f"- **Ranks:** {md_text(c.ranks_text(f.ranks))}")
+        items.append(f"- **Ranks:** {md_text(wording.ranks_text(f.ranks))}")
     if f.source_lines:
         items.append("- **Source lines:**")
         for s in f.source_lines:
-            items.append(f"  - {md_text(c.source_line_text(s))}")
-            items.append(f"    - call chain: {md_text(c.call_chain_text(s))}")
+            items.append(f"  - {md_text(wording.source_line_text(s))}")
+            items.append(f"    - call chain: {md_text(wording.call_chain_text(s))}")
     if f.recommendations:
-        items.append("- **Try:** " + "; ".join(md_text(c.recommendation_title(r)) for r in f.recommendations))
+        items.append("- **Try:** " + "; ".join(md_text(wording.recommendation_title(r)) for r in f.recommendations))
     if items:
         lines += [*items, ""]
     return lines
@@ -121,28 +123,33 @@ def _body(report: Report, level: int = 1) -> list[str]:
         lines.append("")
     if not report.findings:
         lines += ["No findings.", ""]
-    for sev, findings in c.grouped(report):
+    for sev, findings in wording.grouped(report):
         n = len(findings)
-        lines += [f"## {c.SEVERITY_LABEL[sev]}: {n} finding{'s' if n != 1 else ''} ({c.SEVERITY_BLURB[sev]})", ""]
+        lines += [
+            f"## {wording.SEVERITY_LABEL[sev]}: {n} finding{'s' if n != 1 else ''} ({wording.SEVERITY_BLURB[sev]})",
+            "",
+        ]
         for f in findings:
             lines += _finding(f)
-    recs = c.all_recommendations(report)
+    recs = wording.all_recommendations(report)
     if recs:
         lines += ["## What to try", ""]
         for i, (rec_id, codes) in enumerate(recs, 1):
             lines.append(
-                f"{i}. **{md_text(c.recommendation_title(rec_id))}** (for {md_text(', '.join(codes))}): "
-                f"{md_text(c.recommendation_summary(rec_id))}"
+                f"{i}. **{md_text(wording.recommendation_title(rec_id))}** (for {md_text(', '.join(codes))}): "
+                f"{md_text(wording.recommendation_summary(rec_id))}"
             )
         lines.append("")
-    summary, tables, more = c.crosslayer_tables(report)
+    summary, tables, more = wording.crosslayer_tables(report)
     if tables:
         lines += ["## Cross-layer: what each call became below it", "", md_para(summary), ""]
         for t in tables:
             lines += [f"**{md_code(t.path)}**", ""]
-            lines.append("| " + " | ".join(c.CROSSLAYER_HEADERS) + " |")
+            lines.append("| " + " | ".join(wording.CROSSLAYER_HEADERS) + " |")
             lines.append(
-                "|" + "|".join("---" if h in ("Layer", "Collective") else "---:" for h in c.CROSSLAYER_HEADERS) + "|"
+                "|"
+                + "|".join("---" if h in ("Layer", "Collective") else "---:" for h in wording.CROSSLAYER_HEADERS)
+                + "|"
             )
             lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |" for row in t.rows]
             lines.append("")
@@ -156,7 +163,7 @@ def _body(report: Report, level: int = 1) -> list[str]:
 
 
 def _footer(report: Report) -> str:
-    changed = c.changed_thresholds(report)
+    changed = wording.changed_thresholds(report)
     if changed:
         what = ", ".join(f"{md_text(n)} = {md_text(v)} (default {md_text(d)})" for n, v, d in changed)
         thresholds = f"Thresholds changed from the defaults: {what}."
@@ -169,10 +176,10 @@ def render_markdown(report: Report) -> str:
     return "\n".join(_body(report)).rstrip("\n") + "\n"
 
 
-def summary_table(rows: Sequence[c.SummaryRow]) -> list[str]:
+def summary_table(rows: Sequence[wording.SummaryRow]) -> list[str]:
     lines = [
-        "| " + " | ".join(c.SUMMARY_HEADERS) + " |",
-        "|" + "|".join("---:" if h in c.SUMMARY_NUMERIC else "---" for h in c.SUMMARY_HEADERS) + "|",
+        "| " + " | ".join(wording.SUMMARY_HEADERS) + " |",
+        "|" + "|".join("---:" if h in wording.SUMMARY_NUMERIC else "---" for h in wording.SUMMARY_HEADERS) + "|",
     ]
     for r in rows:
         cells = [
@@ -191,7 +198,7 @@ def summary_table(rows: Sequence[c.SummaryRow]) -> list[str]:
 
 def render_markdown_many(reports: Sequence[Report], names: Sequence[str] | None = None) -> str:
     """Several reports in one document: a summary table, then each report."""
-    rows = [c.summary_row(r, names[i] if names else None) for i, r in enumerate(reports)]
+    rows = [wording.summary_row(r, names[i] if names else None) for i, r in enumerate(reports)]
     lines = [f"# I/O diagnosis of {len(reports)} logs", "", *summary_table(rows), ""]
     for r in reports:
         lines += ["---", "", *_body(r, level=2)]

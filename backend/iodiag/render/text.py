@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from iodiag.analysis.models import Finding, Report, Severity
-from iodiag.render import _common as c
+from iodiag.render import wording
 
 STYLE: dict[Severity, str] = {
     Severity.CRITICAL: "bold red",
@@ -40,12 +40,12 @@ def header(report: Report) -> Panel:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
-    for row in c.header_rows(report):
+    for row in wording.header_rows(report):
         grid.add_row(row.label, _t(row.value, "bright_blue" if row.path_like else ""))
-    v = c.verdict(report)
+    v = wording.verdict(report)
     verdict = Text.assemble((f"{MARK[v.level]} {v.headline}", STYLE[v.level]), (f": {v.detail}" if v.detail else ""))
     lead: list[RenderableType] = [verdict]
-    causes = c.cause_lines(report)
+    causes = wording.cause_lines(report)
     if causes:
         lead.append(Text("Causes, by the run time they cost:", style="bold"))
         lead += [Padding(_t(line), (0, 0, 0, 2)) for line in causes]
@@ -55,7 +55,7 @@ def header(report: Report) -> Panel:
         lead.append(_t(f"Caveat: {cav}", "yellow"))
     counts = Text(" · ").join(
         Text(f"{n} {'warnings' if sev is Severity.WARNING and n != 1 else sev.value}", STYLE[sev] if n else "dim")
-        for sev, n in c.severity_counts(report)
+        for sev, n in wording.severity_counts(report)
     )
     return Panel(
         Group(*lead, Text(""), grid),
@@ -74,7 +74,7 @@ def _evidence(f: Finding) -> Text | None:
         return None
     parts = []
     for m in f.evidence:
-        label, value = c.format_metric(m)
+        label, value = wording.format_metric(m)
         parts.append(Text.assemble((label, "dim"), " ", (value, "bold")))
     return Text(" · ", style="dim").join(parts)
 
@@ -82,15 +82,16 @@ def _evidence(f: Finding) -> Text | None:
 def _files(f: Finding) -> RenderableType | None:
     if not f.files:
         return None
-    more = c.more_files(f)
+    more = wording.more_files(f)
     title = f"Files ({len(f.files)} of {f.files_total:,}):" if more else "Files:"
     parts: list[RenderableType] = [Text(title, style="bold")]
     for fe in f.files:
         # The path gets a line of its own so a long one wraps instead of squeezing the numbers.
-        parts.append(Padding(Text.assemble(("• ", "dim"), _t(c.one_line(fe.path), "bright_blue")), (0, 0, 0, 2)))
+        parts.append(Padding(Text.assemble(("• ", "dim"), _t(wording.one_line(fe.path), "bright_blue")), (0, 0, 0, 2)))
         if fe.metrics:
             metrics = Text(" · ", style="dim").join(
-                Text.assemble((label, "dim"), " ", (value, "bold")) for label, value in map(c.format_metric, fe.metrics)
+                Text.assemble((label, "dim"), " ", (value, "bold"))
+                for label, value in map(wording.format_metric, fe.metrics)
             )
             parts.append(Padding(metrics, (0, 0, 0, 4)))
     if more:
@@ -103,15 +104,15 @@ def finding(f: Finding) -> RenderableType:
         (f"{MARK[f.severity]} ", STYLE[f.severity]),
         (f"{f.code}", f"bold {STYLE[f.severity]}"),
         "  ",
-        (c.one_line(f.title), "bold"),
+        (wording.one_line(f.title), "bold"),
         (f"  [{f.layer.value}]", "dim"),
     )
     body: list[RenderableType] = []
-    cost = c.cost_text(f)
+    cost = wording.cost_text(f)
     if cost is not None:
-        note = c.detected_note(f)
-        body.append(Text.assemble((c.one_line(cost), "bold"), (f" ({note})" if note else "", "dim")))
-    body.append(_t(c.one_line(f.message)))
+        note = wording.detected_note(f)
+        body.append(Text.assemble((wording.one_line(cost), "bold"), (f" ({note})" if note else "", "dim")))
+    body.append(_t(wording.one_line(f.message)))
     ev = _evidence(f)
     if ev is not None:
         body.append(ev)
@@ -119,16 +120,16 @@ def finding(f: Finding) -> RenderableType:
     if files is not None:
         body.append(files)
     if f.ranks:
-        body.append(Text.assemble(("Ranks: ", "bold"), c.ranks_text(f.ranks)))
+        body.append(Text.assemble(("Ranks: ", "bold"), wording.ranks_text(f.ranks)))
     if f.source_lines:
         parts: list[RenderableType] = [Text("Source lines:", style="bold")]
         for s in f.source_lines:
-            line = Text.assemble(("• ", "dim"), _t(c.source_line_text(s), "bright_magenta"))
+            line = Text.assemble(("• ", "dim"), _t(wording.source_line_text(s), "bright_magenta"))
             parts.append(Padding(line, (0, 0, 0, 2)))
-            parts.append(Padding(_t(c.call_chain_text(s), "dim"), (0, 0, 0, 4)))
+            parts.append(Padding(_t(wording.call_chain_text(s), "dim"), (0, 0, 0, 4)))
         body.append(Group(*parts))
     if f.recommendations:
-        recs = Text(" · ").join(Text(c.recommendation_title(r)) for r in f.recommendations)
+        recs = Text(" · ").join(Text(wording.recommendation_title(r)) for r in f.recommendations)
         body.append(Text.assemble(("Try: ", "bold"), recs))
     return Group(head, Padding(Group(*body), (0, 0, 0, 4)))
 
@@ -141,14 +142,14 @@ def group_panel(sev: Severity, findings: Sequence[Finding]) -> Panel:
         items.append(finding(f))
     n = len(findings)
     title = Text.assemble(
-        (f"{c.SEVERITY_LABEL[sev].upper()} · {n} finding{'s' if n != 1 else ''}", STYLE[sev]),
-        (f" · {c.SEVERITY_BLURB[sev]}", "dim"),
+        (f"{wording.SEVERITY_LABEL[sev].upper()} · {n} finding{'s' if n != 1 else ''}", STYLE[sev]),
+        (f" · {wording.SEVERITY_BLURB[sev]}", "dim"),
     )
     return Panel(Group(*items), title=title, title_align="left", border_style=STYLE[sev], padding=(1, 1))
 
 
 def recommendations_panel(report: Report) -> Panel | None:
-    recs = c.all_recommendations(report)
+    recs = wording.all_recommendations(report)
     if not recs:
         return None
     table = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
@@ -158,10 +159,10 @@ def recommendations_panel(report: Report) -> Panel | None:
         table.add_row(
             f"{i}.",
             Text.assemble(
-                (c.recommendation_title(rec_id), "bold"),
+                (wording.recommendation_title(rec_id), "bold"),
                 (f" (for {', '.join(codes)})", "dim"),
                 "\n",
-                c.recommendation_summary(rec_id),
+                wording.recommendation_summary(rec_id),
             ),
         )
     return Panel(table, title=Text("WHAT TO TRY", style="bold"), title_align="left", padding=(1, 1))
@@ -170,7 +171,7 @@ def recommendations_panel(report: Report) -> Panel | None:
 def problems_panel(report: Report) -> Panel | None:
     if not report.problems:
         return None
-    lines = [Text.assemble(("• ", "yellow"), _t(c.one_line(p))) for p in report.problems]
+    lines = [Text.assemble(("• ", "yellow"), _t(wording.one_line(p))) for p in report.problems]
     return Panel(
         Group(*lines),
         title=Text("PROBLEMS READING THE LOG", style="yellow"),
@@ -180,7 +181,7 @@ def problems_panel(report: Report) -> Panel | None:
 
 
 def footer(report: Report) -> Text:
-    changed = c.changed_thresholds(report)
+    changed = wording.changed_thresholds(report)
     if changed:
         what = ", ".join(f"{name} = {value} (default {default})" for name, value, default in changed)
         thresholds = f"Thresholds changed from the defaults: {what}."
@@ -194,7 +195,7 @@ def footer(report: Report) -> Text:
 
 
 def crosslayer_panel(report: Report) -> Panel | None:
-    summary, tables, more = c.crosslayer_tables(report)
+    summary, tables, more = wording.crosslayer_tables(report)
     if not tables:
         return None
     from rich.table import Table
@@ -202,7 +203,7 @@ def crosslayer_panel(report: Report) -> Panel | None:
     parts: list[RenderableType] = [_t(summary)]
     for t in tables:
         table = Table(title=t.path, title_justify="left", title_style="bold", expand=False, pad_edge=False)
-        for h in c.CROSSLAYER_HEADERS:
+        for h in wording.CROSSLAYER_HEADERS:
             table.add_column(h, justify="left" if h in ("Layer", "Collective") else "right", overflow="fold")
         for row in t.rows:
             table.add_row(*(Text(cell) for cell in row))
@@ -219,7 +220,7 @@ def renderables(report: Report) -> list[RenderableType]:
         out.append(problems)
     if not report.findings:
         out.append(Text("No findings.", style="dim"))
-    for sev, findings in c.grouped(report):
+    for sev, findings in wording.grouped(report):
         out.append(group_panel(sev, findings))
     recs = recommendations_panel(report)
     if recs is not None:
@@ -244,17 +245,17 @@ def render_text(report: Report, *, width: int = DEFAULT_WIDTH, color: bool = Fal
     return buf.getvalue()
 
 
-def summary_table(rows: Sequence[c.SummaryRow], failures: Sequence[tuple[str, str]] = ()) -> RenderableType:
+def summary_table(rows: Sequence[wording.SummaryRow], failures: Sequence[tuple[str, str]] = ()) -> RenderableType:
     """The several-logs overview: one row per log; unreadable logs listed under the table."""
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
     # Short headers: the numbers are narrow and the names need the room.
     short = {"Executable": "Program", "I/O share": "I/O", "Critical": "Crit", "Warning": "Warn"}
     ratios = {"Log": (3, 12), "Executable": (2, 11), "Top finding": (3, 16)}
-    for h in c.SUMMARY_HEADERS:
+    for h in wording.SUMMARY_HEADERS:
         ratio, min_width = ratios.get(h, (None, None))
         table.add_column(
             short.get(h, h),
-            justify="right" if h in c.SUMMARY_NUMERIC else "left",
+            justify="right" if h in wording.SUMMARY_NUMERIC else "left",
             overflow="fold",
             no_wrap=ratio is None,
             ratio=ratio,
@@ -285,7 +286,7 @@ def render_text_many(
     """A summary table, then every report."""
     buf = io.StringIO()
     console = _console(buf, width, color)
-    console.print(summary_table([c.summary_row(r, names[i] if names else None) for i, r in enumerate(reports)]))
+    console.print(summary_table([wording.summary_row(r, names[i] if names else None) for i, r in enumerate(reports)]))
     for r in reports:
         console.print()
         print_text(r, console)

@@ -287,5 +287,3 @@ class _Slot:
             pool._finished("done", seconds)
         else:
             log.info("analysis %s finished after its lease was lost; result discarded", job.analysis_id)
-
-

@@ -83,8 +83,13 @@ _FIND = select(Analysis.id, Analysis.status).where(
 _INSERT_ANALYSIS = insert(Analysis)
 _INSERT_JOB = insert(Job)
 _REQUEUED: dict[str, object] = {
-    "status": "queued", "stage": "queued", "progress": 0.0, "error": None, "attempts": 0,
-    "started_at": None, "finished_at": None,
+    "status": "queued",
+    "stage": "queued",
+    "progress": 0.0,
+    "error": None,
+    "attempts": 0,
+    "started_at": None,
+    "finished_at": None,
 }
 _REQUEUE = update(Analysis).where(Analysis.id == bindparam("analysis_id")).values(**_REQUEUED)
 
@@ -176,9 +181,7 @@ def _filtered(q: Select[Analysis], f: ListFilters) -> Select[Analysis]:
     if f.severity is not None:
         conds.append(getattr(Analysis, f"n_{f.severity}") > 0)
     if f.code is not None:
-        conds.append(
-            exists().where(AnalysisFinding.analysis_id == Analysis.id, AnalysisFinding.code == f.code)
-        )
+        conds.append(exists().where(AnalysisFinding.analysis_id == Analysis.id, AnalysisFinding.code == f.code))
     if f.since is not None:
         conds.append(Analysis.created_at >= f.since)
     if f.until is not None:
@@ -245,7 +248,12 @@ def output(session: Session, analysis_id: str, kind: str) -> bytes | None:
 
 
 def set_triage(
-    session: Session, row: Analysis, by: str, status: str | None, assignee: str | None, note: str | None,
+    session: Session,
+    row: Analysis,
+    by: str,
+    status: str | None,
+    assignee: str | None,
+    note: str | None,
     clear_assignee: bool = False,
 ) -> None:
     if status is not None:

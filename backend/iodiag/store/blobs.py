@@ -124,4 +124,3 @@ class BlobStore:
                     p.unlink()
                     n += 1
         return n
-

@@ -42,7 +42,8 @@ class Database:
             if parsed.database and parsed.database != ":memory:":
                 Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
             self.engine = create_engine(
-                url, connect_args={"timeout": _SQLITE_BUSY_MS / 1000, "check_same_thread": False},
+                url,
+                connect_args={"timeout": _SQLITE_BUSY_MS / 1000, "check_same_thread": False},
                 pool_size=self.pool_size,
             )
             _sqlite_events(self.engine, autocheckpoint=not background_checkpoints)

@@ -170,9 +170,7 @@ class Job(Base):
     __table_args__ = (Index("ix_jobs_lease_owner_id", "lease_owner", "id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    analysis_id: Mapped[str] = mapped_column(
-        String(36), ForeignKey("analyses.id", ondelete="CASCADE"), unique=True
-    )
+    analysis_id: Mapped[str] = mapped_column(String(36), ForeignKey("analyses.id", ondelete="CASCADE"), unique=True)
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_expires: Mapped[float | None] = mapped_column(Float, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -75,9 +75,7 @@ def claim(session: Session, owner: str, lease_s: float) -> Claimed | None:
 
 
 def renew(session: Session, owner: str, lease_s: float) -> int:
-    result = session.execute(
-        update(Job).where(Job.lease_owner == owner).values(lease_expires=time.time() + lease_s)
-    )
+    result = session.execute(update(Job).where(Job.lease_owner == owner).values(lease_expires=time.time() + lease_s))
     return int(result.rowcount)  # type: ignore[attr-defined]
 
 
@@ -117,8 +115,10 @@ def complete(session: Session, owner: str, job: Claimed, outcome: Outcome, secon
     if outcome.findings:
         session.execute(
             insert(AnalysisFinding),
-            [{"analysis_id": row.id, "position": i, "code": c, "severity": sev}
-             for i, (c, sev) in enumerate(outcome.findings)],
+            [
+                {"analysis_id": row.id, "position": i, "code": c, "severity": sev}
+                for i, (c, sev) in enumerate(outcome.findings)
+            ],
         )
     row.status, row.stage, row.progress, row.error = "done", "done", 1.0, None
     row.finished_at, row.analysis_s = utcnow(), seconds

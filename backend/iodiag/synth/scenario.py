@@ -222,8 +222,10 @@ class Phase(_Model):
     cb_buffer_size: Size | None = None
     dataset: str = "/data"
     variable: str = "var"
-    stack: list[FrameSpec] = Field(default_factory=list, description="call stack of the phase's requests, "
-                                   "innermost frame first (written only with dxt: true)")
+    stack: list[FrameSpec] = Field(
+        default_factory=list,
+        description="call stack of the phase's requests, innermost frame first (written only with dxt: true)",
+    )
     note: str = ""
 
     @model_validator(mode="after")

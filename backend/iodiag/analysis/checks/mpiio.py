@@ -89,9 +89,7 @@ def _independent_cost(ctx: Context, t: Thresholds, op: str, calls: int) -> costs
     )
     share = np.where(n > 0, np.clip(small / np.maximum(n, 1), 0, 1), 0.0)
     time = m[f"MPIIO_F_{op}_TIME"].to_numpy(dtype=float) * share
-    nbytes = sum(
-        m[f"MPIIO_SIZE_{op}_AGG_{b}"].to_numpy(dtype=float) * mean for b, mean in costs.BIN_MEAN_BYTES.items()
-    )
+    nbytes = sum(m[f"MPIIO_SIZE_{op}_AGG_{b}"].to_numpy(dtype=float) * mean for b, mean in costs.BIN_MEAN_BYTES.items())
     rate, own = costs.large_request_rate(ctx, op, t)
     per_row = np.clip(time - nbytes / rate, 0, None)
     return costs.modelled(

@@ -101,8 +101,10 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     verb = "read" if op == "READ" else "write"
     if op == "READ" and ctx.unrequested_read_ids:
         frame = frame[~frame["id"].isin(list(ctx.unrequested_read_ids))]
-    n_small = frame[[f"POSIX_SIZE_{op}_{b}" for b in ("0_100", "100_1K", "1K_10K", "10K_100K")]].sum(axis=1).to_numpy(
-        dtype=float
+    n_small = (
+        frame[[f"POSIX_SIZE_{op}_{b}" for b in ("0_100", "100_1K", "1K_10K", "10K_100K")]]
+        .sum(axis=1)
+        .to_numpy(dtype=float)
     )
     n_all = frame[f"POSIX_{op}S"].to_numpy(dtype=float)
     time = frame[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
@@ -110,8 +112,9 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     small_time_rows = time * share
     small_time = float(small_time_rows.sum())
     moved = frame["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].to_numpy(dtype=float)
-    est = costs.small_bytes(frame, "POSIX", op) - frame[f"POSIX_SIZE_{op}_100K_1M"].to_numpy(dtype=float) * (
-        costs.BIN_MEAN_BYTES["100K_1M"]
+    est = (
+        costs.small_bytes(frame, "POSIX", op)
+        - frame[f"POSIX_SIZE_{op}_100K_1M"].to_numpy(dtype=float) * (costs.BIN_MEAN_BYTES["100K_1M"])
     )
     small_b = float(np.clip(est, 0, moved).sum())
     rate, own = costs.large_request_rate(ctx, op, t)

@@ -15,7 +15,9 @@ _SECRET = ("key", "password", "secret", "token")
 
 
 @router.get(
-    "/settings", response_model=S.SettingsOut, summary="Service settings (secrets redacted)",
+    "/settings",
+    response_model=S.SettingsOut,
+    summary="Service settings (secrets redacted)",
     responses={401: {"model": S.ErrorOut}, 403: {"model": S.ErrorOut}},
 )
 def settings_view(ctx: Ctx, who: Admin) -> S.SettingsOut:

@@ -245,7 +245,9 @@ def _done_output(ctx: AppContext, who: Principal, analysis_id: str, kind: str) -
 
 
 @router.get(
-    "/{analysis_id}", response_model=S.AnalysisOut, summary="Status, progress and findings",
+    "/{analysis_id}",
+    response_model=S.AnalysisOut,
+    summary="Status, progress and findings",
     responses={**AUTH, **NOT_FOUND},
 )
 def get_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> S.AnalysisOut:
@@ -258,7 +260,9 @@ def get_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> S.AnalysisOut:
 
 
 @router.get(
-    "/{analysis_id}/report.json", response_model=Report, summary="The report as JSON",
+    "/{analysis_id}/report.json",
+    response_model=Report,
+    summary="The report as JSON",
     responses={**AUTH, **NOT_FOUND, **NOT_READY},
 )
 def report_json(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
@@ -266,7 +270,9 @@ def report_json(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
 
 
 @router.get(
-    "/{analysis_id}/report.md", summary="The report as Markdown", response_class=Response,
+    "/{analysis_id}/report.md",
+    summary="The report as Markdown",
+    response_class=Response,
     responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}, **AUTH, **NOT_FOUND, **NOT_READY},
 )
 def report_md(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
@@ -279,7 +285,9 @@ _HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame
 
 
 @router.get(
-    "/{analysis_id}/report.html", summary="The report as one HTML page", response_class=Response,
+    "/{analysis_id}/report.html",
+    summary="The report as one HTML page",
+    response_class=Response,
     responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}, **AUTH, **NOT_FOUND, **NOT_READY},
 )
 def report_html(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
@@ -291,7 +299,9 @@ def report_html(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
 
 
 @router.get(
-    "/{analysis_id}/plots", response_model=PlotData, summary="Plot-ready data",
+    "/{analysis_id}/plots",
+    response_model=PlotData,
+    summary="Plot-ready data",
     responses={**AUTH, **NOT_FOUND, **NOT_READY},
 )
 def plots(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
@@ -299,7 +309,9 @@ def plots(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
 
 
 @router.get(
-    "/{analysis_id}/history", response_model=S.HistoryOut, summary="Runs of the same application over time",
+    "/{analysis_id}/history",
+    response_model=S.HistoryOut,
+    summary="Runs of the same application over time",
     responses={**AUTH, **NOT_FOUND},
 )
 def run_history(ctx: Ctx, who: Caller, analysis_id: str) -> S.HistoryOut:
@@ -310,7 +322,9 @@ def run_history(ctx: Ctx, who: Caller, analysis_id: str) -> S.HistoryOut:
 
 
 @router.get(
-    "/{analysis_id}/compare/{other_id}", response_model=Comparison, summary="What changed from this run to another",
+    "/{analysis_id}/compare/{other_id}",
+    response_model=Comparison,
+    summary="What changed from this run to another",
     responses={**AUTH, **NOT_FOUND, 409: {"model": E, "description": "not done, or not the same executable"}},
 )
 def compare_runs(
@@ -331,7 +345,9 @@ def compare_runs(
 
 
 @router.patch(
-    "/{analysis_id}/triage", response_model=S.AnalysisSummary, summary="Help-desk triage",
+    "/{analysis_id}/triage",
+    response_model=S.AnalysisSummary,
+    summary="Help-desk triage",
     responses={**AUTH, 403: {"model": E}, **NOT_FOUND, 422: {"model": E}},
 )
 def triage(ctx: Ctx, who: Helpdesk, analysis_id: str, body: S.TriageIn) -> S.AnalysisSummary:
@@ -345,7 +361,10 @@ def triage(ctx: Ctx, who: Helpdesk, analysis_id: str, body: S.TriageIn) -> S.Ana
 
 
 @router.delete(
-    "/{analysis_id}", status_code=204, summary="Delete an analysis (owner or admin)", response_class=Response,
+    "/{analysis_id}",
+    status_code=204,
+    summary="Delete an analysis (owner or admin)",
+    response_class=Response,
     responses={**AUTH, 403: {"model": E}, **NOT_FOUND},
 )
 def delete_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> Response:

@@ -39,7 +39,9 @@ _HISTORY_TURNS = 20
 
 
 @router.get(
-    "/{analysis_id}/chat", response_model=S.ChatHistory, summary="Your conversation about this analysis",
+    "/{analysis_id}/chat",
+    response_model=S.ChatHistory,
+    summary="Your conversation about this analysis",
     responses={**AUTH, **NOT_FOUND},
 )
 def history(ctx: Ctx, who: Caller, analysis_id: str) -> S.ChatHistory:
@@ -80,9 +82,13 @@ def _prepare(ctx: AppContext, who: Principal, analysis_id: str) -> tuple[Report,
     summary="Ask about this analysis (Server-Sent Events)",
     response_class=EventSourceResponse,
     responses={
-        200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
-              "description": "events: token {delta}, reset, then final (Answer) or error {detail}"},
-        **AUTH, **NOT_FOUND, **NOT_READY,
+        200: {
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "description": "events: token {delta}, reset, then final (Answer) or error {detail}",
+        },
+        **AUTH,
+        **NOT_FOUND,
+        **NOT_READY,
         503: {"model": S.ErrorOut, "description": "this server has no narrator"},
     },
 )

@@ -29,7 +29,9 @@ def healthz() -> S.Health:
 
 
 @router.get(
-    "/readyz", response_model=S.Readiness, summary="Readiness",
+    "/readyz",
+    response_model=S.Readiness,
+    summary="Readiness",
     responses={503: {"model": S.Readiness, "description": "not ready"}},
 )
 def readyz(ctx: Ctx) -> JSONResponse:
@@ -60,8 +62,9 @@ async def _metrics_access(request: Request, ctx: Annotated[AppContext, Depends(g
     creds = request.headers.get("authorization", "")
     scheme, _, token = creds.partition(" ")
     if scheme.lower() != "bearer" or not token:
-        raise HTTPException(401, "missing bearer token (send 'Authorization: Bearer <token>')",
-                            {"WWW-Authenticate": "Bearer"})
+        raise HTTPException(
+            401, "missing bearer token (send 'Authorization: Bearer <token>')", {"WWW-Authenticate": "Bearer"}
+        )
     from fastapi.security import HTTPAuthorizationCredentials
 
     who = await caller(request, ctx, HTTPAuthorizationCredentials(scheme="Bearer", credentials=token.strip()))
@@ -70,7 +73,10 @@ async def _metrics_access(request: Request, ctx: Annotated[AppContext, Depends(g
 
 
 @router.get(
-    "/metrics", summary="Prometheus metrics", response_class=Response, dependencies=[Depends(_metrics_access)],
+    "/metrics",
+    summary="Prometheus metrics",
+    response_class=Response,
+    dependencies=[Depends(_metrics_access)],
     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
 )
 def metrics(request: Request) -> Response:

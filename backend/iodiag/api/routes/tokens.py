@@ -30,7 +30,9 @@ def list_tokens(ctx: Ctx, who: Admin, include_revoked: bool = False) -> list[S.T
 
 
 @router.delete(
-    "/{token_id}", response_model=S.TokenOut, summary="Revoke a token",
+    "/{token_id}",
+    response_model=S.TokenOut,
+    summary="Revoke a token",
     responses={**_ERR, 404: {"model": S.ErrorOut}, 409: {"model": S.ErrorOut}, 422: {"model": S.ErrorOut}},
 )
 def revoke_token(ctx: Ctx, who: Admin, token_id: Annotated[int, Path(ge=1, le=2**31 - 1)]) -> S.TokenOut:

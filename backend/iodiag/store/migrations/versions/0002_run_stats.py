@@ -32,6 +32,14 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table("analyses", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_analyses_executable"))
-        for name in ("headline", "verdict_level", "io_share", "io_time_s", "runtime_s", "nprocs", "run_start",
-                     "executable"):
+        for name in (
+            "headline",
+            "verdict_level",
+            "io_share",
+            "io_time_s",
+            "runtime_s",
+            "nprocs",
+            "run_start",
+            "executable",
+        ):
             batch_op.drop_column(name)

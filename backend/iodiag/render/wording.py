@@ -118,7 +118,7 @@ def verdict(report: Report) -> Verdict:
 
 
 def cost_text(f: Finding) -> str | None:
-    """"costs ≈ 7.2 min (59% of the run), measured" for a priced finding; None for a descriptive one."""
+    """ "costs ≈ 7.2 min (59% of the run), measured" for a priced finding; None for a descriptive one."""
     imp = f.impact
     if imp is None:
         return None
