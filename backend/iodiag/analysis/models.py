@@ -77,6 +77,14 @@ class Metric(BaseModel):
     description: str = ""
 
 
+def window_metrics(start: float, end: float) -> list[Metric]:
+    """The time window a finding is about, as two metrics (what the UI's "show in plots" zooms to)."""
+    return [
+        Metric(name="window_start", value=float(start), unit=Unit.SECONDS, description="seconds since job start"),
+        Metric(name="window_end", value=float(end), unit=Unit.SECONDS, description="seconds since job start"),
+    ]
+
+
 class FileEvidence(BaseModel):
     """A file a finding is about, with the numbers that implicate it."""
 

@@ -12,11 +12,11 @@ from starlette.concurrency import run_in_threadpool
 
 from iodiag import __version__
 from iodiag.api import errors, ui
-from iodiag.api.context import AppContext
 from iodiag.api.limits import BodyLimitMiddleware
 from iodiag.api.metrics import Metrics, MetricsMiddleware
 from iodiag.api.routes import admin, analyses, chat, health, me, system_report, tokens
-from iodiag.api.views import API as API_PREFIX
+from iodiag.api.rows import API as API_PREFIX
+from iodiag.api.state import AppContext
 from iodiag.core.settings import Settings
 from iodiag.services import intake
 from iodiag.services.chat import ChatService

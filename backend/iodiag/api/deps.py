@@ -16,7 +16,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
-from iodiag.api.context import AppContext
+from iodiag.api.state import AppContext
 from iodiag.core.users import USER_NAME
 from iodiag.store import tokens as token_repo
 from iodiag.store.tokens import Principal

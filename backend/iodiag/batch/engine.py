@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from iodiag.batch.inputs import LogItem, group_jobs, hash_all, unique
-from iodiag.jobs._dask import distributed
+from iodiag.jobs.dask_lib import distributed
 from iodiag.jobs.models import Task, TaskKind, TaskResult
 from iodiag.jobs.pipeline import JobSpec
 

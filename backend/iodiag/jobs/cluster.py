@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from iodiag.jobs._dask import distributed
+from iodiag.jobs.dask_lib import distributed
 
 _CONNECT_TIMEOUT_S = 20
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from iodiag.core.settings import Settings
-from iodiag.jobs._dask import distributed
+from iodiag.jobs.dask_lib import distributed
 from iodiag.jobs.models import Task, TaskResult
 from iodiag.jobs.pipeline import STAGES, JobError, JobResult, JobSpec
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Sequence
 from iodiag.analysis.models import Report, Severity
 from iodiag.core.settings import Settings, get_settings
 from iodiag.knowledge.models import Passage
+from iodiag.narration.budget import NONE, Budget, fit
 from iodiag.narration.composer import Composer, Conversation, Plan
-from iodiag.narration.context import NONE, Budget, fit
 from iodiag.narration.facts import Fact
 from iodiag.narration.grounding import CODE, RANKS, Grounding
 from iodiag.narration.intents import Intent

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from iodiag.synth._lib import MODULE_VERSIONS, library
-from iodiag.synth.writer import JobInfo, _put_job, _put_names, write_log
+from iodiag.synth.writer import JobInfo, put_job, put_names, write_log
 
 MOD_MAP_AT = 48
 MAP_SIZE = 16
@@ -115,8 +115,8 @@ def _write_lying_dxt(out: Path, job: JobInfo, names: Mapping[int, str]) -> None:
     fd = lib.darshan_log_create(str(out).encode(), 0, 0)
     keep: list[object] = []
     try:
-        _put_job(ffi, lib, fd, job)
-        _put_names(ffi, lib, fd, names, keep)
+        put_job(ffi, lib, fd, job)
+        put_names(ffi, lib, fd, names, keep)
         head = ffi.sizeof("struct dxt_file_record")
         seg = ffi.sizeof("struct segment_info")
         buf = ffi.new("char[]", head + 10 * seg)

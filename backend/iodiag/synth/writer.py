@@ -90,10 +90,10 @@ def write_log(
         raise WriteError(f"{out}: cannot create log file")
     keep: list[Any] = []  # cffi buffers that must outlive the calls using them
     try:
-        _put_job(ffi, lib, fd, job)
+        put_job(ffi, lib, fd, job)
         if stacks:
             names = {**names, **_stack_names(tables, stacks, lines or {})}
-        _put_names(ffi, lib, fd, names, keep)
+        put_names(ffi, lib, fd, names, keep)
         for name in MODULE_ORDER:
             table = tables.get(name)
             if table is None or table.empty:
@@ -119,7 +119,7 @@ def _check(rc: int, what: str) -> None:
         raise WriteError(f"libdarshan-util failed to write {what} (rc={rc})")
 
 
-def _put_job(ffi: Any, lib: Any, fd: Any, job: JobInfo) -> None:
+def put_job(ffi: Any, lib: Any, fd: Any, job: JobInfo) -> None:
     rec = ffi.new("struct darshan_job *")
     rec.uid, rec.nprocs, rec.jobid = job.uid, job.nprocs, job.jobid
     rec.start_time_sec, rec.start_time_nsec = job.start_sec, job.start_nsec
@@ -140,7 +140,7 @@ def _put_job(ffi: Any, lib: Any, fd: Any, job: JobInfo) -> None:
     _check(lib.darshan_log_put_mounts(fd, mounts, len(job.mounts)), "the mount table")
 
 
-def _put_names(ffi: Any, lib: Any, fd: Any, names: Mapping[int, str], keep: list[Any]) -> None:
+def put_names(ffi: Any, lib: Any, fd: Any, names: Mapping[int, str], keep: list[Any]) -> None:
     # put_namehash walks a uthash table only through each entry's hlink.next, so a linked array
     # of entries is all it needs.
     items = list(names.items())

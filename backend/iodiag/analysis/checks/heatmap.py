@@ -25,7 +25,7 @@ from iodiag.analysis.heatmap_views import (
     rank_bytes,
     top_heatmap,
 )
-from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis.models import Layer, Metric, Severity, Unit, window_metrics
 from iodiag.analysis.registry import Hit, check
 from iodiag.analysis.trace_views import traces
 from iodiag.core.thresholds import Thresholds
@@ -59,13 +59,6 @@ def _phases(ctx: Context, t: Thresholds, key: str, hm: Heatmap) -> HeatmapPhases
     v = _cached(ctx, f"heatmap.phases.{key}", lambda: phases(hm, t.trace_phase_min_gap * rt, rt))
     assert isinstance(v, HeatmapPhases)
     return v
-
-
-def _window(start: float, end: float) -> list[Metric]:
-    return [
-        Metric(name="window_start", value=float(start), unit=Unit.SECONDS, description="seconds since job start"),
-        Metric(name="window_end", value=float(end), unit=Unit.SECONDS, description="seconds since job start"),
-    ]
 
 
 def _source(hm: Heatmap) -> list[Metric]:
@@ -151,7 +144,7 @@ def heatmap_timeline(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="phase_time", value=busy, unit=Unit.SECONDS),
             Metric(name="phase_time_share", value=min(busy / runtime, 1.0), unit=Unit.RATIO),
             Metric(name="gap_threshold", value=ph.threshold, unit=Unit.SECONDS),
-            *_window(float(ph.start[main]), float(ph.end[main])),
+            *window_metrics(float(ph.start[main]), float(ph.end[main])),
             *_source(hm),
         ],
     )
@@ -208,7 +201,7 @@ def heatmap_imbalance(ctx: Context, t: Thresholds) -> list[Hit] | None:
                         description="median over the other ranks with a heatmap record",
                     ),
                     Metric(name="heatmap_ranks", value=len(hm.ranks), unit=Unit.COUNT),
-                    *_window(ws, we),
+                    *window_metrics(ws, we),
                     *_source(hm),
                 ],
                 ranks=[0],
@@ -263,7 +256,7 @@ def heatmap_imbalance(ctx: Context, t: Thresholds) -> list[Hit] | None:
                         Metric(name="std_rank_bytes", value=imb.std, unit=Unit.BYTES),
                         Metric(name="max_rank_bytes", value=int(imb.bytes[top]), unit=Unit.BYTES),
                         Metric(name="phases", value=len(ph), unit=Unit.COUNT),
-                        *_window(ws, we),
+                        *window_metrics(ws, we),
                         *_source(hm),
                     ],
                     ranks=heavy[: max(ctx.top_n, 1)],

@@ -14,7 +14,7 @@ import numpy as np
 
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
-from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Unit
+from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Unit, window_metrics
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.analysis.trace_views import (
     Phases,
@@ -60,13 +60,6 @@ def _rank_stats(ctx: Context, tr: Trace) -> RankStats:
     v = _cached(ctx, "trace.ranks", lambda: rank_stats(tr))
     assert isinstance(v, RankStats)
     return v
-
-
-def _window(start: float, end: float) -> list[Metric]:
-    return [
-        Metric(name="window_start", value=float(start), unit=Unit.SECONDS, description="seconds since job start"),
-        Metric(name="window_end", value=float(end), unit=Unit.SECONDS, description="seconds since job start"),
-    ]
 
 
 def _layer_metric(tr: Trace) -> Metric:
@@ -169,7 +162,7 @@ def phase_stragglers_check(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="straggler_alone_share", value=float(share[w]), unit=Unit.RATIO),
             Metric(name="slowest_rank_busy_time", value=float(st.slowest_busy[w]), unit=Unit.SECONDS),
             Metric(name="fastest_rank_busy_time", value=float(st.fastest_busy[w]), unit=Unit.SECONDS),
-            *_window(ws, we),
+            *window_metrics(ws, we),
             _layer_metric(tr),
         ],
         files=files,
@@ -243,7 +236,7 @@ def rank0_heavy(ctx: Context, t: Thresholds) -> Hit | None:
             *evidence,
             Metric(name="traced_ranks", value=len(rs.rank), unit=Unit.COUNT),
             Metric(name="rank0_io_time", value=float(rs.time[0]), unit=Unit.SECONDS),
-            *_window(float(rs.first[0]), float(rs.last[0])),
+            *window_metrics(float(rs.first[0]), float(rs.last[0])),
             _layer_metric(tr),
         ],
         files=files,
@@ -327,7 +320,7 @@ def unbalanced_ranks(ctx: Context, t: Thresholds) -> Hit | None:
                 unit=Unit.RATIO,
             ),
             *stats,
-            *_window(float(rs.first[idx].min()), float(rs.last[idx].max())),
+            *window_metrics(float(rs.first[idx].min()), float(rs.last[idx].max())),
             _layer_metric(tr),
         ],
         files=files,
@@ -408,7 +401,7 @@ def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
                 description="I/O time that could overlap the gaps' computation",
             ),
             Metric(name="hideable_share", value=saving / runtime, unit=Unit.RATIO),
-            *_window(float(ph.end[g]), float(ph.start[g + 1])),
+            *window_metrics(float(ph.end[g]), float(ph.start[g + 1])),
             _layer_metric(tr),
         ],
         files=files,
@@ -480,7 +473,7 @@ def repeated_ranges(ctx: Context, t: Thresholds) -> list[Hit] | None:
                     Metric(name=f"bytes_{verb}_again", value=total, unit=Unit.BYTES),
                     Metric(name=f"bytes_{verb}", value=moved_all, unit=Unit.BYTES),
                     Metric(name="repeating_requests", value=int(seg.sum()), unit=Unit.COUNT),
-                    *_window(ws, we),
+                    *window_metrics(ws, we),
                     _layer_metric(tr),
                 ],
                 files=files,

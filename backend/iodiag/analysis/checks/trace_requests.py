@@ -13,9 +13,8 @@ from collections.abc import Callable
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.checks.trace import _window
 from iodiag.analysis.context import Context, pct
-from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit
+from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, window_metrics
 from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
@@ -60,7 +59,7 @@ def _flagged_hit(
                 Metric(name=f"{what}_share", value=float(per_file[i] / max(all_file[i], 1)), unit=Unit.RATIO),
                 Metric(name=f"{what}_bytes", value=round(float(nbytes[i])), unit=Unit.BYTES),
                 Metric(name="ranks", value=int(ranks_per_file[i]), unit=Unit.COUNT),
-                *_window(float(first[i]), float(last[i])),
+                *window_metrics(float(first[i]), float(last[i])),
             )
         )
     w = int(order[0])
@@ -85,7 +84,7 @@ def _flagged_hit(
             Metric(name="files", value=len(touched), unit=Unit.COUNT),
             Metric(name="ranks_involved", value=len(ranks), unit=Unit.COUNT),
             *extra,
-            *_window(ws, we),
+            *window_metrics(ws, we),
             Metric(name="trace", value=tr.module, unit=Unit.TEXT, description="DXT module(s) the finding reads"),
         ],
         files=files,

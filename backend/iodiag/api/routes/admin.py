@@ -6,21 +6,20 @@ from pathlib import Path
 
 from fastapi import APIRouter
 
-from iodiag.api import schemas as S
-from iodiag.api import views
+from iodiag.api import rows, schemas
 from iodiag.api.deps import Admin, Ctx
 
-router = APIRouter(prefix=views.API, tags=["admin"])
+router = APIRouter(prefix=rows.API, tags=["admin"])
 _SECRET = ("key", "password", "secret", "token")
 
 
 @router.get(
     "/settings",
-    response_model=S.SettingsOut,
+    response_model=schemas.SettingsOut,
     summary="Service settings (secrets redacted)",
-    responses={401: {"model": S.ErrorOut}, 403: {"model": S.ErrorOut}},
+    responses={401: {"model": schemas.ErrorOut}, 403: {"model": schemas.ErrorOut}},
 )
-def settings_view(ctx: Ctx, who: Admin) -> S.SettingsOut:
+def settings_view(ctx: Ctx, who: Admin) -> schemas.SettingsOut:
     values: dict[str, str | int | float | bool | list[str] | None] = {}
     for name, value in ctx.settings.model_dump().items():
         if any(word in name for word in _SECRET):
@@ -35,4 +34,4 @@ def settings_view(ctx: Ctx, who: Admin) -> S.SettingsOut:
             values[name] = value
         else:
             values[name] = str(value)
-    return S.SettingsOut(values=values)
+    return schemas.SettingsOut(values=values)

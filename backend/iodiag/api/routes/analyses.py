@@ -12,11 +12,10 @@ from starlette.concurrency import run_in_threadpool
 
 from iodiag.analysis.models import Report
 from iodiag.analysis.plots import PlotData
-from iodiag.api import schemas as S
-from iodiag.api import views
-from iodiag.api.context import AppContext
+from iodiag.api import rows, schemas
 from iodiag.api.deps import Caller, Ctx, Helpdesk
 from iodiag.api.errors import validation_detail
+from iodiag.api.state import AppContext
 from iodiag.api.upload import read_upload
 from iodiag.comparison import Comparison, NotComparable
 from iodiag.services import comparing, history, intake
@@ -26,21 +25,24 @@ from iodiag.store import analyses as repo
 from iodiag.store.models import Analysis
 from iodiag.store.tokens import Principal
 
-router = APIRouter(prefix=f"{views.API}/analyses", tags=["analyses"])
+router = APIRouter(prefix=f"{rows.API}/analyses", tags=["analyses"])
 
-E = S.ErrorOut
-NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": E, "description": "no such analysis (or not yours)"}}
-AUTH: dict[int | str, dict[str, Any]] = {401: {"model": E, "description": "no valid bearer token"}}
-NOT_READY: dict[int | str, dict[str, Any]] = {409: {"model": E, "description": "the analysis is not done"}}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": schemas.ErrorOut, "description": "no such analysis (or not yours)"}
+}
+AUTH: dict[int | str, dict[str, Any]] = {401: {"model": schemas.ErrorOut, "description": "no valid bearer token"}}
+NOT_READY: dict[int | str, dict[str, Any]] = {
+    409: {"model": schemas.ErrorOut, "description": "the analysis is not done"}
+}
 
 _JSON_SUBMIT_LIMIT = 64 << 10
 
 
-class SubmitForm(S._In):
-    user: S.UserName | None = None
-    job_id: S.JobId | None = None
-    nodes: S.Count | None = None
-    cb_nodes: S.Count | None = None
+class SubmitForm(schemas._In):
+    user: schemas.UserName | None = None
+    job_id: schemas.JobId | None = None
+    nodes: schemas.Count | None = None
+    cb_nodes: schemas.Count | None = None
 
 
 def _submit_body_schema() -> dict[str, Any]:
@@ -52,7 +54,7 @@ def _submit_body_schema() -> dict[str, Any]:
         "required": True,
         "content": {
             "multipart/form-data": {"schema": form},
-            "application/json": {"schema": S.SubmitPath.model_json_schema()},
+            "application/json": {"schema": schemas.SubmitPath.model_json_schema()},
         },
     }
 
@@ -112,7 +114,7 @@ async def _from_path(request: Request, ctx: AppContext, who: Principal) -> intak
         raise Rejected(413, "JSON body too large")
     body = await request.body()
     try:
-        req = S.SubmitPath.model_validate_json(body)
+        req = schemas.SubmitPath.model_validate_json(body)
     except ValidationError as exc:
         raise Rejected(422, validation_detail(list(exc.errors()))) from None
     if who.role != "hook":
@@ -143,24 +145,27 @@ async def _from_path(request: Request, ctx: AppContext, who: Principal) -> intak
 @router.post(
     "",
     status_code=202,
-    response_model=S.SubmitOut,
+    response_model=schemas.SubmitOut,
     summary="Submit a log for analysis",
     description="Upload a `.darshan` log as multipart/form-data (field `file`; optional `user` for hook tokens, "
     "`job_id`, `nodes`, `cb_nodes`), or, with a hook token, send JSON naming a log on the server. 202 with "
     "the new analysis; 200 with the existing one when this owner already submitted the same log (a failed "
     "one is queued again).",
     responses={
-        200: {"model": S.SubmitOut, "description": "this owner already submitted this log"},
+        200: {"model": schemas.SubmitOut, "description": "this owner already submitted this log"},
         **AUTH,
-        400: {"model": E, "description": "malformed body"},
-        403: {"model": E, "description": "not allowed (path outside the allowed directories, wrong role)"},
-        413: {"model": E, "description": "log larger than the server's limit"},
-        415: {"model": E, "description": "neither multipart/form-data nor application/json"},
-        422: {"model": E, "description": "not a readable Darshan log, or invalid fields"},
+        400: {"model": schemas.ErrorOut, "description": "malformed body"},
+        403: {
+            "model": schemas.ErrorOut,
+            "description": "not allowed (path outside the allowed directories, wrong role)",
+        },
+        413: {"model": schemas.ErrorOut, "description": "log larger than the server's limit"},
+        415: {"model": schemas.ErrorOut, "description": "neither multipart/form-data nor application/json"},
+        422: {"model": schemas.ErrorOut, "description": "not a readable Darshan log, or invalid fields"},
     },
     openapi_extra={"requestBody": _submit_body_schema()},
 )
-async def submit(request: Request, response: Response, ctx: Ctx, who: Caller) -> S.SubmitOut:
+async def submit(request: Request, response: Response, ctx: Ctx, who: Caller) -> schemas.SubmitOut:
     ctype = request.headers.get("content-type", "")
     mime = ctype.split(";", 1)[0].strip().lower()
     if mime == "multipart/form-data":
@@ -176,30 +181,37 @@ async def submit(request: Request, response: Response, ctx: Ctx, who: Caller) ->
             ctx.pool.wake()
     else:
         response.status_code = 200
-    return S.SubmitOut(
+    return schemas.SubmitOut(
         id=result.analysis_id,
         status=result.status,
         created=result.created,
-        url=f"{views.API}/analyses/{result.analysis_id}",
+        url=f"{rows.API}/analyses/{result.analysis_id}",
     )
 
 
-@router.get("", response_model=S.AnalysisPage, summary="List analyses", responses={**AUTH, 422: {"model": E}})
+@router.get(
+    "",
+    response_model=schemas.AnalysisPage,
+    summary="List analyses",
+    responses={**AUTH, 422: {"model": schemas.ErrorOut}},
+)
 def list_analyses(
     ctx: Ctx,
     who: Caller,
-    owner: Annotated[S.UserName | None, Query(description="helpdesk and admin: one user's analyses")] = None,
-    status: S.Status | None = None,
-    severity: Annotated[S.SeverityName | None, Query(description="has at least one finding of this severity")] = None,
+    owner: Annotated[schemas.UserName | None, Query(description="helpdesk and admin: one user's analyses")] = None,
+    status: schemas.Status | None = None,
+    severity: Annotated[
+        schemas.SeverityName | None, Query(description="has at least one finding of this severity")
+    ] = None,
     code: Annotated[str | None, Query(pattern=r"^[A-Z][0-9]{2}$", description="has this finding (e.g. P08)")] = None,
     since: Annotated[datetime | None, Query(description="submitted at or after (ISO 8601)")] = None,
     until: Annotated[datetime | None, Query(description="submitted before (ISO 8601)")] = None,
-    job_id: S.JobId | None = None,
+    job_id: schemas.JobId | None = None,
     exe: Annotated[str | None, Query(max_length=256, description="executable path contains this")] = None,
-    triage: S.TriageStatus | None = None,
+    triage: schemas.TriageStatus | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-) -> S.AnalysisPage:
+) -> schemas.AnalysisPage:
     filters = repo.ListFilters(
         owner=owner,
         status=status,
@@ -212,10 +224,10 @@ def list_analyses(
         triage=triage,
     )
     with ctx.db.read() as s:
-        total, rows = repo.list_visible(s, who, filters, limit, offset)
-        flagged = history.flags(s, rows)
-        items = [views.summary(r, flagged.get(r.id)) for r in rows]
-    return S.AnalysisPage(total=total, limit=limit, offset=offset, items=items)
+        total, found = repo.list_visible(s, who, filters, limit, offset)
+        flagged = history.flags(s, found)
+        items = [rows.summary(r, flagged.get(r.id)) for r in found]
+    return schemas.AnalysisPage(total=total, limit=limit, offset=offset, items=items)
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -246,17 +258,17 @@ def _done_output(ctx: AppContext, who: Principal, analysis_id: str, kind: str) -
 
 @router.get(
     "/{analysis_id}",
-    response_model=S.AnalysisOut,
+    response_model=schemas.AnalysisOut,
     summary="Status, progress and findings",
     responses={**AUTH, **NOT_FOUND},
 )
-def get_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> S.AnalysisOut:
+def get_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.AnalysisOut:
     row = visible_or_404(ctx, who, analysis_id)
     report = None
     if row.status == "done":
         with ctx.db.read() as s:
             report = repo.output(s, analysis_id, "json")
-    return views.detail(row, report)
+    return rows.detail(row, report)
 
 
 @router.get(
@@ -310,22 +322,26 @@ def plots(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
 
 @router.get(
     "/{analysis_id}/history",
-    response_model=S.HistoryOut,
+    response_model=schemas.HistoryOut,
     summary="Runs of the same application over time",
     responses={**AUTH, **NOT_FOUND},
 )
-def run_history(ctx: Ctx, who: Caller, analysis_id: str) -> S.HistoryOut:
+def run_history(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.HistoryOut:
     row = visible_or_404(ctx, who, analysis_id)
     with ctx.db.read() as s:
         runs = history.runs(s, row)
-    return S.HistoryOut(analysis_id=row.id, owner=row.owner, executable=row.executable, runs=runs)
+    return schemas.HistoryOut(analysis_id=row.id, owner=row.owner, executable=row.executable, runs=runs)
 
 
 @router.get(
     "/{analysis_id}/compare/{other_id}",
     response_model=Comparison,
     summary="What changed from this run to another",
-    responses={**AUTH, **NOT_FOUND, 409: {"model": E, "description": "not done, or not the same executable"}},
+    responses={
+        **AUTH,
+        **NOT_FOUND,
+        409: {"model": schemas.ErrorOut, "description": "not done, or not the same executable"},
+    },
 )
 def compare_runs(
     ctx: Ctx,
@@ -346,17 +362,17 @@ def compare_runs(
 
 @router.patch(
     "/{analysis_id}/triage",
-    response_model=S.AnalysisSummary,
+    response_model=schemas.AnalysisSummary,
     summary="Help-desk triage",
-    responses={**AUTH, 403: {"model": E}, **NOT_FOUND, 422: {"model": E}},
+    responses={**AUTH, 403: {"model": schemas.ErrorOut}, **NOT_FOUND, 422: {"model": schemas.ErrorOut}},
 )
-def triage(ctx: Ctx, who: Helpdesk, analysis_id: str, body: S.TriageIn) -> S.AnalysisSummary:
+def triage(ctx: Ctx, who: Helpdesk, analysis_id: str, body: schemas.TriageIn) -> schemas.AnalysisSummary:
     with ctx.db.write() as s:
         row = repo.get_visible(s, analysis_id, who)
         if row is None:
             raise HTTPException(404, f"no analysis {analysis_id!r}")
         repo.set_triage(s, row, who.user, body.status, body.assignee, body.note, clear_assignee=body.clear_assignee)
-        out = views.summary(row)
+        out = rows.summary(row)
     return out
 
 
@@ -365,7 +381,7 @@ def triage(ctx: Ctx, who: Helpdesk, analysis_id: str, body: S.TriageIn) -> S.Ana
     status_code=204,
     summary="Delete an analysis (owner or admin)",
     response_class=Response,
-    responses={**AUTH, 403: {"model": E}, **NOT_FOUND},
+    responses={**AUTH, 403: {"model": schemas.ErrorOut}, **NOT_FOUND},
 )
 def delete_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
     with ctx.db.write() as s:

@@ -18,12 +18,11 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from iodiag.analysis.models import Report
-from iodiag.api import schemas as S
-from iodiag.api import views
-from iodiag.api.context import AppContext
+from iodiag.api import rows, schemas
 from iodiag.api.deps import Caller, Ctx
 from iodiag.api.errors import one_line
 from iodiag.api.routes.analyses import AUTH, NOT_FOUND, NOT_READY, visible_or_404
+from iodiag.api.state import AppContext
 from iodiag.narration.comparison_answer import answer_comparison, is_compare_question
 from iodiag.narration.models import Answer, ChatTurn
 from iodiag.services import comparing
@@ -33,33 +32,33 @@ from iodiag.store import chat as chat_repo
 from iodiag.store.models import Analysis
 from iodiag.store.tokens import Principal
 
-router = APIRouter(prefix=f"{views.API}/analyses", tags=["chat"])
+router = APIRouter(prefix=f"{rows.API}/analyses", tags=["chat"])
 log = logging.getLogger("iodiag.chat")
 _HISTORY_TURNS = 20
 
 
 @router.get(
     "/{analysis_id}/chat",
-    response_model=S.ChatHistory,
+    response_model=schemas.ChatHistory,
     summary="Your conversation about this analysis",
     responses={**AUTH, **NOT_FOUND},
 )
-def history(ctx: Ctx, who: Caller, analysis_id: str) -> S.ChatHistory:
+def history(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.ChatHistory:
     visible_or_404(ctx, who, analysis_id)
     with ctx.db.read() as s:
-        rows = chat_repo.history(s, analysis_id, who.user)
-    return S.ChatHistory(
+        past = chat_repo.history(s, analysis_id, who.user)
+    return schemas.ChatHistory(
         analysis_id=analysis_id,
         user=who.user,
         messages=[
-            S.ChatMessageOut(
+            schemas.ChatMessageOut(
                 id=r.id,
                 role="assistant" if r.role == "assistant" else "user",
                 text=r.text,
                 answer=Answer.model_validate_json(r.answer_json) if r.answer_json else None,
                 created_at=r.created_at,
             )
-            for r in rows
+            for r in past
         ],
     )
 
@@ -89,10 +88,10 @@ def _prepare(ctx: AppContext, who: Principal, analysis_id: str) -> tuple[Report,
         **AUTH,
         **NOT_FOUND,
         **NOT_READY,
-        503: {"model": S.ErrorOut, "description": "this server has no narrator"},
+        503: {"model": schemas.ErrorOut, "description": "this server has no narrator"},
     },
 )
-async def ask(ctx: Ctx, who: Caller, analysis_id: str, body: S.ChatIn) -> EventSourceResponse:
+async def ask(ctx: Ctx, who: Caller, analysis_id: str, body: schemas.ChatIn) -> EventSourceResponse:
     report, turns = await run_in_threadpool(_prepare, ctx, who, analysis_id)
     if is_compare_question(body.question):  # answered from the comparison with the previous run: no model needed
         answer = await run_in_threadpool(_against_previous, ctx, who, analysis_id)

@@ -14,25 +14,25 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 
-from iodiag.api import schemas as S
-from iodiag.api.context import AppContext
+from iodiag.api import schemas
 from iodiag.api.deps import Ctx, caller, get_ctx
+from iodiag.api.state import AppContext
 from iodiag.store import migrate
 from iodiag.store import queue as jobs
 
 router = APIRouter(tags=["ops"])
 
 
-@router.get("/healthz", response_model=S.Health, summary="Liveness")
-def healthz() -> S.Health:
-    return S.Health(status="ok")
+@router.get("/healthz", response_model=schemas.Health, summary="Liveness")
+def healthz() -> schemas.Health:
+    return schemas.Health(status="ok")
 
 
 @router.get(
     "/readyz",
-    response_model=S.Readiness,
+    response_model=schemas.Readiness,
     summary="Readiness",
-    responses={503: {"model": S.Readiness, "description": "not ready"}},
+    responses={503: {"model": schemas.Readiness, "description": "not ready"}},
 )
 def readyz(ctx: Ctx) -> JSONResponse:
     db_ok = ctx.db.ping()
@@ -45,7 +45,7 @@ def readyz(ctx: Ctx) -> JSONResponse:
                 depth = jobs.depth(s)
         except Exception:
             db_ok = False
-    out = S.Readiness(
+    out = schemas.Readiness(
         ready=db_ok and at_head and workers_ok,
         database=db_ok,
         migrations_at_head=at_head,

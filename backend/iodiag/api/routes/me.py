@@ -6,13 +6,16 @@ from typing import cast
 
 from fastapi import APIRouter
 
-from iodiag.api import schemas as S
-from iodiag.api import views
+from iodiag.api import rows, schemas
 from iodiag.api.deps import Caller
 
-router = APIRouter(prefix=views.API, tags=["auth"])
+router = APIRouter(prefix=rows.API, tags=["auth"])
 
 
-@router.get("/me", response_model=S.MeOut, summary="The caller's identity", responses={401: {"model": S.ErrorOut}})
-def me(who: Caller) -> S.MeOut:
-    return S.MeOut(user=who.user, role=cast(S.Role, who.role), via="token" if who.token_id is not None else "proxy")
+@router.get(
+    "/me", response_model=schemas.MeOut, summary="The caller's identity", responses={401: {"model": schemas.ErrorOut}}
+)
+def me(who: Caller) -> schemas.MeOut:
+    return schemas.MeOut(
+        user=who.user, role=cast(schemas.Role, who.role), via="token" if who.token_id is not None else "proxy"
+    )

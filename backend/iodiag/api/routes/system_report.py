@@ -9,21 +9,20 @@ from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from iodiag.api import schemas as S
-from iodiag.api import views
+from iodiag.api import rows, schemas
 from iodiag.api.deps import Ctx, Helpdesk
 from iodiag.batch import system_report
 from iodiag.batch.system_html import render
 from iodiag.batch.system_report import SystemReport
 
-router = APIRouter(prefix=views.API, tags=["admin"])
+router = APIRouter(prefix=rows.API, tags=["admin"])
 
 
 @router.get(
     "/system-report",
     response_model=SystemReport,
     summary="Facility-wide findings: jobs affected per code, bytes, I/O time and node-hours at stake",
-    responses={401: {"model": S.ErrorOut}, 403: {"model": S.ErrorOut}, 422: {"model": S.ErrorOut}},
+    responses={401: {"model": schemas.ErrorOut}, 403: {"model": schemas.ErrorOut}, 422: {"model": schemas.ErrorOut}},
 )
 async def get_system_report(
     ctx: Ctx,

@@ -8,7 +8,7 @@ from typing import cast
 from pydantic import TypeAdapter
 
 from iodiag.analysis.models import Finding, SeverityCounts
-from iodiag.api import schemas as S
+from iodiag.api import schemas
 from iodiag.comparison.history import Regression
 from iodiag.store.models import Analysis, ApiToken
 
@@ -16,21 +16,21 @@ API = "/api/v1"
 _FINDINGS = TypeAdapter(list[Finding])
 
 
-def summary(row: Analysis, regression: Regression | None = None) -> S.AnalysisSummary:
-    return S.AnalysisSummary(**_summary_fields(row), regression=regression)
+def summary(row: Analysis, regression: Regression | None = None) -> schemas.AnalysisSummary:
+    return schemas.AnalysisSummary(**_summary_fields(row), regression=regression)
 
 
-def _run(row: Analysis) -> S.RunOut | None:
+def _run(row: Analysis) -> schemas.RunOut | None:
     if row.status != "done" or row.runtime_s is None:
         return None
-    return S.RunOut(
+    return schemas.RunOut(
         executable=row.executable,
         start=row.run_start,
         nprocs=row.nprocs,
         runtime_s=row.runtime_s,
         io_time_s=row.io_time_s,
         io_share=row.io_share,
-        verdict_level=cast(S.SeverityName | None, row.verdict_level),
+        verdict_level=cast(schemas.SeverityName | None, row.verdict_level),
         headline=row.headline,
     )
 
@@ -57,8 +57,8 @@ def _summary_fields(row: Analysis) -> dict[str, object]:
         "analysis_s": row.analysis_s,
         "counts": SeverityCounts(critical=row.n_critical, warning=row.n_warning, info=row.n_info, ok=row.n_ok),
         "max_severity": row.max_severity,
-        "triage": S.Triage(
-            status=cast(S.TriageStatus, row.triage_status),
+        "triage": schemas.Triage(
+            status=cast(schemas.TriageStatus, row.triage_status),
             assignee=row.triage_assignee,
             note=row.triage_note,
             updated_at=row.triage_updated_at,
@@ -68,9 +68,9 @@ def _summary_fields(row: Analysis) -> dict[str, object]:
     }
 
 
-def links(analysis_id: str) -> S.AnalysisLinks:
+def links(analysis_id: str) -> schemas.AnalysisLinks:
     base = f"{API}/analyses/{analysis_id}"
-    return S.AnalysisLinks(
+    return schemas.AnalysisLinks(
         self=base,
         report_json=f"{base}/report.json",
         report_md=f"{base}/report.md",
@@ -81,19 +81,19 @@ def links(analysis_id: str) -> S.AnalysisLinks:
     )
 
 
-def detail(row: Analysis, report_json: bytes | None) -> S.AnalysisOut:
+def detail(row: Analysis, report_json: bytes | None) -> schemas.AnalysisOut:
     findings = None
     if report_json is not None:
         # Only the findings are wanted: skip validating the rest of a possibly large report.
         findings = _FINDINGS.validate_python(json.loads(report_json).get("findings", []))
-    return S.AnalysisOut(**_summary_fields(row), findings=findings, links=links(row.id))
+    return schemas.AnalysisOut(**_summary_fields(row), findings=findings, links=links(row.id))
 
 
-def token(row: ApiToken) -> S.TokenOut:
-    return S.TokenOut(
+def token(row: ApiToken) -> schemas.TokenOut:
+    return schemas.TokenOut(
         id=row.id,
         user=row.user,
-        role=cast(S.Role, row.role),
+        role=cast(schemas.Role, row.role),
         prefix=row.prefix,
         note=row.note,
         created_at=row.created_at,
