@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+TESTS = Path(__file__).resolve().parent
+"""This folder: test data (data/) and tools (tools/) are found from here, wherever a test module lives."""
+BACKEND = TESTS.parent
+REPO = BACKEND.parent
 SHARED = Path(os.environ.get("IODIAG_SHARED", REPO.parent / "shared"))
 SHARED_LOGS = SHARED / "logs"
 DRISHTI_REF = SHARED / "reference" / "drishti-0.8"

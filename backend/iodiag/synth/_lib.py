@@ -8,7 +8,7 @@ from typing import Any
 
 # Module versions the bundled library writes and reads without conversion. A log that states an
 # older version gets up-converted on read, which would scramble records laid out in the current
-# structs; tests/test_synth_writer.py round-trips every module to keep this table honest.
+# structs; tests/synth/test_synth_writer.py round-trips every module to keep this table honest.
 MODULE_VERSIONS = {
     "POSIX": 4,
     "MPI-IO": 3,

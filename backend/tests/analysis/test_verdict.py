@@ -1,0 +1,289 @@
+"""Costs, severity from cost and the verdict, on every real log: the report must agree with itself."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from iodiag.analysis import analyze
+from iodiag.analysis.engine import with_detected_severity
+from iodiag.analysis.models import Confidence, Report, Severity
+from iodiag.analysis.registry import CHECKS, Kind
+from iodiag.core.thresholds import Thresholds
+from iodiag.ingest import load_profile
+from iodiag.render import render
+from tests.conftest import REPO, all_logs, log_id, shared_log, wheel_log
+
+E3SM = "darshan-logs/e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan"
+DRISHTI_SAMPLE = "drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan"
+APMPI = "darshan-logs/apmpi/darshan-apmpi-2nodes-64mpi.darshan"
+MPI_IO_TEST = "darshan-logs/mpi_io_test_with_dxt/treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan"
+
+
+@functools.cache
+def _report(path: Path) -> Report:
+    return analyze(load_profile(str(path), include=("HEATMAP",)))
+
+
+@pytest.mark.parametrize("log", all_logs(), ids=log_id)
+def test_verdict_agrees_with_the_findings(log: Path) -> None:
+    r = _report(log)
+    v = r.verdict
+    t = Thresholds()
+    j01 = r.finding("J01") is not None
+    # J01 states the verdict's "I/O does not matter"; the two are decided in one place. (A log without I/O
+    # records has no I/O share for J01 to state; its verdict says so in its own words.)
+    if r.io_share is not None:
+        assert j01 == (v.io_matters is False)
+    if v.io_matters is False:
+        assert not v.causes
+        loud = [f.code for f in r.findings if f.severity in (Severity.CRITICAL, Severity.WARNING)]
+        assert not [c for c in loud if CHECKS[c].kind != Kind.QUALITY], loud
+        assert v.headline.startswith(("I/O is not why this job is slow", "No I/O was recorded"))
+    io = r.io_share.slowest_rank_io_s if r.io_share else 0.0
+    assert sum(c.seconds for c in v.causes) <= io + 1e-6
+    for c in v.causes:
+        f = r.finding(c.code)
+        assert f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING), c.code
+        assert f.impact is not None and f.impact.seconds is not None
+        assert c.seconds <= f.impact.seconds + 1e-9
+    if v.causes:
+        top = r.finding(v.causes[0].code)
+        assert top is not None and top.impact is not None
+        assert v.causes[0].seconds == pytest.approx(min(top.impact.seconds or 0.0, io))
+        assert v.causes[0].code in v.headline or v.causes[0].title.lower()[:20] in v.headline.lower()
+        # Measured and modelled costs lead; inside a confidence group, larger first.
+        firm = [c for c in v.causes if c.confidence is not Confidence.LOW]
+        assert [c.seconds for c in firm] == sorted((c.seconds for c in firm), reverse=True) or len(firm) < 2
+    families = [CHECKS[c.code].family for c in v.causes]
+    assert len(families) == len(set(families)), "a family of findings is named once"
+    del t
+
+
+@pytest.mark.parametrize("log", all_logs(), ids=log_id)
+def test_nothing_red_costs_under_one_percent(log: Path) -> None:
+    r = _report(log)
+    for f in r.findings:
+        if f.severity is not Severity.CRITICAL or CHECKS[f.code].kind == Kind.SUMMARY:
+            continue
+        assert f.impact is not None and f.impact.share_of_runtime is not None, f.code
+        assert f.impact.share_of_runtime >= 0.01, (f.code, f.impact)
+
+
+def test_e3sm_names_the_wait_inside_mpiio_then_read_modify_write() -> None:
+    r = _report(shared_log(E3SM))
+    v = r.verdict
+    assert v.io_matters is True
+    codes = [c.code for c in v.causes]
+    assert codes[0] == "X04", codes
+    assert "X05" in codes[:3]
+    x04, x05 = r.finding("X04"), r.finding("X05")
+    assert x04 is not None and x04.impact is not None and x04.impact.basis.startswith("measured")
+    assert x05 is not None and "zero bytes" in x05.message
+    # The cost is on the critical path: minutes, not the summed hours.
+    assert 200 < (x04.impact.seconds or 0) < 700
+    assert r.file_system == "lustre"
+
+
+def test_drishti_sample_leads_with_bytes_written_twice_not_uneven_reads() -> None:
+    r = _report(shared_log(DRISHTI_SAMPLE))
+    v = r.verdict
+    assert v.causes and v.causes[0].code in ("X06", "X04")
+    x06 = r.finding("X06")
+    assert x06 is not None and "HDF5" in x06.message and "2.00x" in x06.message
+    assert v.causes[0].code != "P22"
+
+
+def test_gpfs_job_gets_no_lustre_advice() -> None:
+    r = _report(shared_log(DRISHTI_SAMPLE))
+    assert r.file_system == "gpfs"
+    recs = {rec for f in r.findings for rec in f.recommendations}
+    assert not {x for x in recs if x.startswith("lustre-")}
+    assert "lfs " not in v_text(r)
+
+
+def v_text(r: Report) -> str:
+    return render(r, "text") + r.verdict.model_dump_json()
+
+
+def test_negligible_io_in_a_long_job_is_quiet() -> None:
+    r = _report(shared_log(APMPI))
+    assert r.verdict.io_matters is False
+    assert r.counts.critical == 0 and r.counts.warning == 0
+    s01 = r.finding("S01")
+    # Drishti's rule still holds (detection parity), but it costs milliseconds.
+    assert s01 is not None and s01.detected_severity is Severity.CRITICAL and s01.severity is Severity.INFO
+    assert s01.impact is not None and (s01.impact.seconds or 0) < 1
+
+
+def test_tiny_job_io_does_not_matter_whatever_its_share() -> None:
+    r = _report(shared_log("darshan-logs/release_logs/mpi-io-test-x86_64-3.4.5.darshan"))
+    assert r.io_share is not None and r.io_share.share_slowest > 0.5
+    assert r.verdict.io_matters is False
+    assert "I/O is not why" in r.verdict.headline
+
+
+def test_sample_badost_leads_with_the_slow_ost() -> None:
+    r = _report(wheel_log("sample-badost.darshan"))
+    assert r.verdict.causes and r.verdict.causes[0].code == "L04"
+    assert r.verdict.causes[0].share_of_runtime > 0.5
+    good = _report(wheel_log("sample-goodost.darshan"))
+    assert "L04" not in good.codes()
+
+
+def test_data_loader_workload_keeps_mpi_advice_quiet() -> None:
+    logs = sorted(shared_log("darshan-logs/dlio_logs").glob("*.darshan"))
+    for log in logs:
+        r = _report(log)
+        assert r.workload.value == "data-loader"
+        for code in ("M01", "P09"):
+            f = r.finding(code)
+            if f is not None:
+                assert f.severity is Severity.INFO, (log.name, code)
+
+
+def test_exactly_one_mib_requests_are_not_small() -> None:
+    # mpi-io-test writes and reads 16 MiB blocks; the 3.x release logs' ACCESS counters say so. A job of 1 MiB
+    # requests lands in Darshan's 100K_1M bin; the ACCESS counters keep it out of "small".
+    from iodiag.analysis.checks.posix import _small_counts
+
+    r = load_profile(str(shared_log(MPI_IO_TEST)))
+    posix = r.table("POSIX")
+    assert posix is not None
+    frame = posix.copy()
+    for b in ("0_100", "100_1K", "1K_10K", "10K_100K"):
+        frame[f"POSIX_SIZE_WRITE_{b}"] = 0
+    frame["POSIX_SIZE_WRITE_100K_1M"] = frame["POSIX_WRITES"]
+    frame["POSIX_ACCESS1_ACCESS"] = 1 << 20
+    frame["POSIX_ACCESS1_COUNT"] = frame["POSIX_WRITES"]
+    for col in ("POSIX_SIZE_READ_100K_1M", "POSIX_ACCESS2_COUNT", "POSIX_ACCESS3_COUNT", "POSIX_ACCESS4_COUNT"):
+        frame[col] = 0
+    assert int(_small_counts(frame, "WRITE").sum()) == 0
+    frame["POSIX_ACCESS1_ACCESS"] = (1 << 20) - 1
+    assert int(_small_counts(frame, "WRITE").sum()) == int(frame["POSIX_WRITES"].sum())
+
+
+def test_reports_lead_with_the_verdict() -> None:
+    r = _report(shared_log(E3SM))
+    headline = r.verdict.headline
+    for fmt in ("text", "markdown", "html"):
+        out = render(r, fmt)
+        first_words = headline.split(";")[0][:30]
+        assert first_words in " ".join(out.split()), fmt
+        flat = " ".join(out.split())
+        assert flat.index(first_words) < flat.index("X05"), fmt
+        assert "costs ≈" in flat, fmt
+
+
+def test_severity_drishti_shows_the_rules_own_severity() -> None:
+    r = _report(shared_log(APMPI))
+    d = with_detected_severity(r)
+    s01 = d.finding("S01")
+    assert s01 is not None and s01.severity is Severity.CRITICAL
+    assert d.counts.critical >= 1 and d.verdict == r.verdict
+    out = subprocess.run(
+        [sys.executable, "-m", "iodiag", "analyze", str(shared_log(APMPI)), "-f", "json", "--severity", "drishti"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    data = json.loads(out.stdout)
+    assert data["counts"]["critical"] >= 1
+    bad = subprocess.run(
+        [sys.executable, "-m", "iodiag", "analyze", str(shared_log(APMPI)), "--severity", "loud"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_partial_posix_makes_cross_layer_checks_stand_down() -> None:
+    r = _report(shared_log("darshan-logs/partial_data_dxt/partial_data_dxt.darshan"))
+    assert any("partial" in c for c in r.verdict.caveats)
+
+
+def test_every_interface_is_listed() -> None:
+    r = _report(
+        shared_log(
+            "darshan-logs/ior_pnetcdf_hdf5/shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1.darshan"
+        )
+    )
+    names = {i.name for i in r.interfaces}
+    assert {"HDF5", "MPI-IO", "POSIX"} <= names
+    hdf5 = next(i for i in r.interfaces if i.name == "HDF5")
+    assert not hdf5.counted and hdf5.note
+    mpiio = next(i for i in r.interfaces if i.name == "MPI-IO")
+    assert mpiio.counted
+
+
+def _scenario_report(name: str, tmp: Path) -> Report:
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
+
+    sc = load_scenario(REPO / "evals" / "scenarios" / f"{name}.yaml")
+    out = tmp / f"{name}.darshan"
+    build_log(sc, out)
+    return analyze(load_profile(str(out)))
+
+
+def test_dfs_bytes_are_counted_so_stdio_is_not_all_of_the_data(tmp_path: Path) -> None:
+    r = _scenario_report("ranking-dfs-io-matters", tmp_path)
+    dfs = next(i for i in r.interfaces if i.name == "DFS")
+    assert dfs.counted and dfs.bytes_written == 128 << 30
+    assert r.workload.value == "daos" and r.file_system == "daos"
+    assert r.io_share is not None and r.io_share.bytes_written >= 128 << 30
+    assert "S01" not in r.codes()  # 2 KiB of STDIO next to 128 GiB through DFS
+    assert r.job.file_systems.get("daos") == 32
+    m01 = r.finding("M01")
+    assert m01 is not None and "DFS" in m01.message and m01.severity is Severity.INFO
+    assert not {rec for f in r.findings for rec in f.recommendations if rec.startswith("lustre-")}
+
+
+def test_actions_carry_this_jobs_values() -> None:
+    badost = _report(wheel_log("sample-badost.darshan"))
+    l04 = badost.finding("L04")
+    assert l04 is not None and l04.actions
+    slow = int(l04.metric("slow_ost") or -1)
+    cmd = l04.actions[0].command
+    chosen = cmd.split(" -o ")[1].split()[0]
+    assert cmd.startswith("lfs setstripe -c ") and f",{slow}," not in f",{chosen},"
+    assert l04.actions[0].saves_s == pytest.approx(l04.impact.seconds if l04.impact else None)
+    assert "`lfs setstripe" in badost.verdict.headline
+
+    drishti = _report(shared_log(DRISHTI_SAMPLE))
+    x06 = drishti.finding("X06")
+    assert x06 is not None and x06.actions[0].command == "H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);"
+    assert "H5D_FILL_TIME_NEVER" in drishti.verdict.headline
+    # GPFS: no lfs command anywhere.
+    assert not [a for f in drishti.findings for a in f.actions if a.command.startswith("lfs ")]
+
+    e3sm = _report(shared_log(E3SM))
+    x04 = e3sm.finding("X04")
+    assert x04 is not None and "cb_nodes=8" in x04.actions[0].command  # one aggregator per node, 8 nodes
+    assert e3sm.verdict.causes[0].command == x04.actions[0].command
+
+
+def test_stripe_rules() -> None:
+    from iodiag.analysis.actions import stripe_count_for, stripe_size_for
+
+    mib = 1 << 20
+    assert stripe_size_for(4 * mib) == 4 * mib and stripe_size_for(3 * mib) == 3 * mib
+    assert stripe_size_for(782 * 1024) == mib and stripe_size_for(5 * mib + 1) == 8 * mib
+    assert stripe_size_for(1 << 30) == 64 * mib
+    assert stripe_count_for(2 << 30, writers=64, nodes=4) == 4  # one stripe per writing node
+    assert stripe_count_for(2 << 30, writers=64, nodes=None) == 8
+    assert stripe_count_for(500 << 30, writers=2048, nodes=None) == 72
+    assert stripe_count_for(500 << 30, writers=3, nodes=None) == 3  # never more stripes than writers
+
+
+def test_nfs_independent_writes_point_to_the_file_system() -> None:
+    r = _report(shared_log(MPI_IO_TEST))
+    x04 = r.finding("X04")
+    assert r.file_system == "nfs" and x04 is not None
+    assert x04.recommendations[0] == "use-scratch-file-system"
+    assert "scratch file system" in r.verdict.headline

@@ -1,0 +1,169 @@
+"""The queue survives its server: a job running when the server is killed (or stopped) is finished after
+a restart, never lost and never stuck; per-job time and memory limits fail a job with a clear reason."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.api.test_api_support import LOG_A, LOG_B, LOG_DRISHTI, Server, upload, variant, wait_done
+from tests.conftest import shared_log
+
+EMPTY = shared_log("darshan-logs/empty_log/empty_log.darshan")
+
+
+@pytest.fixture(scope="module")
+def slow_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real log whose analysis takes a second or more: a million DXT segments (6 MB; 260 MB of memory)."""
+    out = tmp_path_factory.mktemp("slow") / "dxt1m.darshan"
+    subprocess.run(
+        [sys.executable, "-m", "iodiag", "synth", "--dxt-segments", "1000000", "-o", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    return out
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_running(server: Server, aid: str, token_user: str, timeout: float = 60) -> dict[str, object]:
+    with server.client(token_user) as c:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            body = c.get(f"/api/v1/analyses/{aid}").json()
+            if body["status"] == "running" and body["stage"] in ("reading", "analyzing"):
+                return dict(body)
+            assert body["status"] != "done", "the job finished before the server could be killed"
+            time.sleep(0.02)
+    raise AssertionError("the job never started")
+
+
+def test_kill_mid_analysis_then_restart_finishes_every_job(slow_log: Path, tmp_path: Path) -> None:
+    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "2"}, workers=1)
+    try:
+        with server.client("runner") as c:
+            slow = upload(c, slow_log).json()["id"]
+            others = [upload(c, log).json()["id"] for log in (LOG_A, LOG_B, LOG_DRISHTI)]
+        wait_running(server, slow, "runner")
+        assert server.proc is not None
+        workers = children(server.proc.pid)
+        assert workers, "the server runs its analyses in worker processes"
+        server.stop(signal.SIGKILL)
+        # The workers die with their server (no orphan finishes a job it no longer owns).
+        deadline = time.monotonic() + 10
+        while any(alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(alive(p) for p in workers)
+
+        server.start()
+        with server.client("runner") as c:
+            body = c.get(f"/api/v1/analyses/{slow}").json()
+            assert body["status"] in ("running", "queued")  # held by the dead server until its lease runs out
+            done = wait_done(c, slow, timeout=120)
+            assert done["status"] == "done", done
+            assert done["attempts"] == 2  # interrupted once, then finished
+            assert done["findings"]
+            for aid in others:
+                assert wait_done(c, aid)["status"] == "done"
+            assert c.get(f"/api/v1/analyses/{slow}/plots").status_code == 200
+    finally:
+        server.stop()
+
+
+def test_clean_stop_hands_the_running_job_back_at_once(slow_log: Path, tmp_path: Path) -> None:
+    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "600"}, workers=1)
+    try:
+        log = variant(slow_log, tmp_path / "slow2.darshan", 5)
+        with server.client("runner") as c:
+            slow = upload(c, log).json()["id"]
+        wait_running(server, slow, "runner")
+        server.stop(signal.SIGTERM)
+        server.start()
+        with server.client("runner") as c:
+            # A lease of ten minutes: finishing now means the stop released the job, not the lease expiry.
+            done = wait_done(c, slow, timeout=60)
+            assert done["status"] == "done" and done["attempts"] == 1
+    finally:
+        server.stop()
+
+
+def test_time_and_memory_limits_fail_the_job_with_a_reason(slow_log: Path) -> None:
+    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_TIMEOUT_S": "0.5"}, workers=1)
+    try:
+        with server.client("limited") as c:
+            slow = upload(c, slow_log).json()["id"]
+            quick = upload(c, EMPTY).json()["id"]  # milliseconds, even on a loaded machine
+            failed = wait_done(c, slow)
+            assert failed["status"] == "failed" and "time limit of 0.5 s" in failed["error"]
+            assert c.get(f"/api/v1/analyses/{slow}/report.json").status_code == 409
+            assert wait_done(c, quick)["status"] == "done"  # the pool went on with a fresh worker
+    finally:
+        server.stop()
+    # Resident memory: the worker process itself is watched (about 80 MiB idle; this log needs 260).
+    server = Server.start_new(
+        {"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_MEMORY_LIMIT_BYTES": str(150 << 20)}, workers=1
+    )
+    try:
+        with server.client("limited") as c:
+            slow = upload(c, slow_log).json()["id"]
+            failed = wait_done(c, slow)
+            assert failed["status"] == "failed" and "memory limit of 150 MiB" in failed["error"], failed
+    finally:
+        server.stop()
+
+
+def test_a_long_analysis_shows_its_stages_from_a_worker_that_yields_the_cpu(slow_log: Path) -> None:
+    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20)}, workers=1)
+    try:
+        assert server.proc is not None
+        workers = children(server.proc.pid)
+        assert workers
+        for pid in workers:
+            # Same session as the server (so the same autogroup, where its nice value counts), its own
+            # process group (killed with the reader it forks), lowest priority.
+            assert os.getsid(pid) == os.getsid(server.proc.pid)
+            assert os.getpgid(pid) == pid
+            assert os.getpriority(os.PRIO_PROCESS, pid) == 19
+        with server.client("stages") as c:
+            aid = upload(c, slow_log).json()["id"]
+            seen: list[str] = []
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                body = c.get(f"/api/v1/analyses/{aid}").json()
+                if not seen or seen[-1] != body["stage"]:
+                    seen.append(body["stage"])
+                if body["status"] in ("done", "failed"):
+                    break
+                time.sleep(0.05)
+        assert seen[-1] == "done", body
+        # Stages of the first half second are not written; after it, they are.
+        assert {"analyzing", "rendering"} & set(seen), (seen, body["analysis_s"])
+    finally:
+        server.stop()

@@ -1,0 +1,199 @@
+"""The model route with the real bundled model (SmolLM2-135M, on CPU) and a real OpenAI-compatible endpoint.
+
+The 135M model invents numbers, files and codes freely. These tests let it, and check that the verifier
+catches what it invents and that nothing it invents reaches a final answer; that the stream keeps its
+protocol; that a timeout, an unreachable endpoint or a missing model file end in the template answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+from iodiag.analysis.models import Report
+from iodiag.narration.composer import Conversation
+from iodiag.narration.llm import bundled_model_path, get_model
+from iodiag.narration.models import Answer, AnswerChunk
+from iodiag.narration.service import Narrator
+from iodiag.narration.untrusted import strip_quoted
+from iodiag.narration.verifier import HARD_KINDS, verify
+from tests.narration.test_narration_support import (
+    BADOST,
+    DRISHTI,
+    INJECTION,
+    knowledge,
+    model_settings,
+    report,
+    scenario_report,
+)
+
+
+@pytest.fixture(scope="module")
+def narrator() -> Narrator:
+    return Narrator(model_settings(), knowledge=knowledge())
+
+
+def run(narrator: Narrator, rep: Report, question: str) -> tuple[Answer, list[AnswerChunk]]:
+    chunks = list(narrator.answer(rep, question))
+    finals = [c for c in chunks if c.final]
+    assert len(finals) == 1 and chunks[-1] is finals[0] and finals[0].answer is not None
+    for i, c in enumerate(chunks[:-1]):
+        assert c.answer is None and (c.delta or c.reset), i
+    return finals[0].answer, chunks
+
+
+def hard_violations_left(narrator: Narrator, rep: Report, question: str, answer: Answer) -> list[str]:
+    """Re-check the final text against everything the plan held (not only what fitted in the prompt)."""
+    plan = Conversation(rep, narrator.composer()).plan(question)
+    check = verify(answer.text, narrator.grounding(plan, plan.facts, plan.passages))
+    return [f"{v.kind}: {v.text}" for v in check.violations if v.kind in HARD_KINDS]
+
+
+def test_the_model_loads_once_and_counts_tokens_with_its_tokenizer() -> None:
+    model = get_model(model_settings())
+    assert model is not None and model is get_model(model_settings())
+    assert model.name == bundled_model_path().name.removesuffix(".gguf")
+    assert model.tokenizer is not None and 0 < model.count_tokens("small writes to a shared file") < 12
+
+
+def test_the_verifier_catches_what_the_model_invents(narrator: Narrator) -> None:
+    """Asked to write about a job with no facts at all, the model makes things up; each is caught."""
+    model = get_model(model_settings())
+    assert model is not None
+    turns: list[tuple[Any, str]] = [
+        ("system", "You are an HPC I/O expert."),
+        (
+            "user",
+            "Describe a slow HPC job in three sentences, with its run time in seconds, the size of its "
+            "writes, the name of its output file and the rank that was slowest.",
+        ),
+    ]
+    import time
+
+    text = "".join(model.stream(turns, time.monotonic() + 120, max_tokens=64))
+    rep = report(DRISHTI)
+    plan = Conversation(rep, narrator.composer()).plan("Why is my job slow?")
+    check = verify(text, narrator.grounding(plan, plan.facts, plan.passages))
+    kinds = {v.kind for v in check.violations}
+    assert kinds & {"unknown-number", "unknown-file", "unknown-rank"}, (text, check.violations)
+    kept = check.kept_text()
+    assert not kept or verify(kept, narrator.grounding(plan, plan.facts, plan.passages)).passed
+
+
+@pytest.mark.parametrize(
+    ("log", "question"),
+    [(DRISHTI, "Why is my job slow?"), (INJECTION, "Which file is the problem?")],
+    ids=["drishti-why", "injection-file"],
+)
+def test_no_invention_reaches_a_final_answer(narrator: Narrator, log: Any, question: str) -> None:
+    rep = scenario_report(log) if log == INJECTION else report(log)
+    answer, chunks = run(narrator, rep, question)
+    assert answer.verifier.passed
+    assert answer.verifier.attempts >= 1  # the model was tried
+    assert hard_violations_left(narrator, rep, question, answer) == []
+    assert "job is fine" not in strip_quoted(answer.text).lower()
+    assert {c.id for c in answer.citations if c.kind == "finding"} <= rep.codes()
+    if answer.provenance == "template":
+        assert answer.verifier.violations or "time" in answer.note  # it fell back for a reason it records
+        assert answer.model is None
+    else:
+        assert answer.model == get_model(model_settings()).name  # type: ignore[union-attr]
+        assert answer.verifier.violations == [] or answer.provenance == "model-repaired"
+    streamed = "".join(c.delta for c in chunks)
+    assert streamed  # the model's tokens were streamed as they came
+
+
+def test_triage_summary_with_the_model_is_short_and_checked(narrator: Narrator) -> None:
+    answer = narrator.triage_summary(report(BADOST))
+    assert answer.verifier.passed and 1 <= len(answer.text.splitlines()) <= 4
+    assert answer.intent == "triage"
+
+
+def test_a_timeout_ends_in_the_template_answer() -> None:
+    narrator = Narrator(model_settings(llm_timeout_s=0.05), knowledge=knowledge())
+    answer, _ = run(narrator, report(DRISHTI), "Why is my job slow?")
+    assert answer.provenance == "template" and "time" in answer.note and answer.verifier.passed
+    assert answer.text.startswith("I/O takes 95% of this 12.00 s run")
+
+
+def test_a_missing_model_file_ends_in_the_template_answer(tmp_path: Any) -> None:
+    narrator = Narrator(model_settings(llm_model_path=str(tmp_path / "missing.gguf")), knowledge=knowledge())
+    answer, _ = run(narrator, report(DRISHTI), "Why is my job slow?")
+    assert answer.provenance == "template" and "not found" in answer.note
+
+
+# --- an OpenAI-compatible endpoint, served by the real model ---------------------------------------
+
+
+class _Endpoint(BaseHTTPRequestHandler):
+    """``POST /v1/chat/completions`` with ``stream: true``, as llama.cpp's server and vLLM answer it."""
+
+    llama: Any = None
+    seen: ClassVar[list[dict[str, Any]]] = []
+
+    def log_message(self, *args: Any) -> None:  # keep the test output quiet
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.seen.append(body)
+        if self.path != "/v1/chat/completions":
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        stream: Iterator[dict[str, Any]] = self.llama.create_chat_completion(
+            messages=body["messages"],
+            max_tokens=body.get("max_tokens", 64),
+            temperature=body.get("temperature", 0.2),
+            seed=body.get("seed"),
+            stream=True,
+        )
+        for event in stream:
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    from llama_cpp import Llama
+
+    _Endpoint.llama = Llama(model_path=str(bundled_model_path()), n_ctx=2048, n_batch=512, verbose=False, seed=0)
+    server = HTTPServer(("127.0.0.1", 0), _Endpoint)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_openai_compatible_endpoint(endpoint: str) -> None:
+    s = model_settings(llm_provider="openai", llm_url=endpoint, llm_model_name="smollm2-served", llm_api_key="k")
+    narrator = Narrator(s, knowledge=knowledge())
+    rep = report(BADOST)
+    answer, chunks = run(narrator, rep, "Why is my job slow?")
+    request = _Endpoint.seen[0]
+    assert request["stream"] is True and request["model"] == "smollm2-served"
+    assert [m["role"] for m in request["messages"]] == ["system", "user"]
+    assert "L04" in request["messages"][1]["content"]  # the facts went to the endpoint
+    assert any(c.delta for c in chunks)
+    assert answer.verifier.passed and hard_violations_left(narrator, rep, "Why is my job slow?", answer) == []
+    if answer.provenance != "template":
+        assert answer.model == "smollm2-served"
+
+
+def test_an_unreachable_endpoint_ends_in_the_template_answer() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    s = model_settings(llm_provider="openai", llm_url=f"http://127.0.0.1:{port}/v1", llm_model_name="x")
+    answer, _ = run(Narrator(s, knowledge=knowledge()), report(DRISHTI), "Why is my job slow?")
+    assert answer.provenance == "template" and answer.note.startswith("model:") and answer.verifier.passed
