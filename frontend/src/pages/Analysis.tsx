@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { NotFound } from "../components/NotFound";
 import { type AnalysisOut, api, ApiError, call, type Finding, type PlotData, type Report } from "../api/client";
-import { ErrorNote, SEVERITIES, sortFindings, Spinner, StatusBadge } from "../components/bits";
+import { ErrorNote, SEVERITIES, sortFindings, Spinner, StatusBadge } from "../components/badges";
 import { useKnowledge } from "../lib/knowledge";
 import { percent, seconds } from "../lib/format";
 import { Link } from "../lib/router";

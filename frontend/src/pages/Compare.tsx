@@ -14,7 +14,7 @@ import {
   type RunSummary,
   type Schemas,
 } from "../api/client";
-import { ErrorNote, SeverityBadge, Spinner } from "../components/bits";
+import { ErrorNote, SeverityBadge, Spinner } from "../components/badges";
 import { NotFound } from "../components/NotFound";
 import { bytes, cost, count, dateTime, humanSeconds, metric, share } from "../lib/format";
 import { Link } from "../lib/router";

@@ -1,6 +1,6 @@
 import { useEffect } from "react";
 import { NotFound } from "../components/NotFound";
-import { Spinner } from "../components/bits";
+import { Spinner } from "../components/badges";
 import { useKnowledge } from "../lib/knowledge";
 import { Markdown } from "../lib/markdown";
 

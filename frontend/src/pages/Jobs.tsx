@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type AnalysisSummary, api, ApiError, call, type ListQuery, type TriageIn, type TriageStatus } from "../api/client";
-import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/bits";
+import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/badges";
 import { dateTime } from "../lib/format";
 import { Link } from "../lib/router";
 import { WithCode } from "../report/Header";

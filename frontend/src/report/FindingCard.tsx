@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { Finding } from "../api/client";
-import { SeverityBadge } from "../components/bits";
+import { SeverityBadge } from "../components/badges";
 import type { Knowledge, KnowledgeDoc } from "../lib/knowledge";
 import { bytes, cost, count, metric, seconds } from "../lib/format";
 import { CodeBlock, codeBlocks } from "../lib/markdown";

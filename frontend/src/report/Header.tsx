@@ -1,5 +1,5 @@
 import type { AnalysisOut, Report, Schemas } from "../api/client";
-import { Counts } from "../components/bits";
+import { Counts } from "../components/badges";
 import { bytes, cost, count, dateTime, humanSeconds, percent, seconds, share } from "../lib/format";
 
 type Verdict = Schemas["Verdict"];

@@ -3,7 +3,7 @@
 // a "Compare with…" link to each other run.
 import { useEffect, useMemo, useState } from "react";
 import { type AnalysisOut, api, call, type HistoryOut, type RunPoint } from "../api/client";
-import { ErrorNote, SeverityBadge, Spinner } from "../components/bits";
+import { ErrorNote, SeverityBadge, Spinner } from "../components/badges";
 import { count, dateTime, humanSeconds, share } from "../lib/format";
 import { Link } from "../lib/router";
 import { useSession } from "../session";
