@@ -11,7 +11,8 @@ from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from iodiag import __version__
-from iodiag.api import errors, ui
+from iodiag.api import docs, errors, ui
+from iodiag.api.headers import SecurityHeadersMiddleware
 from iodiag.api.limits import BodyLimitMiddleware
 from iodiag.api.metrics import Metrics, MetricsMiddleware
 from iodiag.api.routes import admin, analyses, chat, health, me, system_report, tokens
@@ -60,15 +61,17 @@ def create_app(settings: Settings) -> FastAPI:
         description="Diagnose HPC I/O performance from Darshan logs. Authenticate with `Authorization: Bearer "
         '<token>`; every error is JSON `{"detail": "one line"}`.',
         openapi_url=f"{API_PREFIX}/openapi.json",
-        docs_url=f"{API_PREFIX}/docs",
+        docs_url=None,  # served from local assets by docs.install
         redoc_url=None,
         lifespan=lifespan,
     )
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, exempt=(f"{API_PREFIX}/analyses",))
     app.add_middleware(MetricsMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
     # Each router carries its full prefix, so a route's template (the metrics label) is its whole path.
     for module in (analyses, chat, me, tokens, admin, system_report, health):
         app.include_router(module.router)
+    docs.install(app, API_PREFIX)
     ui.install(app)  # last: its catch-all serves the built web UI and must not shadow the API
     return app

@@ -116,7 +116,14 @@ async def read_upload(request: Request, writer: BlobWriter, content_type: str) -
             # Most logs are small: the last (often only) batch is parsed here, sparing a thread hop.
             parser.write(bytes(batch))
         parser.finalize()
-    except MultipartParseError:
+    except MultipartParseError as exc:
+        if "header size" in str(exc).lower():
+            # The parser caps one part's headers (a few KiB); in practice only a file name runs into it.
+            raise Rejected(
+                400,
+                "the upload's part headers are too long: is the file name over 1,000 characters? "
+                "Rename the log and send it again",
+            ) from None
         raise Rejected(400, "malformed multipart body") from None
     except ClientDisconnect:
         raise Rejected(400, "the upload was cut short (client disconnected)") from None
