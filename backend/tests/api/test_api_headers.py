@@ -28,8 +28,10 @@ def test_every_kind_of_response_is_hardened(server: Server) -> None:
             assert r.status_code == 200, (path, r.text)
             _hardened(r)
         # Data is never a page: the JSON and Markdown responses allow nothing at all.
-        assert c.get(f"/api/v1/analyses/{aid}/report.md").headers["content-security-policy"].startswith(
-            "default-src 'none'"
+        assert (
+            c.get(f"/api/v1/analyses/{aid}/report.md")
+            .headers["content-security-policy"]
+            .startswith("default-src 'none'")
         )
         missing = c.get("/api/v1/analyses/nope")
         assert missing.status_code == 404
