@@ -43,6 +43,37 @@ OnFinished = Callable[[str, float], None]
 _ChildGone = ChildGone
 
 
+def owner_prefix() -> str:
+    return f"{socket.gethostname()}:"
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8] or "noboot"
+    except OSError:
+        return "noboot"
+
+
+def owner_is_dead(owner: str) -> bool:
+    """Whether a lease owner named by this host (``host:boot:pid:nonce``) is certainly gone: another boot, or
+    no such process. An owner named the old way, or whose pid now runs something, is left to its lease."""
+    parts = owner.split(":")
+    if len(parts) != 4 or not parts[2].isdigit():
+        return False
+    _host, boot, pid, _nonce = parts
+    if boot != _boot_id():
+        return True
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 class _Child(PipeChild):
     """A worker process (``iodiag.jobs.worker``) and the two pipes to it."""
 
@@ -58,7 +89,9 @@ class WorkerPool:
         self.db = db
         self.blobs = blobs
         self.on_finished = on_finished
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        # host:boot:pid:nonce — a restarted server on this host can tell its dead predecessor's leases
+        # (another boot, or a pid that is gone) and take their jobs back at once (``_take_back_dead``).
+        self.owner = f"{owner_prefix()}{_boot_id()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.jobs_dir = settings.data_dir / "jobs"
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -70,6 +103,7 @@ class WorkerPool:
     def start(self) -> None:
         shutil.rmtree(self.jobs_dir, ignore_errors=True)
         self.jobs_dir.mkdir(parents=True, exist_ok=True)
+        self._take_back_dead()
         self._reap()
         self._beat.start()
         for slot in self._slots:
@@ -104,6 +138,16 @@ class WorkerPool:
     def _wait_for_work(self) -> None:
         if self._wake.wait(self.settings.poll_s):
             self._wake.clear()
+
+    def _take_back_dead(self) -> None:
+        """Jobs that a server on this host held when it died: end their leases now (not in ``lease_s``)."""
+        try:
+            with self.db.write() as s:
+                n = jobs.expire_leases(s, owner_prefix(), owner_is_dead)
+            if n:
+                log.info("took back %d job(s) held by a server on this host that is gone", n)
+        except Exception:
+            log.exception("taking back the jobs of a dead server failed")
 
     def _reap(self) -> None:
         try:

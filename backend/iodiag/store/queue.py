@@ -8,6 +8,7 @@ analysis: the worker that claimed the job after it is the only writer.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Exists, delete, exists, func, insert, select, update
@@ -162,6 +163,19 @@ def _requeued(session: Session, analysis_id: str) -> None:
     session.execute(
         update(Analysis).where(Analysis.id == analysis_id).values(status="queued", stage="queued", progress=0.0)
     )
+
+
+def expire_leases(session: Session, owner_prefix: str, is_dead: Callable[[str], bool]) -> int:
+    """End at once the leases of owners (named ``owner_prefix...``) that ``is_dead`` says are gone, so the next
+    ``reap`` re-queues their jobs instead of waiting for the leases to run out. Returns how many were ended."""
+    owners = session.scalars(
+        select(Job.lease_owner).where(Job.lease_owner.startswith(owner_prefix, autoescape=True)).distinct()
+    ).all()
+    dead = [o for o in owners if o is not None and is_dead(o)]
+    if not dead:
+        return 0
+    result = session.execute(update(Job).where(Job.lease_owner.in_(dead)).values(lease_expires=0.0))
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
 def reap(session: Session, max_attempts: int) -> int:

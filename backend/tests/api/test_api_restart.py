@@ -114,6 +114,26 @@ def test_clean_stop_hands_the_running_job_back_at_once(slow_log: Path, tmp_path:
         server.stop()
 
 
+def test_a_restart_takes_back_at_once_what_its_killed_predecessor_held(slow_log: Path, tmp_path: Path) -> None:
+    # A lease of ten minutes: the job must not wait it out. The dead server was on this host (same boot, its
+    # pid gone), so the new one ends the lease at start and runs the job again straight away.
+    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "600"}, workers=1)
+    try:
+        log = variant(slow_log, tmp_path / "slow3.darshan", 7)
+        with server.client("runner") as c:
+            slow = upload(c, log).json()["id"]
+        wait_running(server, slow, "runner")
+        server.stop(signal.SIGKILL)
+        started = time.monotonic()
+        server.start()
+        with server.client("runner") as c:
+            done = wait_done(c, slow, timeout=90)
+        assert done["status"] == "done" and done["attempts"] == 2, done
+        assert time.monotonic() - started < 90  # far below the 600 s lease
+    finally:
+        server.stop()
+
+
 def test_time_and_memory_limits_fail_the_job_with_a_reason(slow_log: Path) -> None:
     server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_TIMEOUT_S": "0.5"}, workers=1)
     try:
