@@ -33,6 +33,15 @@ def ask(
         bool, typer.Option("--no-model", help="Answer from templates only: no language model, instant.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checked answer as JSON (no streaming).")] = False,
+    previous: Annotated[
+        Path | None,
+        typer.Option(
+            "--previous",
+            help="An earlier run's log: questions like 'did my change help?' are answered by comparing with it.",
+            show_default=False,
+            metavar="LOG",
+        ),
+    ] = None,
 ) -> None:
     """Ask a question about a job's I/O, answered from its findings and the tuning documents.
 
@@ -40,7 +49,7 @@ def ask(
     cannot be checked is removed, and if too little is left the answer is written from templates instead.
     """
     try:
-        code = _ask(log, question or "", no_model, as_json)
+        code = _ask(log, question or "", no_model, as_json, previous)
     except typer.Exit:
         raise
     except BrokenPipeError:
@@ -51,7 +60,7 @@ def ask(
     raise typer.Exit(code)
 
 
-def _ask(log: Path, question: str, no_model: bool, as_json: bool) -> int:
+def _ask(log: Path, question: str, no_model: bool, as_json: bool, previous: Path | None = None) -> int:
     from iodiag.analysis import analyze
     from iodiag.core.settings import get_settings
     from iodiag.ingest import LogReadError, load_profile
@@ -59,9 +68,18 @@ def _ask(log: Path, question: str, no_model: bool, as_json: bool) -> int:
 
     try:
         report = analyze(load_profile(str(log), include=("HEATMAP",)))
+        earlier = analyze(load_profile(str(previous), include=("HEATMAP",))) if previous is not None else None
     except LogReadError as exc:
         error_line(str(exc))
         return EXIT_USAGE
+    comparison = None
+    if earlier is not None:
+        from iodiag.comparison import NotComparable, compare
+
+        try:
+            comparison = compare(earlier, report)
+        except NotComparable as exc:
+            raise CliError(f"--previous {previous}: {exc}") from None
     settings = get_settings()
     if no_model:
         settings = settings.model_copy(update={"llm_provider": "none"})
@@ -69,7 +87,9 @@ def _ask(log: Path, question: str, no_model: bool, as_json: bool) -> int:
         narrator = Narrator(settings)
     except ValueError as exc:  # a broken prompts directory
         raise CliError(str(exc)) from None
-    chunks = narrator.answer(report, question)
+    chunks = narrator.answer(
+        report, question, comparison=comparison, previous_start=earlier.job.start if earlier is not None else None
+    )
     if as_json:
         answer = _final(chunks)
         sys.stdout.write(answer.model_dump_json(indent=2) + "\n")

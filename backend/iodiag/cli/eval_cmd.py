@@ -319,6 +319,51 @@ def history_series(
     raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
 
 
+def intents(
+    questions: Annotated[
+        Path | None,
+        typer.Option(
+            "--questions",
+            "-q",
+            help="Labelled questions (default: the repository's evals/intents/questions.yaml).",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            "--log",
+            help="Classify against this log's report (default: the Drishti sample).",
+            show_default=False,
+            metavar="LOG",
+        ),
+    ] = None,
+    fmt: Annotated[
+        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = EvalFormat.text,
+) -> None:
+    """Score how the narrator classifies questions: accuracy overall and per intent, every miss listed.
+
+    Exits 1 below the 0.95 target; 2 on bad input.
+    """
+    from iodiag.evals.intents import print_intent_eval, run_intent_eval
+    from iodiag.evals.triggers import CorpusError
+    from iodiag.ingest import LogReadError
+
+    try:
+        result = run_intent_eval(questions, log)
+    except (CorpusError, LogReadError) as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_USAGE) from None
+    if fmt == EvalFormat.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    else:
+        width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+        print_intent_eval(result, Console(highlight=False, width=width, emoji=False))
+    raise typer.Exit(EXIT_OK if result.passed else EXIT_FAILED)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``eval`` command group to ``app``."""
     eval_app = command_group(app, "eval", "Evaluate iodiag against ground truth (labeled scenario logs).")
@@ -327,5 +372,6 @@ def register(app: typer.Typer) -> None:
     eval_app.command("ranking")(ranking)
     eval_app.command("compare")(compare_pairs)
     eval_app.command("history")(history_series)
+    eval_app.command("intents")(intents)
     # The same scorer as ``iodiag knowledge eval``, listed with the other evals.
     eval_app.command("retrieval")(knowledge_evaluate)

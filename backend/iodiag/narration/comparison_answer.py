@@ -8,7 +8,6 @@ numbers and finding names, which a template states exactly.
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import datetime
 
@@ -17,27 +16,13 @@ from iodiag.comparison.models import Comparison, FindingChange, FindingSide
 from iodiag.core.units import human_seconds
 from iodiag.narration.facts import Fact
 from iodiag.narration.grounding import Grounding
+from iodiag.narration.intents import Intent
 from iodiag.narration.models import Answer, Citation
 from iodiag.narration.untrusted import quote
 from iodiag.narration.verifier import verify
 
-INTENT = "compare-runs"
+INTENT = Intent.COMPARE_RUNS.value
 LISTED = 4  # findings named per group; the compare view has the rest
-
-_COMPARE = re.compile(
-    r"\b(?:better|worse|faster|slower|quicker)\b.{0,40}\b(?:than|compared|vs\.?|versus)\b|"
-    r"\bwhat(?:'s| has| have)? (?:\w+ )?changed\b|\bany (?:change|difference)s?\b|\bdifferen(?:t|ce)s? from\b|"
-    r"\b(?:compare[ds]?|comparison)\b|\bsince (?:my |the |our )?(?:last|previous|earlier|prior) (?:run|job|time)\b|"
-    r"\bdid (?:my|the|this|our) (?:\w+ )?(?:change|fix|tuning|setting)s? (?:help|work|make)\b|"
-    r"\bregress(?:ed|ion|ions)?\b|\bimprov(?:ed|ement)s? (?:over|since|from|on)\b|"
-    r"\b(?:last|previous|prior|earlier) (?:run|job)\b",
-    re.IGNORECASE,
-)
-
-
-def is_compare_question(question: str) -> bool:
-    """Does the question ask about this run against an earlier one?"""
-    return bool(_COMPARE.search(question))
 
 
 def _cost(x: FindingSide | None) -> str:
@@ -93,8 +78,9 @@ def comparison_facts(cmp: Comparison, previous_start: datetime | None) -> list[F
 
 
 NO_EARLIER = (
-    "There is no earlier finished run of {exe} of yours to compare with. Upload the earlier run's log, "
-    "or compare two logs yourself: `iodiag compare EARLIER.darshan THIS.darshan`."
+    "There is no earlier finished run of {exe} to compare with: upload the earlier run's log (on the command "
+    "line, pass it with `--previous EARLIER.darshan`), or compare two logs with "
+    "`iodiag compare EARLIER.darshan THIS.darshan`."
 )
 
 

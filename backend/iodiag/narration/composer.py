@@ -127,6 +127,7 @@ class Composer:
             Intent.CONCEPT: self._concept,
             Intent.FACILITY: self._facility,
             Intent.OFF_TOPIC: self._off_topic,
+            Intent.COMPARE_RUNS: self._compare_runs,
             Intent.TRIAGE: self._triage,
         }[q.intent]
         plan.facts += self._absent(q, report)
@@ -270,6 +271,12 @@ class Composer:
     def _off_topic(self, plan: Plan) -> None:
         summary = plan.sheet.get("summary")
         plan.facts += [summary] if summary else []
+
+    def _compare_runs(self, plan: Plan) -> None:
+        # Answered from a comparison with an earlier run (comparison_answer.py), not from this report alone:
+        # the plan keeps the verdict so a caller without an earlier run can still say where this run stands.
+        verdict = plan.sheet.get("verdict")
+        plan.facts += [verdict] if verdict else []
 
     def _triage(self, plan: Plan) -> None:
         plan.facts += self._job(plan)[:1]

@@ -27,6 +27,7 @@ class Intent(StrEnum):
     CONCEPT = "concept"  # what is X?
     FACILITY = "facility"  # guidance for a named facility
     OFF_TOPIC = "off-topic"  # not about this job
+    COMPARE_RUNS = "compare-runs"  # this run against an earlier one: better? what changed? usual?
     TRIAGE = "triage"  # the help-desk summary (never from a question)
 
 
@@ -75,6 +76,22 @@ _ABOUT_JOB = _rx(
 _FOLLOW_UP = _rx(
     r"^\s*(?:and|but|so|then|what about|how about|which|why|where|ok|okay)\b|\b(?:it|that|this|them|those|these|they)\b"
 )
+_COMPARE = re.compile(
+    r"\b(?:better|worse|faster|slower|quicker)\b.{0,40}\b(?:than|compared|vs\.?|versus)\b|"
+    r"\bwhat(?:'s| has| have)? (?:\w+ )?changed\b|\bany (?:change|difference)s?\b|\bdifferen(?:t|ce)s? from\b|"
+    r"\b(?:compare[ds]?|comparison)\b|\bsince (?:my |the |our )?(?:last|previous|earlier|prior) (?:run|job|time)\b|"
+    r"\bdid (?:my|the|this|our) (?:\w+ )?(?:change|fix|tuning|setting)s? (?:help|work|make)\b|"
+    r"\bregress(?:ed|ion|ions)?\b|\bimprov(?:ed|ement)s? (?:over|since|from|on)\b|"
+    r"\b(?:last|previous|prior|earlier) (?:run|job)\b",
+    re.IGNORECASE,
+)
+
+
+def is_compare_question(question: str) -> bool:
+    """Does the question ask about this run against an earlier one (or the usual)?"""
+    return bool(_COMPARE.search(question))
+
+
 _RANK_NUMBER = _rx(r"\brank\s+(\d+)")
 _FILEISH = re.compile(r"[\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8}\b|/[\w.\-/]+")
 
@@ -157,6 +174,8 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
         return q(Intent.OFF_TOPIC)
     if not _DOMAIN.search(text) and not names_something and not (follow_up and len(text.split()) <= 3):
         return q(Intent.OFF_TOPIC)
+    if is_compare_question(text):
+        return q(Intent.COMPARE_RUNS)
     if facility or _FACILITY_WORDS.search(text):
         return q(Intent.FACILITY)
     if _FILE_RANK.search(text) or files or unknown_files or ranks:

@@ -13,11 +13,14 @@ import contextlib
 import re
 import time
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 
 from iodiag.analysis.models import Report, Severity
+from iodiag.comparison import Comparison, executable
 from iodiag.core.settings import Settings, get_settings
 from iodiag.knowledge.models import Passage
 from iodiag.narration.budget import NONE, Budget, fit
+from iodiag.narration.comparison_answer import answer_comparison
 from iodiag.narration.composer import Composer, Conversation, Plan
 from iodiag.narration.facts import Fact
 from iodiag.narration.grounding import CODE, RANKS, Grounding
@@ -47,6 +50,7 @@ _NEEDS: dict[Intent, frozenset[str]] = {
     Intent.CONCEPT: frozenset({"doc", "why", "finding"}),
     Intent.FACILITY: frozenset({"doc", "fix", "job"}),
     Intent.OFF_TOPIC: frozenset({"summary"}),
+    Intent.COMPARE_RUNS: frozenset({"verdict", "summary", "job"}),
     Intent.TRIAGE: frozenset({"verdict", "finding", "evidence", "fix"}),
 }
 
@@ -98,15 +102,30 @@ class Narrator:
 
     # --- public API -------------------------------------------------------------------------------
 
-    def answer(self, report: Report, question: str, history: Sequence[ChatTurn] = ()) -> Iterator[AnswerChunk]:
+    def answer(
+        self,
+        report: Report,
+        question: str,
+        history: Sequence[ChatTurn] = (),
+        comparison: Comparison | None = None,
+        previous_start: datetime | None = None,
+    ) -> Iterator[AnswerChunk]:
         """Stream an answer: provisional text pieces, then one final chunk holding the checked :class:`Answer`.
 
         A chunk with ``reset`` set means the provisional text so far is withdrawn (a second draft or the
-        template answer follows). Model trouble never raises: it ends in the template answer.
+        template answer follows). Model trouble never raises: it ends in the template answer. A question about
+        this run against an earlier one is answered from ``comparison`` (earlier run A, this run B), or says
+        there is none to compare with.
         """
         t0 = time.monotonic()
         conversation = Conversation(report, self.composer(), history)
         plan = conversation.plan(question)
+        if plan.intent is Intent.COMPARE_RUNS:
+            answer = answer_comparison(comparison, executable(report.job.exe), previous_start, t0=t0)
+            for line in answer.text.splitlines():
+                yield AnswerChunk(delta=line + "\n")
+            yield AnswerChunk(final=True, answer=answer)
+            return
         yield from self._run(plan, conversation.history, t0)
 
     def explain(self, report: Report) -> Answer:

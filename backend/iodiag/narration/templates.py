@@ -64,6 +64,7 @@ class TemplateWriter:
             Intent.CONCEPT: self._concept,
             Intent.FACILITY: self._facility,
             Intent.OFF_TOPIC: self._off_topic,
+            Intent.COMPARE_RUNS: self._off_topic,  # the narrator answers these from a comparison instead
             Intent.TRIAGE: self._triage,
         }[plan.intent]
         lines = [f.text for f in plan.facts if f.kind == "absent"] + writer(plan)

@@ -1,0 +1,147 @@
+"""Intent eval: does the narrator understand what kind of question it was asked?
+
+``evals/intents/questions.yaml`` holds labelled questions, several phrasings of each idea, typos included, each
+with the intent its asker means (labels by meaning, not by the rules). Every question is classified against one
+real report (the Drishti sample log: HDF5 over MPI-IO on GPFS, many findings, named files); a follow-up
+(``history: true``) is classified as the second turn after "Why is my job slow?". Scores: accuracy overall and
+per intent, and every miss with what it got, so a rule change shows what it fixed and what it broke.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from iodiag.evals.triggers import DEFAULT_SCENARIOS, CorpusError
+
+DEFAULT_QUESTIONS = DEFAULT_SCENARIOS.parent / "intents" / "questions.yaml"
+DEFAULT_LOG = "drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan"
+FIRST_TURN = "Why is my job slow?"
+TARGET = 0.95
+
+
+class LabelledQuestion(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    q: str
+    intent: str
+    history: bool = False
+
+
+class QuestionSet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    questions: list[LabelledQuestion] = Field(min_length=1)
+
+
+class Miss(BaseModel):
+    question: str
+    history: bool
+    expected: str
+    got: str
+
+
+class IntentScore(BaseModel):
+    intent: str
+    questions: int
+    right: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.questions if self.questions else 0.0
+
+
+class IntentEval(BaseModel):
+    questions_file: str
+    log: str
+    questions: int
+    right: int
+    accuracy: float
+    per_intent: list[IntentScore]
+    misses: list[Miss]
+    target: float = TARGET
+
+    @property
+    def passed(self) -> bool:
+        return self.accuracy >= self.target
+
+
+def load_questions(path: Path) -> list[LabelledQuestion]:
+    from iodiag.narration.intents import Intent
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        qs = QuestionSet.model_validate(data).questions
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CorpusError(f"{path}: cannot read the questions ({' '.join(str(exc).split())})") from None
+    except ValidationError as exc:
+        msg = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+        raise CorpusError(f"{path}: {msg}") from None
+    known = {i.value for i in Intent} - {Intent.TRIAGE.value}
+    bad = sorted({x.intent for x in qs} - known)
+    if bad:
+        raise CorpusError(f"{path}: unknown intents {bad} (known: {sorted(known)})")
+    return qs
+
+
+def run_intent_eval(questions_path: Path | None = None, log: Path | None = None) -> IntentEval:
+    from iodiag.analysis import analyze
+    from iodiag.core.settings import get_settings
+    from iodiag.ingest import load_profile
+    from iodiag.narration.composer import Composer
+    from iodiag.narration.prompts import PromptLibrary
+
+    path = questions_path or DEFAULT_QUESTIONS
+    questions = load_questions(path)
+    if log is None:
+        from iodiag.evals.answers import resolve_log
+
+        log = resolve_log(f"shared:{DEFAULT_LOG}")
+    report = analyze(load_profile(str(log), include=("HEATMAP",)))
+    composer = Composer(PromptLibrary(get_settings().prompts_dir).phrases(), None)
+    # What a follow-up refers back to: the subject the first turn's plan settled on.
+    focus = composer.plan(report, FIRST_TURN).focus_codes
+    misses: list[Miss] = []
+    totals: Counter[str] = Counter()
+    rights: Counter[str] = Counter()
+    for x in questions:
+        plan = composer.plan(report, x.q, focus if x.history else ())
+        got = plan.intent.value
+        totals[x.intent] += 1
+        if got == x.intent:
+            rights[x.intent] += 1
+        else:
+            misses.append(Miss(question=x.q, history=x.history, expected=x.intent, got=got))
+    right = sum(rights.values())
+    return IntentEval(
+        questions_file=str(path),
+        log=str(log),
+        questions=len(questions),
+        right=right,
+        accuracy=right / len(questions),
+        per_intent=[IntentScore(intent=i, questions=totals[i], right=rights[i]) for i in sorted(totals)],
+        misses=misses,
+    )
+
+
+def print_intent_eval(result: IntentEval, console: object) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    assert isinstance(console, Console)
+    table = Table(title=f"Intent accuracy on {result.questions} labelled questions", title_justify="left")
+    for col in ("intent", "questions", "right", "accuracy"):
+        table.add_column(col, justify="left" if col == "intent" else "right")
+    for s in result.per_intent:
+        table.add_row(s.intent, str(s.questions), str(s.right), f"{s.accuracy:.3f}")
+    table.add_row("all", str(result.questions), str(result.right), f"{result.accuracy:.3f}", style="bold")
+    console.print(table)
+    for m in result.misses:
+        turn = " (follow-up)" if m.history else ""
+        console.print(Text(f"  miss{turn}: {m.question!r}: expected {m.expected}, got {m.got}"))
+    verdict = "meets" if result.passed else "is below"
+    console.print(f"accuracy {result.accuracy:.3f} {verdict} the target {result.target:.2f}")
