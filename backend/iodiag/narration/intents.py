@@ -47,15 +47,31 @@ _DOMAIN = _rx(
     r"\bfile ?system|\bgpfs|\bscratch|\bprocess|\bnodes?\b|\bbottleneck|\bwrong|\brecommend|\boptimi|\bsummar|"
     r"\bexplain|\bdiagnos|\bproblem|\bissue|\bcause|\bwhy\b|\bopen|\bstat\b|\bsync|\balign|\bsmall|\brandom|"
     r"\bsequential|\bredundant|\bimbalance|\bstraggler|\bcompute|\bwhat to do|\bwhich\b|\bwhere\b|\bhow\b|"
-    r"\badvice|\btips?\b|\bhelp|\bguidance|\bbest practices?|\bset\b|\bsettings?\b|\bcommands?\b|\bconfigur"
+    r"\badvice|\btips?\b|\bhelp|\bguidance|\bbest practices?|\bset\b|\bsettings?\b|\bcommands?\b|\bconfigur|"
+    r"\bdxt\b|\bburst buffers?|\balign|\bchunk|\bheatmap|\btimeline|\bplots?\b|\bgraphs?\b|\bcharts?\b|\blayers?\b|"
+    r"\bcache|\bphases?\b|\bnormal\b|\busual\b|\btypical\b|\bregress|\blast time\b|\bprevious\b|\btl;?dr\b|"
+    r"\boverview\b|\bsummary\b|\bsum (?:it )?up\b|\brecap\b|\bquick(?:est)? wins?\b|\bchange\b|\bsave\b|\bhints?\b|"
+    r"\bost\b|\bcounters?\b"
 )
+# Everyday topics that are never about a job, even when they borrow a word from the domain ("recommend", "how").
+_EVERYDAY = _rx(
+    r"\brestaurants?\b|\bhotels?\b|\bflights?\b|\bvacation|\bholiday|\bmovies?\b|\bmount(?:ain)? \w+|\beverest\b|"
+    r"\bhow (?:tall|old|far|big) is\b|\bdinner\b|\blunch\b|\bcoffee\b|\bgirlfriend|\bboyfriend|\bhoroscope|"
+    r"\bcapital of\b|\bpresident\b|\bfootball\b|\bsoccer\b|\bbasketball\b|\bcrypto|\bbitcoin"
+)
+# Words that carry no subject of their own ("how", "which", "help"): in domain only about this job or in a chat.
+_GENERIC_ONLY = _rx(r"^(?:\W|\b(?:how|which|where|why|help|tips?|advice|set|time|run|data|fast|what|is|the|a|an)\b)*$")
 _OFF_TOPIC = _rx(
     r"\bweather|\brecipe|\bpoem|\bjoke|\bcapital of|\bsports?\b|\bmovie|\bsong|\bstock (?:price|market)|"
     r"\btranslate|\bbirthday|\bwho (?:is|was) the president"
 )
 _FACILITY_WORDS = _rx(r"\bfacilit(?:y|ies)\b|\b(?:computing|supercomputing) cent(?:er|re)\b|\bat my (?:site|center)\b")
 _FILE_RANK = _rx(
-    r"\bwhich (?:\w+ )?(?:files?|ranks?|process(?:es)?|osts?)\b|\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|"
+    r"\bw(?:h)?ich (?:[\w/-]+ ){0,2}(?:files?|ranks?|process(?:es)?|osts?|phases?)\b|"
+    r"\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|\b(?:worst|slowest|busiest|biggest|largest) (?:\w+ )?(?:files?|ranks?|osts?|phases?)\b|"
+    r"\btop \d* ?(?:files?|ranks?|osts?)\b|"
+    r"\b(?:list|show)(?: me)? (?:the |all )?(?:\w+ ){0,2}(?:files?|ranks?|osts?)\b|"
+    r"^(?:and |what about |ok,? )?(?:that|this|those|these|the) (?:files?|ranks?|osts?|phases?)\W*$|"
     r"\bwhere\b|\bwho\b|\brank \d+|\bfiles? (?:is|are|were|was) (?:affected|involved|slow|the problem)|"
     r"\blist (?:the )?(?:files?|ranks?)|\bbusiest rank|\bslowest rank"
 )
@@ -63,7 +79,36 @@ _FIX = _rx(
     r"\bhow (?:do|can|should|could|would|to) (?:i|we|you)?\b|\bfix|\bimprov|\bspeed(?: it| this| my \w+)? up|"
     r"\bfaster\b|\btun(?:e|ing)\b|\boptimi[sz]|\bwhat (?:should|can|could) (?:i|we)|\brecommend|\bsuggest|"
     r"\bchange\b|\bavoid\b|\breduce\b|\bsolv|\bremed|\bwhat to do\b|\bwhat do i do\b|"
-    r"\bwhat (?:\w+ )?(?:should|can|could|do) (?:i|we) (?:set|change|use|type|run)\b|\bsettings?\b|\bcommands?\b"
+    r"\bwhat (?:\w+ )?(?:should|can|could|do) (?:i|we) (?:set|change|use|type|run)\b|\bsettings?\b|\bcommands?\b|"
+    r"\bshould (?:i|we) (?:use|set|switch|change|increase|decrease|raise|lower|try|enable|disable|turn|add|move)\b|"
+    r"\bquick(?:est)? wins?\b|\bfirst thing (?:i|we) (?:should|can|could)|\bwhat to change\b|"
+    r"\bhow much (?:time )?(?:would|could|will|can|does) (?:\w+ ){0,4}save\b|\bwhat (?:value|hint)s? (?:\w+ )?should\b"
+)
+# How to read or understand something in general: a concept, even when asked with "how do I".
+_CONCEPT_STRONG = _rx(
+    r"\bin general\b|\bhow (?:do|can|should) (?:i|we|you) (?:read|interpret|understand)\b|\bwhat counts as\b|"
+    r"\bhow does (?:\w+ ){1,6}(?:work|decide|choose|pick|place|handle)\b|\bwhat does it mean (?:for|when|if)\b|"
+    r"^\s*wh?at(?:'s| is| are) (?:a |an |the )?[\w/.-]+(?: [\w/.-]+)?\W*$"
+)
+# The question points at something the report says (a finding), whatever it is called.
+_REPORT_REFERENCE = _rx(
+    r"\bfindings?\b|\bwarnings?\b|\bflag(?:ged)?\b|\b(?:report|it) (?:says?|said|shows?|mentions?)\b|"
+    r"\bdoes it say\b|\bin (?:my|the) report\b|\bissue\b|\bproblem\b|\bthing\b"
+)
+# Topics of findings beyond the verifier's issue lexicon (issues.py, which must stay narrow: it judges claims).
+_TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (_rx(r"\bread-?modify-?write|\brmw\b"), ("X05",)),
+    (_rx(r"\bstdio\b"), ("S01",)),
+    (_rx(r"\bstripe (?:size|count)\b"), ("L02", "L03")),
+    (_rx(r"\bbytes? (?:grow|growing|grew)|\bamplif|\bwritten twice\b"), ("X06",)),
+    (_rx(r"\bno collective|\bnot collective|\bcollective (?:i/o|writes?|reads?)"), ("M02", "M03")),
+    (_rx(r"\b(?:reads?|writes?|access(?:es)?|i/o) (?:are|is|were|was) random"), ("P11", "P13")),
+    (_rx(r"\bmemory (?:buffers?|alignment)"), ("P08",)),
+    (_rx(r"\brank 0 does"), ("P18", "T02")),
+)
+# What a follow-up points back at: "the first finding", "that issue".
+_FINDING_BACKREF = _rx(
+    r"\b(?:first|second|third|top|last|that|this) (?:finding|issue|problem)\b|\bmore about (?:the|that)\b"
 )
 _CONCEPT = _rx(
     r"^\s*(?:what(?:'s| is| are| does| do)\b|explain\b|define\b|tell me (?:about|what)|what do(?:es)? .+ mean|"
@@ -82,7 +127,12 @@ _COMPARE = re.compile(
     r"\b(?:compare[ds]?|comparison)\b|\bsince (?:my |the |our )?(?:last|previous|earlier|prior) (?:run|job|time)\b|"
     r"\bdid (?:my|the|this|our) (?:\w+ )?(?:change|fix|tuning|setting)s? (?:help|work|make)\b|"
     r"\bregress(?:ed|ion|ions)?\b|\bimprov(?:ed|ement)s? (?:over|since|from|on)\b|"
-    r"\b(?:last|previous|prior|earlier) (?:run|job)\b",
+    r"\b(?:last|previous|prior|earlier) (?:run|job)\b"
+    r"|\bis (?:this|it) (?:run |job )?(?:normal|typical|usual|an outlier)|"
+    r"\b(?:normal|typical|usual) for (?:my|this|our)\b"
+    r"|\boutlier\b|\bmake a difference\b|\bused to (?:run|take|finish)\b|\bdifferent this time\b|"
+    r"\bsame as (?:last time|before)\b|\bgo away after\b|\bchange (?:i|we) made\b|\bwh?at changed\b|"
+    r"\bprevi?ous (?:run|job)\b",
     re.IGNORECASE,
 )
 
@@ -110,6 +160,15 @@ class Question:
     follow_up: bool = False  # names nothing of its own: refers to the previous turn
     asks_files: bool = False
     asks_ranks: bool = False
+
+
+def _topic_codes(text: str) -> list[str]:
+    return [c for rx, codes in _TOPICS if rx.search(text) for c in codes]
+
+
+_MINE = _rx(r"\b(?:my|our)\b")
+# About this job in so many words (a concept question says "in general" or names no job).
+_ABOUT_JOB_STRICT = _rx(r"(?:my|our|this) (?:job|run|code|application|app|program|log|report|files?)")
 
 
 def _facility(text: str, phrases: Phrasebook) -> str | None:
@@ -170,6 +229,37 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
 
     if not text:
         return q(Intent.EXPLAIN_JOB)
+    if _INJECTION.search(text) or ((_OFF_TOPIC.search(text) or _EVERYDAY.search(text)) and not names_something):
+        return q(Intent.OFF_TOPIC)
+    in_domain = bool(_DOMAIN.search(text)) and not (_GENERIC_ONLY.search(text) and not has_history)
+    if not in_domain and not names_something and not has_history and not _FIX.search(text):
+        return q(Intent.OFF_TOPIC)
+    if is_compare_question(text):
+        return q(Intent.COMPARE_RUNS)
+    if files or unknown_files:  # a path first: a file system's name in it is not a facility question
+        return q(Intent.FILE_OR_RANK)
+    if facility or _FACILITY_WORDS.search(text):
+        return q(Intent.FACILITY)
+    if _CONCEPT_STRONG.search(text) and not named and not _ABOUT_JOB_STRICT.search(text):
+        return q(Intent.CONCEPT)
+    # A problem named in words, asked about as something the report says: the finding (present or not).
+    topic_codes = [c for c in [*codes_for_words(text), *_topic_codes(text)] if c not in ("J01", "J02")]
+    about_finding = bool(topic_codes) and bool(
+        _REPORT_REFERENCE.search(text) or _ABOUT_JOB.search(text) or _MINE.search(text) or has_history
+    )
+    if _FIX.search(text):
+        return q(Intent.HOW_TO_FIX)
+    if about_finding and _REPORT_REFERENCE.search(text):
+        return q(Intent.EXPLAIN_FINDING)
+    if _FILE_RANK.search(text) or ranks:
+        return q(Intent.FILE_OR_RANK)
+    if named or (has_history and _FINDING_BACKREF.search(text)):
+        return q(Intent.EXPLAIN_FINDING)
+    if _CONCEPT.search(text) and not _ABOUT_JOB.search(text):
+        return q(Intent.CONCEPT)
+    if [c for c in issue_codes if c not in ("J01", "J02")] or about_finding:
+        return q(Intent.EXPLAIN_FINDING)
+    return q(Intent.EXPLAIN_JOB)
     if _INJECTION.search(text) or (_OFF_TOPIC.search(text) and not names_something):
         return q(Intent.OFF_TOPIC)
     if not _DOMAIN.search(text) and not names_something and not (follow_up and len(text.split()) <= 3):
