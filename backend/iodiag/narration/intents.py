@@ -68,7 +68,8 @@ _OFF_TOPIC = _rx(
 _FACILITY_WORDS = _rx(r"\bfacilit(?:y|ies)\b|\b(?:computing|supercomputing) cent(?:er|re)\b|\bat my (?:site|center)\b")
 _FILE_RANK = _rx(
     r"\bw(?:h)?ich (?:[\w/-]+ ){0,2}(?:files?|ranks?|process(?:es)?|osts?|phases?)\b|"
-    r"\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|\b(?:worst|slowest|busiest|biggest|largest) (?:\w+ )?(?:files?|ranks?|osts?|phases?)\b|"
+    r"\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|"
+    r"\b(?:worst|slowest|busiest|biggest|largest) (?:\w+ )?(?:files?|ranks?|osts?|phases?)\b|"
     r"\btop \d* ?(?:files?|ranks?|osts?)\b|"
     r"\b(?:list|show)(?: me)? (?:the |all )?(?:\w+ ){0,2}(?:files?|ranks?|osts?)\b|"
     r"^(?:and |what about |ok,? )?(?:that|this|those|these|the) (?:files?|ranks?|osts?|phases?)\W*$|"
