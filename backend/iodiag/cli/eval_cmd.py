@@ -356,6 +356,11 @@ def intents(
     except (CorpusError, LogReadError) as exc:
         _error(str(exc))
         raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:
+        if os.environ.get("IODIAG_DEBUG", "") not in ("", "0"):
+            raise
+        _error(f"{type(exc).__name__}: {exc}", internal=True)
+        raise typer.Exit(EXIT_FAILED) from None
     if fmt == EvalFormat.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:

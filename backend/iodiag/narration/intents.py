@@ -55,9 +55,15 @@ _DOMAIN = _rx(
 )
 # Everyday topics that are never about a job, even when they borrow a word from the domain ("recommend", "how").
 _EVERYDAY = _rx(
-    r"\brestaurants?\b|\bhotels?\b|\bflights?\b|\bvacation|\bholiday|\bmovies?\b|\bmount(?:ain)? \w+|\beverest\b|"
-    r"\bhow (?:tall|old|far|big) is\b|\bdinner\b|\blunch\b|\bcoffee\b|\bgirlfriend|\bboyfriend|\bhoroscope|"
-    r"\bcapital of\b|\bpresident\b|\bfootball\b|\bsoccer\b|\bbasketball\b|\bcrypto|\bbitcoin"
+    # food and drink, travel, money, entertainment, sport, health, people, web pages: never a job's I/O
+    r"\brestaurants?\b|\brecipes?\b|\bpizza\b|\bdinner\b|\blunch\b|\bbreakfast\b|\bcoffee\b|\bbeer\b|\bwine\b|"
+    r"\bhotels?\b|\bflights?\b|\bvacation|\bholiday|\btravel|\bmount(?:ain)? \w+|\beverest\b|"
+    r"\btax(?:es)?\b|\btax return|\bmortgage|\bstocks?\b|\bcrypto|\bbitcoin|\bsalary\b|"
+    r"\bmovies?\b|\bnovels?\b|\bbooks? to read|\bsci-?fi\b|\btv shows?\b|\bnetflix|\bmusic\b|\bsongs?\b|"
+    r"\bfootball\b|\bsoccer\b|\bbasketball\b|\bbaseball\b|\bhoroscope|\bgirlfriend|\bboyfriend|\bdating\b|"
+    r"\bhow (?:tall|old|far|big) is\b|\bcapital of\b|\bpresident\b|\bcss\b|\bhtml\b|\bcenter a div\b|"
+    r"\bwrite (?:me )?an? (?:\w+ )?(?:poem|haiku|story|song|essay|limerick|joke|sonnet|cover letter|resume)\b|"
+    r"\bcover letter\b|\bresume\b|\blinked list\b|\bprinter\b|\bemail client\b|\bexcel\b|\bwifi\b"
 )
 # Words that carry no subject of their own ("how", "which", "help"): in domain only about this job or in a chat.
 _GENERIC_ONLY = _rx(r"^(?:\W|\b(?:how|which|where|why|help|tips?|advice|set|time|run|data|fast|what|is|the|a|an)\b)*$")
@@ -68,7 +74,8 @@ _OFF_TOPIC = _rx(
 _FACILITY_WORDS = _rx(r"\bfacilit(?:y|ies)\b|\b(?:computing|supercomputing) cent(?:er|re)\b|\bat my (?:site|center)\b")
 _FILE_RANK = _rx(
     r"\bw(?:h)?ich (?:[\w/-]+ ){0,2}(?:files?|ranks?|process(?:es)?|osts?|phases?)\b|"
-    r"\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|"
+    r"\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|\bwhich of (?:\w+ ){0,3}(?:files?|ranks?|osts?)\b|"
+    r"\b(?:files?|ranks?|osts?) list\b|\bpoint to which\b|"
     r"\b(?:worst|slowest|busiest|biggest|largest) (?:\w+ )?(?:files?|ranks?|osts?|phases?)\b|"
     r"\btop \d* ?(?:files?|ranks?|osts?)\b|"
     r"\b(?:list|show)(?: me)? (?:the |all )?(?:\w+ ){0,2}(?:files?|ranks?|osts?)\b|"
@@ -81,17 +88,29 @@ _FIX = _rx(
     r"\bfaster\b|\btun(?:e|ing)\b|\boptimi[sz]|\bwhat (?:should|can|could) (?:i|we)|\brecommend|\bsuggest|"
     r"\bchange\b|\bavoid\b|\breduce\b|\bsolv|\bremed|\bwhat to do\b|\bwhat do i do\b|"
     r"\bwhat (?:\w+ )?(?:should|can|could|do) (?:i|we) (?:set|change|use|type|run)\b|\bsettings?\b|\bcommands?\b|"
-    r"\bshould (?:i|we) (?:use|set|switch|change|increase|decrease|raise|lower|try|enable|disable|turn|add|move)\b|"
+    r"\bshould (?:i|we|they|the user|he|she) (?:use|set|switch|change|increase|decrease|raise|lower|try|enable|"
+    r"disable|turn|add|move)\b|\bdo you recomm?end\b|\bwhat (?:code )?change would\b|"
     r"\bquick(?:est)? wins?\b|\bfirst thing (?:i|we) (?:should|can|could)|\bwhat to change\b|"
-    r"\bhow much (?:time )?(?:would|could|will|can|does) (?:\w+ ){0,4}save\b|\bwhat (?:value|hint)s? (?:\w+ )?should\b"
+    r"\bhow much (?:time )?(?:would|could|will|can|does) (?:\w+ ){0,4}save\b|\bwhat (?:value|hint)s? (?:\w+ )?should\b|"
+    r"\bhow many \w+ should (?:i|we)\b|\bshould (?:i|we) configure\b|\bget rid of\b|\bstep[- ]by[- ]step\b|"
+    r"\bchanges? to (?:make|get|fix|reduce|avoid|speed)\b|\btell (?:the|my|this) user to (?:change|set|use|do)\b"
 )
 # How to read or understand something in general: a concept, even when asked with "how do I".
 _CONCEPT_STRONG = _rx(
     r"\bin general\b|\bhow (?:do|can|should) (?:i|we|you) (?:read|interpret|understand)\b|\bwhat counts as\b|"
-    r"\bhow does (?:\w+ ){1,6}(?:work|decide|choose|pick|place|handle)\b|\bwhat does it mean (?:for|when|if)\b|"
-    r"^\s*wh?at(?:'s| is| are) (?:a |an |the )?[\w/.-]+(?: [\w/.-]+)?\W*$"
+    r"\bhow does (?:\w+ ){1,6}(?:work|decide|choose|pick|place|handle|distribute|spread|store|split|lay)\b|"
+    r"\bwhat does it mean (?:for|when|if)\b|\bdiff?e?rence between\b|^\s*[\w/.-]+ (?:vs\.?|versus) [\w/.-]+\W*$|"
+    r"\bhow (?:is|are) (?:a |an |the )?[\w/.-]+(?: [\w/.-]+)? (?:made|built|written|collected|generated)\b|"
+    r"\bhow does \w+ (?:instrument|intercept|record|measure|collect)\b|\bnot about (?:this|my|the) \w+|"
+    r"\bwhat (?:a|an) [\w/.-]+(?: [\w/.-]+)? (?:does|is for)\b|"
+    r"^\s*(?:(?:wait|ok|okay|so|hmm|and)\W+)?wh?at(?:'s| is| are) (?:a |an |the )?[\w/.-]+(?: [\w/.-]+)?"
+    r"(?: anyway| exactly| again)?\W*$"
 )
 # The question points at something the report says (a finding), whatever it is called.
+# "the aggregator warning", "the file-per-process finding": one finding by its subject.
+_NAMED_FINDING = _rx(
+    r"\bthe [\w/-]+(?: [\w/-]+)? (?:warning|finding|flag|alert)\b|\bthe [\w/-]+(?: [\w/-]+)? thing in the report\b"
+)
 _REPORT_REFERENCE = _rx(
     r"\bfindings?\b|\bwarnings?\b|\bflag(?:ged)?\b|\b(?:report|it) (?:says?|said|shows?|mentions?)\b|"
     r"\bdoes it say\b|\bin (?:my|the) report\b|\bissue\b|\bproblem\b|\bthing\b"
@@ -133,7 +152,10 @@ _COMPARE = re.compile(
     r"\b(?:normal|typical|usual) for (?:my|this|our)\b"
     r"|\boutlier\b|\bmake a difference\b|\bused to (?:run|take|finish)\b|\bdifferent this time\b|"
     r"\bsame as (?:last time|before)\b|\bgo away after\b|\bchange (?:i|we) made\b|\bwh?at changed\b|"
-    r"\bprevi?ous (?:run|job)\b",
+    r"\bprevi?ous (?:run|job)\b|\blast (?:week|month|year|time)\b|\bbaseline\b|\bthe run before\b|"
+    r"\b(?:my|our|the) other (?:jobs|runs)\b|\bdid (?:moving|switching|going|changing|bumping|raising|lowering) "
+    r"(?:\w+ ){0,5}help\b|\bbetween (?:these|the) two runs\b|\bbefore too\b|\blike this before\b|"
+    r"\bstack(?:s)? up against\b|\bbefore the (?:upgrade|update|change)\b",
     re.IGNORECASE,
 )
 
@@ -167,6 +189,13 @@ def _topic_codes(text: str) -> list[str]:
     return [c for rx, codes in _TOPICS if rx.search(text) for c in codes]
 
 
+# The help desk asking what to tell a user: the big picture, unless it asks what the user should change.
+_BIG_PICTURE = _rx(
+    r"\bbig picture\b|\bwhat(?:'s| is) going on\b|\boverall\b|\bcrawling\b|\bholding (?:\w+ ){0,3}back\b|"
+    r"\bis (?:the )?i/?o (?:the|what|why)\b|\bwhy (?:their|the|his|her) "
+    r"(?:run|job|simulation) (?:took|takes|was|is)\b"
+)
+_FIX_CHANGE = _rx(r"\b(?:change|fix|set|tune|do differently)\b")
 _MINE = _rx(r"\b(?:my|our)\b")
 # About this job in so many words (a concept question says "in general" or names no job).
 _ABOUT_JOB_STRICT = _rx(r"(?:my|our|this) (?:job|run|code|application|app|program|log|report|files?)")
@@ -233,7 +262,13 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
     if _INJECTION.search(text) or ((_OFF_TOPIC.search(text) or _EVERYDAY.search(text)) and not names_something):
         return q(Intent.OFF_TOPIC)
     in_domain = bool(_DOMAIN.search(text)) and not (_GENERIC_ONLY.search(text) and not has_history)
-    if not in_domain and not names_something and not has_history and not _FIX.search(text):
+    if (
+        not in_domain
+        and not names_something
+        and not has_history
+        and not _FIX.search(text)
+        and not (_BIG_PICTURE.search(text) or is_compare_question(text))
+    ):
         return q(Intent.OFF_TOPIC)
     if is_compare_question(text):
         return q(Intent.COMPARE_RUNS)
@@ -248,8 +283,12 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
     about_finding = bool(topic_codes) and bool(
         _REPORT_REFERENCE.search(text) or _ABOUT_JOB.search(text) or _MINE.search(text) or has_history
     )
+    if _BIG_PICTURE.search(text) and not _FIX_CHANGE.search(text):
+        return q(Intent.EXPLAIN_JOB)  # what to tell a user about why their run was slow
     if _FIX.search(text):
         return q(Intent.HOW_TO_FIX)
+    if _NAMED_FINDING.search(text) and not _FILE_RANK.search(text):
+        return q(Intent.EXPLAIN_FINDING)
     if about_finding and _REPORT_REFERENCE.search(text):
         return q(Intent.EXPLAIN_FINDING)
     if _FILE_RANK.search(text) or ranks:
