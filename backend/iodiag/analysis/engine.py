@@ -12,6 +12,7 @@ from iodiag.analysis.actions import actions_for
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import cross_layer
+from iodiag.analysis.file_usage import busiest_files
 from iodiag.analysis.models import (
     CrossLayerSummary,
     Finding,
@@ -59,6 +60,7 @@ def analyze(
     findings.sort(key=_by_cost)
     counts = Counter(f.severity.value for f in findings)
     xl = _cross_layer(ctx, problems)
+    top_files, files_with_io = busiest_files(ctx)
     return Report(
         tool_version=__version__,
         log_path=profile.path,
@@ -70,6 +72,8 @@ def analyze(
         problems=problems,
         cross_layer=xl,
         verdict=verdict.build(ctx, findings, t),
+        top_files=top_files,
+        files_with_io=files_with_io,
         workload=ctx.workload,
         interfaces=ctx.interfaces,
         file_system=ctx.file_system,

@@ -7,8 +7,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "2.0"
-"""2.0: findings carry ``impact`` (cost in run time) and ``detected_severity``; the report carries ``verdict``,
+SCHEMA_VERSION = "2.1"
+"""2.1: the report lists the files with the most I/O time (``top_files``).
+2.0: findings carry ``impact`` (cost in run time) and ``detected_severity``; the report carries ``verdict``,
 ``workload`` and ``interfaces``; severity is graded from cost."""
 
 
@@ -360,6 +361,21 @@ class CrossLayerSummary(BaseModel):
         return next((lay for lay in self.job_layers if lay.layer == name), None)
 
 
+class FileUsage(BaseModel):
+    """One file's I/O, counted once at its top layer (MPI-IO for files opened through it, else POSIX; STDIO)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    layer: str = Field(description="the layer its time is counted at: MPI-IO, POSIX, STDIO, DFS or DAOS")
+    io_time_s: float = Field(description="read + write + metadata time, summed over the ranks that used it")
+    share_of_io: float = Field(description="io_time_s / the same sum over every file")
+    bytes_read: int
+    bytes_written: int
+    ranks: int = Field(description="ranks with a record of it (every rank for a shared record)")
+    file_system: str | None = None
+
+
 class Report(BaseModel):
     schema_version: str = SCHEMA_VERSION
     tool_version: str
@@ -375,6 +391,10 @@ class Report(BaseModel):
         description="how each file's requests changed from HDF5/PnetCDF through MPI-IO to POSIX and Lustre",
     )
     verdict: Verdict
+    top_files: list[FileUsage] = Field(
+        default_factory=list, description="the files with the most I/O time, largest first (at most 10)"
+    )
+    files_with_io: int = Field(default=0, description="files with any I/O time or bytes (top_files lists the first)")
     workload: Workload = Workload.MPI
     interfaces: list[InterfaceTotals] = Field(default_factory=list, description="every data-bearing module")
     file_system: str | None = Field(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from iodiag.analysis.models import Finding, Report, Severity
 from iodiag.analysis.registry import CHECKS
 from iodiag.knowledge.models import Passage
-from iodiag.narration.facts import Fact, FactKind, FactSheet, build_facts, problems, rank_findings
+from iodiag.narration.facts import TOP_FILE_FACTS, Fact, FactKind, FactSheet, build_facts, problems, rank_findings
 from iodiag.narration.grounding import CODE
 from iodiag.narration.intents import Intent, Question, classify
 from iodiag.narration.knowledge import KnowledgeSource
@@ -225,6 +225,8 @@ class Composer:
         ]
         chosen = with_subject[:2] or plan.focus[:1]
         plan.focus = chosen + [f for f in plan.focus if f not in chosen]
+        if "file" in want:  # which files took the time, whether or not a finding names them
+            plan.facts += [t for i in range(TOP_FILE_FACTS) if (t := plan.sheet.get(f"topfile:{i}"))]
         for f in chosen:
             plan.facts += self._detail(plan, f.code, (*want, "why"))
         data = plan.sheet.get("data")

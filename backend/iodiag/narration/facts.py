@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from iodiag.analysis.models import Finding, Metric, Report, Severity, Unit
+from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.prompts import Phrasebook
 from iodiag.narration.quantities import Dim, Quantity, exact
 from iodiag.narration.untrusted import clean, quote
@@ -215,6 +216,7 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
                 values=verdict_values,
             )
         )
+    _top_file_facts(sheet, report, phrases)
     j = report.job
     ranks = f"{j.nprocs:,} rank{'s' if j.nprocs != 1 else ''}"
     if j.nodes:
@@ -373,3 +375,26 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
                 rec=rec,
             )
         )
+
+
+TOP_FILE_FACTS = 3
+MINOR_FILE_SHARE = 0.01
+
+
+def _top_file_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None:
+    """The files with the most I/O time (the report's ``top_files``): what "which file is worst?" needs."""
+    for i, fu in enumerate(report.top_files[:TOP_FILE_FACTS]):
+        if i and fu.share_of_io < MINOR_FILE_SHARE:
+            break  # a file with a sliver of the time is not an answer to "which file?"
+        who = f"{fu.ranks:,} rank{'s' if fu.ranks != 1 else ''}"
+        text = phrases.sentence(
+            "top_file" if i == 0 else "top_file_next",
+            path=quote(fu.path),
+            io_time=human_seconds(fu.io_time_s),
+            ranks=who,
+            share=wording.percent(fu.share_of_io),
+            read=human_bytes(fu.bytes_read),
+            written=human_bytes(fu.bytes_written),
+            layer=fu.layer,
+        )
+        sheet.add(Fact(f"topfile:{i}", "file", text, files=(fu.path,)))

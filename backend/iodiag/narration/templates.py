@@ -13,7 +13,7 @@ from iodiag.analysis.models import Finding, Severity
 from iodiag.core.units import human_seconds
 from iodiag.knowledge.models import Passage
 from iodiag.narration.composer import Plan
-from iodiag.narration.facts import Fact
+from iodiag.narration.facts import TOP_FILE_FACTS, Fact
 from iodiag.narration.intents import Intent
 from iodiag.narration.prompts import Phrasebook
 from iodiag.narration.untrusted import clean
@@ -49,6 +49,9 @@ def _prose(text: str) -> str:
 def _first_sentences(text: str, n: int) -> str:
     sentences = [s for _prefix, parts in split_sentences(_prose(text)) for s in parts if not s.endswith(":")]
     return " ".join(sentences[:n])
+
+
+_WORST = re.compile(r"\b(?:worst|most|busiest|slowest|biggest|largest|top|heaviest|eating)\b", re.IGNORECASE)
 
 
 class TemplateWriter:
@@ -208,6 +211,10 @@ class TemplateWriter:
                 lines.append(self.p.sentence("rank_findings", rank=rank, codes=", ".join(codes)))
         want_files = q.asks_files or not q.asks_ranks
         shown = [f for f in plan.focus[:2] if (f.files if want_files else f.ranks)]
+        top = [t for i in range(TOP_FILE_FACTS) if (t := self._fact(plan, f"topfile:{i}"))]
+        if want_files and top and not q.files and (not shown or _WORST.search(q.text)):
+            # The question's answer first: the files the time went to, then what the findings say of them.
+            lines += [top[0].text, *[f"- {x.text}" for x in top[1:]]]
         for f in shown:
             if lines:
                 lines.append("")
@@ -217,7 +224,7 @@ class TemplateWriter:
             else:
                 lines += [x + f" [{f.code}]" for x in self._ranks(plan, f)]
             lines += self._why(plan, f)
-        if not shown:
+        if not shown and not (want_files and top):
             named = ", ".join(f.code for f in plan.focus[:3]) or "none"
             lines.append(self.p.sentence("files_none" if want_files else "ranks_none", codes=named))
         share = plan.report.io_share

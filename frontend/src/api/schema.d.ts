@@ -855,6 +855,40 @@ export interface components {
              */
             record_id: string;
         };
+        /**
+         * FileUsage
+         * @description One file's I/O, counted once at its top layer (MPI-IO for files opened through it, else POSIX; STDIO).
+         */
+        FileUsage: {
+            /** Bytes Read */
+            bytes_read: number;
+            /** Bytes Written */
+            bytes_written: number;
+            /** File System */
+            file_system?: string | null;
+            /**
+             * Io Time S
+             * @description read + write + metadata time, summed over the ranks that used it
+             */
+            io_time_s: number;
+            /**
+             * Layer
+             * @description the layer its time is counted at: MPI-IO, POSIX, STDIO, DFS or DAOS
+             */
+            layer: string;
+            /** Path */
+            path: string;
+            /**
+             * Ranks
+             * @description ranks with a record of it (every rank for a shared record)
+             */
+            ranks: number;
+            /**
+             * Share Of Io
+             * @description io_time_s / the same sum over every file
+             */
+            share_of_io: number;
+        };
         /** Finding */
         Finding: {
             /**
@@ -1497,6 +1531,12 @@ export interface components {
              * @description file system that carried most of the job's bytes (lustre, gpfs, nfs, daos, ...)
              */
             file_system?: string | null;
+            /**
+             * Files With Io
+             * @description files with any I/O time or bytes (top_files lists the first)
+             * @default 0
+             */
+            files_with_io: number;
             /** Findings */
             findings: components["schemas"]["Finding"][];
             /**
@@ -1515,7 +1555,7 @@ export interface components {
             problems?: string[];
             /**
              * Schema Version
-             * @default 2.0
+             * @default 2.1
              */
             schema_version: string;
             /** Thresholds */
@@ -1524,6 +1564,11 @@ export interface components {
             };
             /** Tool Version */
             tool_version: string;
+            /**
+             * Top Files
+             * @description the files with the most I/O time, largest first (at most 10)
+             */
+            top_files?: components["schemas"]["FileUsage"][];
             verdict: components["schemas"]["Verdict"];
             /** @default mpi */
             workload: components["schemas"]["Workload"];

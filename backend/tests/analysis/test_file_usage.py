@@ -1,0 +1,32 @@
+"""Which files the I/O went to (``Report.top_files``): what "which file is worst?" is answered from."""
+
+from __future__ import annotations
+
+from iodiag.analysis import analyze
+from iodiag.ingest import load_profile
+from tests.conftest import shared_log, wheel_log
+
+
+def test_the_one_big_file_leads_counted_once_at_its_top_layer() -> None:
+    r = analyze(load_profile(str(shared_log("darshan-logs/release_logs/mpi-io-test-x86_64-3.4.1.darshan"))))
+    top = r.top_files[0]
+    assert top.path == "/tmp/test/mpi-io-test.tmp.dat" and top.layer == "MPI-IO"
+    assert top.bytes_read == top.bytes_written == 64 << 20 and top.ranks == 4
+    assert top.share_of_io > 0.99
+    # The MPI-IO file's POSIX records are beneath it, not a second entry.
+    assert [f.path for f in r.top_files].count(top.path) == 1
+    assert r.files_with_io == len(r.top_files)
+    assert abs(sum(f.share_of_io for f in r.top_files) - 1.0) < 1e-9
+
+
+def test_largest_time_first_and_at_most_ten() -> None:
+    r = analyze(load_profile(str(wheel_log("sample-badost.darshan"))))
+    times = [f.io_time_s for f in r.top_files]
+    assert times == sorted(times, reverse=True) and 0 < len(times) <= 10
+    assert r.files_with_io >= len(times)
+    assert all(f.file_system for f in r.top_files if f.path.startswith("/scratch"))
+
+
+def test_a_log_without_io_lists_no_file() -> None:
+    r = analyze(load_profile(str(shared_log("darshan-logs/empty_log/empty_log.darshan"))))
+    assert r.top_files == [] and r.files_with_io == 0
