@@ -479,3 +479,31 @@ test("a user compares two runs of one application: run history, then the compare
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
 });
+
+test("the three suggested questions each get their own, specific answer", async ({ page }) => {
+  test.skip(!aliceJob, "needs the job uploaded by the first test");
+  const s = state();
+  const report = await apiGet<Report>(`/api/v1/analyses/${aliceJob}/report.json`, s.tokens.alice);
+  await signIn(page, s.tokens.alice);
+  await page.goto(`${s.baseURL}/analyses/${encodeURIComponent(aliceJob)}`);
+  const chat = page.getByTestId("chat");
+  const badges = chat.getByTestId("provenance");
+  const answers: string[] = [];
+  // The first test asked here already: wait for that conversation to load before counting answers.
+  await expect(chat.getByTestId("msg-user").first()).toBeVisible();
+  await expect(badges.first()).toBeVisible();
+  const before = await badges.count();
+  const asks = ["Why is my job slow?", "Which file is worst?", "What exactly should I set?"];
+  for (const [i, q] of asks.entries()) {
+    await chat.getByRole("button", { name: q }).click();
+    await expect(badges).toHaveCount(before + i + 1, { timeout: 120_000 });
+    answers.push((await chat.getByTestId("msg-assistant").last().innerText()).trim());
+  }
+  expect(new Set(answers).size).toBe(3);
+  // Why slow: the verdict; which file: the file that took the time, by name; what to set: a concrete setting.
+  expect(answers[0]).toContain(report.verdict.headline.split(" ")[0]);
+  const top = report.top_files?.[0];
+  if (top) expect(answers[1]).toContain(top.path.split("/").pop() ?? top.path);
+  await expect(chat.getByTestId("msg-assistant").last().locator("code").first()).toBeVisible();
+  expect(answers[2]).not.toEqual(answers[0]);
+});
