@@ -42,8 +42,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "backend"))
 
-from tests.conftest import all_logs  # noqa: E402
 from tests.api.test_api_support import Server, fresh_postgres_url  # noqa: E402
+from tests.conftest import all_logs  # noqa: E402
 
 
 def _scenario_log(args: tuple[str, int, str]) -> str | None:
