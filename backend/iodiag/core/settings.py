@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     poll_s: float = Field(default=1.0, gt=0, description="how often idle workers look for queued jobs")
     chat_timeout_s: float = Field(default=120.0, gt=0, description="limit of one chat answer")
     chat_concurrency: int = Field(default=2, ge=1, description="chat answers computed at once")
+    chat_per_user: int = Field(
+        default=1, ge=1, description="answers one user may have computed at once; their other questions wait their turn"
+    )
     trust_proxy_header: bool = Field(default=False, description="take the user from proxy_user_header (SSO)")
     proxy_user_header: str = "X-Remote-User"
     trusted_proxies: list[str] = Field(

@@ -10,6 +10,7 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from iodiag.analysis.models import Report
@@ -31,12 +32,26 @@ class ChatTimeout(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """The question waits for an answer slot: ``ahead`` questions (``own`` of them the same user's) go first.
+    Waiting does not count against the answer's time limit."""
+
+    ahead: int
+    own: int
+
+
 class ChatService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._executor = ThreadPoolExecutor(max_workers=settings.chat_concurrency, thread_name_prefix="iodiag-chat")
         self._narrator: NarratorLike | None = None
         self._lock = threading.Lock()
+        # Admission in the event loop: one semaphore for the service's answer slots, one per user, so one user's
+        # burst of questions queues behind itself instead of taking every slot from everyone else.
+        self._slots: asyncio.Semaphore | None = None
+        self._users: dict[str, asyncio.Semaphore] = {}
+        self._waiting: dict[str, int] = {}
 
     def narrator(self) -> NarratorLike:
         """The narrator, built on first use; ``ChatUnavailable`` when this install has none."""
@@ -53,8 +68,42 @@ class ChatService:
                 self._narrator = narrator
             return self._narrator
 
-    async def stream(self, report: Report, question: str, history: list[ChatTurn]) -> AsyncIterator[AnswerChunk]:
-        """The narrator's chunks as they come; ``ChatTimeout`` once ``chat_timeout_s`` has passed."""
+    def _admission(self, user: str) -> tuple[asyncio.Semaphore, asyncio.Semaphore]:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.settings.chat_concurrency)
+        mine = self._users.get(user)
+        if mine is None:
+            mine = self._users[user] = asyncio.Semaphore(self.settings.chat_per_user)
+        return self._slots, mine
+
+    async def stream(
+        self, report: Report, question: str, history: list[ChatTurn], user: str = ""
+    ) -> AsyncIterator[AnswerChunk | Waiting]:
+        """The narrator's chunks as they come, after a ``Waiting`` when the question must wait for a slot;
+        ``ChatTimeout`` once ``chat_timeout_s`` has passed since its answer started."""
+        slots, mine = self._admission(user)
+        if mine.locked() or slots.locked():
+            yield Waiting(ahead=sum(self._waiting.values()), own=self._waiting.get(user, 0))
+        self._waiting[user] = self._waiting.get(user, 0) + 1
+        try:
+            await mine.acquire()
+            try:
+                await slots.acquire()
+            except BaseException:
+                mine.release()
+                raise
+        finally:
+            self._waiting[user] -= 1
+            if not self._waiting[user]:
+                del self._waiting[user]
+        try:
+            async for chunk in self._answer(report, question, history):
+                yield chunk
+        finally:
+            slots.release()
+            mine.release()
+
+    async def _answer(self, report: Report, question: str, history: list[ChatTurn]) -> AsyncIterator[AnswerChunk]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()

@@ -46,6 +46,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
 export interface AskHandlers {
   onDelta: (delta: string) => void;
   onReset: () => void;
+  /** The question waits for an answer slot (the server says how many are ahead); the time limit starts later. */
+  onQueued?: (detail: string) => void;
 }
 
 type ChatBody = Schemas["ChatIn"];
@@ -92,6 +94,9 @@ export async function ask(
       if (delta) handlers.onDelta(delta);
     } else if (ev.event === "reset") {
       handlers.onReset();
+    } else if (ev.event === "queued") {
+      const { detail } = JSON.parse(ev.data) as { detail?: string };
+      handlers.onQueued?.(detail ?? "waiting for an answer slot");
     } else if (ev.event === "final") {
       return JSON.parse(ev.data) as Answer;
     } else if (ev.event === "error") {

@@ -13,6 +13,7 @@ interface Turn {
   text: string;
   answer: Answer | null;
   streaming?: boolean;
+  waiting?: string;
   error?: string;
 }
 
@@ -86,6 +87,9 @@ export function ChatPanel({
           onReset: () => {
             update((t) => ({ ...t, text: "" }));
           },
+          onQueued: (detail) => {
+            update((t) => ({ ...t, waiting: detail }));
+          },
         },
         abort.current.signal,
       );
@@ -145,7 +149,7 @@ export function ChatPanel({
               <>
                 {t.streaming ? (
                   <p className="streaming" data-testid="streaming">
-                    {t.text || "Thinking…"}
+                    {t.text || (t.waiting ? `Waiting: ${t.waiting}` : "Thinking…")}
                     <span className="cursor" aria-hidden="true">
                       ▍
                     </span>

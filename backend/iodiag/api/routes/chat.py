@@ -27,7 +27,7 @@ from iodiag.narration.comparison_answer import answer_comparison
 from iodiag.narration.intents import is_compare_question
 from iodiag.narration.models import Answer, ChatTurn
 from iodiag.services import comparing
-from iodiag.services.chat import ChatTimeout, ChatUnavailable
+from iodiag.services.chat import ChatTimeout, ChatUnavailable, Waiting
 from iodiag.store import analyses as repo
 from iodiag.store import chat as chat_repo
 from iodiag.store.models import Analysis
@@ -105,7 +105,11 @@ async def ask(ctx: Ctx, who: Caller, analysis_id: str, body: schemas.ChatIn) -> 
     async def events() -> AsyncIterator[dict[str, str]]:
         answer: Answer | None = None
         try:
-            async for chunk in ctx.chat.stream(report, body.question, turns):
+            async for chunk in ctx.chat.stream(report, body.question, turns, who.user):
+                if isinstance(chunk, Waiting):
+                    detail = f"waiting for an answer slot: {chunk.ahead} question(s) ahead, {chunk.own} of them yours"
+                    yield {"event": "queued", "data": json.dumps({"ahead": chunk.ahead, "detail": detail})}
+                    continue
                 if chunk.reset:
                     yield {"event": "reset", "data": "{}"}
                 if chunk.delta:
