@@ -26,7 +26,7 @@ from iodiag.cli.common import (
     write_file,
     write_stdout,
 )
-from iodiag.cli.reports import Outcome, emit_reports, load_thresholds_or_fail
+from iodiag.cli.reports import Outcome, each_log, emit_reports, load_thresholds_or_fail
 
 
 def analyze(
@@ -218,30 +218,8 @@ def analyze_logs(
             write_file(target.file_for(o.log, EXTENSIONS[fmt]), render(o.report, fmt))
         outcomes.append(o)
 
-    if len(logs) > 1 and err.is_terminal:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        # No refresh thread: the reader forks, and forking next to a running thread is unsafe.
-        with Progress(
-            TextColumn("[bold]Analyzing"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.description}", markup=False),
-            console=err,
-            auto_refresh=False,
-            transient=True,
-        ) as progress:
-            task = progress.add_task("", total=len(logs))
-            for log in logs:
-                progress.update(task, description=log.name)
-                progress.refresh()
-                finish(one(log), progress.console)
-                progress.advance(task)
-                progress.refresh()
-    else:
-        for log in logs:
-            finish(one(log), err)
+    for log, console in each_log(logs, "Analyzing", err):
+        finish(one(log), console)
 
     emit_reports(target, fmt, single=len(logs) == 1, outcomes=outcomes)
 

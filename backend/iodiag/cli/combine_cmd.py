@@ -25,7 +25,7 @@ from iodiag.cli.common import (
     stderr_console,
     write_file,
 )
-from iodiag.cli.reports import Outcome, emit_reports, load_thresholds_or_fail
+from iodiag.cli.reports import Outcome, each_log, emit_reports, load_thresholds_or_fail
 
 if TYPE_CHECKING:
     from iodiag.ingest import JobProfile
@@ -111,29 +111,6 @@ def _read_all(logs: list[Path], dxt: bool, err: Console) -> tuple[list[JobProfil
                 raise
             failures.append(Outcome(log, error=f"{log}: {internal_message(exc)}", internal=True))
 
-    if not err.is_terminal:
-        for log in logs:
-            one(log)
-        return profiles, failures
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    # No refresh thread: the reader forks, and forking next to a running thread is unsafe.
-    with Progress(
-        TextColumn("[bold]Reading"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}", markup=False),
-        console=err,
-        auto_refresh=False,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("", total=len(logs))
-        for log in logs:
-            progress.update(task, description=log.name)
-            progress.refresh()
-            one(log)
-            progress.advance(task)
-            progress.refresh()
+    for log, _console in each_log(logs, "Reading", err):
+        one(log)
     return profiles, failures

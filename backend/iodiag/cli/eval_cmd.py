@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from iodiag.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, command_group
+from iodiag.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, command_group, quiet_broken_pipe
 from iodiag.cli.knowledge_cmd import evaluate as knowledge_evaluate
+
+if TYPE_CHECKING:
+    from iodiag.evals.triggers import TriggerEval
+
+R = TypeVar("R")
 
 
 class EvalFormat(StrEnum):
@@ -32,6 +38,52 @@ def _error(message: str, *, internal: bool = False) -> None:
     label = "internal error" if internal else "error"
     line = Text.assemble((f"iodiag: {label}:", "bold red"), " ", " ".join(message.split()))
     Console(stderr=True, highlight=False, soft_wrap=True).print(line, soft_wrap=True)
+
+
+def _run_eval(
+    compute: Callable[[Callable[[str], None]], R],
+    fmt: EvalFormat,
+    verb: str,
+    *,
+    json_text: Callable[[R], str],
+    print_text: Callable[[R, Console], None],
+    passed: Callable[[R], bool],
+    usage_errors: tuple[type[Exception], ...],
+) -> NoReturn:
+    """What every scored eval command does around its own scoring: progress on a terminal, bad input as one line
+    and exit 2, an internal error as one line and exit 1, the result as text or JSON, exit 0 only when it passed."""
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    show = err.is_terminal and fmt == EvalFormat.text
+
+    def progress(name: str) -> None:
+        if show:
+            err.print(Text(f"  {verb} {name}"[:70].ljust(70)), end="\r", soft_wrap=True)
+
+    try:
+        result = compute(progress)
+    except usage_errors as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_USAGE) from None
+    except OSError as exc:
+        _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        raise typer.Exit(EXIT_USAGE) from None
+    except Exception as exc:
+        if os.environ.get("IODIAG_DEBUG", "") not in ("", "0"):
+            raise
+        _error(f"{type(exc).__name__}: {exc}", internal=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    if show:
+        err.print(" " * 70, end="\r")
+    try:
+        if fmt == EvalFormat.json:
+            sys.stdout.write(json_text(result))
+            sys.stdout.flush()
+        else:
+            width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+            print_text(result, Console(highlight=False, width=width, emoji=False))
+    except BrokenPipeError:
+        quiet_broken_pipe()
+    raise typer.Exit(EXIT_OK if passed(result) else EXIT_FAILED)
 
 
 def triggers(
@@ -64,49 +116,23 @@ def triggers(
     """
     from iodiag.evals.triggers import CorpusError, print_triggers, run_triggers, to_json
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    show = err.is_terminal and fmt == EvalFormat.text
+    def text(result: TriggerEval, console: Console) -> None:
+        print_triggers(result, console)
+        # The same scenarios' ranking labels, beside F1 (the logs are built already; `iodiag eval ranking`
+        # also scores the expert-labelled real logs).
+        from iodiag.evals.ranking import ranking_line, scenario_results
 
-    def progress(name: str) -> None:
-        if show:
-            err.print(Text(f"  building and analyzing {name}"), end="\r", soft_wrap=True)
+        console.print(ranking_line(scenario_results(scenarios, cache_dir), "scenarios"))
 
-    try:
-        result = run_triggers(scenarios, cache_dir, progress=progress)
-    except CorpusError as exc:
-        _error(str(exc))
-        raise typer.Exit(EXIT_USAGE) from None
-    except OSError as exc:
-        _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-        raise typer.Exit(EXIT_USAGE) from None
-    except Exception as exc:
-        if os.environ.get("IODIAG_DEBUG", "") not in ("", "0"):
-            raise
-        _error(f"{type(exc).__name__}: {exc}", internal=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    if show:
-        err.print(" " * 60, end="\r")
-    try:
-        if fmt == EvalFormat.json:
-            sys.stdout.write(to_json(result))
-            sys.stdout.flush()
-        else:
-            width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
-            console = Console(highlight=False, width=width, emoji=False)
-            print_triggers(result, console)
-            # The same scenarios' ranking labels, beside F1 (the logs are built already; `iodiag eval ranking`
-            # also scores the expert-labelled real logs).
-            from iodiag.evals.ranking import ranking_line, scenario_results
-
-            console.print(ranking_line(scenario_results(scenarios, cache_dir), "scenarios"))
-    except BrokenPipeError:
-        # The reader of stdout went away (`| head`): stop quietly, without a second error at exit.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
-    raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
+    _run_eval(
+        lambda progress: run_triggers(scenarios, cache_dir, progress=progress),
+        fmt,
+        "building and analyzing",
+        json_text=to_json,
+        print_text=text,
+        passed=lambda r: r.perfect,
+        usage_errors=(CorpusError,),
+    )
 
 
 def ranking(
@@ -142,26 +168,15 @@ def ranking(
         _error(f"--only must be scenarios, real or both, not {only!r}")
         raise typer.Exit(EXIT_USAGE)
     which = ("scenarios", "real") if only == "both" else (only,)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    show = err.is_terminal and fmt == EvalFormat.text
-
-    def progress(name: str) -> None:
-        if show:
-            err.print(Text(f"  analyzing {name}"[:70].ljust(70)), end="\r", soft_wrap=True)
-
-    try:
-        result = run_ranking(scenarios, cache_dir, labels, logs, progress, which)
-    except CorpusError as exc:
-        _error(str(exc))
-        raise typer.Exit(EXIT_USAGE) from None
-    if show:
-        err.print(" " * 70, end="\r")
-    if fmt == EvalFormat.json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    else:
-        width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
-        print_ranking(result, Console(highlight=False, width=width, emoji=False))
-    raise typer.Exit(EXIT_OK if all(s.perfect for s in result.sets) else EXIT_FAILED)
+    _run_eval(
+        lambda progress: run_ranking(scenarios, cache_dir, labels, logs, progress, which),
+        fmt,
+        "analyzing",
+        json_text=lambda r: r.model_dump_json(indent=2) + "\n",
+        print_text=print_ranking,
+        passed=lambda r: all(s.perfect for s in r.sets),
+        usage_errors=(CorpusError,),
+    )
 
 
 def answers(
@@ -225,42 +240,15 @@ def compare_pairs(
     from iodiag.evals.compare import print_compare_eval, run_compare_eval, to_json
     from iodiag.evals.triggers import CorpusError
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    show = err.is_terminal and fmt == EvalFormat.text
-
-    def progress(name: str) -> None:
-        if show:
-            err.print(Text(f"  building and comparing {name}"[:70].ljust(70)), end="\r", soft_wrap=True)
-
-    try:
-        result = run_compare_eval(pairs, cache_dir, progress=progress)
-    except CorpusError as exc:
-        _error(str(exc))
-        raise typer.Exit(EXIT_USAGE) from None
-    except OSError as exc:
-        _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-        raise typer.Exit(EXIT_USAGE) from None
-    except Exception as exc:
-        if os.environ.get("IODIAG_DEBUG", "") not in ("", "0"):
-            raise
-        _error(f"{type(exc).__name__}: {exc}", internal=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    if show:
-        err.print(" " * 70, end="\r")
-    try:
-        if fmt == EvalFormat.json:
-            sys.stdout.write(to_json(result))
-            sys.stdout.flush()
-        else:
-            width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
-            print_compare_eval(result, Console(highlight=False, width=width, emoji=False))
-    except BrokenPipeError:
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
-    raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
+    _run_eval(
+        lambda progress: run_compare_eval(pairs, cache_dir, progress=progress),
+        fmt,
+        "building and comparing",
+        json_text=to_json,
+        print_text=print_compare_eval,
+        passed=lambda r: r.perfect,
+        usage_errors=(CorpusError,),
+    )
 
 
 def history_series(
@@ -294,29 +282,15 @@ def history_series(
     from iodiag.evals.history import print_history_eval, run_history_eval, to_json
     from iodiag.evals.triggers import CorpusError
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    show = err.is_terminal and fmt == EvalFormat.text
-
-    def progress(name: str) -> None:
-        if show:
-            err.print(Text(f"  building and analyzing {name}"[:70].ljust(70)), end="\r", soft_wrap=True)
-
-    try:
-        result = run_history_eval(series, cache_dir, progress=progress)
-    except CorpusError as exc:
-        _error(str(exc))
-        raise typer.Exit(EXIT_USAGE) from None
-    except OSError as exc:
-        _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-        raise typer.Exit(EXIT_USAGE) from None
-    if show:
-        err.print(" " * 70, end="\r")
-    if fmt == EvalFormat.json:
-        sys.stdout.write(to_json(result))
-    else:
-        width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
-        print_history_eval(result, Console(highlight=False, width=width, emoji=False))
-    raise typer.Exit(EXIT_OK if result.perfect else EXIT_FAILED)
+    _run_eval(
+        lambda progress: run_history_eval(series, cache_dir, progress=progress),
+        fmt,
+        "building and analyzing",
+        json_text=to_json,
+        print_text=print_history_eval,
+        passed=lambda r: r.perfect,
+        usage_errors=(CorpusError,),
+    )
 
 
 def intents(
@@ -351,22 +325,15 @@ def intents(
     from iodiag.evals.triggers import CorpusError
     from iodiag.ingest import LogReadError
 
-    try:
-        result = run_intent_eval(questions, log)
-    except (CorpusError, LogReadError) as exc:
-        _error(str(exc))
-        raise typer.Exit(EXIT_USAGE) from None
-    except Exception as exc:
-        if os.environ.get("IODIAG_DEBUG", "") not in ("", "0"):
-            raise
-        _error(f"{type(exc).__name__}: {exc}", internal=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    if fmt == EvalFormat.json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    else:
-        width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
-        print_intent_eval(result, Console(highlight=False, width=width, emoji=False))
-    raise typer.Exit(EXIT_OK if result.passed else EXIT_FAILED)
+    _run_eval(
+        lambda _progress: run_intent_eval(questions, log),
+        fmt,
+        "classifying",
+        json_text=lambda r: r.model_dump_json(indent=2) + "\n",
+        print_text=print_intent_eval,
+        passed=lambda r: r.passed,
+        usage_errors=(CorpusError, LogReadError),
+    )
 
 
 def register(app: typer.Typer) -> None:

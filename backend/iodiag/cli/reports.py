@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from rich.console import Console
 
 from iodiag.cli.common import (
     PROG,
@@ -80,3 +83,31 @@ def failure_reason(o: Outcome) -> str:
     err = o.error or ""
     prefix = f"{o.log}: "
     return err[len(prefix) :] if err.startswith(prefix) else err
+
+
+def each_log(logs: list[Path], label: str, err: Console) -> Iterator[tuple[Path, Console]]:
+    """The logs one by one, with the console to report on; a progress bar on a terminal for several logs."""
+    if len(logs) < 2 or not err.is_terminal:
+        for log in logs:
+            yield log, err
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    # No refresh thread: the reader forks, and forking next to a running thread is unsafe.
+    with Progress(
+        TextColumn(f"[bold]{label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}", markup=False),
+        console=err,
+        auto_refresh=False,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=len(logs))
+        for log in logs:
+            progress.update(task, description=log.name)
+            progress.refresh()
+            yield log, progress.console
+            progress.advance(task)
+            progress.refresh()
