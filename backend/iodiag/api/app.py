@@ -15,7 +15,7 @@ from iodiag.api import docs, errors, ui
 from iodiag.api.headers import SecurityHeadersMiddleware
 from iodiag.api.limits import BodyLimitMiddleware
 from iodiag.api.metrics import Metrics, MetricsMiddleware
-from iodiag.api.routes import admin, analyses, chat, health, me, system_report, tokens
+from iodiag.api.routes import admin, analyses, chat, health, me, replies, system_report, tokens
 from iodiag.api.rows import API as API_PREFIX
 from iodiag.api.state import AppContext
 from iodiag.core.settings import Settings
@@ -70,7 +70,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(MetricsMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
     # Each router carries its full prefix, so a route's template (the metrics label) is its whole path.
-    for module in (analyses, chat, me, tokens, admin, system_report, health):
+    for module in (analyses, chat, replies, me, tokens, admin, system_report, health):
         app.include_router(module.router)
     docs.install(app, API_PREFIX)
     ui.install(app)  # last: its catch-all serves the built web UI and must not shadow the API

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from typing import cast
 
@@ -32,7 +34,15 @@ def _run(row: Analysis) -> schemas.RunOut | None:
         io_share=row.io_share,
         verdict_level=cast(schemas.SeverityName | None, row.verdict_level),
         headline=row.headline,
+        nodes=row.run_nodes,
+        node_hours=_hours(row.runtime_s, row.run_nodes),
+        time_lost_s=row.time_lost_s,
+        node_hours_lost=_hours(row.time_lost_s, row.run_nodes),
     )
+
+
+def _hours(seconds: float | None, nodes: int | None) -> float | None:
+    return seconds * nodes / 3600.0 if seconds is not None and nodes else None
 
 
 def _summary_fields(row: Analysis) -> dict[str, object]:
@@ -100,3 +110,78 @@ def token(row: ApiToken) -> schemas.TokenOut:
         last_used_at=row.last_used_at,
         revoked_at=row.revoked_at,
     )
+
+
+CSV_COLUMNS = (
+    "id",
+    "owner",
+    "filename",
+    "job_id",
+    "executable",
+    "status",
+    "submitted",
+    "run_start",
+    "runtime_s",
+    "nprocs",
+    "nodes",
+    "io_share",
+    "io_time_s",
+    "node_hours",
+    "time_lost_s",
+    "node_hours_lost",
+    "verdict",
+    "headline",
+    "critical",
+    "warning",
+    "regression",
+    "triage",
+    "assignee",
+)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    text = str(value)
+    # A cell a spreadsheet would run as a formula: log text (file names, headlines) is data, never code.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def csv_text(items: list[schemas.AnalysisSummary]) -> str:
+    """The triage list as CSV, one row per analysis, in the list's order."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\r\n")
+    w.writerow(CSV_COLUMNS)
+    for a in items:
+        r = a.run
+        w.writerow(
+            _cell(v)
+            for v in (
+                a.id,
+                a.owner,
+                a.filename,
+                a.job_id,
+                r.executable if r else None,
+                a.status,
+                a.created_at.isoformat(),
+                r.start.isoformat() if r and r.start else None,
+                r.runtime_s if r else None,
+                r.nprocs if r else None,
+                r.nodes if r else None,
+                r.io_share if r else None,
+                r.io_time_s if r else None,
+                r.node_hours if r else None,
+                r.time_lost_s if r else None,
+                r.node_hours_lost if r else None,
+                r.verdict_level if r else None,
+                r.headline if r else None,
+                a.counts.critical,
+                a.counts.warning,
+                "yes" if a.regression is not None else "",
+                a.triage.status,
+                a.triage.assignee,
+            )
+        )
+    return out.getvalue()

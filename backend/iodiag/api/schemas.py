@@ -73,6 +73,12 @@ class RunOut(BaseModel):
     io_share: float | None = Field(description="io_time_s / runtime_s")
     verdict_level: SeverityName | None
     headline: str | None = Field(description="the verdict's first line: the costliest cause, its seconds, one action")
+    nodes: int | None = Field(default=None, description="compute nodes (submitted with the log, or inferred from it)")
+    node_hours: float | None = Field(default=None, description="runtime_s x nodes / 3600; null without nodes")
+    time_lost_s: float | None = Field(
+        default=None, description="seconds the verdict's causes cost (never more than the I/O time)"
+    )
+    node_hours_lost: float | None = Field(default=None, description="time_lost_s x nodes / 3600; null without nodes")
 
 
 class AnalysisSummary(BaseModel):
@@ -132,6 +138,56 @@ class AnalysisPage(BaseModel):
     limit: int
     offset: int
     items: list[AnalysisSummary]
+
+
+SortKey = Literal[
+    "created",
+    "-created",
+    "time_lost",
+    "-time_lost",
+    "node_hours_lost",
+    "-node_hours_lost",
+    "node_hours",
+    "-node_hours",
+    "runtime",
+    "-runtime",
+    "io_share",
+    "-io_share",
+    "nprocs",
+    "-nprocs",
+    "nodes",
+    "-nodes",
+]
+
+
+class ReplyIn(_In):
+    text: str = Field(min_length=1, max_length=8000)
+    drafted: bool = Field(default=False, description="the text started from the generated draft")
+
+
+class ReplyOut(BaseModel):
+    id: int
+    author: str
+    role: Role
+    text: str
+    drafted: bool
+    created_at: datetime
+
+
+class ReplyThread(BaseModel):
+    analysis_id: str
+    owner: str
+    replies: list[ReplyOut]
+
+
+class ReplyDraft(BaseModel):
+    """A reply to the job's owner written from the verdict and the recommendations, checked like any answer."""
+
+    analysis_id: str
+    owner: str
+    text: str
+    verified: bool = Field(description="every sentence traced to the report's facts")
+    citations: list[str] = Field(description="finding codes and documents the draft rests on")
 
 
 class ChatIn(_In):

@@ -185,7 +185,7 @@ def answers(
         Path | None,
         typer.Option(
             "--cases",
-            help="Cases file (default: the repository's evals/answers/cases.yaml).",
+            help="Cases file or folder (default: every cases*.yaml in the repository's evals/answers/).",
             show_default=False,
             metavar="FILE",
         ),

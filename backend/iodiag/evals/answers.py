@@ -30,7 +30,7 @@ from iodiag.narration.models import Answer, ChatTurn
 from iodiag.narration.untrusted import strip_quoted
 from iodiag.narration.verifier import HARD_KINDS
 
-DEFAULT_CASES = REPO_ROOT / "evals" / "answers" / "cases.yaml"
+DEFAULT_CASES = REPO_ROOT / "evals" / "answers"
 Route = Literal["template", "model"]
 
 
@@ -91,6 +91,21 @@ class RouteScore(BaseModel):
 
 
 def load_cases(path: Path = DEFAULT_CASES) -> list[Case]:
+    """The cases of one file, or of every ``cases*.yaml`` in a folder (so case sets can grow side by side)."""
+    if path.is_dir():
+        files = sorted(path.glob("cases*.yaml"))
+        if not files:
+            raise EvalError(f"{path}: no cases*.yaml files")
+        cases = [c for f in files for c in _load_file(f)]
+        ids = [c.id for c in cases]
+        dupes = sorted({x for x in ids if ids.count(x) > 1})
+        if dupes:
+            raise EvalError(f"{path}: duplicate case ids across files {dupes}")
+        return cases
+    return _load_file(path)
+
+
+def _load_file(path: Path) -> list[Case]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -120,7 +135,7 @@ def _shared_logs() -> Path:
     return Path(os.environ.get("IODIAG_SHARED", REPO_ROOT.parent / "shared")) / "logs"
 
 
-def resolve_log(ref: str, cases_dir: Path = DEFAULT_CASES.parent) -> Path:
+def resolve_log(ref: str, cases_dir: Path = DEFAULT_CASES) -> Path:
     """The log a case names, building scenario logs once (cached by spec hash, like the trigger eval)."""
     kind, _, rest = ref.partition(":")
     if kind == "shared":

@@ -53,6 +53,8 @@ class RunStats(BaseModel):
     io_share: float | None
     verdict_level: str
     headline: str
+    run_nodes: int | None = None
+    time_lost_s: float | None = None
 
 
 class JobResult(BaseModel):
@@ -120,6 +122,8 @@ def run_stats(report: Report) -> RunStats:
         io_share=s.io_share,
         verdict_level=s.level.value,
         headline=s.headline,
+        run_nodes=s.nodes,
+        time_lost_s=sum(c.seconds for c in s.causes) if s.io_time_s is not None else None,
     )
 
 

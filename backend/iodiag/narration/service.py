@@ -136,6 +136,23 @@ class Narrator:
         """Two to four lines for a help-desk table."""
         return self._final(report, Intent.TRIAGE)
 
+    def draft_reply(self, report: Report) -> Answer:
+        """The body of the help desk's reply to the job's owner (verdict, then what to change), checked like any
+        answer; the caller adds the greeting. Always the template route: staff send it under their name."""
+        t0 = time.monotonic()
+        plan = self.composer().plan(report, "What should I change?", intent=Intent.HOW_TO_FIX)
+        text = self.writer.reply_body(plan)
+        check = verify(text, self.grounding(plan, plan.facts, plan.passages))
+        return Answer(
+            text=text.strip(),
+            intent=plan.intent.value,
+            citations=check.citations(self._titles(plan)),
+            provenance="template",
+            model=None,
+            verifier=check.report(0),
+            elapsed_s=time.monotonic() - t0,
+        )
+
     def template_answer(self, report: Report, question: str, history: Sequence[ChatTurn] = ()) -> Answer:
         """The template route alone, whatever the settings say (for evals, and clients that want no model)."""
         t0 = time.monotonic()

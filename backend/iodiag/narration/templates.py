@@ -73,6 +73,14 @@ class TemplateWriter:
         lines = [f.text for f in plan.facts if f.kind == "absent"] + writer(plan)
         return "\n".join(lines).strip() + "\n"
 
+    def reply_body(self, plan: Plan) -> str:
+        """The body of a help-desk reply to the job's owner: the verdict, then what to change and why."""
+        verdict = self._verdict(plan)
+        fix = [ln for ln in self._how_to_fix(plan) if ln not in verdict]
+        while fix and not fix[0].strip():
+            fix = fix[1:]
+        return "\n".join([*verdict, "", *fix] if verdict else fix).strip() + "\n"
+
     # --- pieces ----------------------------------------------------------------------------------
 
     def _fact(self, plan: Plan, fact_id: str) -> Fact | None:

@@ -15,13 +15,15 @@ from typing import Any, Protocol
 
 from iodiag.analysis.models import Report
 from iodiag.core.settings import Settings
-from iodiag.narration.models import AnswerChunk, ChatTurn
+from iodiag.narration.models import Answer, AnswerChunk, ChatTurn
 
 _NARRATION_DEPENDENCIES = frozenset({"langchain_core", "langchain_community", "llama_cpp", "chromadb"})
 
 
 class NarratorLike(Protocol):
     def answer(self, report: Report, question: str, history: list[ChatTurn]) -> Iterator[AnswerChunk]: ...
+
+    def draft_reply(self, report: Report) -> Answer: ...
 
 
 class ChatUnavailable(Exception):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 import uuid
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -56,6 +58,30 @@ class ListFilters:
     job_id: str | None = None
     exe: str | None = None
     triage: str | None = None
+    min_time_lost_s: float | None = None
+    min_io_share: float | None = None
+
+
+# The triage list's sort keys: a column (or an expression over columns) each. Rows without the number
+# (not done, or analyzed before it was kept) sort last either way.
+def _node_hours() -> ColumnElement[float | None]:
+    return Analysis.runtime_s * Analysis.run_nodes / 3600.0
+
+
+def _node_hours_lost() -> ColumnElement[float | None]:
+    return Analysis.time_lost_s * Analysis.run_nodes / 3600.0
+
+
+SORT_KEYS: dict[str, Callable[[], Any]] = {
+    "created": lambda: Analysis.created_at,
+    "time_lost": lambda: Analysis.time_lost_s,
+    "node_hours_lost": _node_hours_lost,
+    "node_hours": _node_hours,
+    "runtime": lambda: Analysis.runtime_s,
+    "io_share": lambda: Analysis.io_share,
+    "nprocs": lambda: Analysis.nprocs,
+    "nodes": lambda: Analysis.run_nodes,
+}
 
 
 def lock_content(db: Session | Connection, sha256: str) -> None:
@@ -192,15 +218,22 @@ def _filtered(q: Select[Analysis], f: ListFilters) -> Select[Analysis]:
         conds.append(Analysis.exe.contains(f.exe, autoescape=True))
     if f.triage is not None:
         conds.append(Analysis.triage_status == f.triage)
+    if f.min_time_lost_s is not None:
+        conds.append(Analysis.time_lost_s >= f.min_time_lost_s)
+    if f.min_io_share is not None:
+        conds.append(Analysis.io_share >= f.min_io_share)
     return q.where(and_(true(), *conds))
 
 
 def list_visible(
-    session: Session, principal: Principal, f: ListFilters, limit: int, offset: int
+    session: Session, principal: Principal, f: ListFilters, limit: int, offset: int, sort: str = "-created"
 ) -> tuple[int, list[Analysis]]:
+    """One page of the analyses the principal may see; ``sort`` is a key of ``SORT_KEYS``, ``-`` for descending."""
     base = _filtered(select(Analysis).where(visible(principal)), f)
     total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
-    page = base.order_by(Analysis.created_at.desc(), Analysis.id.desc()).limit(limit).offset(offset)
+    key = SORT_KEYS[sort.lstrip("-")]()
+    primary = (key.desc() if sort.startswith("-") else key.asc()).nulls_last()
+    page = base.order_by(primary, Analysis.created_at.desc(), Analysis.id.desc()).limit(limit).offset(offset)
     return total, list(session.scalars(page))
 
 

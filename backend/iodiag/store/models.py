@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -126,6 +127,9 @@ class Analysis(Base):
     io_share: Mapped[float | None] = mapped_column(Float, nullable=True)
     verdict_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
     headline: Mapped[str | None] = mapped_column(Text, nullable=True)
+    run_nodes: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the report's, submitted or inferred
+    # What the verdict's causes cost (seconds, never past the I/O time): the triage list sorts by it.
+    time_lost_s: Mapped[float | None] = mapped_column(Float, nullable=True)
 
     triage_status: Mapped[str] = mapped_column(String(16), default="open", index=True)
     triage_assignee: Mapped[str | None] = mapped_column(String(64), nullable=True)
@@ -187,4 +191,19 @@ class ChatMessage(Base):
     role: Mapped[str] = mapped_column(String(16))  # user | assistant
     text: Mapped[str] = mapped_column(Text)
     answer_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Reply(Base):
+    """One message of the thread between the help desk and a job's owner (staff replies, owner answers)."""
+
+    __tablename__ = "replies"
+    __table_args__ = (Index("ix_replies_analysis_id_id", "analysis_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    analysis_id: Mapped[str] = mapped_column(String(36), ForeignKey("analyses.id", ondelete="CASCADE"))
+    author: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16))  # the author's role when they wrote it: user | helpdesk | admin
+    text: Mapped[str] = mapped_column(Text)
+    drafted: Mapped[bool] = mapped_column(Boolean, default=False)  # started from the generated draft
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

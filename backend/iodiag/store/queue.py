@@ -42,7 +42,18 @@ class Outcome:
 
 _SEVERITIES = ("critical", "warning", "info", "ok")
 _STAT_COLUMNS = frozenset(
-    {"executable", "run_start", "nprocs", "runtime_s", "io_time_s", "io_share", "verdict_level", "headline"}
+    {
+        "executable",
+        "run_start",
+        "nprocs",
+        "runtime_s",
+        "io_time_s",
+        "io_share",
+        "verdict_level",
+        "headline",
+        "run_nodes",
+        "time_lost_s",
+    }
 )
 
 

@@ -61,7 +61,7 @@ def test_model_route_never_passes_a_violation() -> None:
 
 def test_bad_cases_files_fail_clearly(tmp_path: Path) -> None:
     dup = tmp_path / "dup.yaml"
-    text = DEFAULT_CASES.read_text(encoding="utf-8")
+    text = (DEFAULT_CASES / "cases.yaml").read_text(encoding="utf-8")
     first = text.index("  - id: drishti-why-slow")
     block = text[first : text.index("  - id:", first + 5)]
     dup.write_text("cases:\n" + block + block, encoding="utf-8")

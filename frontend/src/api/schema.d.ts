@@ -113,6 +113,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analyses/{analysis_id}/replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reply thread between the help desk and the job's owner */
+        get: operations["get_thread_api_v1_analyses__analysis_id__replies_get"];
+        put?: never;
+        /** Add a reply (help desk to the owner, or the owner back) */
+        post: operations["add_reply_api_v1_analyses__analysis_id__replies_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analyses/{analysis_id}/replies/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Draft a reply to the owner from the verdict and the recommendations (not saved) */
+        post: operations["draft_reply_api_v1_analyses__analysis_id__replies_draft_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/analyses/{analysis_id}/report.html": {
         parameters: {
             query?: never;
@@ -179,6 +214,40 @@ export interface paths {
         head?: never;
         /** Help-desk triage */
         patch: operations["triage_api_v1_analyses__analysis_id__triage_patch"];
+        trace?: never;
+    };
+    "/api/v1/analyses/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The list as CSV (same filters and sort; at most 10,000 rows) */
+        get: operations["export_csv_api_v1_analyses_export_csv_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analyses/sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Analyze a bundled sample log (a first-time user's one click) */
+        post: operations["submit_sample_api_v1_analyses_sample_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/me": {
@@ -1521,6 +1590,69 @@ export interface components {
             /** User */
             user: string;
         };
+        /**
+         * ReplyDraft
+         * @description A reply to the job's owner written from the verdict and the recommendations, checked like any answer.
+         */
+        ReplyDraft: {
+            /** Analysis Id */
+            analysis_id: string;
+            /**
+             * Citations
+             * @description finding codes and documents the draft rests on
+             */
+            citations: string[];
+            /** Owner */
+            owner: string;
+            /** Text */
+            text: string;
+            /**
+             * Verified
+             * @description every sentence traced to the report's facts
+             */
+            verified: boolean;
+        };
+        /** ReplyIn */
+        ReplyIn: {
+            /**
+             * Drafted
+             * @description the text started from the generated draft
+             * @default false
+             */
+            drafted: boolean;
+            /** Text */
+            text: string;
+        };
+        /** ReplyOut */
+        ReplyOut: {
+            /** Author */
+            author: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Drafted */
+            drafted: boolean;
+            /** Id */
+            id: number;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "user" | "hook" | "helpdesk" | "admin";
+            /** Text */
+            text: string;
+        };
+        /** ReplyThread */
+        ReplyThread: {
+            /** Analysis Id */
+            analysis_id: string;
+            /** Owner */
+            owner: string;
+            /** Replies */
+            replies: components["schemas"]["ReplyOut"][];
+        };
         /** Report */
         Report: {
             counts: components["schemas"]["SeverityCounts"];
@@ -1616,6 +1748,21 @@ export interface components {
              * @description the busiest rank's I/O time
              */
             io_time_s: number | null;
+            /**
+             * Node Hours
+             * @description runtime_s x nodes / 3600; null without nodes
+             */
+            node_hours?: number | null;
+            /**
+             * Node Hours Lost
+             * @description time_lost_s x nodes / 3600; null without nodes
+             */
+            node_hours_lost?: number | null;
+            /**
+             * Nodes
+             * @description compute nodes (submitted with the log, or inferred from it)
+             */
+            nodes?: number | null;
             /** Nprocs */
             nprocs: number | null;
             /** Runtime S */
@@ -1625,6 +1772,11 @@ export interface components {
              * @description when the run started, from its log
              */
             start: string | null;
+            /**
+             * Time Lost S
+             * @description seconds the verdict's causes cost (never more than the I/O time)
+             */
+            time_lost_s?: number | null;
             /** Verdict Level */
             verdict_level: ("critical" | "warning" | "info" | "ok") | null;
         };
@@ -2229,6 +2381,10 @@ export interface operations {
                 exe?: string | null;
                 job_id?: string | null;
                 limit?: number;
+                /** @description I/O share of the run at least this */
+                min_io_share?: number | null;
+                /** @description the verdict's causes cost at least this many seconds */
+                min_time_lost_s?: number | null;
                 offset?: number;
                 /** @description helpdesk and admin: one user's analyses */
                 owner?: string | null;
@@ -2236,6 +2392,8 @@ export interface operations {
                 severity?: ("critical" | "warning" | "info" | "ok") | null;
                 /** @description submitted at or after (ISO 8601) */
                 since?: string | null;
+                /** @description sort key, '-' for largest first; -time_lost is the help desk's triage order */
+                sort?: "created" | "-created" | "time_lost" | "-time_lost" | "node_hours_lost" | "-node_hours_lost" | "node_hours" | "-node_hours" | "runtime" | "-runtime" | "io_share" | "-io_share" | "nprocs" | "-nprocs" | "nodes" | "-nodes";
                 status?: ("queued" | "running" | "done" | "failed") | null;
                 triage?: ("open" | "in-progress" | "resolved" | "wontfix") | null;
                 /** @description submitted before (ISO 8601) */
@@ -2789,6 +2947,193 @@ export interface operations {
             };
         };
     };
+    get_thread_api_v1_analyses__analysis_id__replies_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysis_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyThread"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    add_reply_api_v1_analyses__analysis_id__replies_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysis_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyOut"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not the owner, help desk or admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    draft_reply_api_v1_analyses__analysis_id__replies_draft_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysis_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyDraft"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the analysis is not done */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description this server has no narrator */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     report_html_api_v1_analyses__analysis_id__report_html_get: {
         parameters: {
             query?: never;
@@ -3016,6 +3361,122 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_csv_api_v1_analyses_export_csv_get: {
+        parameters: {
+            query?: {
+                /** @description has this finding (e.g. P08) */
+                code?: string | null;
+                /** @description executable path contains this */
+                exe?: string | null;
+                job_id?: string | null;
+                /** @description I/O share of the run at least this */
+                min_io_share?: number | null;
+                /** @description the verdict's causes cost at least this many seconds */
+                min_time_lost_s?: number | null;
+                /** @description helpdesk and admin: one user's analyses */
+                owner?: string | null;
+                /** @description has at least one finding of this severity */
+                severity?: ("critical" | "warning" | "info" | "ok") | null;
+                /** @description submitted at or after (ISO 8601) */
+                since?: string | null;
+                /** @description sort key, '-' for largest first; -time_lost is the help desk's triage order */
+                sort?: "created" | "-created" | "time_lost" | "-time_lost" | "node_hours_lost" | "-node_hours_lost" | "node_hours" | "-node_hours" | "runtime" | "-runtime" | "io_share" | "-io_share" | "nprocs" | "-nprocs" | "nodes" | "-nodes";
+                status?: ("queued" | "running" | "done" | "failed") | null;
+                triage?: ("open" | "in-progress" | "resolved" | "wontfix") | null;
+                /** @description submitted before (ISO 8601) */
+                until?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": unknown;
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    submit_sample_api_v1_analyses_sample_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description this user already has the sample */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmitOut"];
+                };
+            };
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmitOut"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description hook tokens submit real logs only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description this install has no sample log */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

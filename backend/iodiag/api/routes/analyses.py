@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
@@ -189,15 +189,63 @@ async def submit(request: Request, response: Response, ctx: Ctx, who: Caller) ->
     )
 
 
-@router.get(
-    "",
-    response_model=schemas.AnalysisPage,
-    summary="List analyses",
-    responses={**AUTH, 422: {"model": schemas.ErrorOut}},
+SAMPLE_LOG = "sample-badost.darshan"
+
+
+def _sample_path() -> PurePosixPath | None:
+    """PyDarshan's bundled sample (an ior run with one slow Lustre OST): a real log a new user can try."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("darshan")
+    for base in (spec.submodule_search_locations or []) if spec is not None else []:
+        path = Path(base) / "tests" / "input" / SAMPLE_LOG
+        if path.is_file():
+            return PurePosixPath(path)
+    return None
+
+
+@router.post(
+    "/sample",
+    status_code=202,
+    response_model=schemas.SubmitOut,
+    summary="Analyze a bundled sample log (a first-time user's one click)",
+    responses={
+        200: {"model": schemas.SubmitOut, "description": "this user already has the sample"},
+        **AUTH,
+        403: {"model": schemas.ErrorOut, "description": "hook tokens submit real logs only"},
+        503: {"model": schemas.ErrorOut, "description": "this install has no sample log"},
+    },
 )
-def list_analyses(
-    ctx: Ctx,
-    who: Caller,
+async def submit_sample(response: Response, ctx: Ctx, who: Caller) -> schemas.SubmitOut:
+    if who.role == "hook":
+        raise Rejected(403, "hook tokens submit real logs only")
+    path = _sample_path()
+    if path is None:
+        raise Rejected(503, "this install has no sample log (PyDarshan's test logs are missing)")
+    meta = intake.Meta(owner=who.user, submitted_by=who.user, filename=SAMPLE_LOG, source="upload")
+
+    def copy_and_accept() -> intake.Submitted:
+        with ctx.blobs.writer(ctx.settings.max_upload_bytes) as writer:
+            with open(str(path), "rb") as fh:
+                writer.copy_from(fh)
+            return intake.accept(ctx.db, ctx.blobs, writer, meta)
+
+    result = await run_in_threadpool(copy_and_accept)
+    if result.created:
+        if ctx.pool is not None:
+            ctx.pool.wake()
+    else:
+        response.status_code = 200
+    return schemas.SubmitOut(
+        id=result.analysis_id,
+        status=result.status,
+        created=result.created,
+        url=f"{rows.API}/analyses/{result.analysis_id}",
+    )
+
+
+def list_filters(
     owner: Annotated[schemas.UserName | None, Query(description="helpdesk and admin: one user's analyses")] = None,
     status: schemas.Status | None = None,
     severity: Annotated[
@@ -209,10 +257,12 @@ def list_analyses(
     job_id: schemas.JobId | None = None,
     exe: Annotated[str | None, Query(max_length=256, description="executable path contains this")] = None,
     triage: schemas.TriageStatus | None = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-) -> schemas.AnalysisPage:
-    filters = repo.ListFilters(
+    min_time_lost_s: Annotated[
+        float | None, Query(ge=0, le=1e9, description="the verdict's causes cost at least this many seconds")
+    ] = None,
+    min_io_share: Annotated[float | None, Query(ge=0, le=1, description="I/O share of the run at least this")] = None,
+) -> repo.ListFilters:
+    return repo.ListFilters(
         owner=owner,
         status=status,
         severity=severity,
@@ -222,12 +272,58 @@ def list_analyses(
         job_id=job_id,
         exe=exe,
         triage=triage,
+        min_time_lost_s=min_time_lost_s,
+        min_io_share=min_io_share,
     )
+
+
+Filters = Annotated[repo.ListFilters, Depends(list_filters)]
+Sort = Annotated[
+    schemas.SortKey,
+    Query(description="sort key, '-' for largest first; -time_lost is the help desk's triage order"),
+]
+
+
+@router.get(
+    "",
+    response_model=schemas.AnalysisPage,
+    summary="List analyses",
+    responses={**AUTH, 422: {"model": schemas.ErrorOut}},
+)
+def list_analyses(
+    ctx: Ctx,
+    who: Caller,
+    filters: Filters,
+    sort: Sort = "-created",
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> schemas.AnalysisPage:
     with ctx.db.read() as s:
-        total, found = repo.list_visible(s, who, filters, limit, offset)
+        total, found = repo.list_visible(s, who, filters, limit, offset, sort)
         flagged = history.flags(s, found)
         items = [rows.summary(r, flagged.get(r.id)) for r in found]
     return schemas.AnalysisPage(total=total, limit=limit, offset=offset, items=items)
+
+
+CSV_LIMIT = 10_000
+
+
+@router.get(
+    "/export.csv",
+    summary="The list as CSV (same filters and sort; at most 10,000 rows)",
+    response_class=Response,
+    responses={**AUTH, 422: {"model": schemas.ErrorOut}, 200: {"content": {"text/csv": {}}}},
+)
+def export_csv(ctx: Ctx, who: Caller, filters: Filters, sort: Sort = "-created") -> Response:
+    with ctx.db.read() as s:
+        _, found = repo.list_visible(s, who, filters, CSV_LIMIT, 0, sort)
+        flagged = history.flags(s, found)
+        items = [rows.summary(r, flagged.get(r.id)) for r in found]
+    return Response(
+        rows.csv_text(items),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="iodiag-analyses.csv"'},
+    )
 
 
 def _aware(value: datetime | None) -> datetime | None:
