@@ -122,8 +122,6 @@ def _stream(chunks: Iterator[AnswerChunk], console: Console) -> Answer:
     draft = ""
     with Live(Text(""), console=console, transient=True, auto_refresh=False) as live:
         for chunk in chunks:
-            if chunk.reset:
-                draft = ""
             draft += chunk.delta
             if chunk.final and chunk.answer is not None:
                 return chunk.answer

@@ -77,8 +77,9 @@ def _build_with_progress(settings: Settings, *, full: bool = False) -> BuildSumm
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from iodiag.knowledge.base import finding_queries
     from iodiag.knowledge.embeddings import get_embedder
-    from iodiag.knowledge.index import build_index
+    from iodiag.knowledge.index import build_index, write_query_ranks
     from iodiag.knowledge.loader import load_docs
 
     docs = load_docs(settings.knowledge_dir)
@@ -98,7 +99,9 @@ def _build_with_progress(settings: Settings, *, full: bool = False) -> BuildSumm
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        return build_index(settings.knowledge_index_dir, docs, embedder, progress=progress, full=full)
+        summary = build_index(settings.knowledge_index_dir, docs, embedder, progress=progress, full=full)
+    write_query_ranks(settings.knowledge_index_dir, embedder, finding_queries())
+    return summary
 
 
 def build(

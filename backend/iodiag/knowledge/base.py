@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from iodiag.knowledge.bm25 import BM25, tokenize
 from iodiag.knowledge.embeddings import Embedder, Vectors, get_embedder
-from iodiag.knowledge.index import KnowledgeIndexError, build_index, get_collection, is_fresh, read_manifest
+from iodiag.knowledge.index import (
+    KnowledgeIndexError,
+    build_index,
+    get_collection,
+    is_fresh,
+    read_manifest,
+    read_query_ranks,
+    write_query_ranks,
+)
 from iodiag.knowledge.loader import Chunk, Doc, load_docs
 from iodiag.knowledge.models import DocMeta, Passage
 from iodiag.knowledge.retrieval import Mode, rrf
@@ -56,6 +64,7 @@ class KnowledgeBase:
         self._bm25: BM25 | None = None
         self._collection: Collection | None = None
         self._query_cache: dict[str, Vectors] = {}
+        self._ranked: dict[str, list[tuple[str, float]]] | None = None
 
     # --- opening ---------------------------------------------------------------------------------
 
@@ -79,6 +88,9 @@ class KnowledgeBase:
                 state = "out of date" if read_manifest(index_dir) else "missing"
                 raise KnowledgeIndexError(f"knowledge index at {index_dir} is {state}: run `iodiag knowledge build`")
             build_index(index_dir, docs, embedder)
+            write_query_ranks(index_dir, embedder, finding_queries())
+        elif read_query_ranks(index_dir) is None and build_if_missing:  # built before ranks were kept
+            write_query_ranks(index_dir, embedder, finding_queries())
         return cls(settings, docs, embedder)
 
     # --- documents -------------------------------------------------------------------------------
@@ -212,6 +224,19 @@ class KnowledgeBase:
         if n == 0:
             return []
         with self._lock:
+            if self._ranked is None:
+                self._ranked = read_query_ranks(self.settings.knowledge_index_dir) or {}
+            ranked = self._ranked.get(query)
+        if ranked is not None:  # a finding's fixed query, ranked when the index was built
+            out = []
+            for cid, sim in ranked:
+                pos = self._chunk_pos.get(cid)
+                if pos is not None and (allowed_docs is None or self._chunks[pos].doc_id in allowed_docs):
+                    out.append((pos, sim))
+                    if len(out) == n:
+                        break
+            return out
+        with self._lock:
             if self._collection is None:
                 self._collection = get_collection(self.settings.knowledge_index_dir)
             col = self._collection
@@ -252,6 +277,16 @@ class KnowledgeBase:
             sources=m.sources,
             why=why,
         )
+
+
+def finding_queries() -> list[str]:
+    """The query each registered finding asks when it is given none: ranked ahead of time at build."""
+    try:
+        import iodiag.analysis.checks  # noqa: F401  (registers the checks)
+        from iodiag.analysis.registry import CHECKS
+    except ImportError:
+        return []
+    return sorted({_finding_query(code) for code in CHECKS})
 
 
 def _finding_query(code: str) -> str:

@@ -258,3 +258,48 @@ def _embed_with_progress(
         if progress:
             progress(done + min(i + step, len(texts)), total)
     return np.concatenate(parts, axis=0)
+
+
+# --- fixed queries, ranked ahead of time ------------------------------------------------------------
+#
+# Every finding asks the index the same question ("P08 Misaligned file requests"). Ranking those at build
+# time, over the vectors chromadb holds, lets a one-shot process (``iodiag ask``) answer without importing
+# chromadb or loading the embedding model: seconds it would otherwise spend before its first word.
+
+QUERY_RANKS = "query_ranks.json"
+
+
+class QueryRanks(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    manifest: Manifest  # the build these ranks belong to
+    ranks: dict[str, list[tuple[str, float]]]  # query -> (chunk id, cosine similarity), best first, every chunk
+
+
+def write_query_ranks(index_dir: Path, embedder: Embedder, queries: list[str]) -> None:
+    """Rank every chunk for each of ``queries`` by exact cosine similarity (what the index approximates)."""
+    manifest = read_manifest(index_dir)
+    if manifest is None or not queries:
+        return
+    got = get_collection(index_dir).get(include=["embeddings"])
+    ids = list(got["ids"])
+    if not ids:
+        return
+    chunks = np.asarray(got["embeddings"], dtype=np.float32)
+    sims = embedder.embed(queries) @ chunks.T  # rows are L2-normalized: the dot product is the cosine
+    ranks = {}
+    for q, row in zip(queries, sims, strict=True):
+        order = np.argsort(-row, kind="stable")
+        ranks[q] = [(ids[i], round(float(row[i]), 6)) for i in order]
+    tmp = index_dir / (QUERY_RANKS + ".tmp")
+    tmp.write_text(QueryRanks(manifest=manifest, ranks=ranks).model_dump_json(), encoding="utf-8")
+    os.replace(tmp, index_dir / QUERY_RANKS)
+
+
+def read_query_ranks(index_dir: Path) -> dict[str, list[tuple[str, float]]] | None:
+    """The ranks written for the index's current build, or None (none written, or an older build's)."""
+    try:
+        stored = QueryRanks.model_validate_json((index_dir / QUERY_RANKS).read_bytes())
+    except (OSError, ValidationError):
+        return None
+    return stored.ranks if stored.manifest == read_manifest(index_dir) else None

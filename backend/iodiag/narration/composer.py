@@ -88,8 +88,11 @@ class Composer:
             log.warning("knowledge lookup for %s failed: %s", code, exc)
             return []
 
-    def _docs(self, plan: Plan, code: str, k: int) -> None:
-        found = self._for_finding(code, plan.question.text or None, k, plan.sheet.context.facility)
+    def _docs(self, plan: Plan, code: str, k: int, by_question: bool = True) -> None:
+        """The finding's documents, ranked by the question, or (``by_question`` off: the question is about the
+        job, not this finding) by the finding's own title, which the index ranked when it was built."""
+        query = plan.question.text or None if by_question else None
+        found = self._for_finding(code, query, k, plan.sheet.context.facility)
         plan.by_code.setdefault(code, []).extend(found)
         plan.passages += found
 
@@ -188,7 +191,7 @@ class Composer:
             plan.facts += self._detail(plan, f.code)
             if i == 0:
                 plan.facts += self._detail(plan, f.code, ("file", "ranks"))[:2]
-            self._docs(plan, f.code, 1)
+            self._docs(plan, f.code, 1, by_question=False)
         summary = s.get("summary")
         if summary:
             plan.facts.append(summary)
@@ -243,7 +246,7 @@ class Composer:
         targets = [f for f in plan.focus if f.severity is not Severity.OK][:FOCUS_MAX] or plan.focus[:1]
         for f in targets:
             plan.facts += self._detail(plan, f.code, ("finding", "fix", "why", "evidence"))
-            self._docs(plan, f.code, 1)
+            self._docs(plan, f.code, 1, by_question=False)
         if plan.sheet.get("summary"):
             plan.facts.append(plan.sheet.facts["summary"])
 

@@ -20,12 +20,13 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from typing import TYPE_CHECKING, Any, Literal
 
 from iodiag.core.settings import Settings
+
+if TYPE_CHECKING:  # langchain takes seconds to import: only a process that talks to a model pays for it
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,8 @@ def _threads(settings: Settings) -> int:
 
 
 def to_messages(turns: Sequence[tuple[Role, str]]) -> list[BaseMessage]:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
     kinds: dict[Role, Callable[[str], BaseMessage]] = {
         "system": lambda t: SystemMessage(content=t),
         "user": lambda t: HumanMessage(content=t),

@@ -54,11 +54,10 @@ class Answer(BaseModel):
 class AnswerChunk(BaseModel):
     """One streamed piece of an answer. The last chunk has ``final`` set and carries the whole checked answer.
 
-    Text streamed before the final chunk is provisional: when the verifier removes or replaces it, the final
-    answer's text is what the client must show. A chunk with ``reset`` set withdraws what was streamed so far.
+    Streamed text has passed the verifier sentence by sentence and is never withdrawn; the final answer's text
+    is the streamed text (the template's answer follows it when the model's did not answer the question).
     """
 
     delta: str = ""
     final: bool = False
-    reset: bool = False  # withdraw the provisional text streamed so far (a new draft or the template follows)
     answer: Answer | None = None

@@ -1,10 +1,11 @@
 """The narration layer's public API: :class:`Narrator`, used by the REST service and the ``ask`` command.
 
-An answer goes: plan (``composer.py``) -> prompt fitted to the window (``context.py``) -> model stream ->
-verifier. A draft that passes is the answer ("model"). One that fails loses its failing sentences; if what
-is left still answers the question it is the answer ("model-repaired"), otherwise the model is asked once
-more with the violations named. If that fails too, or the model is missing, broken or out of time, the
-answer is the template route's ("template"), written from the same facts and documents.
+An answer goes: plan (``composer.py``) -> the template route (the default: ``templates.py`` writes it from
+the facts, the verifier checks it), or, when a model is configured, prompt fitted to the window
+(``budget.py``) -> model stream -> sentence gate (``gate.py``): each sentence is shown only once it passed the
+verifier. A draft all of whose sentences pass is the answer ("model"); one that lost some but still answers
+the question is "model-repaired". Otherwise, or when the model is missing, broken or out of time, the
+template's answer follows whatever passed ("template"). Nothing shown is ever withdrawn.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from iodiag.analysis.models import Report, Severity
 from iodiag.comparison import Comparison, executable
 from iodiag.core.settings import Settings, get_settings
 from iodiag.knowledge.models import Passage
-from iodiag.narration.budget import NONE, Budget, fit
+from iodiag.narration.budget import Budget, fit
 from iodiag.narration.comparison_answer import answer_comparison
 from iodiag.narration.composer import Composer, Conversation, Plan
 from iodiag.narration.facts import Fact
+from iodiag.narration.gate import SentenceGate
 from iodiag.narration.grounding import CODE, RANKS, Grounding
 from iodiag.narration.intents import Intent
 from iodiag.narration.knowledge import KnowledgeSource, open_knowledge
@@ -35,7 +37,6 @@ from iodiag.narration.verifier import Verification, verify
 
 __all__ = ["Narrator"]
 
-MAX_VIOLATIONS_NAMED = 8
 TRIAGE_LINES = 4
 KEEP_SHARE = 0.5  # a repaired draft must keep at least this share of its sentences
 _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
@@ -53,19 +54,6 @@ _NEEDS: dict[Intent, frozenset[str]] = {
     Intent.COMPARE_RUNS: frozenset({"verdict", "summary", "job"}),
     Intent.TRIAGE: frozenset({"verdict", "finding", "evidence", "fix"}),
 }
-
-
-def _drop_repeats(text: str) -> str:
-    """Small models loop: a line said before is said once."""
-    seen: set[str] = set()
-    out = []
-    for line in text.splitlines():
-        key = " ".join(line.split()).lower()
-        if key and key in seen:
-            continue
-        seen.add(key)
-        out.append(line)
-    return "\n".join(out)
 
 
 class Narrator:
@@ -110,10 +98,9 @@ class Narrator:
         comparison: Comparison | None = None,
         previous_start: datetime | None = None,
     ) -> Iterator[AnswerChunk]:
-        """Stream an answer: provisional text pieces, then one final chunk holding the checked :class:`Answer`.
+        """Stream an answer: verified text pieces, then one final chunk holding the checked :class:`Answer`.
 
-        A chunk with ``reset`` set means the provisional text so far is withdrawn (a second draft or the
-        template answer follows). Model trouble never raises: it ends in the template answer. A question about
+        Model trouble never raises: it ends in the template answer. A question about
         this run against an earlier one is answered from ``comparison`` (earlier run A, this run B), or says
         there is none to compare with.
         """
@@ -202,26 +189,24 @@ class Narrator:
         )
 
     def _stream_template(
-        self, plan: Plan, t0: float, attempts: int, caught: list[Violation], note: str, reset: bool
+        self, plan: Plan, t0: float, attempts: int, caught: list[Violation], note: str
     ) -> Iterator[AnswerChunk]:
         answer = self._template(plan, t0, attempts, caught, note)
-        if reset:
-            yield AnswerChunk(reset=True)
         for line in answer.text.splitlines(keepends=False):
             yield AnswerChunk(delta=line + "\n")
         yield AnswerChunk(final=True, answer=answer)
 
     def _run(self, plan: Plan, history: Sequence[ChatTurn], t0: float) -> Iterator[AnswerChunk]:
         if plan.intent is Intent.OFF_TOPIC:  # a redirect needs no model, and must not be talked out of
-            yield from self._stream_template(plan, t0, 0, [], "", reset=False)
+            yield from self._stream_template(plan, t0, 0, [], "")
             return
         try:
             model = self.model()
         except LLMError as exc:
-            yield from self._stream_template(plan, t0, 0, [], f"no model: {exc}", reset=False)
+            yield from self._stream_template(plan, t0, 0, [], f"no model: {exc}")
             return
         if model is None:
-            yield from self._stream_template(plan, t0, 0, [], "", reset=False)
+            yield from self._stream_template(plan, t0, 0, [], "")
             return
         yield from self._model_route(plan, history, model, t0)
 
@@ -236,6 +221,9 @@ class Narrator:
     def _model_route(
         self, plan: Plan, history: Sequence[ChatTurn], model: ChatModel, t0: float
     ) -> Iterator[AnswerChunk]:
+        """Stream the model's draft one checked sentence at a time: a sentence reaches the client only once it
+        has passed the verifier, so nothing shown is ever taken back and no prompt text gets through. When what
+        passed does not answer the question, the template's answer follows it."""
         deadline = t0 + self.settings.llm_timeout_s
         fitted = fit(
             self.prompts,
@@ -248,59 +236,41 @@ class Narrator:
             model.count_tokens,
         )
         g = self.grounding(plan, fitted.facts, fitted.passages, echo=(fitted.system, fitted.instructions))
-        titles = self._titles(plan)
-        caught: list[Violation] = []
-        removed = 0
-        streamed = False
-        attempt = 0
-        user = fitted.user
-        while True:
-            attempt += 1
-            text = ""
-            try:
-                if streamed:
-                    yield AnswerChunk(reset=True)
-                # A new seed for the second try: the same seed and nearly the same prompt give the same draft.
-                seed = self.settings.llm_seed + attempt - 1
-                for piece in model.stream([("system", fitted.system), ("user", user)], deadline, seed=seed):
-                    text += piece
-                    streamed = True
-                    yield AnswerChunk(delta=piece)
-            except LLMError as exc:
-                yield from self._stream_template(plan, t0, attempt, caught, f"model: {exc}", reset=streamed)
-                return
-            text = self._shape(plan, text)
-            draft = verify(text, g)
-            gap = self._unanswered(plan, draft, g)
-            if draft.passed and gap is None:
-                provenance: Provenance = "model" if attempt == 1 else "model-repaired"
-                yield self._model_final(plan, text, draft, model, attempt, caught, removed, provenance, t0, titles)
-                return
-            caught += draft.violations + ([gap] if gap and draft.passed else [])
-            kept_text = draft.kept_text()
-            kept = verify(kept_text, g) if kept_text else None
-            if (
-                kept is not None
-                and kept.passed
-                and len(kept.sentences) >= KEEP_SHARE * len(draft.sentences)
-                and self._unanswered(plan, kept, g) is None
+        gate = SentenceGate(g, max_lines=TRIAGE_LINES if plan.intent is Intent.TRIAGE else None)
+        failure = ""
+        try:
+            for piece in model.stream(
+                [("system", fitted.system), ("user", fitted.user)], deadline, seed=self.settings.llm_seed
             ):
-                removed += len(draft.sentences) - len(kept.sentences)
-                yield self._model_final(
-                    plan, kept_text, kept, model, attempt, caught, removed, "model-repaired", t0, titles
-                )
+                for delta in gate.feed(piece):
+                    yield AnswerChunk(delta=delta)
+                if gate.full:
+                    break
+        except LLMError as exc:
+            failure = f"model: {exc}"
+        for delta in gate.finish():
+            yield AnswerChunk(delta=delta)
+        text = gate.text()
+        check = verify(text, g) if text else None
+        if check is not None and check.passed and not failure:
+            total = len(check.sentences) + len(gate.dropped)
+            if len(check.sentences) >= KEEP_SHARE * total and self._unanswered(plan, check, g) is None:
+                provenance: Provenance = "model" if not gate.dropped else "model-repaired"
+                yield self._model_final(plan, text, check, model, 1, gate.dropped, len(gate.dropped), provenance, t0)
                 return
-            if attempt >= 2 or not fitted.repair_fits or time.monotonic() >= deadline:
-                break
-            user = fitted.user + "\n" + self._repair_prompt(draft.violations or ([gap] if gap else []))
-        yield from self._stream_template(plan, t0, attempt, caught, "model answer failed verification", reset=True)
-
-    def _shape(self, plan: Plan, text: str) -> str:
-        """The draft as an answer of its kind: a help-desk summary keeps its first lines only."""
-        text = _drop_repeats(text.strip())
-        if plan.intent is Intent.TRIAGE:
-            text = "\n".join([ln for ln in text.splitlines() if ln.strip()][:TRIAGE_LINES])
-        return text
+        # What passed stays on screen; the report's own answer completes it.
+        note = failure or ("model answer failed verification" if not text else "model answer incomplete")
+        answer = self._template(plan, t0, 1, gate.dropped, note)
+        rest = answer.text.splitlines()
+        if gate.max_lines is not None:  # a short answer stays short
+            room = gate.max_lines - sum(1 for ln in text.splitlines() if ln.strip())
+            rest = [ln for ln in rest if ln.strip()][: max(room, 0)]
+        if text and rest:
+            yield AnswerChunk(delta="\n")
+        for line in rest:
+            yield AnswerChunk(delta=line + "\n")
+        combined = "\n\n".join(part for part in (text, "\n".join(rest).strip()) if part)
+        yield AnswerChunk(final=True, answer=answer.model_copy(update={"text": combined}))
 
     def _unanswered(self, plan: Plan, check: Verification, g: Grounding) -> Violation | None:
         """Why a clean draft does not answer: no sentence of the kind the question needs, or none about its subject.
@@ -331,12 +301,6 @@ class Narrator:
                 return Violation(kind="no-answer", text="", detail=f"says nothing about {', '.join(sorted(subject))}")
         return None
 
-    def _repair_prompt(self, violations: Sequence[Violation]) -> str:
-        named = []
-        for v in violations[:MAX_VIOLATIONS_NAMED]:
-            named.append(f"- {v.kind}: {clean(v.text, 160)}")
-        return self.prompts.render("repair", violations="\n".join(named) or NONE)
-
     def _model_final(
         self,
         plan: Plan,
@@ -348,7 +312,6 @@ class Narrator:
         removed: int,
         provenance: Provenance,
         t0: float,
-        titles: dict[str, str],
     ) -> AnswerChunk:
         report = VerifierReport(
             passed=check.passed,
@@ -357,7 +320,7 @@ class Narrator:
             sentences_removed=removed,
             attempts=attempts,
         )
-        citations: list[Citation] = check.citations(titles)
+        citations: list[Citation] = check.citations(self._titles(plan))
         answer = Answer(
             text=text,
             intent=plan.intent.value,

@@ -51,7 +51,7 @@ def test_chat_streams_tokens_then_a_final_answer_and_keeps_history(server: Serve
         events = sse(c, url, "Why is my job's I/O slow?")
         kinds = [k for k, _ in events]
         assert kinds[-1] == "final", events
-        assert set(kinds) <= {"token", "reset", "final"}
+        assert set(kinds) <= {"token", "final"}
         answer = Answer.model_validate_json(events[-1][1])
         assert answer.text and answer.provenance in ("model", "model-repaired", "template")
         assert answer.citations, "the answer cites the findings it rests on"

@@ -520,3 +520,56 @@ def test_cli_and_models_import_no_heavy_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_finding_queries_are_ranked_at_build_as_chromadb_ranks_them(tmp_path: Path) -> None:
+    """A finding's own query is answered from ranks written at build time (no chromadb import, no model load in a
+    one-shot ``iodiag ask``), and those ranks are the ones chromadb gives."""
+    from iodiag.knowledge.base import finding_queries
+    from iodiag.knowledge.index import read_query_ranks
+
+    s = settings_for(tmp_path / "data", FIXTURES)
+    fresh = KnowledgeBase.open(s)  # builds the index and the ranks
+    ranks = read_query_ranks(s.knowledge_index_dir)
+    assert ranks is not None and set(ranks) == set(finding_queries())
+    chunks = {ch.chunk_id for d in load_docs(FIXTURES) for ch in d.chunks}
+    for query in ("L01 Shared file on too few OSTs", *sorted(ranks)[:5]):
+        if query not in ranks:
+            continue
+        assert {cid for cid, _ in ranks[query]} == chunks
+        via_ranks = [(i, round(sc, 4)) for i, sc in fresh._vector_rank(query, None, None)]
+        fresh._ranked = {}  # the same question through chromadb
+        via_chroma = [(i, round(sc, 4)) for i, sc in fresh._vector_rank(query, None, None)]
+        fresh._ranked = None
+        assert [i for i, _ in via_ranks] == [i for i, _ in via_chroma]
+        assert [sc for _, sc in via_ranks] == pytest.approx([sc for _, sc in via_chroma], abs=1e-3)
+    # A rebuilt index (changed documents) makes the old ranks stale: they are not used.
+    docs_dir = copy_fixtures(tmp_path / "docs2")
+    s2 = settings_for(tmp_path / "data2", docs_dir)
+    KnowledgeBase.open(s2)
+    assert read_query_ranks(s2.knowledge_index_dir) is not None
+    (docs_dir / "small-writes.md").write_text(
+        (docs_dir / "small-writes.md").read_text(encoding="utf-8") + "\nMore words.\n", encoding="utf-8"
+    )
+    build_index(s2.knowledge_index_dir, load_docs(docs_dir), OnnxMiniLM())
+    assert read_query_ranks(s2.knowledge_index_dir) is None
+
+
+def test_ask_without_a_model_needs_neither_chromadb_nor_langchain() -> None:
+    """`iodiag ask --no-model` on "why is my job slow?" answers from the report and the prebuilt ranks."""
+    import subprocess
+
+    from tests.conftest import wheel_log
+
+    code = (
+        "import sys\n"
+        "import iodiag.cli.main\n"
+        "from iodiag.cli.common import app\n"
+        "try:\n"
+        f"    app([\"ask\", {str(wheel_log('sample-badost.darshan'))!r}, 'Why is my job slow?', '--no-model'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('chromadb', 'langchain_core', 'llama_cpp') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-2000:] + out.stderr[-2000:]

@@ -43,7 +43,9 @@ def run(narrator: Narrator, rep: Report, question: str) -> tuple[Answer, list[An
     finals = [c for c in chunks if c.final]
     assert len(finals) == 1 and chunks[-1] is finals[0] and finals[0].answer is not None
     for i, c in enumerate(chunks[:-1]):
-        assert c.answer is None and (c.delta or c.reset), i
+        assert c.answer is None and c.delta, i
+    # Only verified sentences are streamed and none is taken back: what the user watched is the answer.
+    assert "".join(c.delta for c in chunks).strip() == finals[0].answer.text.strip()
     return finals[0].answer, chunks
 
 

@@ -1,9 +1,9 @@
 """Questions about an analysis, answered by the narrator and streamed as Server-Sent Events.
 
-Events: ``token`` ({"delta": ...}) while the answer is written, ``reset`` when the text streamed
-so far is withdrawn (a second draft follows), then ``final`` (the checked ``Answer``: text,
-citations, provenance), or ``error`` ({"detail": ...}). Streamed text is provisional; the final
-answer's text is what to show.
+Events: ``queued`` ({"ahead", "detail"}) while the question waits for an answer slot, ``token``
+({"delta": ...}) while the answer is written (every streamed sentence has already passed the verifier:
+nothing is withdrawn), then ``final`` (the checked ``Answer``: text, citations, provenance), or ``error``
+({"detail": ...}).
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def _prepare(ctx: AppContext, who: Principal, analysis_id: str) -> tuple[Report,
     responses={
         200: {
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
-            "description": "events: token {delta}, reset, then final (Answer) or error {detail}",
+            "description": "events: queued {ahead, detail}, token {delta} (verified sentences), then final (Answer) "
+            "or error {detail}",
         },
         **AUTH,
         **NOT_FOUND,
@@ -110,8 +111,6 @@ async def ask(ctx: Ctx, who: Caller, analysis_id: str, body: schemas.ChatIn) -> 
                     detail = f"waiting for an answer slot: {chunk.ahead} question(s) ahead, {chunk.own} of them yours"
                     yield {"event": "queued", "data": json.dumps({"ahead": chunk.ahead, "detail": detail})}
                     continue
-                if chunk.reset:
-                    yield {"event": "reset", "data": "{}"}
                 if chunk.delta:
                     yield {"event": "token", "data": json.dumps({"delta": chunk.delta})}
                 if chunk.final and chunk.answer is not None:
