@@ -204,6 +204,9 @@ def _alignment(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
     if ctx.uses_hdf5:
         command = f"H5Pset_alignment(fapl, {block // 2}, {block});"
         where = "the HDF5 code, on the file access property list before H5Fcreate"
+    elif ctx.profile.has("PNETCDF_FILE") or ctx.profile.has("PNETCDF_VAR"):
+        command = f'export PNETCDF_HINTS="nc_header_align_size={block};nc_var_align_size={block}"'
+        where = "the job script before srun/mpirun (or the same keys in the MPI_Info passed to ncmpi_create)"
     else:
         command = _hints([("striping_unit", str(block))])
         where = _HINTS_WHERE + " (ROMIO aligns its collective file domains to it)"
@@ -213,6 +216,96 @@ def _alignment(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
         where=where,
         effect=f"objects and file domains start on {human_bytes(block)} boundaries (the "
         f"{'stripe' if stripes else 'file-system block'} size)",
+        saves_s=_saves(imp),
+    )
+
+
+def _pow2_between(n: float, low: int, high: int) -> int:
+    size = low
+    while size < min(max(n, low), high):
+        size *= 2
+    return size
+
+
+def _stdio_buffer(ctx: Context, imp: Impact | None) -> Action | None:
+    """A bigger stream buffer: each fwrite/fread of the job's mean size is gathered into one system call of
+    16 requests' worth (a power of two between 1 MiB and 64 MiB)."""
+    s = ctx.stdio
+    if not len(s):
+        return None
+    ops = float(s["STDIO_WRITES"].sum() + s["STDIO_READS"].sum())
+    moved = float(s["STDIO_BYTES_WRITTEN"].sum() + s["STDIO_BYTES_READ"].sum())
+    if ops <= 0 or moved <= 0:
+        return None
+    mean = moved / ops
+    size = _pow2_between(16 * mean, MiB, 64 * MiB)
+    calls = max(int(moved // size), 1)
+    return Action(
+        recommendation="stdio-to-parallel-io",
+        command=f"setvbuf(fp, NULL, _IOFBF, {size}); /* {_size_arg(size)} */",
+        where="the C code, right after each fopen of a bulk-data file and before its first read or write "
+        "(Fortran: the runtime's buffer size setting, e.g. GFORTRAN_UNFORMATTED_BUFFER_SIZE)",
+        effect=f"{int(ops):,} calls of {human_bytes(int(mean))} on average reach the file system as about "
+        f"{calls:,} {_size_arg(size)} requests; for shared files, moving the data to MPI-IO or HDF5 goes further",
+        saves_s=_saves(imp),
+    )
+
+
+def _aggregate(ctx: Context, imp: Impact | None) -> Action | None:
+    """Fewer, larger requests: through MPI-IO, a collective buffer of the stripe size (16 MiB when there is
+    no stripe); without MPI-IO, the stream buffer."""
+    if not len(ctx.mpiio):
+        return _stdio_buffer(ctx, imp) if len(ctx.stdio) else None
+    from iodiag.analysis.checks.lustre import layouts
+
+    stripes = [f.stripe_size for f in layouts(ctx) if f.stripe_size > 0]
+    buffer = max(max(stripes) if stripes else 0, 16 * MiB)
+    pairs = [("romio_cb_write", "enable"), ("romio_cb_read", "enable"), ("cb_buffer_size", str(buffer))]
+    return Action(
+        recommendation="aggregate-small-requests",
+        command=_hints(pairs),
+        where=_HINTS_WHERE + "; the calls must be collective (MPI_File_write_all/_read_all) for this to act",
+        effect=f"aggregators gather the ranks' small requests into {_size_arg(buffer)} file-system requests",
+        saves_s=_saves(imp),
+    )
+
+
+def _collective(ctx: Context, imp: Impact | None) -> Action | None:
+    """The collective form of the calls the job makes, in the interface it writes through."""
+    m = ctx.mpiio
+    if not len(m):
+        return None
+    indep = int(m["MPIIO_INDEP_WRITES"].sum() + m["MPIIO_INDEP_READS"].sum())
+    if indep == 0:
+        return None  # already collective: nothing to switch
+    if ctx.uses_hdf5:
+        command = "H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);"
+        where = "the HDF5 code: a dataset transfer property list passed to every H5Dwrite/H5Dread"
+    elif ctx.profile.has("PNETCDF_FILE") or ctx.profile.has("PNETCDF_VAR"):
+        command = "ncmpi_put_vara_double_all(...) /* the _all form of each put/get, outside ncmpi_begin_indep_data */"
+        where = "the PnetCDF code: every put/get call in independent data mode"
+    else:
+        command = "MPI_File_write_at_all(fh, offset, buf, count, type, &status); /* and MPI_File_read_at_all */"
+        where = "the MPI-IO code: each MPI_File_write_at/read_at (or write/read) becomes its _all form"
+    return Action(
+        recommendation="mpiio-collective-io",
+        command=command,
+        where=where,
+        effect=f"{indep:,} independent MPI-IO calls become collective: ROMIO merges the ranks' pieces into large "
+        "contiguous requests from a few aggregators",
+        saves_s=_saves(imp),
+    )
+
+
+def _hdf5_collective_metadata(ctx: Context, imp: Impact | None) -> Action | None:
+    if not ctx.uses_hdf5:
+        return None
+    return Action(
+        recommendation="hdf5-collective-metadata",
+        command="H5Pset_all_coll_metadata_ops(fapl, 1); H5Pset_coll_metadata_write(fapl, 1);",
+        where="the HDF5 code, on the file access property list before H5Fcreate/H5Fopen (HDF5 1.10 or later)",
+        effect="one rank reads and writes HDF5 metadata and broadcasts it, instead of every rank issuing small "
+        "metadata requests",
         saves_s=_saves(imp),
     )
 
@@ -231,6 +324,10 @@ def actions_for(
         "avoid-byte-amplification": lambda: _amplification(ctx, imp),
         "hdf5-alignment": lambda: _alignment(ctx, imp, "hdf5-alignment") if ctx.uses_hdf5 else None,
         "gpfs-block-alignment": lambda: _alignment(ctx, imp, "gpfs-block-alignment"),
+        "stdio-to-parallel-io": lambda: _stdio_buffer(ctx, imp),
+        "aggregate-small-requests": lambda: _aggregate(ctx, imp),
+        "mpiio-collective-io": lambda: _collective(ctx, imp),
+        "hdf5-collective-metadata": lambda: _hdf5_collective_metadata(ctx, imp),
     }
     out: list[Action] = []
     for rec in recs:

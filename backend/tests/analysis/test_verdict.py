@@ -287,3 +287,27 @@ def test_nfs_independent_writes_point_to_the_file_system() -> None:
     assert r.file_system == "nfs" and x04 is not None
     assert x04.recommendations[0] == "use-scratch-file-system"
     assert "scratch file system" in r.verdict.headline
+
+
+def _actions(r: Report) -> dict[str, str]:
+    return {a.recommendation: a.command for f in r.findings for a in f.actions}
+
+
+def test_actions_speak_the_interface_the_job_writes_through(tmp_path: Path) -> None:
+    """Collective I/O is spelled as a call in the job's own library; buffers are sized from its requests."""
+    stdio = _actions(_scenario_report("ranking-stdio-bulk-output", tmp_path))
+    # 8 KiB fwrite calls: a stream buffer of 16 requests, at least 1 MiB.
+    assert stdio["stdio-to-parallel-io"].startswith("setvbuf(fp, NULL, _IOFBF, 1048576);")
+    mpiio = _actions(_scenario_report("mpiio-independent-writes-just-over-threshold", tmp_path))
+    assert mpiio["mpiio-collective-io"].startswith("MPI_File_write_at_all(")
+    h5 = _actions(_scenario_report("openpmd-hdf5-small-independent-writes", tmp_path))
+    assert h5["mpiio-collective-io"] == "H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);"
+    assert "cb_buffer_size=16777216" in h5["aggregate-small-requests"]
+    nc = _actions(_scenario_report("e2e-netcdf-fill-values-then-data", tmp_path))
+    assert nc["mpiio-collective-io"].startswith("ncmpi_put_vara_double_all(")
+    meta = _actions(_scenario_report("xlayer-hdf5-metadata-among-data", tmp_path))
+    assert meta["hdf5-collective-metadata"].startswith("H5Pset_all_coll_metadata_ops(fapl, 1);")
+
+
+def test_a_job_already_collective_is_not_told_to_go_collective() -> None:
+    assert "mpiio-collective-io" not in _actions(_report(shared_log(DRISHTI_SAMPLE)))
