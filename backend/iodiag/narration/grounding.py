@@ -220,6 +220,7 @@ class Grounding:
     vocabulary: set[str] = field(default_factory=set)  # every word of every unit
     kinds: dict[str, str] = field(default_factory=dict)  # fact id -> fact kind; "doc:<id>" -> "doc"
     echo_tokens: set[str] = field(default_factory=set)
+    titles: set[str] = field(default_factory=set)  # the given documents' titles, as a reference names them
 
     def __post_init__(self) -> None:
         for f in self.facts:
@@ -247,6 +248,7 @@ class Grounding:
             self.doc_codes.update(CODE.findall(p.text))
             self.doc_codes.update(p.codes)
             self.doc_ids.add(p.doc_id)
+            self.titles.add(p.title)
             self.kinds[f"doc:{p.doc_id}"] = "doc"
             self.units.append(Unit(f"doc:{p.doc_id}", None, p.doc_id, frozenset(content_tokens(text))))
         for s in self.phrases:

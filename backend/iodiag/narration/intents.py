@@ -51,7 +51,7 @@ _DOMAIN = _rx(
     r"\bdxt\b|\bburst buffers?|\balign|\bchunk|\bheatmap|\btimeline|\bplots?\b|\bgraphs?\b|\bcharts?\b|\blayers?\b|"
     r"\bcache|\bphases?\b|\bnormal\b|\busual\b|\btypical\b|\bregress|\blast time\b|\bprevious\b|\btl;?dr\b|"
     r"\boverview\b|\bsummary\b|\bsum (?:it )?up\b|\brecap\b|\bquick(?:est)? wins?\b|\bchange\b|\bsave\b|\bhints?\b|"
-    r"\bost\b|\bcounters?\b"
+    r"\bost\b|\bcounters?\b|\blogs?\b|\btrust\b|\bverdict\b|\blfs\b|\bopens\b|\bfill (?:values?|mode)\b"
 )
 # Everyday topics that are never about a job, even when they borrow a word from the domain ("recommend", "how").
 _EVERYDAY = _rx(
@@ -93,7 +93,12 @@ _FIX = _rx(
     r"\bquick(?:est)? wins?\b|\bfirst thing (?:i|we) (?:should|can|could)|\bwhat to change\b|"
     r"\bhow much (?:time )?(?:would|could|will|can|does) (?:\w+ ){0,4}save\b|\bwhat (?:value|hint)s? (?:\w+ )?should\b|"
     r"\bhow many \w+ should (?:i|we)\b|\bshould (?:i|we) configure\b|\bget rid of\b|\bstep[- ]by[- ]step\b|"
-    r"\bchanges? to (?:make|get|fix|reduce|avoid|speed)\b|\btell (?:the|my|this) user to (?:change|set|use|do)\b"
+    r"\bchanges? to (?:make|get|fix|reduce|avoid|speed)\b|\btell (?:the|my|this) user to (?:change|set|use|do)\b|"
+    r"\bhow (?:much|many) (?:\w+ ){0,2}(?:would|could|will|can|does|might) (?:\w+ ){0,4}save\b|"
+    r"\bwh?at (?:exact )?(?:lfs|setstripe|romio|mpi-?io|hdf5) (?:comm?ands?|hints?|settings?|values?|calls?)\b|"
+    r"\bcomm?and sh(?:ou|o)?ld (?:i|we) (?:run|use|type)\b|\bwh?at [\w_]+ values? should\b|"
+    r"\bwhere (?:do|should|can|would) (?:i|we) (?:put|set|add|place|specify|pass)\b|\bhow do i stop\b|"
+    r"\bturn (?:off|on)\b"
 )
 # How to read or understand something in general: a concept, even when asked with "how do I".
 _CONCEPT_STRONG = _rx(
@@ -125,6 +130,38 @@ _TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (_rx(r"\b(?:reads?|writes?|access(?:es)?|i/o) (?:are|is|were|was) random"), ("P11", "P13")),
     (_rx(r"\bmemory (?:buffers?|alignment)"), ("P08",)),
     (_rx(r"\brank 0 does"), ("P18", "T02")),
+    (
+        _rx(
+            r"\b(?:romio|mpi-?io) (?:\w+ ){0,2}read(?:s|ing)?\b.{0,40}\bwrit|\bread(?:s|ing)? (?:\w+ ){0,3}when (?:i|we) "
+            r"only writ"
+        ),
+        ("X05",),
+    ),
+    (
+        _rx(
+            r"\bwhen (?:does|do|did) (?:the |my |this )?(?:job|run|code|program|app) (?:do |does )?(?:its |the )?"
+            r"(?:writes?|reads?|i/o)\b|\bi/o phases?\b"
+        ),
+        ("H01", "T04"),
+    ),
+    (
+        _rx(r"\bsame (?:\w+ ){0,3}(?:files?|data|bytes) (?:over and over|again|twice|repeatedly)|\bover and over\b"),
+        ("P09", "P10", "T05"),
+    ),
+    (_rx(r"\bmetadata\b|\b(?:\d[\d,]* |so many |many )?(?:opens|stats)\b"), ("J03", "P17", "X02")),
+    (_rx(r"\bare (?:my |the )?(?:reads?|writes?|accesses|requests) random\b|\brandom[- ]read"), ("P11", "P13", "T08")),
+    (
+        _rx(
+            r"\b(?:tiny|small|little) (?:reads?|writes?|requests?)\b|\b(?:reads?|writes?|requests?) (?:are |were )?"
+            r"(?:so |too )?(?:tiny|small)\b"
+        ),
+        ("P05", "P06", "P15", "P16", "T06"),
+    ),
+    (_rx(r"\bosts? (?:\w+ )?slow\b|\bslow osts?\b|\bone of the osts\b"), ("L04", "L05")),
+    (_rx(r"\bmore (?:bytes|data) than\b|\bfill (?:values?|mode)\b|\bnofill\b|\bset_fill\b"), ("X06",)),
+    (_rx(r"\blfs\b|\bsetstripe\b|\bstrip(?:e|ing) count\b"), ("L01", "L02", "L03", "L04", "L05", "X03")),
+    (_rx(r"\balignment\b|\bh5pset_alignment\b"), ("P07", "P08", "T07", "L02")),
+    (_rx(r"\btrust (?:this|the|my) (?:log|data|report)\b|\bpartial (?:log|data)\b"), ("D01", "D02")),
 )
 # What a follow-up points back at: "the first finding", "that issue".
 _FINDING_BACKREF = _rx(
@@ -166,7 +203,8 @@ def is_compare_question(question: str) -> bool:
 
 
 _RANK_NUMBER = _rx(r"\brank\s+(\d+)")
-_FILEISH = re.compile(r"[\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8}\b|/[\w.\-/]+")
+# A file name has a letter in it: "1.00 s" is a number, "out.h5" a file.
+_FILEISH = re.compile(r"(?=[\w.\-/]*[A-Za-z])[\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8}\b|/[\w.\-/]+")
 
 
 @dataclass(frozen=True)
@@ -193,10 +231,12 @@ def _topic_codes(text: str) -> list[str]:
 _BIG_PICTURE = _rx(
     r"\bbig picture\b|\bwhat(?:'s| is) going on\b|\boverall\b|\bcrawling\b|\bholding (?:\w+ ){0,3}back\b|"
     r"\bis (?:the )?i/?o (?:the|what|why)\b|\bwhy (?:their|the|his|her) "
-    r"(?:run|job|simulation) (?:took|takes|was|is)\b"
+    r"(?:run|job|simulation) (?:took|takes|was|is)\b|\bverdict\b|^\W*wh?at(?:'s| is) wrong\W*$|"
+    r"\bwhat (?:should|do|can) (?:i|we) (?:tell|say to|write to) (?:the|this|my) (?:user|owner|scientist)\b|"
+    r"\bcan i trust\b"
 )
 _FIX_CHANGE = _rx(r"\b(?:change|fix|set|tune|do differently)\b")
-_MINE = _rx(r"\b(?:my|our)\b")
+_MINE = _rx(r"\b(?:my|our|me|us|i|we)\b")
 # About this job in so many words (a concept question says "in general" or names no job).
 _ABOUT_JOB_STRICT = _rx(r"(?:my|our|this) (?:job|run|code|application|app|program|log|report|files?)")
 
@@ -295,27 +335,10 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
         return q(Intent.FILE_OR_RANK)
     if named or (has_history and _FINDING_BACKREF.search(text)):
         return q(Intent.EXPLAIN_FINDING)
+    if [c for c in issue_codes if c not in ("J01", "J02")]:
+        return q(Intent.EXPLAIN_FINDING)  # a problem this job has, in words: that finding, not the concept
     if _CONCEPT.search(text) and not _ABOUT_JOB.search(text):
         return q(Intent.CONCEPT)
-    if [c for c in issue_codes if c not in ("J01", "J02")] or about_finding:
-        return q(Intent.EXPLAIN_FINDING)
-    return q(Intent.EXPLAIN_JOB)
-    if _INJECTION.search(text) or (_OFF_TOPIC.search(text) and not names_something):
-        return q(Intent.OFF_TOPIC)
-    if not _DOMAIN.search(text) and not names_something and not (follow_up and len(text.split()) <= 3):
-        return q(Intent.OFF_TOPIC)
-    if is_compare_question(text):
-        return q(Intent.COMPARE_RUNS)
-    if facility or _FACILITY_WORDS.search(text):
-        return q(Intent.FACILITY)
-    if _FILE_RANK.search(text) or files or unknown_files or ranks:
-        return q(Intent.FILE_OR_RANK)
-    if _FIX.search(text):
-        return q(Intent.HOW_TO_FIX)
-    if named:
-        return q(Intent.EXPLAIN_FINDING)
-    if _CONCEPT.search(text) and not _ABOUT_JOB.search(text):
-        return q(Intent.CONCEPT)
-    if issue_codes:
+    if about_finding:
         return q(Intent.EXPLAIN_FINDING)
     return q(Intent.EXPLAIN_JOB)

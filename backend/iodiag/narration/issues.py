@@ -62,7 +62,7 @@ ISSUES: tuple[Issue, ...] = (
         "metadata load",
         r"\bmetadata (?:operations?|storm|load|overhead|time|bottleneck|cost|calls?|heavy|writes?)|"
         r"\b(?:too )?many (?:opens?|stats?|open calls|stat calls|metadata)\b",
-        "P17 X02",
+        "P17 X02 J03",
     ),
     _issue(
         "rank imbalance",
@@ -100,7 +100,7 @@ ISSUES: tuple[Issue, ...] = (
     _issue(
         "independent MPI-IO",
         r"\bindependent (?:mpi-?io )?(?:reads?|writes?|calls?|i/o|operations?|accesses)|\bnon-?collective",
-        "M02 M03 X01",
+        "M02 M03 X01 X04",
     ),
     _issue("blocking MPI-IO", r"(?<!non)(?<!non-)\bblocking (?:mpi-?io )?(?:reads?|writes?|calls?|i/o)", "M06 M07"),
     _issue(

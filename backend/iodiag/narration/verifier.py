@@ -205,10 +205,18 @@ def _bracket_parts(text: str) -> list[str]:
     return parts
 
 
+_TITLE = re.compile(r"“([^”\n]{1,200})”")
+
+
+def _untitled(text: str, g: Grounding) -> str:
+    return _TITLE.sub(lambda m: " " if m.group(1) in g.titles else m.group(0), text)
+
+
 def check_sentence(sentence: str, g: Grounding, line: int = 0) -> SentenceCheck:
     chk = SentenceCheck(sentence, line)
     v = chk.violations
-    bare = strip_quoted(sentence)
+    # A document named by its title ("More in “Rank 0 does most of the I/O”") claims nothing about this job.
+    bare = _untitled(strip_quoted(sentence), g)
     # Citations first: what is inside [..] is an id, not a number or a claim.
     for part in _bracket_parts(bare):
         ident = part.removeprefix("doc:").strip()
@@ -274,7 +282,7 @@ def check_sentence(sentence: str, g: Grounding, line: int = 0) -> SentenceCheck:
         if not g.knows_file(p) and not g.knows_text(p):
             v.append(Violation(kind="unknown-file", text=p, detail="no fact or document names this file"))
 
-    for issue in [] if quoting else asserted_issues(sentence):
+    for issue in [] if quoting else asserted_issues(_untitled(sentence, g)):
         if not issue.codes & g.report_codes:
             v.append(
                 Violation(
