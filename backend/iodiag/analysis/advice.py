@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from iodiag.analysis.context import Context
+from iodiag.analysis.models import Workload
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 
 # What replaces file-system-specific advice on another file system.
@@ -13,6 +14,18 @@ _INSTEAD = {
 }
 
 
+_NEEDS_MPI = frozenset(
+    {
+        "use-parallel-io-library",
+        "mpiio-collective-io",
+        "romio-hints",
+        "mpiio-aggregators-per-node",
+        "mpiio-nonblocking",
+        "mpiio-collective-wait",
+    }
+)
+
+
 def fit_recommendations(ctx: Context, rec_ids: list[str]) -> list[str]:
     """Keep advice that fits the job's file system; swap advice for another file system for its equivalent.
 
@@ -21,6 +34,9 @@ def fit_recommendations(ctx: Context, rec_ids: list[str]) -> list[str]:
     """
     fs = ctx.file_system
     out: list[str] = []
+    if ctx.workload in (Workload.SINGLE_PROCESS, Workload.DATA_LOADER):
+        # No communicator to coordinate through: collective I/O and ROMIO hints do not apply.
+        rec_ids = [r for r in rec_ids if r not in _NEEDS_MPI]
     for rid in rec_ids:
         rec = RECOMMENDATIONS.get(rid)
         if rec is None or not rec.file_systems or (fs is not None and fs in rec.file_systems):

@@ -72,6 +72,11 @@ def _dedupe_facts(facts: Sequence[Fact]) -> list[Fact]:
     return list(seen.values())
 
 
+def already_done(plan: Plan) -> list[Finding]:
+    """What the question asks to switch on that the job already does (a finding of ``ok`` severity it names)."""
+    return [f for f in plan.focus[:2] if f.severity is Severity.OK and f.code in plan.question.issue_codes]
+
+
 class Composer:
     def __init__(self, phrases: Phrasebook, knowledge: KnowledgeSource | None = None) -> None:
         self.phrases = phrases
@@ -142,7 +147,10 @@ class Composer:
     def _absent(self, q: Question, report: Report) -> list[Fact]:
         """Facts for what the question names and the report lacks, so an answer may say it is not there."""
         out = []
-        for code in q.unknown_codes:
+        named_absent = list(q.unknown_codes)
+        if q.intent in (Intent.EXPLAIN_FINDING, Intent.HOW_TO_FIX) and not q.codes and not q.issue_codes:
+            named_absent += [c for c in q.absent_topics if c in CHECKS]  # "is one of the OSTs slow?": no L04
+        for code in dict.fromkeys(named_absent):
             text = self.phrases.sentence("code_absent", code=code, title=CHECKS[code].title)
             out.append(Fact(f"absent:{code}", "absent", text))
         for name in q.unknown_files:
@@ -240,6 +248,12 @@ class Composer:
             plan.facts.append(plan.sheet.facts["summary"])
 
     def _how_to_fix(self, plan: Plan) -> None:
+        already = already_done(plan)
+        if already and all(f.severity is Severity.OK for f in plan.focus):
+            # "Should I switch to collective writes?" when they are: say so, then what does cost time.
+            plan.focus = [*plan.focus, *(f for f in problems(plan.report) if f not in plan.focus)]
+        for f in already:
+            plan.facts += self._detail(plan, f.code, ("finding",))
         plan.facts += self._job(plan)[:1]
         if plan.report.finding("J01") is not None:  # the first fix for a job I/O does not slow: look elsewhere
             plan.facts += self._detail(plan, "J01", ("finding", "fix"))

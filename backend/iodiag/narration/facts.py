@@ -61,10 +61,12 @@ class UserContext:
     file_systems: tuple[str, ...]
     facility: str | None = None
     system: str | None = None
+    single: bool = False  # no MPI communicator to coordinate through (one process, or a data loader)
 
     def fix_contexts(self, finding: Finding) -> list[str]:
-        """Variant order for a finding's fix: the finding's own layer, then libraries, then file systems."""
-        order: list[str] = []
+        """Variant order for a finding's fix: the job's kind (no MPI to lean on), the finding's own layer, then
+        libraries, then file systems."""
+        order: list[str] = ["single"] if self.single else []
         layer = _LAYER_CONTEXT.get(finding.layer.value)
         if layer == "lustre" and "lustre" not in self.file_systems:
             layer = None
@@ -94,7 +96,8 @@ def user_context(report: Report, phrases: Phrasebook) -> UserContext:
                 break
         if facility:
             break
-    return UserContext(libs, fs, facility, system)
+    single = report.workload.value in ("single-process", "data-loader")
+    return UserContext(libs, fs, facility, system, single)
 
 
 def all_paths(report: Report) -> list[str]:

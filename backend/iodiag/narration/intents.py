@@ -15,7 +15,7 @@ from iodiag.analysis.models import Report
 from iodiag.analysis.registry import CHECKS
 from iodiag.narration.facts import all_paths
 from iodiag.narration.grounding import CODE
-from iodiag.narration.issues import codes_for_words
+from iodiag.narration.issues import codes_for_words, issues_named
 from iodiag.narration.prompts import Phrasebook
 
 
@@ -126,14 +126,17 @@ _TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (_rx(r"\bstdio\b"), ("S01",)),
     (_rx(r"\bstripe (?:size|count)\b"), ("L02", "L03")),
     (_rx(r"\bbytes? (?:grow|growing|grew)|\bamplif|\bwritten twice\b"), ("X06",)),
-    (_rx(r"\bno collective|\bnot collective|\bcollective (?:i/o|writes?|reads?)"), ("M02", "M03")),
+    (
+        _rx(r"\bno collective|\bnot collective|\bcollective (?:i/o|writes?|reads?|mpi-?io|calls?)"),
+        ("M02", "M03", "M04", "M05"),
+    ),
     (_rx(r"\b(?:reads?|writes?|access(?:es)?|i/o) (?:are|is|were|was) random"), ("P11", "P13")),
     (_rx(r"\bmemory (?:buffers?|alignment)"), ("P08",)),
     (_rx(r"\brank 0 does"), ("P18", "T02")),
     (
         _rx(
-            r"\b(?:romio|mpi-?io) (?:\w+ ){0,2}read(?:s|ing)?\b.{0,40}\bwrit|\bread(?:s|ing)? (?:\w+ ){0,3}when (?:i|we) "
-            r"only writ"
+            r"\b(?:romio|mpi-?io) (?:\w+ ){0,2}read(?:s|ing)?\b.{0,40}\bwrit|"
+            r"\bread(?:s|ing)? (?:\w+ ){0,3}when (?:i|we) only writ"
         ),
         ("X05",),
     ),
@@ -150,13 +153,8 @@ _TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     ),
     (_rx(r"\bmetadata\b|\b(?:\d[\d,]* |so many |many )?(?:opens|stats)\b"), ("J03", "P17", "X02")),
     (_rx(r"\bare (?:my |the )?(?:reads?|writes?|accesses|requests) random\b|\brandom[- ]read"), ("P11", "P13", "T08")),
-    (
-        _rx(
-            r"\b(?:tiny|small|little) (?:reads?|writes?|requests?)\b|\b(?:reads?|writes?|requests?) (?:are |were )?"
-            r"(?:so |too )?(?:tiny|small)\b"
-        ),
-        ("P05", "P06", "P15", "P16", "T06"),
-    ),
+    (_rx(r"\b(?:tiny|little) reads?\b|\breads? (?:are |were )?(?:so |too )?tiny\b"), ("P05", "P15", "T06")),
+    (_rx(r"\b(?:tiny|little) writes?\b|\bwrites? (?:are |were )?(?:so |too )?tiny\b"), ("P06", "P16", "T06")),
     (_rx(r"\bosts? (?:\w+ )?slow\b|\bslow osts?\b|\bone of the osts\b"), ("L04", "L05")),
     (_rx(r"\bmore (?:bytes|data) than\b|\bfill (?:values?|mode)\b|\bnofill\b|\bset_fill\b"), ("X06",)),
     (_rx(r"\blfs\b|\bsetstripe\b|\bstrip(?:e|ing) count\b"), ("L01", "L02", "L03", "L04", "L05", "X03")),
@@ -221,12 +219,26 @@ class Question:
     follow_up: bool = False  # names nothing of its own: refers to the previous turn
     asks_files: bool = False
     asks_ranks: bool = False
+    # A problem named in words that the report does not have ("is one of the OSTs slow?" and no L04): its
+    # first code, so the answer can say so.
+    absent_topics: list[str] = field(default_factory=list)
 
 
 def _topic_codes(text: str) -> list[str]:
     return [c for rx, codes in _TOPICS if rx.search(text) for c in codes]
 
 
+def _topic_groups(text: str) -> list[tuple[str, ...]]:
+    """The findings each problem the question names could be, one group per problem (lexicon, then topics)."""
+    groups = [tuple(sorted(i.codes)) for i in issues_named(text)]
+    return groups + [codes for rx, codes in _TOPICS if rx.search(text)]
+
+
+# The verdict in so many words: "what's wrong?", "bottom line?", "any red flags?".
+_VERDICT = _rx(
+    r"^\W*(?:so,? )?wh?at(?:'s| is) (?:wrong|the verdict|the bottom line|the story)\W*$|\bverdict\b|\bbottom line\b|"
+    r"\bred flags?\b|\bwhat do i (?:write|say) (?:back )?to the user\b"
+)
 # The help desk asking what to tell a user: the big picture, unless it asks what the user should change.
 _BIG_PICTURE = _rx(
     r"\bbig picture\b|\bwhat(?:'s| is) going on\b|\boverall\b|\bcrawling\b|\bholding (?:\w+ ){0,3}back\b|"
@@ -275,7 +287,9 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
     files, unknown_files = _files_named(text, report)
     ranks = [int(n) for n in _RANK_NUMBER.findall(text)]
     facility = _facility(text, phrases)
-    issue_codes = [c for c in codes_for_words(text) if c in present]
+    groups = _topic_groups(text)
+    issue_codes = list(dict.fromkeys(c for g in groups for c in g if c in present and c not in ("J01", "J02")))
+    absent_topics = list(dict.fromkeys(g[0] for g in groups if not set(g) & present))
     asks_files = bool(re.search(r"\bfiles?\b|\bfile ?names?\b|\bpaths?\b", text, re.IGNORECASE)) or bool(files)
     asks_ranks = bool(re.search(r"\branks?\b|\bprocess(?:es)?\b|\bstraggler", text, re.IGNORECASE)) or bool(ranks)
     names_something = bool(named or files or ranks or issue_codes or facility)
@@ -295,6 +309,7 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
             follow_up,
             asks_files,
             asks_ranks,
+            absent_topics,
         )
 
     if not text:
@@ -316,6 +331,8 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
         return q(Intent.FILE_OR_RANK)
     if facility or _FACILITY_WORDS.search(text):
         return q(Intent.FACILITY)
+    if _VERDICT.search(text):
+        return q(Intent.EXPLAIN_JOB)
     if _CONCEPT_STRONG.search(text) and not named and not _ABOUT_JOB_STRICT.search(text):
         return q(Intent.CONCEPT)
     # A problem named in words, asked about as something the report says: the finding (present or not).

@@ -161,6 +161,7 @@ class FixText(BaseModel):
     pnetcdf: str | None = None
     lustre: str | None = None
     gpfs: str | None = None
+    single: str | None = None  # one process, or a data loader's processes that share no communicator
 
     def pick(self, contexts: list[str]) -> str:
         for c in contexts:

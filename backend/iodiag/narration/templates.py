@@ -12,7 +12,7 @@ import re
 from iodiag.analysis.models import Finding, Severity
 from iodiag.core.units import human_seconds
 from iodiag.knowledge.models import Passage
-from iodiag.narration.composer import Plan
+from iodiag.narration.composer import Plan, already_done
 from iodiag.narration.facts import TOP_FILE_FACTS, Fact
 from iodiag.narration.intents import Intent
 from iodiag.narration.prompts import Phrasebook
@@ -97,8 +97,12 @@ class TemplateWriter:
         return [line]
 
     def _head(self, plan: Plan, f: Finding) -> str:
+        # What it costs, right by its name: "is X a problem?" and "how much would that save?" are answered here.
+        cost = wording.cost_text(f)
+        priced = cost is not None and f.impact is not None and f.impact.seconds is not None
+        severity = f.severity.value + (f"; {cost.rsplit(', ', 1)[0]}" if priced and cost else "")
         return self.p.sentence(
-            "finding_head", code=f.code, title=clean(f.title), severity=f.severity.value, message=self._message(plan, f)
+            "finding_head", code=f.code, title=clean(f.title), severity=severity, message=self._message(plan, f)
         )
 
     def _message(self, plan: Plan, f: Finding) -> str:
@@ -248,6 +252,9 @@ class TemplateWriter:
     def _how_to_fix(self, plan: Plan) -> list[str]:
         targets = [f for f in plan.focus if f.severity is not Severity.OK and self._fact(plan, f.code)][:3]
         lines: list[str] = []
+        already = [f for f in already_done(plan) if self._fact(plan, f.code)]
+        if already:
+            lines += [*(self._head(plan, f) for f in already), self.p.sentence("already_in_place"), ""]
         j01 = plan.report.finding("J01")
         if j01 is not None:
             lines += [*self._verdict(plan), *self._fixes(plan, j01, 1), ""]
