@@ -32,7 +32,7 @@ _ALL = [
     Recommendation(
         id="aggregate-small-requests",
         title="Aggregate small requests",
-        summary="Buffer many small reads or writes into fewer large ones (1 MiB or more), in the application or "
+        summary="Buffer many small requests into fewer large ones (1 MiB or more), in the application or "
         "with collective I/O.",
     ),
     Recommendation(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -193,7 +194,8 @@ class Composer:
     def _explain_job(self, plan: Plan) -> None:
         s = plan.sheet
         io = [f for code in ("J01", "J02") for f in self._detail(plan, code, ("finding", "why", "fix"))]
-        plan.facts += [*self._job(plan)[:1], *io, *self._job(plan)[1:]]
+        caveats = [c for c in (s.get("caveats"),) if c is not None]
+        plan.facts += [*self._job(plan)[:1], *caveats, *io, *self._job(plan)[1:]]
         top = [f for f in plan.focus if f.severity is not Severity.OK][:EXPLAIN_TOP]
         for i, f in enumerate(top):
             plan.facts += self._detail(plan, f.code)
@@ -228,13 +230,16 @@ class Composer:
 
     def _file_or_rank(self, plan: Plan) -> None:
         q = plan.question
+        d03 = plan.sheet.get("D03")
+        if d03 is not None:  # "which file is slowest?" of a log with no I/O: that is the answer
+            plan.facts.append(d03)
         want: tuple[FactKind, ...] = ("finding", "file") if q.asks_files or not q.asks_ranks else ("finding", "ranks")
         with_subject = [
             f
             for f in plan.focus
             if (f.files if "file" in want else f.ranks) and (not q.ranks or set(f.ranks) & set(q.ranks) or q.codes)
         ]
-        chosen = with_subject[:2] or plan.focus[:1]
+        chosen = with_subject[: 3 if "ranks" in want else 2] or plan.focus[:1]
         plan.focus = chosen + [f for f in plan.focus if f not in chosen]
         if "file" in want:  # which files took the time, whether or not a finding names them
             plan.facts += [t for i in range(TOP_FILE_FACTS) if (t := plan.sheet.get(f"topfile:{i}"))]
@@ -308,6 +313,11 @@ class Composer:
             plan.facts.append(s.facts["summary"])
 
 
+# A follow-up that only shifts the subject of the previous question ("and for reads?", "what about rank 3?").
+_SAME_AGAIN = re.compile(r"^\W*(?:and|what about|how about|same (?:for|with)|and for|and the)\b[^?]{0,30}\??\W*$", re.I)
+_CARRIED = frozenset({Intent.FILE_OR_RANK, Intent.HOW_TO_FIX, Intent.EXPLAIN_FINDING})
+
+
 class Conversation:
     """One chat about one report: earlier turns decide what a follow-up question is about."""
 
@@ -317,10 +327,12 @@ class Conversation:
         self.sheet = build_facts(report, composer.phrases)
         self.history: list[ChatTurn] = []
         self.focus: list[str] = []
+        self.last_intent: Intent | None = None
         replay = Composer(composer.phrases, None)  # earlier turns only decide the subject: no documents needed
         for turn in history:
             if turn.role == "user":
-                self.focus = replay.plan(report, turn.text, self.focus, sheet=self.sheet).focus_codes
+                earlier = replay.plan(report, turn.text, self.focus, sheet=self.sheet)
+                self.focus, self.last_intent = earlier.focus_codes, earlier.intent
             else:
                 self._note_answer(turn.text)
             self.history.append(turn)
@@ -332,6 +344,10 @@ class Conversation:
             self.focus = cited
 
     def plan(self, question: str, intent: Intent | None = None) -> Plan:
+        if intent is None and self.last_intent in _CARRIED and _SAME_AGAIN.search(question):
+            own = classify(question, self.report, self.composer.phrases, has_history=True).intent
+            if own is Intent.EXPLAIN_JOB:  # nothing of its own: "and for reads?" after "which file?" is one too
+                intent = self.last_intent
         return self.composer.plan(self.report, question, self.focus, intent=intent, sheet=self.sheet)
 
     def record(self, question: str, plan: Plan, answer_text: str) -> None:

@@ -209,6 +209,8 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
         verdict_values += (exact(cause.seconds, "seconds"), exact(cause.share_of_runtime * 100, "percent"))
     line = clean(v.line, 1000)
     sheet.add(Fact("verdict", "verdict", line if line.endswith(".") else line + ".", values=verdict_values))
+    if report.verdict.caveats:  # what limits the numbers above ("this format stores whole seconds")
+        sheet.add(Fact("caveats", "verdict", " ".join(clean(c, 400) for c in report.verdict.caveats[:3])))
     if len(report.verdict.causes) > 1:
         causes = "; ".join(wording.cause_lines(report))
         sheet.add(
@@ -354,7 +356,7 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
                 f"{f.code}:action:{i}",
                 "fix",
                 f"For this job ({wording.recommendation_title(a.recommendation)}): {quote(a.command)}; "
-                f"{clean(a.effect, 400)}.",
+                f"{clean(a.effect, 400)}. Where: {clean(a.where, 300)}.",
                 code=f.code,
                 rec=a.recommendation,
                 files=tuple(fe.path for fe in f.files[:1]),

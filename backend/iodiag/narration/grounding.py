@@ -197,6 +197,9 @@ class Unit:
     tokens: frozenset[str]
 
 
+_TITLE_CODES = re.compile(r"\s*\((?:[A-Z]\d{2}(?:,\s*)?)+\)\s*$")
+
+
 @dataclass
 class Grounding:
     facts: Sequence[Fact]
@@ -249,6 +252,7 @@ class Grounding:
             self.doc_codes.update(p.codes)
             self.doc_ids.add(p.doc_id)
             self.titles.add(p.title)
+            self.titles.add(_TITLE_CODES.sub("", p.title).strip())  # as a reference shows it, without "(P09, P10)"
             self.kinds[f"doc:{p.doc_id}"] = "doc"
             self.units.append(Unit(f"doc:{p.doc_id}", None, p.doc_id, frozenset(content_tokens(text))))
         for s in self.phrases:

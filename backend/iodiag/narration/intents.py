@@ -15,6 +15,7 @@ from iodiag.analysis.models import Report
 from iodiag.analysis.registry import CHECKS
 from iodiag.narration.facts import all_paths
 from iodiag.narration.grounding import CODE
+from iodiag.narration.intent_examples import load_index
 from iodiag.narration.issues import codes_for_words, issues_named
 from iodiag.narration.prompts import Phrasebook
 
@@ -63,7 +64,9 @@ _EVERYDAY = _rx(
     r"\bfootball\b|\bsoccer\b|\bbasketball\b|\bbaseball\b|\bhoroscope|\bgirlfriend|\bboyfriend|\bdating\b|"
     r"\bhow (?:tall|old|far|big) is\b|\bcapital of\b|\bpresident\b|\bcss\b|\bhtml\b|\bcenter a div\b|"
     r"\bwrite (?:me )?an? (?:\w+ )?(?:poem|haiku|story|song|essay|limerick|joke|sonnet|cover letter|resume)\b|"
-    r"\bcover letter\b|\bresume\b|\blinked list\b|\bprinter\b|\bemail client\b|\bexcel\b|\bwifi\b"
+    r"\bcover letter\b|\bresume\b|\blinked list\b|\bprinter\b|\bemail client\b|\bexcel\b|\bwifi\b|"
+    r"\bhomework\b|\bintegral of\b|\bderivative of\b|\bsolve:|\bchampions league\b|\bworld cup\b|\bsuper bowl\b|"
+    r"\bolympics\b|\bwho won\b"
 )
 # Words that carry no subject of their own ("how", "which", "help"): in domain only about this job or in a chat.
 _GENERIC_ONLY = _rx(r"^(?:\W|\b(?:how|which|where|why|help|tips?|advice|set|time|run|data|fast|what|is|the|a|an)\b)*$")
@@ -71,7 +74,10 @@ _OFF_TOPIC = _rx(
     r"\bweather|\brecipe|\bpoem|\bjoke|\bcapital of|\bsports?\b|\bmovie|\bsong|\bstock (?:price|market)|"
     r"\btranslate|\bbirthday|\bwho (?:is|was) the president"
 )
-_FACILITY_WORDS = _rx(r"\bfacilit(?:y|ies)\b|\b(?:computing|supercomputing) cent(?:er|re)\b|\bat my (?:site|center)\b")
+_FACILITY_WORDS = _rx(
+    r"\bfacilit(?:y|ies)\b|\b(?:computing|supercomputing) cent(?:er|re)\b|\bat my (?:site|center)\b|"
+    r"\b(?:at )?our (?:site|center|centre|cluster|machine|system)(?:'s)?\b"
+)
 _FILE_RANK = _rx(
     r"\bw(?:h)?ich (?:[\w/-]+ ){0,2}(?:files?|ranks?|process(?:es)?|osts?|phases?)\b|"
     r"\bwhat (?:\w+ )?(?:files?|ranks?)\b|\bfile ?names?\b|\bwhich of (?:\w+ ){0,3}(?:files?|ranks?|osts?)\b|"
@@ -80,16 +86,17 @@ _FILE_RANK = _rx(
     r"\btop \d* ?(?:files?|ranks?|osts?)\b|"
     r"\b(?:list|show)(?: me)? (?:the |all )?(?:\w+ ){0,2}(?:files?|ranks?|osts?)\b|"
     r"^(?:and |what about |ok,? )?(?:that|this|those|these|the) (?:files?|ranks?|osts?|phases?)\W*$|"
-    r"\bwhere\b|\bwho\b|\brank \d+|\bfiles? (?:is|are|were|was) (?:affected|involved|slow|the problem)|"
+    r"\bwhere (?:is|are|was|were|do|does) (?:the |my |this |that )?(?:files?|ranks?|osts?|outputs?|checkpoints?)\b|"
+    r"\bwho\b|\brank \d+|\bper[- ](?:rank|file|ost)\b|\bany (?:single )?(?:file|rank|ost)\b|\bfiles? (?:is|are|were|was) (?:affected|involved|slow|the problem)|"
     r"\blist (?:the )?(?:files?|ranks?)|\bbusiest rank|\bslowest rank"
 )
 _FIX = _rx(
-    r"\bhow (?:do|can|should|could|would|to) (?:i|we|you)?\b|\bfix|\bimprov|\bspeed(?: it| this| my \w+)? up|"
+    r"\bhow (?:do|can|should|could|would) (?:i|we|you)\b|\bhow to\b|\bvalues? (?:for|should)\b|\bfix|\bimprov|\bspeed(?: it| this| my \w+)? up|"
     r"\bfaster\b|\btun(?:e|ing)\b|\boptimi[sz]|\bwhat (?:should|can|could) (?:i|we)|\brecommend|\bsuggest|"
     r"\bchange\b|\bavoid\b|\breduce\b|\bsolv|\bremed|\bwhat to do\b|\bwhat do i do\b|"
     r"\bwhat (?:\w+ )?(?:should|can|could|do) (?:i|we) (?:set|change|use|type|run)\b|\bsettings?\b|\bcommands?\b|"
     r"\bshould (?:i|we|they|the user|he|she) (?:use|set|switch|change|increase|decrease|raise|lower|try|enable|"
-    r"disable|turn|add|move)\b|\bdo you recomm?end\b|\bwhat (?:code )?change would\b|"
+    r"disable|turn|add|move|stage|cache|copy|prefetch|go)\b|\bdo you recomm?end\b|\bwhat (?:code )?change would\b|"
     r"\bquick(?:est)? wins?\b|\bfirst thing (?:i|we) (?:should|can|could)|\bwhat to change\b|"
     r"\bhow much (?:time )?(?:would|could|will|can|does) (?:\w+ ){0,4}save\b|\bwhat (?:value|hint)s? (?:\w+ )?should\b|"
     r"\bhow many \w+ should (?:i|we)\b|\bshould (?:i|we) configure\b|\bget rid of\b|\bstep[- ]by[- ]step\b|"
@@ -104,7 +111,7 @@ _FIX = _rx(
 _CONCEPT_STRONG = _rx(
     r"\bin general\b|\bhow (?:do|can|should) (?:i|we|you) (?:read|interpret|understand)\b|\bwhat counts as\b|"
     r"\bhow does (?:\w+ ){1,6}(?:work|decide|choose|pick|place|handle|distribute|spread|store|split|lay)\b|"
-    r"\bwhat does it mean (?:for|when|if)\b|\bdiff?e?rence between\b|^\s*[\w/.-]+ (?:vs\.?|versus) [\w/.-]+\W*$|"
+    r"\bwhat does it mean (?:for|when|if)\b|\bby default\b|\bgenerally\b|\bin principle\b|\bdiff?e?rence between\b|^\s*[\w/.-]+ (?:vs\.?|versus) [\w/.-]+\W*$|"
     r"\bhow (?:is|are) (?:a |an |the )?[\w/.-]+(?: [\w/.-]+)? (?:made|built|written|collected|generated)\b|"
     r"\bhow does \w+ (?:instrument|intercept|record|measure|collect)\b|\bnot about (?:this|my|the) \w+|"
     r"\bwhat (?:a|an) [\w/.-]+(?: [\w/.-]+)? (?:does|is for)\b|"
@@ -114,7 +121,7 @@ _CONCEPT_STRONG = _rx(
 # The question points at something the report says (a finding), whatever it is called.
 # "the aggregator warning", "the file-per-process finding": one finding by its subject.
 _NAMED_FINDING = _rx(
-    r"\bthe [\w/-]+(?: [\w/-]+)? (?:warning|finding|flag|alert)\b|\bthe [\w/-]+(?: [\w/-]+)? thing in the report\b"
+    r"\b(?:the|a|this|that) [\w/-]+(?: [\w/-]+)? (?:warning|finding|flag|alert)\b|\bthe [\w/-]+(?: [\w/-]+)? thing in the report\b"
 )
 _REPORT_REFERENCE = _rx(
     r"\bfindings?\b|\bwarnings?\b|\bflag(?:ged)?\b|\b(?:report|it) (?:says?|said|shows?|mentions?)\b|"
@@ -155,16 +162,19 @@ _TOPICS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (_rx(r"\bare (?:my |the )?(?:reads?|writes?|accesses|requests) random\b|\brandom[- ]read"), ("P11", "P13", "T08")),
     (_rx(r"\b(?:tiny|little) reads?\b|\breads? (?:are |were )?(?:so |too )?tiny\b"), ("P05", "P15", "T06")),
     (_rx(r"\b(?:tiny|little) writes?\b|\bwrites? (?:are |were )?(?:so |too )?tiny\b"), ("P06", "P16", "T06")),
+    (_rx(r"\bheav(?:y|ier|iest) (?:ranks?|ones?)\b|\bthe heavy one\b"), ("H02", "T03", "J04", "P18")),
     (_rx(r"\bosts? (?:\w+ )?slow\b|\bslow osts?\b|\bone of the osts\b"), ("L04", "L05")),
     (_rx(r"\bmore (?:bytes|data) than\b|\bfill (?:values?|mode)\b|\bnofill\b|\bset_fill\b"), ("X06",)),
     (_rx(r"\blfs\b|\bsetstripe\b|\bstrip(?:e|ing) count\b"), ("L01", "L02", "L03", "L04", "L05", "X03")),
     (_rx(r"\balignment\b|\bh5pset_alignment\b"), ("P07", "P08", "T07", "L02")),
-    (_rx(r"\btrust (?:this|the|my) (?:log|data|report)\b|\bpartial (?:log|data)\b"), ("D01", "D02")),
+    (_rx(r"\btrust (?:this|the|my) (?:log|data|report)\b|\bpartial\b|\btruncated\b"), ("D01", "D02")),
 )
 # What a follow-up points back at: "the first finding", "that issue".
 _FINDING_BACKREF = _rx(
-    r"\b(?:first|second|third|top|last|that|this) (?:finding|issue|problem)\b|\bmore about (?:the|that)\b"
+    r"\b(?:first|second|third|top|last|that|this) (?:finding|issue|problem|one)\b|\bmore about (?:the|that)\b"
 )
+# "What's up with all the small writes?" asks about this job's writes, not what small writes are.
+_WHATS_UP = _rx(r"^\W*wh?at(?:'s| is) (?:up|going on|the deal|happening) with\b|\ball (?:the|these|those)\b")
 _CONCEPT = _rx(
     r"^\s*(?:what(?:'s| is| are| does| do)\b|explain\b|define\b|tell me (?:about|what)|what do(?:es)? .+ mean|"
     r"how does .+ work|meaning of)"
@@ -177,9 +187,10 @@ _FOLLOW_UP = _rx(
     r"^\s*(?:and|but|so|then|what about|how about|which|why|where|ok|okay)\b|\b(?:it|that|this|them|those|these|they)\b"
 )
 _COMPARE = re.compile(
-    r"\b(?:better|worse|faster|slower|quicker)\b.{0,40}\b(?:than|compared|vs\.?|versus)\b|"
+    r"\b(?:better|worse|faster|slower|quicker)\b.{0,40}\b(?:than|compared|vs\.?|versus)\b(?!.{0,25}\b(?:the other "
+    r"(?:ranks?|files?|osts?|ones)|others|the rest|shared|file-per|collective|independent|posix|mpi|hdf5|stdio))|"
     r"\bwhat(?:'s| has| have)? (?:\w+ )?changed\b|\bany (?:change|difference)s?\b|\bdifferen(?:t|ce)s? from\b|"
-    r"\b(?:compare[ds]?|comparison)\b|\bsince (?:my |the |our )?(?:last|previous|earlier|prior) (?:run|job|time)\b|"
+    r"\b(?:compare[ds]?|comparison)\b(?! (?:to|with) (?:the )?(?:rest|other(?:s| ranks?| files?| osts?))\b)|\bsince (?:my |the |our )?(?:last|previous|earlier|prior) (?:run|job|time)\b|"
     r"\bdid (?:my|the|this|our) (?:\w+ )?(?:change|fix|tuning|setting)s? (?:help|work|make)\b|"
     r"\bregress(?:ed|ion|ions)?\b|\bimprov(?:ed|ement)s? (?:over|since|from|on)\b|"
     r"\b(?:last|previous|prior|earlier) (?:run|job)\b"
@@ -202,7 +213,7 @@ def is_compare_question(question: str) -> bool:
 
 _RANK_NUMBER = _rx(r"\brank\s+(\d+)")
 # A file name has a letter in it: "1.00 s" is a number, "out.h5" a file.
-_FILEISH = re.compile(r"(?=[\w.\-/]*[A-Za-z])[\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8}\b|/[\w.\-/]+")
+_FILEISH = re.compile(r"(?=[\w.\-/]*[A-Za-z])[\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8}\b|(?<![\w/])/[\w.\-/]+")
 
 
 @dataclass(frozen=True)
@@ -245,7 +256,9 @@ _BIG_PICTURE = _rx(
     r"\bis (?:the )?i/?o (?:the|what|why)\b|\bwhy (?:their|the|his|her) "
     r"(?:run|job|simulation) (?:took|takes|was|is)\b|\bverdict\b|^\W*wh?at(?:'s| is) wrong\W*$|"
     r"\bwhat (?:should|do|can) (?:i|we) (?:tell|say to|write to) (?:the|this|my) (?:user|owner|scientist)\b|"
-    r"\bcan i trust\b"
+    r"\bcan i trust\b|\bworth (?:my|the) time\b|\b(?:should i|do i) (?:even )?care\b|\bbad enough\b|\bjumps? out\b|"
+    r"\bsanity check\b|\bexecutive summary\b|\b(?:headline|main|biggest|key) (?:problem|issue|bottleneck)\b|"
+    r"\bi/?o[- ]bound\b|\bwhere did (?:the|my|all the) (?:time|\d[\w]*) go\b|\bworth (?:optimi[sz]ing|the effort|bothering|fixing)\b|\bbother optimi[sz]|\bnegligible\b"
 )
 _FIX_CHANGE = _rx(r"\b(?:change|fix|set|tune|do differently)\b")
 _MINE = _rx(r"\b(?:my|our|me|us|i|we)\b")
@@ -275,6 +288,31 @@ def _files_named(text: str, report: Report) -> tuple[list[str], list[str]]:
         elif "/" in tok or "." in tok.strip("."):
             unknown.append(tok)
     return list(dict.fromkeys(found)), list(dict.fromkeys(unknown))
+
+
+_BY_EXAMPLE = frozenset(
+    {
+        Intent.EXPLAIN_JOB,
+        Intent.EXPLAIN_FINDING,
+        Intent.FILE_OR_RANK,
+        Intent.HOW_TO_FIX,
+        Intent.CONCEPT,
+        Intent.OFF_TOPIC,
+    }
+)
+
+
+def _nearest(text: str, phrases: Phrasebook, otherwise: Intent) -> Intent:
+    """What the rules could not place: the intent of the most similar labelled questions, if any are close."""
+    index = load_index(phrases.examples_path) if phrases.examples_path is not None else None
+    found = index.nearest(text) if index is not None else None
+    if found is None:
+        return otherwise
+    try:
+        intent = Intent(found[0])
+    except ValueError:
+        return otherwise
+    return intent if intent in _BY_EXAMPLE else otherwise
 
 
 def classify(question: str, report: Report, phrases: Phrasebook, has_history: bool = False) -> Question:
@@ -324,14 +362,18 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
         and not _FIX.search(text)
         and not (_BIG_PICTURE.search(text) or is_compare_question(text))
     ):
-        return q(Intent.OFF_TOPIC)
+        return q(_nearest(text, phrases, Intent.OFF_TOPIC))
     if is_compare_question(text):
         return q(Intent.COMPARE_RUNS)
-    if files or unknown_files:  # a path first: a file system's name in it is not a facility question
+    if files or (
+        unknown_files and not _FIX.search(text)
+    ):  # a path first: a file system's name in it is not a facility question
         return q(Intent.FILE_OR_RANK)
     if facility or _FACILITY_WORDS.search(text):
         return q(Intent.FACILITY)
-    if _VERDICT.search(text):
+    if _NAMED_FINDING.search(text) and not _FILE_RANK.search(text) and not _FIX.search(text):
+        return q(Intent.EXPLAIN_FINDING)  # "there's a straggler warning, what's going on there?"
+    if _VERDICT.search(text) or (_BIG_PICTURE.search(text) and not _FIX_CHANGE.search(text)):
         return q(Intent.EXPLAIN_JOB)
     if _CONCEPT_STRONG.search(text) and not named and not _ABOUT_JOB_STRICT.search(text):
         return q(Intent.CONCEPT)
@@ -352,10 +394,8 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
         return q(Intent.FILE_OR_RANK)
     if named or (has_history and _FINDING_BACKREF.search(text)):
         return q(Intent.EXPLAIN_FINDING)
-    if [c for c in issue_codes if c not in ("J01", "J02")]:
-        return q(Intent.EXPLAIN_FINDING)  # a problem this job has, in words: that finding, not the concept
-    if _CONCEPT.search(text) and not _ABOUT_JOB.search(text):
+    if _CONCEPT.search(text) and not _ABOUT_JOB.search(text) and not _WHATS_UP.search(text):
         return q(Intent.CONCEPT)
-    if about_finding:
+    if [c for c in issue_codes if c not in ("J01", "J02")] or about_finding:
         return q(Intent.EXPLAIN_FINDING)
-    return q(Intent.EXPLAIN_JOB)
+    return q(_nearest(text, phrases, Intent.EXPLAIN_JOB))

@@ -189,6 +189,7 @@ class Phrasebook(BaseModel):
     facilities: dict[str, tuple[str, ...]]  # facility -> words that name it in a question
     facility_paths: tuple[FacilityPath, ...] = ()  # where a path says which facility ran the job
     say: dict[str, str]  # the connecting sentences, with {placeholders} filled by templates.py
+    examples_path: Path | None = None  # labelled questions beside it (intent_examples.py); set on load
 
     def sentence(self, key: str, **values: object) -> str:
         try:
@@ -217,4 +218,4 @@ def _load_phrasebook(path: Path) -> Phrasebook:
     m = _FILE.match(path.name)
     if m and (book.name != m.group("name") or book.version != int(m.group("version"))):
         raise PromptError(f"{path}: it says {book.name}.v{book.version}, the file name disagrees")
-    return book
+    return book.model_copy(update={"examples_path": path.parent / f"intent-examples.v{book.version}.yaml"})

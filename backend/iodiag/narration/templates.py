@@ -51,7 +51,13 @@ def _first_sentences(text: str, n: int) -> str:
     return " ".join(sentences[:n])
 
 
-_WORST = re.compile(r"\b(?:worst|most|busiest|slowest|biggest|largest|top|heaviest|eating)\b", re.IGNORECASE)
+_WORST = re.compile(
+    r"\b(?:worst|most|busiest|slowest|biggest|largest|top|heaviest|eating)\b|\ball (?:the|of the) (?:writes|reads|"
+    r"bytes|data|time|i/o)\b",
+    re.IGNORECASE,
+)
+_MPI_WORDS = re.compile(r"\bmpi|\bcollective|\bromio|\baggregat", re.IGNORECASE)
+_LUSTRE_WORDS = re.compile(r"\blfs\b|\bstrip(?:e|es|ing)\b|\bosts?\b|\blustre\b", re.IGNORECASE)
 
 
 class TemplateWriter:
@@ -165,6 +171,9 @@ class TemplateWriter:
 
     def _explain_job(self, plan: Plan) -> list[str]:
         lines = self._verdict(plan)
+        caveats = self._fact(plan, "caveats")
+        if caveats is not None:
+            lines.append(caveats.text)
         job = self._fact(plan, "job")
         if job:
             lines.append(job.text)
@@ -213,6 +222,9 @@ class TemplateWriter:
     def _file_or_rank(self, plan: Plan) -> list[str]:
         q = plan.question
         lines: list[str] = []
+        d03 = plan.report.finding("D03")
+        if d03 is not None and self._fact(plan, "D03"):
+            return [self._head(plan, d03)]
         if q.files:
             for name in q.files:
                 codes = [f.code for f in plan.report.findings if any(fe.path == name for fe in f.files)]
@@ -222,7 +234,7 @@ class TemplateWriter:
             if codes:
                 lines.append(self.p.sentence("rank_findings", rank=rank, codes=", ".join(codes)))
         want_files = q.asks_files or not q.asks_ranks
-        shown = [f for f in plan.focus[:2] if (f.files if want_files else f.ranks)]
+        shown = [f for f in plan.focus[: 2 if want_files else 3] if (f.files if want_files else f.ranks)]
         top = [t for i in range(TOP_FILE_FACTS) if (t := self._fact(plan, f"topfile:{i}"))]
         if want_files and top and not q.files and (not shown or _WORST.search(q.text)):
             # The question's answer first: the files the time went to, then what the findings say of them.
@@ -234,7 +246,7 @@ class TemplateWriter:
                 lines.append(self.p.sentence("files_head", code=f.code, title=clean(f.title)) + f" [{f.code}]")
                 lines += [f"- {x}" for x in self._files(plan, f)]
             else:
-                lines += [x + f" [{f.code}]" for x in self._ranks(plan, f)]
+                lines += [self._head(plan, f), *self._ranks(plan, f)]
             lines += self._why(plan, f)
         if not shown and not (want_files and top):
             named = ", ".join(f.code for f in plan.focus[:3]) or "none"
@@ -243,15 +255,24 @@ class TemplateWriter:
         if q.asks_ranks and share is not None and share.slowest_rank is not None and self._fact(plan, "data"):
             lines += [
                 "",
-                self.p.sentence(
-                    "busiest_rank", rank=share.slowest_rank, io_time=human_seconds(share.slowest_rank_io_s)
-                ),
+                self.p.sentence("busiest_rank", rank=share.slowest_rank, io_time=human_seconds(share.slowest_rank_io_s))
+                + (" [J02]" if plan.report.finding("J02") is not None else ""),
             ]
         return lines
 
     def _how_to_fix(self, plan: Plan) -> list[str]:
         targets = [f for f in plan.focus if f.severity is not Severity.OK and self._fact(plan, f.code)][:3]
         lines: list[str] = []
+        q = plan.question.text
+        if plan.sheet.context.single and _MPI_WORDS.search(q):
+            m01 = " [M01]" if plan.report.finding("M01") is not None else ""
+            lines += [self.p.sentence("single_no_mpi") + m01, ""]
+        fs = plan.report.file_system
+        if _LUSTRE_WORDS.search(q) and fs and fs != "lustre":
+            lines += [self.p.sentence("not_lustre", fs=fs), ""]
+        calm = not any(f.severity in (Severity.CRITICAL, Severity.WARNING) for f in plan.report.findings)
+        if calm and plan.report.finding("J01") is None:
+            lines += [*self._verdict(plan), ""]  # nothing stands out: say that before any minor fix
         already = [f for f in already_done(plan) if self._fact(plan, f.code)]
         if already:
             lines += [*(self._head(plan, f) for f in already), self.p.sentence("already_in_place"), ""]
