@@ -9,6 +9,7 @@ examples when they are close enough. Deterministic, pure Python, a few milliseco
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -28,7 +29,7 @@ def _features(text: str) -> Counter[str]:
     feats: Counter[str] = Counter(t[i : i + 4] for i in range(len(t) - 3))
     words = _WORD.findall(t)
     feats.update("w:" + w for w in words)
-    feats.update(f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False))
+    feats.update(f"b:{a} {b}" for a, b in itertools.pairwise(words))
     return feats
 
 
@@ -53,9 +54,9 @@ class ExampleIndex:
         )[:K]
         if not sims or sims[0][0] < MIN_SIMILARITY:
             return None
-        votes: Counter[str] = Counter()
+        votes: dict[str, float] = {}
         for sim, i in sims:
-            votes[self.intents[i]] += sim
+            votes[self.intents[i]] = votes.get(self.intents[i], 0.0) + sim
         best = max(votes.items(), key=lambda kv: (kv[1], kv[0]))  # ties broken by name: deterministic
         return best[0], sims[0][0]
 

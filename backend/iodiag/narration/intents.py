@@ -87,11 +87,13 @@ _FILE_RANK = _rx(
     r"\b(?:list|show)(?: me)? (?:the |all )?(?:\w+ ){0,2}(?:files?|ranks?|osts?)\b|"
     r"^(?:and |what about |ok,? )?(?:that|this|those|these|the) (?:files?|ranks?|osts?|phases?)\W*$|"
     r"\bwhere (?:is|are|was|were|do|does) (?:the |my |this |that )?(?:files?|ranks?|osts?|outputs?|checkpoints?)\b|"
-    r"\bwho\b|\brank \d+|\bper[- ](?:rank|file|ost)\b|\bany (?:single )?(?:file|rank|ost)\b|\bfiles? (?:is|are|were|was) (?:affected|involved|slow|the problem)|"
+    r"\bwho\b|\brank \d+|\bper[- ](?:rank|file|ost)\b|\bany (?:single )?(?:file|rank|ost)\b|\bfiles? (?:is|are|were|"
+    r"was) (?:affected|involved|slow|the problem)|"
     r"\blist (?:the )?(?:files?|ranks?)|\bbusiest rank|\bslowest rank"
 )
 _FIX = _rx(
-    r"\bhow (?:do|can|should|could|would) (?:i|we|you)\b|\bhow to\b|\bvalues? (?:for|should)\b|\bfix|\bimprov|\bspeed(?: it| this| my \w+)? up|"
+    r"\bhow (?:do|can|should|could|would) (?:i|we|you)\b|\bhow to\b|\bvalues? (?:for|should)\b|\bfix|\bimprov|"
+    r"\bspeed(?: it| this| my \w+)? up|"
     r"\bfaster\b|\btun(?:e|ing)\b|\boptimi[sz]|\bwhat (?:should|can|could) (?:i|we)|\brecommend|\bsuggest|"
     r"\bchange\b|\bavoid\b|\breduce\b|\bsolv|\bremed|\bwhat to do\b|\bwhat do i do\b|"
     r"\bwhat (?:\w+ )?(?:should|can|could|do) (?:i|we) (?:set|change|use|type|run)\b|\bsettings?\b|\bcommands?\b|"
@@ -111,7 +113,8 @@ _FIX = _rx(
 _CONCEPT_STRONG = _rx(
     r"\bin general\b|\bhow (?:do|can|should) (?:i|we|you) (?:read|interpret|understand)\b|\bwhat counts as\b|"
     r"\bhow does (?:\w+ ){1,6}(?:work|decide|choose|pick|place|handle|distribute|spread|store|split|lay)\b|"
-    r"\bwhat does it mean (?:for|when|if)\b|\bby default\b|\bgenerally\b|\bin principle\b|\bdiff?e?rence between\b|^\s*[\w/.-]+ (?:vs\.?|versus) [\w/.-]+\W*$|"
+    r"\bwhat does it mean (?:for|when|if)\b|\bby default\b|\bgenerally\b|\bin principle\b|\bdiff?e?rence between\b|"
+    r"^\s*[\w/.-]+ (?:vs\.?|versus) [\w/.-]+\W*$|"
     r"\bhow (?:is|are) (?:a |an |the )?[\w/.-]+(?: [\w/.-]+)? (?:made|built|written|collected|generated)\b|"
     r"\bhow does \w+ (?:instrument|intercept|record|measure|collect)\b|\bnot about (?:this|my|the) \w+|"
     r"\bwhat (?:a|an) [\w/.-]+(?: [\w/.-]+)? (?:does|is for)\b|"
@@ -121,7 +124,8 @@ _CONCEPT_STRONG = _rx(
 # The question points at something the report says (a finding), whatever it is called.
 # "the aggregator warning", "the file-per-process finding": one finding by its subject.
 _NAMED_FINDING = _rx(
-    r"\b(?:the|a|this|that) [\w/-]+(?: [\w/-]+)? (?:warning|finding|flag|alert)\b|\bthe [\w/-]+(?: [\w/-]+)? thing in the report\b"
+    r"\b(?:the|a|this|that) [\w/-]+(?: [\w/-]+)? (?:warning|finding|flag|alert)\b|"
+    r"\bthe [\w/-]+(?: [\w/-]+)? thing in the report\b"
 )
 _REPORT_REFERENCE = _rx(
     r"\bfindings?\b|\bwarnings?\b|\bflag(?:ged)?\b|\b(?:report|it) (?:says?|said|shows?|mentions?)\b|"
@@ -190,7 +194,8 @@ _COMPARE = re.compile(
     r"\b(?:better|worse|faster|slower|quicker)\b.{0,40}\b(?:than|compared|vs\.?|versus)\b(?!.{0,25}\b(?:the other "
     r"(?:ranks?|files?|osts?|ones)|others|the rest|shared|file-per|collective|independent|posix|mpi|hdf5|stdio))|"
     r"\bwhat(?:'s| has| have)? (?:\w+ )?changed\b|\bany (?:change|difference)s?\b|\bdifferen(?:t|ce)s? from\b|"
-    r"\b(?:compare[ds]?|comparison)\b(?! (?:to|with) (?:the )?(?:rest|other(?:s| ranks?| files?| osts?))\b)|\bsince (?:my |the |our )?(?:last|previous|earlier|prior) (?:run|job|time)\b|"
+    r"\b(?:compare[ds]?|comparison)\b(?! (?:to|with) (?:the )?(?:rest|other(?:s| ranks?| files?| osts?))\b)|"
+    r"\bsince (?:my |the |our )?(?:last|previous|earlier|prior) (?:run|job|time)\b|"
     r"\bdid (?:my|the|this|our) (?:\w+ )?(?:change|fix|tuning|setting)s? (?:help|work|make)\b|"
     r"\bregress(?:ed|ion|ions)?\b|\bimprov(?:ed|ement)s? (?:over|since|from|on)\b|"
     r"\b(?:last|previous|prior|earlier) (?:run|job)\b"
@@ -258,7 +263,8 @@ _BIG_PICTURE = _rx(
     r"\bwhat (?:should|do|can) (?:i|we) (?:tell|say to|write to) (?:the|this|my) (?:user|owner|scientist)\b|"
     r"\bcan i trust\b|\bworth (?:my|the) time\b|\b(?:should i|do i) (?:even )?care\b|\bbad enough\b|\bjumps? out\b|"
     r"\bsanity check\b|\bexecutive summary\b|\b(?:headline|main|biggest|key) (?:problem|issue|bottleneck)\b|"
-    r"\bi/?o[- ]bound\b|\bwhere did (?:the|my|all the) (?:time|\d[\w]*) go\b|\bworth (?:optimi[sz]ing|the effort|bothering|fixing)\b|\bbother optimi[sz]|\bnegligible\b"
+    r"\bi/?o[- ]bound\b|\bwhere did (?:the|my|all the) (?:time|\d[\w]*) go\b|\bworth (?:optimi[sz]ing|the effort|"
+    r"bothering|fixing)\b|\bbother optimi[sz]|\bnegligible\b"
 )
 _FIX_CHANGE = _rx(r"\b(?:change|fix|set|tune|do differently)\b")
 _MINE = _rx(r"\b(?:my|our|me|us|i|we)\b")
