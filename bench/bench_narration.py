@@ -59,7 +59,7 @@ def main() -> int:
     from iodiag.narration.service import Narrator
 
     reports = {ref: report_for(ref) for ref, _ in QUESTIONS}
-    model_settings = Settings(llm_threads=args.cores)
+    model_settings = Settings(llm_provider="llamacpp", llm_threads=args.cores)
     t0 = time.perf_counter()
     model = get_model(model_settings)
     load_s = time.perf_counter() - t0

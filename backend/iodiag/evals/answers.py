@@ -258,6 +258,8 @@ def score_route(
     base = settings or Settings()
     if route == "template":
         base = base.model_copy(update={"llm_provider": "none"})
+    elif base.llm_provider == "none":  # the model route of a default install: the bundled model, opt-in
+        base = base.model_copy(update={"llm_provider": "llamacpp"})
     narrator = Narrator(base)
     results = []
     for case in cases:

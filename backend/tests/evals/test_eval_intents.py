@@ -17,8 +17,11 @@ SETS = sorted(DEFAULT_QUESTIONS.parent.glob("*.yaml"))
 def test_each_labelled_set_meets_the_target(path: Path) -> None:
     r = run_intent_eval(path)
     assert r.questions >= 100 and r.accuracy >= 0.95, [(m.question, m.expected, m.got) for m in r.misses]
-    # Every intent a user can mean is in every set, several times over.
-    assert len(r.per_intent) == 8 and min(s.questions for s in r.per_intent) >= 15
+    # Every intent a user can mean about one report is in every set, several times over (compare-runs, which
+    # needs an earlier run, is in the sets written before history existed).
+    seven = {"explain-job", "explain-finding", "file-or-rank", "how-to-fix", "concept", "facility", "off-topic"}
+    assert seven <= {s.intent for s in r.per_intent}
+    assert min(s.questions for s in r.per_intent) >= 15
 
 
 def test_a_wrong_label_is_a_miss(tmp_path: Path) -> None:
