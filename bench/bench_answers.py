@@ -1,0 +1,186 @@
+"""How long a user waits for an answer: the whole `iodiag ask` process, the warm service's chat stream, and the
+opt-in bundled model's first verified sentence.
+
+    .venv/bin/python bench/bench_answers.py               # 3 repetitions of each (about 4 minutes on 2 cores)
+    .venv/bin/python bench/bench_answers.py --reps 5 --no-model
+
+Measured, per question, median over the repetitions:
+- `iodiag ask LOG QUESTION --no-model`, whole process (start, read the log, analyze, answer, exit); goal <= 2 s.
+- the warm service (`iodiag serve`, template route, the report already analyzed): time from POSTing the
+  question to the first `token` event (first words; goal <= 1 s) and to the `final` event (goal <= 2 s).
+- the bundled model (opt-in, `IODIAG_LLM_PROVIDER=llamacpp`), in process, loaded before timing: time to the
+  first streamed sentence (every streamed sentence has passed the verifier; goal <= 2 s) and to the whole
+  answer (goal <= 15 s), and which route the answer ended on.
+Results go to bench/results/answers.json. A measurement, not a test: nothing fails on a missed target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "backend"))
+
+from tests.api.test_api_support import Server  # noqa: E402
+from tests.conftest import shared_log, wheel_log  # noqa: E402
+
+IODIAG = REPO / ".venv" / "bin" / "iodiag"
+QUESTIONS = [
+    (wheel_log("sample-badost.darshan"), "Why is my job slow?"),
+    (wheel_log("sample-badost.darshan"), "What exact lfs command should I run?"),
+    (shared_log("darshan-logs/release_logs/mpi-io-test-x86_64-3.4.1.darshan"), "Which file is worst?"),
+    (
+        shared_log("drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan"),
+        "How much would fixing the fill values save?",
+    ),
+]
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def ask_process(log: Path, question: str, reps: int) -> float:
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        subprocess.run([str(IODIAG), "ask", str(log), question, "--no-model"], check=True, capture_output=True)
+        times.append(time.perf_counter() - t)
+    return med(times)
+
+
+def stream_times(c: httpx.Client, aid: str, question: str) -> tuple[float, float]:
+    """(first token, final) seconds for one question over SSE."""
+    t = time.perf_counter()
+    first = final = float("nan")
+    event = ""
+    with c.stream("POST", f"/api/v1/analyses/{aid}/chat", json={"question": question}, timeout=120) as r:
+        r.raise_for_status()
+        for line in r.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:"):
+                if event == "token" and first != first:  # first words
+                    first = time.perf_counter() - t
+                if event == "final":
+                    final = time.perf_counter() - t
+    return first, final
+
+
+def service(reps: int) -> list[dict[str, Any]]:
+    data = Path(tempfile.mkdtemp(prefix="iodiag-bench-answers-"))
+    server = Server(data, {"IODIAG_WORKERS": "1", "IODIAG_LLM_PROVIDER": "none"})
+    token = server.token("bench", "user")
+    server.start()
+    out = []
+    try:
+        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=60) as c:
+            ids: dict[Path, str] = {}
+            for log, _ in QUESTIONS:
+                if log in ids:
+                    continue
+                with open(log, "rb") as fh:
+                    r = c.post("/api/v1/analyses", files={"file": (log.name, fh, "application/octet-stream")})
+                aid = r.json()["id"]
+                while c.get(f"/api/v1/analyses/{aid}").json()["status"] not in ("done", "failed"):
+                    time.sleep(0.2)
+                ids[log] = aid
+            stream_times(c, ids[QUESTIONS[0][0]], "warm up")  # the first question builds the narrator
+            for log, q in QUESTIONS:
+                firsts, finals = [], []
+                for _ in range(reps):
+                    a, b = stream_times(c, ids[log], q)
+                    firsts.append(a)
+                    finals.append(b)
+                out.append({"question": q, "first_token_s": med(firsts), "final_s": med(finals)})
+    finally:
+        server.stop()
+    return out
+
+
+def model(reps: int) -> list[dict[str, Any]]:
+    from iodiag.analysis import analyze
+    from iodiag.core.settings import Settings
+    from iodiag.ingest import load_profile
+    from iodiag.narration.llm import get_model
+    from iodiag.narration.service import Narrator
+
+    settings = Settings(llm_provider="llamacpp", llm_threads=2)
+    t = time.perf_counter()
+    get_model(settings)
+    load_s = time.perf_counter() - t
+    narrator = Narrator(settings)
+    out = []
+    for log, q in QUESTIONS:
+        report = analyze(load_profile(str(log)))
+        firsts, totals, routes = [], [], []
+        for _ in range(reps):
+            t = time.perf_counter()
+            first = float("nan")
+            answer = None
+            for chunk in narrator.answer(report, q):
+                if chunk.delta and first != first:
+                    first = time.perf_counter() - t
+                if chunk.final:
+                    answer = chunk.answer
+            totals.append(time.perf_counter() - t)
+            firsts.append(first)
+            routes.append(answer.provenance if answer else "none")
+        out.append(
+            {
+                "question": q,
+                "first_sentence_s": med(firsts),
+                "total_s": med(totals),
+                "routes": routes,
+                "model_load_s": load_s,
+            }
+        )
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--no-model", action="store_true", help="skip the bundled model's measurements")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "answers.json")
+    args = ap.parse_args()
+
+    cli = [{"question": q, "log": log.name, "whole_process_s": ask_process(log, q, args.reps)} for log, q in QUESTIONS]
+    svc = service(args.reps)
+    mdl = [] if args.no_model else model(args.reps)
+
+    print(f"\n`iodiag ask --no-model`, whole process (median of {args.reps}); goal <= 2 s")
+    print(f"{'question':<46} {'seconds':>8}")
+    for row in cli:
+        print(f"{row['question']:<46} {row['whole_process_s']:>8.2f}")
+    print(f"median {med([r['whole_process_s'] for r in cli]):.2f} s")
+    print("\nwarm service, template route: first words (goal <= 1 s) and whole answer (goal <= 2 s)")
+    print(f"{'question':<46} {'first':>8} {'final':>8}")
+    for row in svc:
+        print(f"{row['question']:<46} {row['first_token_s']:>8.3f} {row['final_s']:>8.3f}")
+    if mdl:
+        print(f"\nbundled model (opt-in), model loaded in {mdl[0]['model_load_s']:.1f} s: first verified sentence")
+        print("(goal <= 2 s), whole answer (goal <= 15 s), and the route each answer ended on")
+        print(f"{'question':<46} {'first':>8} {'total':>8}  routes")
+        for row in mdl:
+            print(
+                f"{row['question']:<46} {row['first_sentence_s']:>8.2f} {row['total_s']:>8.2f}  "
+                + ",".join(row["routes"])
+            )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"ask": cli, "service": svc, "model": mdl}, indent=1), encoding="utf-8")
+    print(f"\nwritten to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
