@@ -7,7 +7,7 @@ LOG    ?=
 
 TIMED  := bash .ci/timed
 
-.PHONY: install run analyze ui test lint typecheck layers unit test-ui openapi bench bench-service lock
+.PHONY: install run analyze ui test lint typecheck layers unit test-ui screenshots openapi bench bench-service lock
 
 # Installs are locked: backend/requirements.lock pins every package (`make lock` regenerates it from
 # backend/pyproject.toml); the project itself goes in without resolving anything again.
@@ -69,6 +69,11 @@ test-ui: $(STAMP)
 	cd frontend && bash ../.ci/timed playwright npm run test:e2e
 
 test: lint typecheck layers unit test-ui
+
+# The web UI's main pages at 1440 and 390 px into docs/screenshots/*.png, against a real `iodiag serve`
+# (the browser tests' setup; e2e/screens.shots.ts). Not part of `make test`.
+screenshots: $(STAMP) frontend/dist/index.html
+	cd frontend && npm run screenshots
 
 openapi: $(STAMP)
 	$(BIN)/iodiag openapi -o docs/openapi.json

@@ -20,7 +20,8 @@ export interface E2EState {
   baseURL: string;
   apiURL: string;
   dataDir: string;
-  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string };
+  /** One user per spec file that needs its own jobs (erin: responsive, frank: first use, gwen: report tools, sam: screenshots). */
+  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string; erin: string; frank: string; gwen: string; sam: string };
   realLog: string;
   xssLog: string;
   /** Two runs of ior (bad: a slow OST; good: none, later) and a run of another program; null without PyDarshan's test logs. */
@@ -120,6 +121,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     helen: token("helen", "helpdesk"),
     carol: token("carol", "user"),
     dave: token("dave", "user"),
+    erin: token("erin", "user"),
+    frank: token("frank", "user"),
+    gwen: token("gwen", "user"),
+    sam: token("sam", "user"),
   };
 
   const xssLog = join(dataDir, "xss.darshan");

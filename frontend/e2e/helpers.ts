@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 import type { E2EState } from "./global-setup";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -52,4 +52,42 @@ export async function apiGet<T>(path: string, token: string): Promise<T> {
   const r = await fetch(`${state().apiURL}${path}`, { headers: { Authorization: `Bearer ${token}` } });
   if (!r.ok) throw new Error(`GET ${path}: ${String(r.status)}`);
   return (await r.json()) as T;
+}
+
+/** Upload a log through the API as the holder of `token` and wait until its analysis is done; its id. */
+export async function apiUpload(path: string, token: string, timeoutMs = 120_000): Promise<string> {
+  const form = new FormData();
+  form.append("file", new Blob([readFileSync(path)]), basename(path));
+  const r = await fetch(`${state().apiURL}/api/v1/analyses`, { method: "POST", body: form, headers: { Authorization: `Bearer ${token}` } });
+  if (!r.ok) throw new Error(`upload ${path}: ${String(r.status)} ${await r.text()}`);
+  const { id } = (await r.json()) as { id: string };
+  await waitDone(id, token, timeoutMs);
+  return id;
+}
+
+/** Wait until an analysis is done (throws if it failed or took too long). */
+export async function waitDone(id: string, token: string, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const a = await apiGet<{ status: string; error?: string | null }>(`/api/v1/analyses/${encodeURIComponent(id)}`, token);
+    if (a.status === "done") return;
+    if (a.status === "failed") throw new Error(`analysis ${id} failed: ${a.error ?? ""}`);
+    if (Date.now() > until) throw new Error(`analysis ${id} is still ${a.status}`);
+    await new Promise((res) => setTimeout(res, 300));
+  }
+}
+
+/** The page does not scroll sideways: nothing is wider than the window. */
+export async function expectNoHorizontalOverflow(page: Page, where: string): Promise<void> {
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { message: `${where}: the page scrolls sideways` })
+    .toBeLessThanOrEqual(0);
+}
+
+/** Visible, scrolled into view, and would take a click (not covered by anything, enabled). */
+export async function expectReachable(target: Locator): Promise<void> {
+  await target.scrollIntoViewIfNeeded();
+  await expect(target).toBeVisible();
+  await expect(target).toBeInViewport();
+  await target.click({ trial: true, timeout: 10_000 });
 }

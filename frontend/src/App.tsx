@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { api, call, type Me, onUnauthorized, tokenStore } from "./api/client";
 import { Link, match, navigate, useLocation } from "./lib/router";
 import { useTheme } from "./lib/theme";
+import { ChatSkipContext, CHAT_INPUT_ID, focusChat } from "./lib/chatfocus";
 import { AnalysisPage } from "./pages/Analysis";
 import { ComparePage } from "./pages/Compare";
 import { DocPage } from "./pages/Doc";
@@ -15,6 +16,7 @@ export function App() {
   const [theme, toggleTheme] = useTheme();
   const [me, setMe] = useState<Me | null>(null);
   const [checking, setChecking] = useState(() => tokenStore.get() !== null);
+  const [chatSkip, setChatSkip] = useState(false);
   const loc = useLocation();
 
   const signOut = useCallback(() => {
@@ -51,7 +53,10 @@ export function App() {
       aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
       title={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
     >
-      {theme === "dark" ? "☀ Light" : "☾ Dark"}
+      <span className="theme-icon" aria-hidden="true">
+        {theme === "dark" ? "☀" : "☾"}
+      </span>
+      <span className="theme-label">{theme === "dark" ? " Light" : " Dark"}</span>
     </button>
   );
 
@@ -95,40 +100,53 @@ export function App() {
 
   return (
     <SessionContext.Provider value={{ me, signOut }}>
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header className="topbar">
-        <Link to="/" className="brand" aria-label="iodiag home">
-          iodiag
-        </Link>
-        <nav aria-label="Main">
-          <ul>
-            {nav.map((n) => {
-              const current = path === n.to || (n.also?.includes(path) ?? false);
-              return (
-                <li key={n.to}>
-                  <Link to={n.to} aria-current={current ? "page" : undefined}>
-                    {n.label}
-                  </Link>
-                </li>
-              );
-            })}
-          </ul>
-        </nav>
-        <div className="topbar-right">
-          <span className="who" data-testid="who">
-            {me.user} <span className="badge role">{me.role}</span>
-          </span>
-          {themeButton}
-          <button type="button" className="btn ghost" onClick={signOut}>
-            Sign out
-          </button>
-        </div>
-      </header>
-      <main id="main" tabIndex={-1}>
-        {page}
-      </main>
+      <ChatSkipContext.Provider value={setChatSkip}>
+        {chatSkip && (
+          <a
+            className="skip-link"
+            href={`#${CHAT_INPUT_ID}`}
+            onClick={(e) => {
+              if (focusChat()) e.preventDefault();
+            }}
+          >
+            Skip to chat
+          </a>
+        )}
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="topbar">
+          <Link to="/" className="brand" aria-label="iodiag home">
+            iodiag
+          </Link>
+          <nav aria-label="Main">
+            <ul>
+              {nav.map((n) => {
+                const current = path === n.to || (n.also?.includes(path) ?? false);
+                return (
+                  <li key={n.to}>
+                    <Link to={n.to} aria-current={current ? "page" : undefined}>
+                      {n.label}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </nav>
+          <div className="topbar-right">
+            <span className="who" data-testid="who">
+              {me.user} <span className="badge role">{me.role}</span>
+            </span>
+            {themeButton}
+            <button type="button" className="btn ghost" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {page}
+        </main>
+      </ChatSkipContext.Provider>
     </SessionContext.Provider>
   );
 }

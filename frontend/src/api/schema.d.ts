@@ -2722,7 +2722,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description events: token {delta}, reset, then final (Answer) or error {detail} */
+            /** @description events: queued {ahead, detail}, token {delta} (verified sentences), then final (Answer) or error {detail} */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,12 @@ export const SEVERITIES = ["critical", "warning", "info", "ok"] as const;
 export type SeverityName = (typeof SEVERITIES)[number];
 
 export function SeverityBadge({ s }: { s: string }) {
-  return <span className={`badge sev-${s}`}>{s}</span>;
+  return (
+    <span className={`badge sev-${s}`} title={`Severity: ${s}`}>
+      <span className="sr-only">Severity: </span>
+      {s}
+    </span>
+  );
 }
 
 /** Findings per severity: bare numbers (tables, with the severity in a tooltip) or, `labelled`, "2 critical". */
@@ -12,6 +17,7 @@ export function Counts({ c, compact = false, labelled = false }: { c: Schemas["S
   return (
     <span
       className={`counts${labelled ? " labelled" : ""}`}
+      role="img"
       aria-label={`${c.critical} critical, ${c.warning} warning, ${c.info} info, ${c.ok} ok`}
       data-testid="counts"
     >
@@ -26,7 +32,12 @@ export function Counts({ c, compact = false, labelled = false }: { c: Schemas["S
 
 export function StatusBadge({ a }: { a: Pick<AnalysisSummary, "status" | "stage" | "progress"> }) {
   const label = a.status === "running" ? `${a.stage} ${Math.round(a.progress * 100)} %` : a.status;
-  return <span className={`badge status-${a.status}`}>{label}</span>;
+  return (
+    <span className={`badge status-${a.status}`}>
+      <span className="sr-only">Analysis status: </span>
+      {label}
+    </span>
+  );
 }
 
 export function severityRank(s: string): number {

@@ -154,37 +154,56 @@ export function renderInline(text: string, opts: Options, keyBase: string): Reac
   return out;
 }
 
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+/** What a code block holds, for its copy button's name: "command: lfs setstripe -c 8 …". */
+export function describeCode(text: string, lang = ""): string {
+  const first = (text.split("\n").find((l) => l.trim() && !l.trim().startsWith("#")) ?? text).trim();
+  const short = first.length > 60 ? `${first.slice(0, 57).trimEnd()}…` : first;
+  const kind = /^(sh|bash|shell|console|zsh|)$/i.test(lang) ? "command" : `${lang} snippet`;
+  return `${kind}: ${short}`;
+}
+
+/**
+ * A copy-to-clipboard button named by what it copies ("Copy command: lfs setstripe …"): `label` is the
+ * visible text, `what` completes the accessible name; "Copied" is announced.
+ */
+export function CopyButton({ text, what, label = "Copy" }: { text: string; what: string; label?: string }) {
   const [done, setDone] = useState(false);
   return (
-    <button
-      type="button"
-      className="btn small copy"
-      onClick={() => {
-        void navigator.clipboard.writeText(text).then(
-          () => {
-            setDone(true);
-            setTimeout(() => {
+    <>
+      <button
+        type="button"
+        className="btn small copy"
+        aria-label={`${label} ${what}`}
+        title={`${label} ${what}`}
+        onClick={() => {
+          void navigator.clipboard.writeText(text).then(
+            () => {
+              setDone(true);
+              setTimeout(() => {
+                setDone(false);
+              }, 1500);
+            },
+            () => {
               setDone(false);
-            }, 1500);
-          },
-          () => {
-            setDone(false);
-          },
-        );
-      }}
-    >
-      {done ? "Copied" : label}
-    </button>
+            },
+          );
+        }}
+      >
+        {done ? "Copied" : label}
+      </button>
+      <span className="sr-only" role="status">
+        {done ? "Copied" : ""}
+      </span>
+    </>
   );
 }
 
-export function CodeBlock({ text, lang }: { text: string; lang?: string }) {
+export function CodeBlock({ text, lang, what }: { text: string; lang?: string; what?: string }) {
   return (
     <div className="codeblock">
       <div className="codeblock-bar">
         <span className="muted">{lang || "code"}</span>
-        <CopyButton text={text} />
+        <CopyButton text={text} what={what ?? describeCode(text, lang)} />
       </div>
       <pre>
         <code>{text}</code>

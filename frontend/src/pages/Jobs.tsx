@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type AnalysisSummary, api, ApiError, call, type ListQuery, type TriageIn, type TriageStatus } from "../api/client";
 import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/badges";
+import { EmptyJobs } from "../components/FirstSteps";
 import { dateTime } from "../lib/format";
 import { Link } from "../lib/router";
 import { WithCode } from "../report/Header";
@@ -89,6 +90,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
+  const [compact] = useState(() => window.matchMedia("(max-width: 720px)").matches);
 
   useEffect(() => {
     document.title = `${scope === "all" ? "All jobs" : "My jobs"} · iodiag`;
@@ -210,9 +212,69 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     );
   };
 
+  const narrowed = Object.values(filters).some((v) => v.trim() !== "") || search.trim() !== "";
+
   const setF = (k: keyof typeof filters) => (e: { target: { value: string } }) => {
     setFilters((f) => ({ ...f, [k]: e.target.value }));
   };
+
+  // A first-time user sees what to do instead of an empty table; phones fold the filters under the search box.
+  const firstRun = page?.total === 0 && scope === "mine" && !narrowed;
+  const moreFilters = (
+    <>
+      <label>
+        Status
+        <select value={filters.status} onChange={setF("status")} data-testid="filter-status">
+          <option value="">any</option>
+          {STATUSES.map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Severity
+        <select value={filters.severity} onChange={setF("severity")} data-testid="filter-severity">
+          <option value="">any</option>
+          {SEVERITIES.map((s) => (
+            <option key={s} value={s}>
+              has {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Triage
+        <select value={filters.triage} onChange={setF("triage")} data-testid="filter-triage">
+          <option value="">any</option>
+          {TRIAGE.map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Finding
+        <input value={filters.code} onChange={setF("code")} placeholder="P08" size={5} maxLength={3} data-testid="filter-code" />
+      </label>
+      <label>
+        Executable
+        <input value={filters.exe} onChange={setF("exe")} placeholder="contains…" size={9} />
+      </label>
+      <label>
+        From
+        <input type="date" value={filters.since} onChange={setF("since")} />
+      </label>
+      <label>
+        To
+        <input type="date" value={filters.until} onChange={setF("until")} />
+      </label>
+      {scope === "all" && (
+        <label>
+          User
+          <input value={filters.owner} onChange={setF("owner")} placeholder="user" size={8} data-testid="filter-owner" />
+        </label>
+      )}
+    </>
+  );
 
   return (
     <div className="page">
@@ -222,63 +284,22 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
           Upload a log
         </Link>
       </div>
-      <form className="filters" role="search" aria-label="Filter jobs" onSubmit={(e) => { e.preventDefault(); }}>
-        <label>
-          Search
-          <input type="search" value={search} placeholder="file, exe, job, user, finding…" onChange={(e) => { setSearch(e.target.value); }} data-testid="search" />
-        </label>
-        <label>
-          Status
-          <select value={filters.status} onChange={setF("status")} data-testid="filter-status">
-            <option value="">any</option>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Severity
-          <select value={filters.severity} onChange={setF("severity")} data-testid="filter-severity">
-            <option value="">any</option>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                has {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Triage
-          <select value={filters.triage} onChange={setF("triage")} data-testid="filter-triage">
-            <option value="">any</option>
-            {TRIAGE.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Finding
-          <input value={filters.code} onChange={setF("code")} placeholder="P08" size={5} maxLength={3} data-testid="filter-code" />
-        </label>
-        <label>
-          Executable
-          <input value={filters.exe} onChange={setF("exe")} placeholder="contains…" size={9} />
-        </label>
-        <label>
-          From
-          <input type="date" value={filters.since} onChange={setF("since")} />
-        </label>
-        <label>
-          To
-          <input type="date" value={filters.until} onChange={setF("until")} />
-        </label>
-        {scope === "all" && (
+      {!firstRun && (
+        <form className="filters" role="search" aria-label="Filter jobs" onSubmit={(e) => { e.preventDefault(); }}>
           <label>
-            User
-            <input value={filters.owner} onChange={setF("owner")} placeholder="user" size={8} data-testid="filter-owner" />
+            Search
+            <input type="search" value={search} placeholder="file, exe, job, user, finding…" onChange={(e) => { setSearch(e.target.value); }} data-testid="search" />
           </label>
-        )}
-      </form>
+          {compact ? (
+            <details className="more-filters">
+              <summary>More filters</summary>
+              <div className="filters">{moreFilters}</div>
+            </details>
+          ) : (
+            moreFilters
+          )}
+        </form>
+      )}
       {error && <ErrorNote error={error} />}
       {!page && !error && <Spinner label="Loading jobs…" />}
       {page && (
@@ -287,7 +308,9 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
             {rows.length === page.total ? `${page.total} job(s)` : `${rows.length} shown of ${page.total} job(s)`}
             {page.total > items.length ? ` (newest ${items.length} loaded)` : ""}
           </p>
-          {rows.length === 0 ? (
+          {page.total === 0 && scope === "mine" && !narrowed ? (
+            <EmptyJobs />
+          ) : rows.length === 0 ? (
             <p className="empty">
               No jobs here yet{filters.status || filters.severity || filters.triage || filters.code || search ? " that match the filters" : ""}.{" "}
               {scope === "mine" && <Link to="/upload">Upload a log.</Link>}
@@ -306,7 +329,11 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
                     {head("status", "Status")}
                     {head("triage", "Triage")}
                     {head("assignee", "Assignee")}
-                    {staff && <th scope="col">Notes</th>}
+                    {staff && (
+                      <th scope="col" className="notes-col">
+                        Notes
+                      </th>
+                    )}
                   </tr>
                 </thead>
                 <tbody>
@@ -368,10 +395,10 @@ function JobRow({
   return (
     <>
       <tr data-testid="job-row" data-id={r.id}>
-        <td>
+        <td className="counts-cell">
           <Counts c={r.counts} />
         </td>
-        <td className="top">
+        <td className="top" data-label="Verdict">
           {r.regression && (
             <span className="badge regression" title={r.regression.explanation} data-testid="regression-badge">
               regression<span className="sr-only">: {r.regression.explanation}</span>
@@ -387,19 +414,19 @@ function JobRow({
             (top ?? "no problems found")
           )}
         </td>
-        {showUser && <td>{r.owner}</td>}
+        {showUser && <td data-label="User">{r.owner}</td>}
         <td className="exe">
           <Link to={`/analyses/${encodeURIComponent(r.id)}`}>{r.exe ?? r.filename}</Link>
           {r.exe && <div className="muted small path">{r.filename}</div>}
         </td>
-        <td>{r.job_id ?? "–"}</td>
-        <td>
+        <td data-label="Job">{r.job_id ?? "–"}</td>
+        <td data-label="Submitted">
           <time dateTime={r.created_at}>{dateTime(r.created_at)}</time>
         </td>
-        <td>
+        <td data-label="Status">
           <StatusBadge a={r} />
         </td>
-        <td>
+        <td data-label="Triage">
           {staff ? (
             <select
               aria-label={`Triage status of ${r.exe ?? r.filename}`}
@@ -412,12 +439,15 @@ function JobRow({
               ))}
             </select>
           ) : (
-            <span className={`badge triage-${r.triage.status}`}>{r.triage.status}</span>
+            <span className={`badge triage-${r.triage.status}`}>
+              <span className="sr-only">Triage: </span>
+              {r.triage.status}
+            </span>
           )}
         </td>
-        <td>{r.triage.assignee ?? "–"}</td>
+        <td data-label="Assignee">{r.triage.assignee ?? "–"}</td>
         {staff && (
-          <td>
+          <td className="notes-cell">
             <button
               type="button"
               className="btn small"

@@ -1,7 +1,9 @@
 import { type DragEvent, useEffect, useRef, useState } from "react";
-import { ApiError, type UploadHandle, uploadLog } from "../api/client";
+import { api, ApiError, call, type UploadHandle, uploadLog } from "../api/client";
+import { SampleButton, WhereLogsAre } from "../components/FirstSteps";
 import { bytes, percent } from "../lib/format";
 import { navigate } from "../lib/router";
+import { useSession } from "../session";
 
 export function UploadPage() {
   const [file, setFile] = useState<File | null>(null);
@@ -12,11 +14,26 @@ export function UploadPage() {
   const [error, setError] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const handle = useRef<UploadHandle | null>(null);
+  const { me } = useSession();
+  // A first-time user (no analysis yet) is offered the sample log and told where logs are.
+  const [firstTime, setFirstTime] = useState(false);
 
   useEffect(() => {
     document.title = "Upload · iodiag";
     return () => handle.current?.abort();
   }, []);
+
+  useEffect(() => {
+    let live = true;
+    call(api.GET("/api/v1/analyses", { params: { query: { owner: me.user, limit: 1 } } }))
+      .then((p) => {
+        if (live) setFirstTime(p.total === 0);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [me.user]);
 
   const pick = (f: File | undefined) => {
     if (!f) return;
@@ -79,7 +96,10 @@ export function UploadPage() {
             <strong className="path">{file.name}</strong> <span className="muted">({bytes(file.size)})</span>
           </p>
         ) : (
-          <p>Drag and drop a .darshan file here, or</p>
+          <p>
+            <span className="hint-mouse">Drag and drop a .darshan file here, or</span>
+            <span className="hint-touch">Pick the job&apos;s .darshan log:</span>
+          </p>
         )}
         <button
           type="button"
@@ -105,6 +125,16 @@ export function UploadPage() {
           }}
         />
       </div>
+      {firstTime && !busy && (
+        <div className="sample-offer" data-testid="sample-offer">
+          <span>No log at hand? See what a report looks like first:</span>
+          <SampleButton />
+        </div>
+      )}
+      <details className="where-logs" open={firstTime}>
+        <summary>Where is my job&apos;s Darshan log?</summary>
+        <WhereLogsAre />
+      </details>
       <details className="upload-options">
         <summary>Optional: facts the log lacks</summary>
         <div className="form-row">

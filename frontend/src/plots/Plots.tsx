@@ -157,6 +157,28 @@ const OP_LEGEND = (write: string, read: string) => [
 const WRITE_CSS = "var(--plot-write)";
 const READ_CSS = "var(--plot-read)";
 
+/** The transfer-size plot in words: how many requests, the smallest and largest size, the bytes. */
+function sizeSummary(p: Schemas["TransferSizePlot"]): string {
+  let lo = Infinity;
+  let hi = 0;
+  for (const s of p.size) {
+    lo = Math.min(lo, s);
+    hi = Math.max(hi, s);
+  }
+  const range = Number.isFinite(lo) ? `, sizes from ${bytes(lo)} to ${bytes(hi)}` : "";
+  return `${count(p.totals.ops)} requests${range}, ${bytes(p.totals.bytes)} in all`;
+}
+
+/** The OST plot in words: how many OSTs, the total, and the busiest one. */
+function ostSummary(p: Schemas["OstPlot"], metric: OstMetric): string {
+  const values = metric === "bytes" ? p.bytes : p.time;
+  let top = -1;
+  for (let i = 0; i < values.length; i++) if (top < 0 || (values[i] ?? 0) > (values[top] ?? 0)) top = i;
+  const fmt = (v: number | undefined) => (metric === "bytes" ? bytes(v) : seconds(v));
+  const busiest = top < 0 ? "" : `; the busiest is OST ${String(p.ost[top] ?? "?")} with ${fmt(values[top])}`;
+  return `${count(p.ost.length)} OST(s), ${metric === "bytes" ? bytes(p.totals.bytes) : seconds(p.totals.time)} in all${busiest}`;
+}
+
 // --- timeline ---------------------------------------------------------------------------------
 
 export function TimelineView({ p, hl, runtime, uid = "", xMax: sharedX = 0, xLink }: { p: Schemas["TimelinePlot"]; hl: Highlight | null; runtime: number } & Shared) {
@@ -214,6 +236,7 @@ export function TimelineView({ p, hl, runtime, uid = "", xMax: sharedX = 0, xLin
         testId="plot-timeline"
         xLink={xLink}
         label="Per-rank I/O timeline"
+        summary={`${count(p.totals.ops)} operations moving ${bytes(p.totals.bytes)} on ${count(maxRank + 1)} rank(s) over ${seconds(xMax)}; ${seconds(p.totals.time)} of I/O summed over ranks`}
         xLabel="time since job start"
         yLabel="rank"
         xUnit="s"
@@ -315,6 +338,7 @@ export function TransferSizesView({
         testId="plot-sizes"
         xLink={xLink}
         label="Transfer size over time"
+        summary={sizeSummary(p)}
         xLabel="time since job start"
         yLabel="request size"
         xUnit="s"
@@ -439,6 +463,7 @@ export function SpatialityView({
         testId="plot-spatiality"
         xLink={xLink}
         label="File offset over time for the busiest files"
+        summary={`${count(p.points_total)} requests to the ${count(p.files.length)} busiest of ${count(p.files_total)} traced file(s), ${bytes(p.totals.bytes)} in all`}
         xLabel="time since job start"
         yLabel="file offset"
         xUnit="s"
@@ -552,6 +577,7 @@ export function PhasesView({
         testId="plot-phases"
         xLink={xLink}
         label="I/O phases with the last rank to finish each"
+        summary={`${count(p.start.length)} I/O phase(s) over ${seconds(xMax)}, ${nStrag ? `${count(nStrag)} with a straggler rank` : "none with a straggler"}`}
         xLabel="time since job start"
         yLabel="rank"
         xUnit="s"
@@ -673,6 +699,7 @@ export function OstView({
         testId="plot-osts"
         xLink={xLink}
         label={`${metric === "bytes" ? "Bytes" : "I/O time"} per OST`}
+        summary={ostSummary(p, metric)}
         xLabel="OST"
         yLabel={metric === "bytes" ? "bytes" : "I/O time"}
         xUnit="OST"

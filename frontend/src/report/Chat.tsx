@@ -1,6 +1,7 @@
 import { type ReactNode, type SyntheticEvent, useEffect, useRef, useState } from "react";
 import { ask } from "../api/chat";
 import { type Answer, api, ApiError, call, type Citation } from "../api/client";
+import { CHAT_INPUT_ID, focusChat, useChatSkip } from "../lib/chatfocus";
 import type { Knowledge } from "../lib/knowledge";
 import { Markdown } from "../lib/markdown";
 import { Link } from "../lib/router";
@@ -42,6 +43,22 @@ export function ChatPanel({
   const seq = useRef(0);
   const logRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const panelRef = useRef<HTMLElement>(null);
+  // Narrow screens: the chat is below the report; the floating "Ask" button shows while it is out of view.
+  const [inView, setInView] = useState(false);
+  useChatSkip();
+
+  useEffect(() => {
+    const el = panelRef.current;
+    if (!el || typeof IntersectionObserver === "undefined") return;
+    const io = new IntersectionObserver((entries) => {
+      for (const e of entries) setInView(e.isIntersecting);
+    });
+    io.observe(el);
+    return () => {
+      io.disconnect();
+    };
+  }, []);
 
   useEffect(() => {
     let live = true;
@@ -132,71 +149,85 @@ export function ChatPanel({
   };
 
   return (
-    <aside className="chat card" aria-labelledby="chat-title" data-testid="chat">
-      <h2 id="chat-title">Ask about this job</h2>
-      <div className="chat-log" ref={logRef} aria-live="polite" aria-busy={busy}>
-        {loadError && <p className="error">{loadError}</p>}
-        {turns.length === 0 && !loadError && (
-          <p className="muted small">
-            Answers come from this job's findings and the tuning guides; every claim is checked against the report.
-          </p>
-        )}
-        {turns.map((t) => (
-          <div key={t.key} className={`msg ${t.role}`} data-testid={`msg-${t.role}`}>
-            {t.role === "user" ? (
-              <p className="q">{t.text}</p>
-            ) : (
-              <>
-                {t.streaming ? (
-                  <p className="streaming" data-testid="streaming">
-                    {t.text || (t.waiting ? `Waiting: ${t.waiting}` : "Thinking…")}
-                    <span className="cursor" aria-hidden="true">
-                      ▍
-                    </span>
-                  </p>
-                ) : (
-                  t.text && <Markdown source={t.text} breaks cite={cite} />
-                )}
-                {t.error && <p className="error">{t.error}</p>}
-                {t.answer && <AnswerMeta answer={t.answer} knowledge={knowledge} findingCodes={findingCodes} onCiteFinding={onCiteFinding} />}
-              </>
-            )}
-          </div>
-        ))}
-      </div>
-      <div className="suggested" role="group" aria-label="Suggested questions">
-        {SUGGESTED.map((s) => (
-          <button key={s} type="button" className="btn small chip" disabled={busy} onClick={() => void send(s)}>
-            {s}
+    <>
+      <aside className="chat card" aria-labelledby="chat-title" data-testid="chat" ref={panelRef}>
+        <h2 id="chat-title">Ask about this job</h2>
+        <div className="chat-log" ref={logRef} aria-live="polite" aria-busy={busy}>
+          {loadError && <p className="error">{loadError}</p>}
+          {turns.length === 0 && !loadError && (
+            <p className="muted small">
+              Answers come from this job's findings and the tuning guides; every claim is checked against the report.
+            </p>
+          )}
+          {turns.map((t) => (
+            <div key={t.key} className={`msg ${t.role}`} data-testid={`msg-${t.role}`}>
+              {t.role === "user" ? (
+                <p className="q">{t.text}</p>
+              ) : (
+                <>
+                  {t.streaming ? (
+                    <p className="streaming" data-testid="streaming">
+                      {t.text || (t.waiting ? `Waiting: ${t.waiting}` : "Thinking…")}
+                      <span className="cursor" aria-hidden="true">
+                        ▍
+                      </span>
+                    </p>
+                  ) : (
+                    t.text && <Markdown source={t.text} breaks cite={cite} />
+                  )}
+                  {t.error && <p className="error">{t.error}</p>}
+                  {t.answer && <AnswerMeta answer={t.answer} knowledge={knowledge} findingCodes={findingCodes} onCiteFinding={onCiteFinding} />}
+                </>
+              )}
+            </div>
+          ))}
+        </div>
+        <div className="suggested" role="group" aria-label="Suggested questions">
+          {SUGGESTED.map((s) => (
+            <button key={s} type="button" className="btn small chip" disabled={busy} onClick={() => void send(s)}>
+              {s}
+            </button>
+          ))}
+        </div>
+        <form className="chat-form" onSubmit={onSubmit}>
+          <label htmlFor="chat-q" className="sr-only">
+            Your question
+          </label>
+          <textarea
+            id={CHAT_INPUT_ID}
+            ref={inputRef}
+            rows={2}
+            value={question}
+            maxLength={4000}
+            placeholder="Ask a question about this job…"
+            onChange={(e) => {
+              setQuestion(e.target.value);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey) {
+                e.preventDefault();
+                void send(question);
+              }
+            }}
+          />
+          <button type="submit" className="btn primary" disabled={busy || !question.trim()}>
+            {busy ? "Answering…" : "Ask"}
           </button>
-        ))}
-      </div>
-      <form className="chat-form" onSubmit={onSubmit}>
-        <label htmlFor="chat-q" className="sr-only">
-          Your question
-        </label>
-        <textarea
-          id="chat-q"
-          ref={inputRef}
-          rows={2}
-          value={question}
-          maxLength={4000}
-          placeholder="Ask a question about this job…"
-          onChange={(e) => {
-            setQuestion(e.target.value);
-          }}
-          onKeyDown={(e) => {
-            if (e.key === "Enter" && !e.shiftKey) {
-              e.preventDefault();
-              void send(question);
-            }
-          }}
-        />
-        <button type="submit" className="btn primary" disabled={busy || !question.trim()}>
-          {busy ? "Answering…" : "Ask"}
-        </button>
-      </form>
-    </aside>
+        </form>
+      </aside>
+      <button
+        type="button"
+        className="btn primary ask-fab"
+        hidden={inView}
+        aria-label="Ask about this job"
+        data-testid="ask-fab"
+        onClick={() => {
+          focusChat();
+        }}
+      >
+        Ask
+      </button>
+    </>
   );
 }
 
@@ -239,9 +270,11 @@ function AnswerMeta({
   };
   return (
     <div className="answer-meta">
+      <span className="sr-only">Answer source: </span>
       <span className={`badge prov-${answer.provenance}`} title={p.title + (answer.note ? ` (${answer.note})` : "")} data-testid="provenance">
         {p.label}
       </span>
+      <span className="sr-only">({p.title})</span>
       {answer.model && <span className="muted small">{answer.model}</span>}
       {(answer.citations ?? []).length > 0 && (
         <ul className="citations" aria-label="Sources" data-testid="citations">

@@ -18,12 +18,19 @@ function download(name: string, text: string, type: string) {
 export function Exports({ a }: { a: AnalysisOut }) {
   const [note, setNote] = useState<string | null>(null);
   const base = `iodiag-${(a.job_id ?? a.id).replace(/[^A-Za-z0-9._-]/g, "_")}`;
-  const run = async (what: "copy-md" | "md" | "html") => {
+  const run = async (what: "copy-md" | "md" | "html" | "json" | "link") => {
     setNote(null);
     try {
       if (what === "html") {
         download(`${base}.html`, await fetchText(a.links.report_html), "text/html");
         setNote("HTML report downloaded.");
+      } else if (what === "json") {
+        download(`${base}.json`, await fetchText(a.links.report_json), "application/json");
+        setNote("JSON report downloaded.");
+      } else if (what === "link") {
+        // The page's own address: whoever opens it signs in with their own token (none is in the URL).
+        await navigator.clipboard.writeText(new URL(`/analyses/${encodeURIComponent(a.id)}`, window.location.origin).href);
+        setNote("Report link copied.");
       } else {
         const md = await fetchText(a.links.report_md);
         if (what === "md") {
@@ -40,7 +47,7 @@ export function Exports({ a }: { a: AnalysisOut }) {
   };
   return (
     <div className="exports" role="group" aria-label="Export the report">
-      <button type="button" className="btn small" onClick={() => void run("copy-md")}>
+      <button type="button" className="btn small" onClick={() => void run("copy-md")} aria-label="Copy Markdown report">
         Copy Markdown
       </button>
       <button type="button" className="btn small" onClick={() => void run("md")}>
@@ -48,6 +55,12 @@ export function Exports({ a }: { a: AnalysisOut }) {
       </button>
       <button type="button" className="btn small" onClick={() => void run("html")}>
         Download HTML
+      </button>
+      <button type="button" className="btn small" onClick={() => void run("json")}>
+        Download JSON
+      </button>
+      <button type="button" className="btn small" onClick={() => void run("link")}>
+        Copy report link
       </button>
       <DeleteButton a={a} />
       {note && (

@@ -3,7 +3,7 @@ import type { Finding } from "../api/client";
 import { SeverityBadge } from "../components/badges";
 import type { Knowledge, KnowledgeDoc } from "../lib/knowledge";
 import { bytes, cost, count, metric, seconds } from "../lib/format";
-import { CodeBlock, codeBlocks } from "../lib/markdown";
+import { CodeBlock, codeBlocks, CopyButton, describeCode } from "../lib/markdown";
 import { Link } from "../lib/router";
 
 const RANKS_SHOWN = 32;
@@ -61,19 +61,21 @@ export function FindingCard({
       {evidence.length > 0 && (
         <details className="evidence" open={f.severity === "critical" || f.severity === "warning"}>
           <summary>Evidence</summary>
-          <table className="data compact">
-            <tbody>
-              {evidence.map((m) => (
-                <tr key={m.name}>
-                  <th scope="row">
-                    <code>{m.name}</code>
-                  </th>
-                  <td className="num">{metric(m.value, m.unit)}</td>
-                  <td className="muted small">{m.description}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div className="table-wrap">
+            <table className="data compact">
+              <tbody>
+                {evidence.map((m) => (
+                  <tr key={m.name}>
+                    <th scope="row">
+                      <code>{m.name}</code>
+                    </th>
+                    <td className="num">{metric(m.value, m.unit)}</td>
+                    <td className="muted small">{m.description}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </details>
       )}
       {files.length > 0 && (
@@ -126,45 +128,47 @@ export function FindingCard({
       {f.source_lines && f.source_lines.length > 0 && (
         <details className="source-lines" open>
           <summary>Source lines that issued these requests</summary>
-          <table className="data compact">
-            <thead>
-              <tr>
-                <th scope="col">location</th>
-                <th scope="col">function</th>
-                <th scope="col" className="num">segments</th>
-                <th scope="col" className="num">bytes</th>
-                <th scope="col" className="num">ranks</th>
-              </tr>
-            </thead>
-            <tbody>
-              {f.source_lines.map((s, i) => (
-                <tr key={i}>
-                  <td className="path">
-                    {s.file}:{s.line}
-                    {s.call_chain.length > 1 && (
-                      <details>
-                        <summary className="small">call chain</summary>
-                        <ol className="chain">
-                          {s.call_chain.map((c, j) => (
-                            <li key={j}>
-                              <code>{c.function}</code> <span className="muted">{c.file}:{c.line}</span>{" "}
-                              <span className="muted small">{c.address}</span>
-                            </li>
-                          ))}
-                        </ol>
-                      </details>
-                    )}
-                  </td>
-                  <td>
-                    <code>{s.function}</code>
-                  </td>
-                  <td className="num">{count(s.segments)}</td>
-                  <td className="num">{bytes(s.bytes)}</td>
-                  <td className="num">{count(s.ranks)}</td>
+          <div className="table-wrap">
+            <table className="data compact">
+              <thead>
+                <tr>
+                  <th scope="col">location</th>
+                  <th scope="col">function</th>
+                  <th scope="col" className="num">segments</th>
+                  <th scope="col" className="num">bytes</th>
+                  <th scope="col" className="num">ranks</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {f.source_lines.map((s, i) => (
+                  <tr key={i}>
+                    <td className="path">
+                      {s.file}:{s.line}
+                      {s.call_chain.length > 1 && (
+                        <details>
+                          <summary className="small">call chain</summary>
+                          <ol className="chain">
+                            {s.call_chain.map((c, j) => (
+                              <li key={j}>
+                                <code>{c.function}</code> <span className="muted">{c.file}:{c.line}</span>{" "}
+                                <span className="muted small">{c.address}</span>
+                              </li>
+                            ))}
+                          </ol>
+                        </details>
+                      )}
+                    </td>
+                    <td>
+                      <code>{s.function}</code>
+                    </td>
+                    <td className="num">{count(s.segments)}</td>
+                    <td className="num">{bytes(s.bytes)}</td>
+                    <td className="num">{count(s.ranks)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </details>
       )}
       {(f.actions ?? []).length > 0 && (
@@ -173,7 +177,10 @@ export function FindingCard({
           <ul>
             {(f.actions ?? []).map((a) => (
               <li key={a.recommendation + a.command}>
-                <code className="wrap">{a.command}</code>
+                <div className="action-line">
+                  <code className="wrap">{a.command}</code>
+                  <CopyButton text={a.command} what={describeCode(a.command)} />
+                </div>
                 <div className="small">
                   {a.effect}. Where: {a.where}.
                 </div>

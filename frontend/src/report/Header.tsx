@@ -185,7 +185,7 @@ function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string)
 /** Every data-bearing interface (Darshan module) with its own totals: a DFS or DAOS job shows its bytes here. */
 function Interfaces({ rows }: { rows: Interface[] }) {
   return (
-    <div className="interfaces">
+    <div className="interfaces table-wrap">
       <table className="data compact" data-testid="interfaces">
         <caption className="small muted">Interfaces (times summed over ranks)</caption>
         <thead>
@@ -204,7 +204,7 @@ function Interfaces({ rows }: { rows: Interface[] }) {
                 {r.name}
                 {r.partial && (
                   <span className="badge sev-warning" title="Darshan ran out of memory for this module: its totals are lower bounds">
-                    partial
+                    partial<span className="sr-only">: Darshan ran out of memory for this module, its totals are lower bounds</span>
                   </span>
                 )}
               </th>
