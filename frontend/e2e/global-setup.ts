@@ -21,7 +21,7 @@ export interface E2EState {
   apiURL: string;
   dataDir: string;
   /** One user per spec file that needs its own jobs (erin: responsive, frank: first use, gwen: report tools, sam: screenshots). */
-  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string; erin: string; frank: string; gwen: string; sam: string };
+  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string; erin: string; frank: string; gwen: string; sam: string; tina: string };
   realLog: string;
   xssLog: string;
   /** Two runs of ior (bad: a slow OST; good: none, later) and a run of another program; null without PyDarshan's test logs. */
@@ -125,6 +125,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     frank: token("frank", "user"),
     gwen: token("gwen", "user"),
     sam: token("sam", "user"),
+    tina: token("tina", "user"),
   };
 
   const xssLog = join(dataDir, "xss.darshan");

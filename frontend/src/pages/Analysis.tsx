@@ -12,6 +12,7 @@ import { Exports } from "../report/Exports";
 import { FindingCard, findingWindow } from "../report/FindingCard";
 import { ReportHeader } from "../report/Header";
 import { RunHistory } from "../report/History";
+import { ReplyThread } from "../report/Replies";
 
 const STAGES = ["queued", "reading", "analyzing", "rendering", "storing", "done"] as const;
 
@@ -167,6 +168,7 @@ function Done({ a }: { a: AnalysisOut }) {
       <div className="report-main">
         <ReportHeader a={a} report={report} onFinding={citeFinding} />
         <RunHistory a={a} />
+        <ReplyThread a={a} />
         <div className="report-bar">
           <nav aria-label="Report sections" className="section-nav">
             <a href="#findings">Findings</a>

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { type AnalysisSummary, api, ApiError, call, type ListQuery, type TriageIn, type TriageStatus } from "../api/client";
+import { type AnalysisSummary, api, ApiError, call, type ListQuery, tokenStore, type TriageIn, type TriageStatus } from "../api/client";
 import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/badges";
 import { EmptyJobs } from "../components/FirstSteps";
-import { dateTime } from "../lib/format";
+import { dateTime, humanSeconds, percent } from "../lib/format";
 import { Link } from "../lib/router";
 import { WithCode } from "../report/Header";
 import { isStaff, useSession } from "../session";
@@ -11,7 +11,76 @@ const TRIAGE: TriageStatus[] = ["open", "in-progress", "resolved", "wontfix"];
 const STATUSES = ["queued", "running", "done", "failed"] as const;
 const PAGE = 200;
 
-type SortKey = "date" | "severity" | "top" | "user" | "exe" | "job" | "status" | "triage" | "assignee";
+type SortKey =
+  | "date"
+  | "severity"
+  | "top"
+  | "user"
+  | "exe"
+  | "job"
+  | "status"
+  | "triage"
+  | "assignee"
+  | "runtime"
+  | "nprocs"
+  | "nodes"
+  | "io_share"
+  | "node_hours"
+  | "time_lost";
+
+// Impact columns are sorted by the server, so the page loaded is the top of the whole list, not of the newest.
+const SERVER_SORT: Partial<Record<SortKey, NonNullable<ListQuery["sort"]>>> = {
+  runtime: "runtime",
+  nprocs: "nprocs",
+  nodes: "nodes",
+  io_share: "io_share",
+  node_hours: "node_hours",
+  time_lost: "time_lost",
+};
+
+type Filters = {
+  status: string;
+  severity: string;
+  triage: string;
+  code: string;
+  owner: string;
+  exe: string;
+  since: string;
+  until: string;
+  minLost: string;
+};
+type Saved = { name: string; filters: Filters; search: string; sort: { key: SortKey; dir: 1 | -1 } };
+const SAVED_KEY = "iodiag.savedFilters";
+
+function loadSaved(): Saved[] {
+  try {
+    const raw: unknown = JSON.parse(localStorage.getItem(SAVED_KEY) ?? "[]");
+    return Array.isArray(raw) ? (raw as Saved[]).filter((x) => typeof x.name === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function runNumber(r: AnalysisSummary, key: SortKey): number | null {
+  const run = r.run;
+  if (!run) return null;
+  switch (key) {
+    case "runtime":
+      return run.runtime_s ?? null;
+    case "nprocs":
+      return run.nprocs ?? null;
+    case "nodes":
+      return run.nodes ?? null;
+    case "io_share":
+      return run.io_share ?? null;
+    case "node_hours":
+      return run.node_hours ?? null;
+    case "time_lost":
+      return run.time_lost_s ?? null;
+    default:
+      return null;
+  }
+}
 
 // The top finding of a done analysis never changes: fetch each once.
 const topCache = new Map<string, string | null>();
@@ -65,16 +134,7 @@ function useTopFindings(rows: AnalysisSummary[]): Map<string, string | null | un
 export function JobsPage({ scope }: { scope: "mine" | "all" }) {
   const { me } = useSession();
   const staff = isStaff(me);
-  const [filters, setFilters] = useState<{
-    status: string;
-    severity: string;
-    triage: string;
-    code: string;
-    owner: string;
-    exe: string;
-    since: string;
-    until: string;
-  }>({
+  const [filters, setFilters] = useState<Filters>({
     since: "",
     until: "",
     status: "",
@@ -83,9 +143,15 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     code: "",
     owner: "",
     exe: "",
+    minLost: "",
   });
   const [search, setSearch] = useState("");
-  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "date", dir: -1 });
+  // The help desk triages by impact: largest time lost first.
+  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>(
+    scope === "all" && staff ? { key: "time_lost", dir: -1 } : { key: "date", dir: -1 },
+  );
+  const [saved, setSaved] = useState<Saved[]>(loadSaved);
+  const [exporting, setExporting] = useState<string | null>(null);
   const [page, setPage] = useState<{ total: number; items: AnalysisSummary[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
@@ -113,8 +179,12 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     };
     if (filters.since) q.since = day(filters.since, 0);
     if (filters.until) q.until = day(filters.until, 1);
+    const lost = Number(filters.minLost);
+    if (filters.minLost.trim() && Number.isFinite(lost) && lost >= 0) q.min_time_lost_s = lost;
+    const server = SERVER_SORT[sort.key];
+    if (server) q.sort = sort.dir === -1 ? (`-${server}` as ListQuery["sort"]) : server;
     return q;
-  }, [filters, scope, me.user]);
+  }, [filters, scope, me.user, sort]);
 
   useEffect(() => {
     let live = true;
@@ -181,8 +251,19 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
           return TRIAGE.indexOf(r.triage.status);
         case "assignee":
           return r.triage.assignee ?? "";
+        default:
+          return 0;
       }
     };
+    if (SERVER_SORT[sort.key]) {
+      // Rows without the number (not done yet) go last either way, as the server orders them.
+      return [...filtered].sort((a, b) => {
+        const na = runNumber(a, sort.key);
+        const nb = runNumber(b, sort.key);
+        if (na === null || nb === null) return na === nb ? 0 : na === null ? 1 : -1;
+        return (na - nb) * sort.dir;
+      });
+    }
     return [...filtered].sort((a, b) => {
       const ka = key(a);
       const kb = key(b);
@@ -202,7 +283,10 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
           type="button"
           className="sort"
           onClick={() => {
-            setSort((s) => ({ key, dir: s.key === key ? (s.dir === 1 ? -1 : 1) : key === "date" || key === "severity" ? -1 : 1 }));
+            setSort((s) => ({
+              key,
+              dir: s.key === key ? (s.dir === 1 ? -1 : 1) : key === "date" || key === "severity" || SERVER_SORT[key] ? -1 : 1,
+            }));
           }}
         >
           {label}
@@ -273,8 +357,69 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
           <input value={filters.owner} onChange={setF("owner")} placeholder="user" size={8} data-testid="filter-owner" />
         </label>
       )}
+      <label>
+        Time lost ≥ (s)
+        <input
+          type="number"
+          min={0}
+          step="any"
+          value={filters.minLost}
+          onChange={setF("minLost")}
+          placeholder="0"
+          size={5}
+          data-testid="filter-min-lost"
+        />
+      </label>
     </>
   );
+
+  const saveCurrent = () => {
+    const name = window.prompt("Name this filter", filters.owner || filters.code || search || "my filter")?.trim();
+    if (!name) return;
+    const next = [...saved.filter((x) => x.name !== name), { name, filters, search, sort }];
+    setSaved(next);
+    localStorage.setItem(SAVED_KEY, JSON.stringify(next));
+  };
+  const applySaved = (name: string) => {
+    const s = saved.find((x) => x.name === name);
+    if (!s) return;
+    // Filters saved before a field existed lack it: fill in the defaults.
+    setFilters((f) => ({ ...f, ...s.filters }));
+    setSearch(s.search);
+    setSort(s.sort);
+  };
+  const deleteSaved = (name: string) => {
+    const next = saved.filter((x) => x.name !== name);
+    setSaved(next);
+    localStorage.setItem(SAVED_KEY, JSON.stringify(next));
+  };
+  const exportCsv = async () => {
+    setExporting("Exporting…");
+    try {
+      const params = new URLSearchParams(
+        Object.entries(query)
+          .filter(([k]) => k !== "limit")
+          .map(([k, v]) => [k, String(v)]),
+      );
+      if (!params.has("sort")) params.set("sort", "-created");
+      const token = tokenStore.get();
+      const res = await fetch(`/api/v1/analyses/export.csv?${params.toString()}`, {
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      });
+      if (!res.ok) throw new Error(`export failed (HTTP ${String(res.status)})`);
+      const url = URL.createObjectURL(await res.blob());
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = "iodiag-jobs.csv";
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      URL.revokeObjectURL(url);
+      setExporting(null);
+    } catch (e) {
+      setExporting(e instanceof Error ? e.message : String(e));
+    }
+  };
 
   return (
     <div className="page">
@@ -300,6 +445,49 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
           )}
         </form>
       )}
+      {!firstRun && (
+        <div className="list-tools" role="group" aria-label="Saved filters and export">
+          <label>
+            Saved filters
+            <select
+              value=""
+              onChange={(e) => {
+                applySaved(e.target.value);
+              }}
+              data-testid="saved-filters"
+            >
+              <option value="">{saved.length ? "apply…" : "none yet"}</option>
+              {saved.map((x) => (
+                <option key={x.name} value={x.name}>
+                  {x.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" className="btn small" onClick={saveCurrent} data-testid="save-filter">
+            Save this filter
+          </button>
+          {saved.length > 0 && (
+            <details className="saved-manage">
+              <summary>Manage</summary>
+              <ul>
+                {saved.map((x) => (
+                  <li key={x.name}>
+                    {x.name}{" "}
+                    <button type="button" className="btn small" aria-label={`Delete saved filter ${x.name}`} onClick={() => { deleteSaved(x.name); }}>
+                      Delete
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
+          <button type="button" className="btn small" onClick={() => void exportCsv()} data-testid="export-csv">
+            Export CSV
+          </button>
+          {exporting && <span className="muted small">{exporting}</span>}
+        </div>
+      )}
       {error && <ErrorNote error={error} />}
       {!page && !error && <Spinner label="Loading jobs…" />}
       {page && (
@@ -321,10 +509,16 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
                 <thead>
                   <tr>
                     {head("severity", "Findings")}
+                    {head("time_lost", "Time lost")}
                     {head("top", "Verdict")}
                     {scope === "all" && head("user", "User")}
                     {head("exe", "Executable / log")}
                     {head("job", "Job")}
+                    {head("runtime", "Run time")}
+                    {head("nprocs", "Ranks")}
+                    {head("nodes", "Nodes")}
+                    {head("io_share", "I/O share")}
+                    {head("node_hours", "Node-hours")}
                     {head("date", "Submitted")}
                     {head("status", "Status")}
                     {head("triage", "Triage")}
@@ -391,12 +585,18 @@ function JobRow({
       return false;
     }
   };
-  const cols = 8 + (showUser ? 1 : 0) + (staff ? 1 : 0);
+  const cols = 14 + (showUser ? 1 : 0) + (staff ? 1 : 0);
+  const run = r.run;
+  const lostHours = run?.node_hours_lost;
   return (
     <>
       <tr data-testid="job-row" data-id={r.id}>
         <td className="counts-cell">
           <Counts c={r.counts} />
+        </td>
+        <td data-label="Time lost" className="num" data-testid="cell-time-lost">
+          {run?.time_lost_s != null ? humanSeconds(run.time_lost_s) : "–"}
+          {lostHours != null && lostHours > 0 && <div className="muted small">{lostHours.toFixed(2)} node-h</div>}
         </td>
         <td className="top" data-label="Verdict">
           {r.regression && (
@@ -420,6 +620,21 @@ function JobRow({
           {r.exe && <div className="muted small path">{r.filename}</div>}
         </td>
         <td data-label="Job">{r.job_id ?? "–"}</td>
+        <td data-label="Run time" className="num" data-testid="cell-runtime">
+          {run?.runtime_s != null ? humanSeconds(run.runtime_s) : "–"}
+        </td>
+        <td data-label="Ranks" className="num">
+          {run?.nprocs != null ? run.nprocs.toLocaleString() : "–"}
+        </td>
+        <td data-label="Nodes" className="num">
+          {run?.nodes ?? "–"}
+        </td>
+        <td data-label="I/O share" className="num" data-testid="cell-io-share">
+          {run?.io_share != null ? percent(run.io_share) : "–"}
+        </td>
+        <td data-label="Node-hours" className="num">
+          {run?.node_hours != null ? run.node_hours.toFixed(2) : "–"}
+        </td>
         <td data-label="Submitted">
           <time dateTime={r.created_at}>{dateTime(r.created_at)}</time>
         </td>

@@ -1,0 +1,149 @@
+// The thread between the help desk and the job's owner: staff draft a reply from the verdict and the fixes
+// (checked against the report like any answer), edit it and send it; the owner reads it here and answers.
+import { useCallback, useEffect, useState } from "react";
+import { type AnalysisOut, api, call, type Schemas } from "../api/client";
+import { ErrorNote, Spinner } from "../components/badges";
+import { dateTime } from "../lib/format";
+import { isStaff, useSession } from "../session";
+
+type Reply = Schemas["ReplyOut"];
+
+export function ReplyThread({ a }: { a: AnalysisOut }) {
+  const { me } = useSession();
+  const staff = isStaff(me);
+  const mine = me.user === a.owner;
+  const [replies, setReplies] = useState<Reply[] | null>(null);
+  const [text, setText] = useState("");
+  const [drafted, setDrafted] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<"draft" | "send" | null>(null);
+
+  const fetchThread = useCallback(
+    () => call(api.GET("/api/v1/analyses/{analysis_id}/replies", { params: { path: { analysis_id: a.id } } })),
+    [a.id],
+  );
+  const load = async () => {
+    try {
+      setReplies((await fetchThread()).replies);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+
+  useEffect(() => {
+    let live = true;
+    fetchThread()
+      .then((out) => {
+        if (live) setReplies(out.replies);
+      })
+      .catch((e: unknown) => {
+        if (live) setError(e instanceof Error ? e.message : String(e));
+      });
+    return () => {
+      live = false;
+    };
+  }, [fetchThread]);
+
+  const draft = async () => {
+    setBusy("draft");
+    setError(null);
+    try {
+      const d = await call(api.POST("/api/v1/analyses/{analysis_id}/replies/draft", { params: { path: { analysis_id: a.id } } }));
+      setText(d.text);
+      setDrafted(true);
+      setNote(
+        d.verified
+          ? `Drafted from the report (${d.citations.join(", ")}); every sentence checked against its facts. Edit before sending.`
+          : "Drafted from the report, but some sentences could not be checked: read it carefully before sending.",
+      );
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const send = async () => {
+    if (!text.trim()) return;
+    setBusy("send");
+    setError(null);
+    try {
+      await call(
+        api.POST("/api/v1/analyses/{analysis_id}/replies", {
+          params: { path: { analysis_id: a.id } },
+          body: { text, drafted },
+        }),
+      );
+      setText("");
+      setDrafted(false);
+      setNote(null);
+      await load();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const canWrite = staff || mine;
+  // Nothing to show an owner before the help desk has written: the card appears with the first reply.
+  if (!staff && replies !== null && replies.length === 0 && !error) return null;
+  return (
+    <section className="card replies-card" aria-labelledby="replies-title" data-testid="reply-thread">
+      <h2 id="replies-title">{staff ? "Reply to the job's owner" : "Messages from the help desk"}</h2>
+      {replies === null && !error && <Spinner label="Loading messages…" />}
+      {replies && replies.length > 0 && (
+        <ol className="replies">
+          {replies.map((r) => (
+            <li key={r.id} className={r.role === "user" ? "from-owner" : "from-staff"} data-testid="reply">
+              <div className="muted small">
+                <strong>{r.author}</strong> {r.role === "user" ? "(owner)" : `(${r.role})`} ·{" "}
+                <time dateTime={r.created_at}>{dateTime(r.created_at)}</time>
+              </div>
+              <p className="reply-text">{r.text}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+      {replies && replies.length === 0 && staff && <p className="muted small">No messages yet. {a.owner} sees what you send here on this page.</p>}
+      {error && <ErrorNote error={error} />}
+      {canWrite && (
+        <form
+          className="reply-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void send();
+          }}
+        >
+          <label htmlFor="reply-text">{staff ? `Message to ${a.owner}` : "Your answer"}</label>
+          <textarea
+            id="reply-text"
+            rows={staff ? 8 : 3}
+            maxLength={8000}
+            value={text}
+            onChange={(e) => {
+              setText(e.target.value);
+            }}
+            data-testid="reply-text"
+          />
+          {note && (
+            <p className="muted small" data-testid="draft-note">
+              {note}
+            </p>
+          )}
+          <div className="actions">
+            {staff && (
+              <button type="button" className="btn small" disabled={busy !== null} onClick={() => void draft()} data-testid="draft-reply">
+                {busy === "draft" ? "Drafting…" : "Draft reply"}
+              </button>
+            )}
+            <button type="submit" className="btn primary small" disabled={busy !== null || !text.trim()} data-testid="send-reply">
+              {busy === "send" ? "Sending…" : "Send"}
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
