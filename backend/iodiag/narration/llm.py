@@ -3,7 +3,8 @@
 ``get_model(settings)`` loads the model once per process, on first use, and returns a :class:`ChatModel`:
 streaming tokens with a deadline, counting tokens with the model's own tokenizer when it has one. A
 model that cannot load, a stream that fails, or a deadline that passes raises :class:`LLMError`; the
-narrator then answers from its templates.
+narrator then answers from its templates. An OpenAI-compatible endpoint can also be offered functions to
+call (:meth:`ChatModel.call_tools`, the tools of ``tools.py``) before it writes its answer.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from iodiag.core.settings import Settings
 
 if TYPE_CHECKING:  # langchain takes seconds to import: only a process that talks to a model pays for it
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.messages import BaseMessage
+
+    from iodiag.narration.openai_chat import ToolReply
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,8 @@ CHARS_PER_TOKEN = 3.0  # a conservative estimate for endpoints whose tokenizer w
 N_BATCH = 512  # prompt tokens per decode step; langchain's default of 8 makes long prompts crawl
 
 Role = Literal["system", "user", "assistant"]
+# A turn of the conversation: role and text, or a message of a tool round (see ``tool_turns``).
+Turn: TypeAlias = "tuple[Role, str] | BaseMessage"
 
 
 class LLMError(RuntimeError):
@@ -44,6 +49,10 @@ class LLMError(RuntimeError):
 
 class LLMTimeout(LLMError):
     pass
+
+
+class ToolsUnsupported(LLMError):
+    """The endpoint refused a request that offered tools (HTTP 4xx): it is offered none again."""
 
 
 def bundled_model_path() -> Path:
@@ -66,7 +75,7 @@ def _threads(settings: Settings) -> int:
         return max(os.cpu_count() or 1, 1)
 
 
-def to_messages(turns: Sequence[tuple[Role, str]]) -> list[BaseMessage]:
+def to_messages(turns: Sequence[Turn]) -> list[BaseMessage]:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
     kinds: dict[Role, Callable[[str], BaseMessage]] = {
@@ -74,7 +83,17 @@ def to_messages(turns: Sequence[tuple[Role, str]]) -> list[BaseMessage]:
         "user": lambda t: HumanMessage(content=t),
         "assistant": lambda t: AIMessage(content=t),
     }
-    return [kinds[role](text) for role, text in turns]
+    return [kinds[t[0]](t[1]) if isinstance(t, tuple) else t for t in turns]
+
+
+def tool_turns(reply: ToolReply, results: Sequence[tuple[str, str]]) -> list[BaseMessage]:
+    """The turns a tool round adds: the assistant's calls, then one ``tool`` message (call id, content) per call."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    # The content stays a string, never null: some chat templates concatenate it as text.
+    calls = [c.model_dump() for c in reply.tool_calls]
+    asked = AIMessage(content=reply.content, additional_kwargs={"tool_calls": calls})
+    return [asked, *(ToolMessage(content=content, tool_call_id=call_id) for call_id, content in results)]
 
 
 @dataclass
@@ -86,6 +105,8 @@ class ChatModel:
     context_tokens: int
     max_answer_tokens: int
     tokenizer: Callable[[str], int] | None = None
+    offers_tools: bool = False  # an endpoint that may be offered functions to call; False once it refused them
+    tool_choice: str | dict[str, Any] = "auto"  # or one function, forced: {"type": "function", "function": {...}}
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def count_tokens(self, text: str) -> int:
@@ -93,9 +114,54 @@ class ChatModel:
             return self.tokenizer(text)
         return int(len(text) / CHARS_PER_TOKEN) + 1
 
+    def call_tools(
+        self,
+        turns: Sequence[Turn],
+        tools: list[dict[str, Any]],
+        deadline: float,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> ToolReply:
+        """One request offering ``tools`` (OpenAI schemas), not streamed: the calls the model asks for.
+
+        Raises :class:`ToolsUnsupported` when the endpoint refuses tools (it is not offered them again),
+        :class:`LLMTimeout` past ``deadline``, :class:`LLMError` on any other failure.
+        """
+        import httpx
+
+        from iodiag.narration.openai_chat import EndpointRejected, OpenAICompatibleChat
+
+        if not isinstance(self.chat, OpenAICompatibleChat):
+            raise ToolsUnsupported(f"{self.name} is not an OpenAI-compatible endpoint")
+        options: dict[str, Any] = {"max_tokens": max_tokens or self.max_answer_tokens}
+        if seed is not None:
+            options["seed"] = seed
+        if not self._lock.acquire(timeout=max(deadline - time.monotonic(), 0.0)):
+            raise LLMTimeout("the model is busy with another answer")
+        try:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LLMTimeout("the model ran out of time")
+            return self.chat.call_tools(to_messages(turns), tools, self.tool_choice, timeout_s=left, **options)
+        except EndpointRejected as exc:
+            # An endpoint without function calling answers 4xx to ``tools``; asking again on every answer
+            # would cost each one a round trip.
+            self.offers_tools = False
+            log.info("%s refused tools; answering without them: %s", self.name, exc)
+            raise ToolsUnsupported(str(exc)) from None
+        except httpx.TimeoutException:
+            raise LLMTimeout("the model ran out of time") from None
+        except LLMError:
+            raise
+        except Exception as exc:  # the connection, or a reply that is not a chat completion
+            log.warning("tool round with %s failed: %s: %s", self.name, type(exc).__name__, exc)
+            raise LLMError(f"{type(exc).__name__}: {exc}") from None
+        finally:
+            self._lock.release()
+
     def stream(
         self,
-        turns: Sequence[tuple[Role, str]],
+        turns: Sequence[Turn],
         deadline: float,
         max_tokens: int | None = None,
         seed: int | None = None,
@@ -211,7 +277,7 @@ def _openai(settings: Settings) -> ChatModel:
         seed=settings.llm_seed,
     )
     name = settings.llm_model_name or settings.llm_url
-    return ChatModel(name, chat, settings.llm_context_tokens, settings.llm_max_answer_tokens)
+    return ChatModel(name, chat, settings.llm_context_tokens, settings.llm_max_answer_tokens, offers_tools=True)
 
 
 _LOADED: dict[tuple[object, ...], ChatModel | LLMError] = {}

@@ -20,7 +20,8 @@ from iodiag.analysis.models import Report, Severity
 from iodiag.comparison import Comparison, executable
 from iodiag.core.settings import Settings, get_settings
 from iodiag.knowledge.models import Passage
-from iodiag.narration.budget import Budget, fit
+from iodiag.narration import tools
+from iodiag.narration.budget import Budget, Fitted, fit
 from iodiag.narration.comparison_answer import answer_comparison
 from iodiag.narration.composer import Composer, Conversation, Plan
 from iodiag.narration.facts import Fact
@@ -28,7 +29,7 @@ from iodiag.narration.gate import SentenceGate
 from iodiag.narration.grounding import CODE, RANKS, Grounding
 from iodiag.narration.intents import Intent
 from iodiag.narration.knowledge import KnowledgeSource, open_knowledge
-from iodiag.narration.llm import ChatModel, LLMError, get_model
+from iodiag.narration.llm import ChatModel, LLMError, Turn, get_model, tool_turns
 from iodiag.narration.models import Answer, AnswerChunk, ChatTurn, Citation, Provenance, VerifierReport, Violation
 from iodiag.narration.prompts import PromptLibrary
 from iodiag.narration.templates import TemplateWriter
@@ -223,25 +224,44 @@ class Narrator:
     ) -> Iterator[AnswerChunk]:
         """Stream the model's draft one checked sentence at a time: a sentence reaches the client only once it
         has passed the verifier, so nothing shown is ever taken back and no prompt text gets through. When what
-        passed does not answer the question, the template's answer follows it."""
+        passed does not answer the question, the template's answer follows it.
+
+        An endpoint that can call functions first may look things up with the report's tools (``tools.py``);
+        what they return joins the facts its answer is checked against."""
         deadline = t0 + self.settings.llm_timeout_s
-        fitted = fit(
-            self.prompts,
-            plan.prompt,
-            self._prompt_inputs(plan),
-            plan.facts,
-            plan.passages,
-            [] if plan.prompt == "triage-summary" else history,
-            Budget(model.context_tokens, model.max_answer_tokens),
-            model.count_tokens,
+        reserve = (
+            tools.reserve_tokens(model.count_tokens, model.context_tokens, model.max_answer_tokens)
+            if model.offers_tools
+            else None
         )
-        g = self.grounding(plan, fitted.facts, fitted.passages, echo=(fitted.system, fitted.instructions))
+
+        def fitted_to(window: int) -> Fitted:
+            return fit(
+                self.prompts,
+                plan.prompt,
+                self._prompt_inputs(plan),
+                plan.facts,
+                plan.passages,
+                [] if plan.prompt == "triage-summary" else history,
+                Budget(window, model.max_answer_tokens),
+                model.count_tokens,
+            )
+
+        fitted = fitted_to(model.context_tokens - (reserve or 0))
+        turns: list[Turn] = [("system", fitted.system), ("user", fitted.user)]
+        tool_facts: list[Fact] = []
+        if reserve is not None:
+            turns, tool_facts = self._tool_round(plan, model, turns, deadline)
+            if len(turns) == 2:  # no tool was called: the prompt may have the whole window again
+                fitted = fitted_to(model.context_tokens)
+                turns = [("system", fitted.system), ("user", fitted.user)]
+        g = self.grounding(
+            plan, [*fitted.facts, *tool_facts], fitted.passages, echo=(fitted.system, fitted.instructions)
+        )
         gate = SentenceGate(g, max_lines=TRIAGE_LINES if plan.intent is Intent.TRIAGE else None)
         failure = ""
         try:
-            for piece in model.stream(
-                [("system", fitted.system), ("user", fitted.user)], deadline, seed=self.settings.llm_seed
-            ):
+            for piece in model.stream(turns, deadline, seed=self.settings.llm_seed):
                 for delta in gate.feed(piece):
                     yield AnswerChunk(delta=delta)
                 if gate.full:
@@ -271,6 +291,35 @@ class Narrator:
             yield AnswerChunk(delta=line + "\n")
         combined = "\n\n".join(part for part in (text, "\n".join(rest).strip()) if part)
         yield AnswerChunk(final=True, answer=answer.model_copy(update={"text": combined}))
+
+    def _tool_round(
+        self, plan: Plan, model: ChatModel, turns: list[Turn], deadline: float
+    ) -> tuple[list[Turn], list[Fact]]:
+        """Up to ``MAX_TOOL_ROUNDS`` requests offering the tools, each call run on the report and answered with a
+        ``tool`` message: the conversation the answer is then streamed from, and the facts the results add.
+
+        Any failure (an endpoint that refuses tools, a timeout, a reply that is not a completion) ends the rounds:
+        the answer goes on from what completed, the plain prompt when nothing did.
+        """
+        convo = list(turns)
+        facts: list[Fact] = []
+        room = tools.RESULT_TOKENS
+        schemas = tools.schemas()
+        # A forced choice names the same function every round: a second round would only repeat the call.
+        rounds = 1 if isinstance(model.tool_choice, dict) else tools.MAX_TOOL_ROUNDS
+        for _ in range(rounds):
+            try:
+                reply = model.call_tools(convo, schemas, deadline, seed=self.settings.llm_seed)
+            except LLMError:  # refused, out of time or broken: the answer needs no tools
+                break
+            if not reply.tool_calls:
+                break
+            calls = [(c.id, c.function.name, c.function.arguments) for c in reply.tool_calls]
+            answered = tools.run_calls(plan.report, calls, model.count_tokens, room)
+            room = answered.room
+            facts += answered.facts
+            convo += tool_turns(reply, answered.results)
+        return convo, facts
 
     def _unanswered(self, plan: Plan, check: Verification, g: Grounding) -> Violation | None:
         """Why a clean draft does not answer: no sentence of the kind the question needs, or none about its subject.
