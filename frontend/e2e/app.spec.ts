@@ -222,7 +222,7 @@ test("help desk triages all jobs: filter, search, status and notes", async ({ pa
   await alice.getByRole("button", { name: "Add note" }).click();
   await page.getByLabel("Assignee").fill("helen");
   await page.getByTestId("triage-note").fill("Asked the user to enable collective buffering.");
-  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(alice).toContainText("helen");
   // Filter by triage status (server-side).
   await page.getByTestId("filter-triage").selectOption("in-progress");
