@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from iodiag.analysis.context import Context
+from iodiag.analysis.heatmap_views import Heatmap, heatmaps, job_heatmap
 from iodiag.analysis.trace_views import TRACE_MODULES, phase_stragglers, phases, top_trace, traces
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
@@ -24,6 +25,10 @@ SEED = 20_240_601
 """Fixed seed of every sample: the same log gives the same points."""
 TOP_FILES = 8
 """Files shown in the spatiality plot (the busiest by bytes moved)."""
+HEATMAP_MAX_BINS = 200
+"""Time bins per heatmap row: finer HEATMAP bins are added together, DXT bins are sized to fit."""
+HEATMAP_MAX_ROWS = 256
+"""Heatmap rows: with more ranks, each row adds up a run of consecutive ranks."""
 
 SIZE_BIN_NAMES = (
     "0_100",
@@ -169,12 +174,49 @@ class OstPlot(_Plot):
     files: list[int]
 
 
+class HeatmapPlot(_Model):
+    """Bytes read and written per rank (or run of consecutive ranks) and time bin.
+
+    From Darshan's HEATMAP module when the log has one: POSIX plus STDIO, or MPI-IO plus STDIO where
+    there is no POSIX heatmap (never both file layers: POSIX holds the I/O MPI-IO issues, so adding
+    them would count it twice). Otherwise from the DXT trace (POSIX, else MPI-IO): each segment's
+    bytes are spread over the bins it overlaps in proportion to its time in each, as Darshan's
+    heatmap does, and rounded so that every row keeps its exact total.
+    """
+
+    source: Literal["HEATMAP", "DXT"]
+    module: str
+    """The HEATMAP module(s) added up (``POSIX+STDIO``), or the trace (``DXT_POSIX``)."""
+    x: Axis
+    y: Axis
+    bin_width: float
+    """Seconds per bin; bin ``i`` covers ``[time[i], time[i] + bin_width)``."""
+    time: list[float]
+    """Start of each bin, seconds since job start."""
+    ranks_total: int
+    """Ranks the rows cover: ``0 .. ranks_total - 1``."""
+    ranks_per_row: int
+    """1, or the size of the runs of consecutive ranks each row adds up (more ranks than rows)."""
+    rank: list[int]
+    """First rank of each row."""
+    rank_last: list[int]
+    """Last rank (inclusive) of each row."""
+    read: list[list[int]]
+    """``read[row][bin]``: bytes read."""
+    write: list[list[int]]
+    read_bytes: int
+    write_bytes: int
+    notes: list[str]
+    """What was aggregated to keep the plot small (rank runs, added bins), in words."""
+
+
 class PlotData(_Model):
     timeline: TimelinePlot | None = None
     transfer_sizes: TransferSizePlot | None = None
     spatiality: SpatialityPlot | None = None
     phases: PhasesPlot | None = None
     osts: OstPlot | None = None
+    heatmap: HeatmapPlot | None = None
 
 
 # --- helpers ------------------------------------------------------------------------------------------
@@ -492,6 +534,173 @@ def ost_plot(profile: JobProfile, ctx: Context | None = None) -> OstPlot | None:
     )
 
 
+# --- heatmap ------------------------------------------------------------------------------------------
+
+
+def _nice_width(span: float, max_bins: int) -> float:
+    """The smallest 1, 2, 2.5 or 5 times a power of ten that covers ``span`` in ``max_bins`` bins."""
+    raw = max(span / max_bins, 1e-9)
+    base = 10.0 ** np.floor(np.log10(raw))
+    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if step * base >= raw * (1 - 1e-12):
+            return float(step * base)
+    return float(10 * base)  # pragma: no cover  (the loop ends at 10)
+
+
+def _n_bins(span: float, width: float) -> int:
+    # The epsilon keeps 14.0 / 0.1 = 140.00000000000003 at 140 bins.
+    return max(1, int(np.ceil(span / width - 1e-9)))
+
+
+def _rank_rows(n_ranks: int, max_rows: int) -> tuple[int, int]:
+    """(ranks per row, rows): one rank per row while they fit, else runs of consecutive ranks."""
+    per = max(1, -(-n_ranks // max_rows))
+    return per, max(1, -(-n_ranks // per))
+
+
+def _round_rows(x: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Whole bytes per cell, each row adding up exactly to its total (largest remainders, ties by position)."""
+    x = np.maximum(x, 0.0)
+    floor = np.floor(x)
+    out: np.ndarray = floor.astype(np.int64)
+    nrows, ncols = out.shape
+    if nrows == 0 or ncols == 0:
+        return out
+    short = totals.astype(np.int64) - out.sum(axis=1)
+    order = np.argsort(-(x - floor), axis=1, kind="stable")
+    place = np.empty_like(order)
+    np.put_along_axis(place, order, np.broadcast_to(np.arange(ncols), (nrows, ncols)), axis=1)
+    ok = (short >= 0) & (short <= ncols)
+    out += (place < np.where(ok, short, 0)[:, None]).astype(np.int64)
+    # Float error alone can leave a row off by more than one unit per cell (or above its total):
+    # the difference is tiny beside the row's largest cell, which takes it.
+    for i in np.flatnonzero(~ok).tolist():
+        out[i, int(np.argmax(out[i]))] += int(totals[i]) - int(out[i].sum())
+    return out
+
+
+def _exact_sums(key: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Integer sums of ``values`` per ``key``, exact: bincount adds in float64, so the values are split
+    into their low 20 bits and the rest, whose sums each stay far below 2**53."""
+    v = values.astype(np.int64)
+    lo = np.bincount(key, weights=v & 0xFFFFF, minlength=n)
+    hi = np.bincount(key, weights=v >> 20, minlength=n)
+    out: np.ndarray = np.rint(hi).astype(np.int64) * (1 << 20) + np.rint(lo).astype(np.int64)
+    return out
+
+
+def _group_rows(values: np.ndarray, ranks: np.ndarray, per: int, nrows: int) -> np.ndarray:
+    out: np.ndarray = np.zeros((nrows, values.shape[1]), dtype=np.int64)
+    np.add.at(out, np.minimum(ranks // per, nrows - 1), values)
+    return out
+
+
+def _heatmap_from_module(hm: Heatmap, nprocs: int, max_bins: int, max_rows: int) -> HeatmapPlot:
+    notes: list[str] = []
+    width, n = hm.bin_width, hm.n_bins
+    write, read = hm.write, hm.read
+    k = max(1, -(-n // max_bins))
+    if k > 1:  # whole bins added together: exact, and the grid stays Darshan's
+        m = -(-n // k)
+        pad = ((0, 0), (0, m * k - n))
+        write = np.pad(write, pad).reshape(len(hm.ranks), m, k).sum(axis=2)
+        read = np.pad(read, pad).reshape(len(hm.ranks), m, k).sum(axis=2)
+        notes.append(f"the HEATMAP's {n:,} bins of {width:g} s are added {k} at a time")
+        width, n = width * k, m
+    # A record of no rank of its own (rank -1) would have no row: it shares rank 0's, keeping the totals.
+    ranks = np.maximum(hm.ranks, 0)
+    n_ranks = max(nprocs, int(ranks.max()) + 1 if len(ranks) else 1)
+    per, nrows = _rank_rows(n_ranks, max_rows)
+    read, write = _group_rows(read, ranks, per, nrows), _group_rows(write, ranks, per, nrows)
+    return _heatmap_plot("HEATMAP", hm.module, width, n, n_ranks, per, nrows, read, write, notes)
+
+
+def _heatmap_from_trace(profile: JobProfile, module: str, tr: Trace, max_bins: int, max_rows: int) -> HeatmapPlot:
+    span = _runtime(profile, tr)
+    width = _nice_width(span, max_bins)
+    n = _n_bins(span, width)
+    n_ranks = max(int(profile.meta.nprocs), int(tr.rank.max()) + 1)
+    per, nrows = _rank_rows(n_ranks, max_rows)
+    hi = n * width
+    s = np.clip(tr.start, 0.0, hi)
+    e = np.clip(tr.end, s, hi)
+    b0 = np.minimum((s // width).astype(np.int64), n - 1)
+    b1 = np.minimum((e // width).astype(np.int64), n - 1)
+    length = tr.length.astype(np.float64)
+    key = tr.op.astype(np.int64) * nrows + np.minimum(tr.rank.astype(np.int64) // per, nrows - 1)
+    # Flat cell index over (op, row, bin); one spare bin per row takes the difference array's end marks.
+    row = key * (n + 1)
+    size = 2 * nrows * (n + 1)
+    one = b0 == b1
+    cells = np.zeros(size)  # float64 even when no segment stays in one bin (bincount would give int64)
+    cells += np.bincount(row[one] + b0[one], weights=length[one], minlength=size)
+    many = ~one
+    if many.any():  # spread over the bins it overlaps, in proportion to its time in each
+        r, lo, up = row[many], b0[many], b1[many]
+        rate = length[many] / (e[many] - s[many])
+        cells += np.bincount(r + lo, weights=rate * ((lo + 1) * width - s[many]), minlength=size)
+        cells += np.bincount(r + up, weights=rate * (e[many] - up * width), minlength=size)
+        # Whole bins in between: +rate from the bin after the first, -rate from the last (then a running sum).
+        diff = np.bincount(r + lo + 1, weights=rate * width, minlength=size)
+        diff -= np.bincount(r + up, weights=rate * width, minlength=size)
+        cells += np.cumsum(diff.reshape(-1, n + 1), axis=1).reshape(-1)
+    grid = cells.reshape(2 * nrows, n + 1)[:, :n]
+    counts = _round_rows(grid, _exact_sums(key, tr.length, 2 * nrows))
+    write, read = counts[:nrows], counts[nrows:]
+    return _heatmap_plot("DXT", module, width, n, n_ranks, per, nrows, read, write, [])
+
+
+def _heatmap_plot(
+    source: Literal["HEATMAP", "DXT"],
+    module: str,
+    width: float,
+    n: int,
+    n_ranks: int,
+    per: int,
+    nrows: int,
+    read: np.ndarray,
+    write: np.ndarray,
+    notes: list[str],
+) -> HeatmapPlot:
+    first = np.arange(nrows, dtype=np.int64) * per
+    if per > 1:
+        notes = [
+            f"{n_ranks:,} ranks in {nrows:,} rows of {per:,} consecutive ranks: each row adds up its ranks' bytes",
+            *notes,
+        ]
+    return HeatmapPlot(
+        source=source,
+        module=module,
+        x=Axis(label="time", unit="s"),
+        y=Axis(label="rank", unit="rank"),
+        bin_width=width,
+        time=(np.arange(n) * width).tolist(),
+        ranks_total=n_ranks,
+        ranks_per_row=per,
+        rank=first.tolist(),
+        rank_last=np.minimum(first + per - 1, n_ranks - 1).tolist(),
+        read=read.tolist(),
+        write=write.tolist(),
+        read_bytes=int(read.sum()),
+        write_bytes=int(write.sum()),
+        notes=notes,
+    )
+
+
+def heatmap_plot(
+    profile: JobProfile, max_bins: int = HEATMAP_MAX_BINS, max_rows: int = HEATMAP_MAX_ROWS
+) -> HeatmapPlot | None:
+    """Rank by time bytes: the HEATMAP module when the log has one, else the DXT trace, else None."""
+    hm = job_heatmap(heatmaps(profile))
+    if hm is not None and len(hm.ranks) > 0:
+        return _heatmap_from_module(hm, int(profile.meta.nprocs), max_bins, max_rows)
+    ts = traces(profile)
+    for module in ("DXT_POSIX", "DXT_MPIIO"):  # POSIX holds what MPI-IO issued: never both (double count)
+        if module in ts:
+            return _heatmap_from_trace(profile, module, ts[module], max_bins, max_rows)
+    return None
+
+
 # --- all ----------------------------------------------------------------------------------------------
 
 
@@ -503,4 +712,5 @@ def plot_data(profile: JobProfile, ctx: Context | None = None) -> PlotData:
         spatiality=spatiality(profile, tr=top) if top is not None else None,
         phases=phases_plot(profile, tr=top) if top is not None else None,
         osts=ost_plot(profile, ctx),
+        heatmap=heatmap_plot(profile),
     )

@@ -26,7 +26,7 @@ from iodiag.cli.common import (
     write_file,
     write_stdout,
 )
-from iodiag.cli.reports import Outcome, each_log, emit_reports, load_thresholds_or_fail
+from iodiag.cli.reports import Outcome, each_log, emit_reports, load_thresholds_or_fail, plots_for
 
 
 def analyze(
@@ -201,6 +201,7 @@ def analyze_logs(
                 from iodiag.analysis.engine import with_detected_severity
 
                 report = with_detected_severity(report)
+            plots = plots_for(profile, fmt)
         except LogReadError as exc:
             return Outcome(log, error=str(exc))
         except BinaryError as exc:
@@ -209,13 +210,14 @@ def analyze_logs(
             if debug_enabled():
                 raise
             return Outcome(log, error=f"{log}: {internal_message(exc)}", internal=True)
-        return Outcome(log, report=report)
+        return Outcome(log, report=report, plots=plots)
 
     def finish(o: Outcome, console: Console) -> None:
         if o.error is not None:
             error_line(o.error, console, internal=o.internal)
         elif target.kind == "dir" and o.report is not None:
-            write_file(target.file_for(o.log, EXTENSIONS[fmt]), render(o.report, fmt))
+            write_file(target.file_for(o.log, EXTENSIONS[fmt]), render(o.report, fmt, plots=o.plots))
+            o.plots = None  # written: no need to hold every log's plots until the end
         outcomes.append(o)
 
     for log, console in each_log(logs, "Analyzing", err):

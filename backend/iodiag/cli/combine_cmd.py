@@ -25,7 +25,7 @@ from iodiag.cli.common import (
     stderr_console,
     write_file,
 )
-from iodiag.cli.reports import Outcome, each_log, emit_reports, load_thresholds_or_fail
+from iodiag.cli.reports import Outcome, each_log, emit_reports, load_thresholds_or_fail, plots_for
 
 if TYPE_CHECKING:
     from iodiag.ingest import JobProfile
@@ -86,9 +86,10 @@ def analyze_combined(
         report = with_detected_severity(report)
 
     name = Path(COMBINED_NAME)
+    plots = plots_for(profile, fmt)
     if target.kind == "dir":
-        write_file(target.file_for(name, EXTENSIONS[fmt]), render(report, fmt))
-    emit_reports(target, fmt, single=True, outcomes=[Outcome(name, report=report)])
+        write_file(target.file_for(name, EXTENSIONS[fmt]), render(report, fmt, plots=plots))
+    emit_reports(target, fmt, single=True, outcomes=[Outcome(name, report=report, plots=plots)])
     return EXIT_OK
 
 

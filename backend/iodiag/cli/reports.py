@@ -21,7 +21,9 @@ from iodiag.cli.common import (
 
 if TYPE_CHECKING:
     from iodiag.analysis.models import Report
+    from iodiag.analysis.plots import PlotData
     from iodiag.core.thresholds import Thresholds
+    from iodiag.ingest import JobProfile
 
 
 @dataclass
@@ -30,6 +32,17 @@ class Outcome:
     report: Report | None = None
     error: str | None = None
     internal: bool = False
+    plots: PlotData | None = None
+    """The plots of the HTML report (computed for ``--format html`` only)."""
+
+
+def plots_for(profile: JobProfile, fmt: str) -> PlotData | None:
+    """The plot data the HTML report draws; None for the other formats, which have no use for it."""
+    if fmt != "html":
+        return None
+    from iodiag.analysis.plots import plot_data
+
+    return plot_data(profile)
 
 
 def load_thresholds_or_fail(path: Path | None) -> Thresholds:
@@ -47,6 +60,7 @@ def emit_reports(target: Target, fmt: str, *, single: bool, outcomes: list[Outco
 
     reports = [o.report for o in outcomes if o.report is not None]
     names = [o.log.name for o in outcomes if o.report is not None]
+    plots = [o.plots for o in outcomes if o.report is not None]
     if target.kind == "dir":
         if not single:
             print_summary_table(outcomes)
@@ -59,15 +73,18 @@ def emit_reports(target: Target, fmt: str, *, single: bool, outcomes: list[Outco
         return  # nothing was readable: the errors are already on stderr
     if target.kind == "file":
         assert target.path is not None
-        write_file(target.path, render(reports[0], fmt) if single else render_many(reports, fmt, names))
+        write_file(
+            target.path,
+            render(reports[0], fmt, plots=plots[0]) if single else render_many(reports, fmt, names, plots=plots),
+        )
     elif single and fmt == "text":
         print_text(reports[0], stdout_console())
     elif single:
-        write_stdout(render(reports[0], fmt))
+        write_stdout(render(reports[0], fmt, plots=plots[0]))
     elif fmt == "text":
         print_summary_table(outcomes)
     else:
-        write_stdout(render_many(reports, fmt, names))
+        write_stdout(render_many(reports, fmt, names, plots=plots))
 
 
 def print_summary_table(outcomes: list[Outcome]) -> None:

@@ -136,11 +136,12 @@ def run(spec: JobSpec, progress: Progress) -> JobResult:
     # The stored log has a content-addressed name; the report shows the name it was submitted as.
     report = report.model_copy(update={"log_path": spec.display_name})
     progress("rendering", STAGES["rendering"])
+    plots = plot_data(profile)
     texts = {
         "json": render(report, "json"),
         "markdown": render(report, "markdown"),
-        "html": render(report, "html"),
-        "plots": plot_data(profile).model_dump_json(),
+        "html": render(report, "html", plots=plots),
+        "plots": plots.model_dump_json(),
         # What a later comparison needs that the report does not carry (size histograms, OSTs).
         "facts": run_facts(profile).model_dump_json(),
     }

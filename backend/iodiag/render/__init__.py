@@ -8,11 +8,14 @@ start fast import it lazily.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import TypeAdapter
 
 from iodiag.analysis.models import Report
+
+if TYPE_CHECKING:
+    from iodiag.analysis.plots import PlotData
 
 Format = Literal["text", "json", "markdown", "html"]
 FORMATS: tuple[Format, ...] = ("text", "json", "markdown", "html")
@@ -29,8 +32,11 @@ def render_json_many(reports: Sequence[Report]) -> str:
     return _REPORTS.dump_json(list(reports), indent=2).decode("utf-8") + "\n"
 
 
-def render(report: Report, fmt: str, *, width: int = 100, color: bool = False) -> str:
-    """One report in ``fmt`` (one of ``FORMATS``). Each renderer is imported only when used."""
+def render(report: Report, fmt: str, *, width: int = 100, color: bool = False, plots: PlotData | None = None) -> str:
+    """One report in ``fmt`` (one of ``FORMATS``). Each renderer is imported only when used.
+
+    ``plots`` (``iodiag.analysis.plots.plot_data``) adds the plots to the HTML page; the other formats ignore it.
+    """
     if fmt == "text":
         from iodiag.render.text import render_text
 
@@ -44,14 +50,23 @@ def render(report: Report, fmt: str, *, width: int = 100, color: bool = False) -
     if fmt == "html":
         from iodiag.render.html import render_html
 
-        return render_html(report)
+        return render_html(report, plots)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
 def render_many(
-    reports: Sequence[Report], fmt: str, names: Sequence[str] | None = None, *, width: int = 100, color: bool = False
+    reports: Sequence[Report],
+    fmt: str,
+    names: Sequence[str] | None = None,
+    *,
+    width: int = 100,
+    color: bool = False,
+    plots: Sequence[PlotData | None] | None = None,
 ) -> str:
-    """Several reports as one document: a JSON array, or a summary table followed by each report."""
+    """Several reports as one document: a JSON array, or a summary table followed by each report.
+
+    ``plots[i]``, the plot data of ``reports[i]``, adds its plots to the HTML document.
+    """
     if fmt == "text":
         from iodiag.render.text import render_text_many
 
@@ -65,7 +80,7 @@ def render_many(
     if fmt == "html":
         from iodiag.render.html import render_html_many
 
-        return render_html_many(reports, names)
+        return render_html_many(reports, names, plots)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 

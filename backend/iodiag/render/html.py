@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
 from iodiag.analysis.models import Finding, Report, Severity
 from iodiag.core.units import human_seconds
 from iodiag.render import wording
+from iodiag.render.svg_plots import PLOT_CSS, figures
+
+if TYPE_CHECKING:
+    from iodiag.analysis.plots import PlotData
 
 SEV_CLASS: dict[Severity, str] = {
     Severity.CRITICAL: "crit",
@@ -26,6 +31,8 @@ MARK: dict[Severity, str] = {
     Severity.OK: "✔",
 }
 
+# Read, write and metadata take Okabe-Ito colours, told apart with the common colour-vision deficiencies;
+# the plots (svg_plots.PLOT_CSS) use the same ones.
 CSS = """
 :root {
   color-scheme: light dark;
@@ -33,7 +40,7 @@ CSS = """
   --bar: #dde3ea; --code: #eff2f5; --link: #0969da;
   --crit: #cf222e; --warn: #9a6700; --info: #0969da; --ok: #1a7f37;
   --crit-bg: #ffebe9; --warn-bg: #fff8c5; --info-bg: #ddf4ff; --ok-bg: #dafbe1;
-  --read: #8250df; --write: #0969da; --meta: #bf8700;
+  --read: #d55e00; --write: #0072b2; --meta: #009e73;
 }
 @media (prefers-color-scheme: dark) {
   :root {
@@ -41,7 +48,7 @@ CSS = """
     --bar: #30363d; --code: #1f2630; --link: #58a6ff;
     --crit: #ff7b72; --warn: #d29922; --info: #58a6ff; --ok: #3fb950;
     --crit-bg: #3b1518; --warn-bg: #3a2d0c; --info-bg: #0c2d4a; --ok-bg: #0f3019;
-    --read: #bc8cff; --write: #58a6ff; --meta: #d29922;
+    --read: #f28e2b; --write: #56b4e9; --meta: #3fc79a;
   }
 }
 * { box-sizing: border-box; }
@@ -444,7 +451,24 @@ def _crosslayer(report: Report, h2: str) -> str:
     return "".join(out)
 
 
-def _body(report: Report, prefix: str = "", level: int = 1) -> str:
+def _plots(plots: PlotData, prefix: str, level: int) -> str:
+    """The "Plots" section: one figure per picture the plot data allows (none: a line saying why)."""
+    h, h3 = f"h{level}", f"h{level + 1}"
+    figs = figures(plots)
+    head = f'<section id="{_anchor(prefix, "plots")}"><{h}>Plots</{h}>'
+    if not figs:
+        return (
+            f'{head}<p class="muted">Nothing to plot: no DXT trace was read, and the log has no HEATMAP module and '
+            "no Lustre layout.</p></section>"
+        )
+    body = "".join(
+        f'<figure class="plot"><{h3}>{e(f.title)}</{h3}>{f.svg}<figcaption>{e(f.caption)}</figcaption></figure>'
+        for f in figs
+    )
+    return f"{head}{body}</section>"
+
+
+def _body(report: Report, prefix: str = "", level: int = 1, plots: PlotData | None = None) -> str:
     h2 = f"h{level + 1}"
     parts = [_header(report, prefix, level)]
     if report.problems:
@@ -462,6 +486,8 @@ def _body(report: Report, prefix: str = "", level: int = 1) -> str:
         for i, f in enumerate(findings):
             parts.append(_finding(f, _anchor(prefix, f.code, i), prefix))
         parts.append("</section>")
+    if plots is not None:
+        parts.append(_plots(plots, prefix, level + 1))
     parts.append(_recommendations(report, prefix, level + 1))
     parts.append(_crosslayer(report, h2))
     parts.append(_details(report))
@@ -486,17 +512,22 @@ def _page(title: str, body: str) -> str:
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f"<title>{e(title)}</title>\n<style>{CSS}</style>\n</head>\n"
+        f"<title>{e(title)}</title>\n<style>{CSS}{PLOT_CSS}</style>\n</head>\n"
         f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
     )
 
 
-def render_html(report: Report) -> str:
-    return _page(f"iodiag: I/O diagnosis of job {report.job.jobid}", _body(report))
+def render_html(report: Report, plots: PlotData | None = None) -> str:
+    """The report as one page; with ``plots`` (``iodiag.analysis.plots.plot_data``) a "Plots" section too."""
+    return _page(f"iodiag: I/O diagnosis of job {report.job.jobid}", _body(report, plots=plots))
 
 
-def render_html_many(reports: Sequence[Report], names: Sequence[str] | None = None) -> str:
-    """Several reports in one page: a summary table linking to each report."""
+def render_html_many(
+    reports: Sequence[Report],
+    names: Sequence[str] | None = None,
+    plots: Sequence[PlotData | None] | None = None,
+) -> str:
+    """Several reports in one page: a summary table linking to each report (``plots[i]`` goes with ``reports[i]``)."""
     rows = []
     for i, r in enumerate(reports):
         row = wording.summary_row(r, names[i] if names else None)
@@ -516,5 +547,8 @@ def render_html_many(reports: Sequence[Report], names: Sequence[str] | None = No
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>",
     ]
     for i, r in enumerate(reports):
-        body.append(f'<section class="report" id="{_anchor("r", i)}">{_body(r, prefix=f"r{i}", level=2)}</section>')
+        p = plots[i] if plots is not None else None
+        body.append(
+            f'<section class="report" id="{_anchor("r", i)}">{_body(r, prefix=f"r{i}", level=2, plots=p)}</section>'
+        )
     return _page(f"iodiag: I/O diagnosis of {len(reports)} logs", "".join(body))
