@@ -122,6 +122,11 @@ test("plots and severity counts are labelled with what their data says", async (
   // Each plot's canvas: its title and the numbers behind it, then how to work it from the keyboard.
   await expect(page.getByTestId("plot-timeline").locator("canvas")).toHaveAccessibleName(/^Per-rank I\/O timeline: [\d,]+ operations moving .+ on [\d,]+ rank\(s\) over .+\. Arrow keys pan/);
   await expect(page.getByTestId("plot-sizes").locator("canvas")).toHaveAccessibleName(/^Transfer size over time: [\d,]+ requests, sizes from .+ to .+, .+ in all\. /);
+  // The heatmap (from the DXT trace here): who moved the bytes, and when, in words; and it switches read/write.
+  const heat = page.getByTestId("plot-heatmap").locator("canvas");
+  await expect(heat).toHaveAccessibleName(/^Heatmap of bytes by rank and time: [\d,]+ rank\(s\) in [\d,]+ row\(s\) read .+ and wrote .+ between .+ and .+; .+ moved \d+\s?% of the bytes/);
+  await page.getByRole("radio", { name: "read + write" }).check();
+  await expect(page.getByRole("radio", { name: "read + write" })).toBeChecked();
   for (const canvas of await page.locator("canvas[role='img']").all()) await expect(canvas).toHaveAccessibleName(/: .*\d/);
   // Severity badges read as "Severity: critical".
   await expect(page.getByTestId("finding").first().locator(".badge").first()).toHaveAccessibleName(/^Severity: (critical|warning|info|ok)$/);

@@ -1070,6 +1070,49 @@ export interface components {
             status: "ok";
         };
         /**
+         * HeatmapPlot
+         * @description Bytes read and written per rank (or run of consecutive ranks) and time bin.
+         *
+         *     From Darshan's HEATMAP module when the log has one: POSIX plus STDIO, or MPI-IO plus STDIO where
+         *     there is no POSIX heatmap (never both file layers: POSIX holds the I/O MPI-IO issues, so adding
+         *     them would count it twice). Otherwise from the DXT trace (POSIX, else MPI-IO): each segment's
+         *     bytes are spread over the bins it overlaps in proportion to its time in each, as Darshan's
+         *     heatmap does, and rounded so that every row keeps its exact total.
+         */
+        HeatmapPlot: {
+            /** Bin Width */
+            bin_width: number;
+            /** Module */
+            module: string;
+            /** Notes */
+            notes: string[];
+            /** Rank */
+            rank: number[];
+            /** Rank Last */
+            rank_last: number[];
+            /** Ranks Per Row */
+            ranks_per_row: number;
+            /** Ranks Total */
+            ranks_total: number;
+            /** Read */
+            read: number[][];
+            /** Read Bytes */
+            read_bytes: number;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "HEATMAP" | "DXT";
+            /** Time */
+            time: number[];
+            /** Write */
+            write: number[][];
+            /** Write Bytes */
+            write_bytes: number;
+            x: components["schemas"]["Axis"];
+            y: components["schemas"]["Axis"];
+        };
+        /**
          * HistoryOut
          * @description Earlier and later runs of the same application (same owner, same executable), oldest first.
          */
@@ -1502,6 +1545,7 @@ export interface components {
         };
         /** PlotData */
         PlotData: {
+            heatmap?: components["schemas"]["HeatmapPlot"] | null;
             osts?: components["schemas"]["OstPlot"] | null;
             phases?: components["schemas"]["PhasesPlot"] | null;
             spatiality?: components["schemas"]["SpatialityPlot"] | null;

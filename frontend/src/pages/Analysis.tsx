@@ -5,7 +5,7 @@ import { ErrorNote, SEVERITIES, sortFindings, Spinner, StatusBadge } from "../co
 import { useKnowledge } from "../lib/knowledge";
 import { percent, seconds } from "../lib/format";
 import { Link } from "../lib/router";
-import { type Highlight, OstView, PhasesView, SpatialityView, TimelineView, TransferSizesView } from "../plots/Plots";
+import { HeatmapView, type Highlight, OstView, PhasesView, SpatialityView, TimelineView, TransferSizesView } from "../plots/Plots";
 import { ChatPanel } from "../report/Chat";
 import { CrossLayer } from "../report/CrossLayer";
 import { Exports } from "../report/Exports";
@@ -224,6 +224,7 @@ function Done({ a }: { a: AnalysisOut }) {
             </div>
           )}
           {plots?.timeline && <TimelineView p={plots.timeline} hl={highlight} runtime={runtime} />}
+          {plots?.heatmap && <HeatmapView p={plots.heatmap} hl={highlight} runtime={runtime} />}
           {plots?.phases && <PhasesView p={plots.phases} hl={highlight} runtime={runtime} nprocs={report.job.nprocs} />}
           {plots?.transfer_sizes && <TransferSizesView p={plots.transfer_sizes} hl={highlight} runtime={runtime} />}
           {plots?.spatiality && <SpatialityView p={plots.spatiality} hl={highlight} runtime={runtime} />}

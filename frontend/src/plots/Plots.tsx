@@ -1,7 +1,7 @@
 // The report's plots, drawn from GET /analyses/{id}/plots (at most 20k points each, exact totals).
 import { useCallback, useMemo, useState } from "react";
 import type { Schemas } from "../api/client";
-import { bytes, count, seconds } from "../lib/format";
+import { bytes, count, percent, seconds } from "../lib/format";
 import { type DrawCtx, PlotCanvas, type XLink } from "./PlotCanvas";
 
 export interface Highlight {
@@ -717,6 +717,146 @@ export function OstView({
             {n > p.ost.length ? ` (of ${count(n)} on the axis)` : ""} · {bytes(p.totals.bytes)} · {seconds(p.totals.time)} · dashed line: mean · red: over
             twice the mean
           </span>
+        </div>
+      </PlotCanvas>
+    </section>
+  );
+}
+
+// --- heatmap ----------------------------------------------------------------------------------
+
+type HeatOp = "write" | "read" | "both";
+
+/** The heatmap in words: who moved the bytes, when. */
+function heatmapSummary(p: Schemas["HeatmapPlot"]): string {
+  const rows = p.rank.length;
+  const totals = p.rank.map((_, i) => (p.read[i] ?? []).reduce((a, b) => a + b, 0) + (p.write[i] ?? []).reduce((a, b) => a + b, 0));
+  const all = totals.reduce((a, b) => a + b, 0);
+  let busiest = 0;
+  totals.forEach((v, i) => {
+    if (v > (totals[busiest] ?? 0)) busiest = i;
+  });
+  const cols = p.time.length;
+  let first = -1;
+  let last = -1;
+  for (let j = 0; j < cols; j++) {
+    const any = p.rank.some((_, i) => (p.read[i]?.[j] ?? 0) + (p.write[i]?.[j] ?? 0) > 0);
+    if (any) {
+      if (first < 0) first = j;
+      last = j;
+    }
+  }
+  const who = (i: number) => {
+    const a = p.rank[i] ?? 0;
+    const b = p.rank_last[i] ?? a;
+    return a === b ? `rank ${String(a)}` : `ranks ${String(a)}–${String(b)}`;
+  };
+  const when = first < 0 ? "" : ` between ${seconds(p.time[first])} and ${seconds((p.time[last] ?? 0) + p.bin_width)}`;
+  const share = all > 0 ? `; ${who(busiest)} moved ${percent((totals[busiest] ?? 0) / all)} of the bytes` : "";
+  return `${count(p.ranks_total)} rank(s) in ${count(rows)} row(s) read ${bytes(p.read_bytes)} and wrote ${bytes(p.write_bytes)}${when}${share} (${p.source === "HEATMAP" ? "Darshan heatmap" : "from the DXT trace"}, ${seconds(p.bin_width)} bins)`;
+}
+
+export function HeatmapView({ p, hl, runtime, uid = "" }: { p: Schemas["HeatmapPlot"]; hl: Highlight | null; runtime: number; uid?: string }) {
+  const [op, setOp] = useState<HeatOp>(p.write_bytes >= p.read_bytes ? "write" : "read");
+  const rows = p.rank.length;
+  const xMax = Math.max(runtime, (p.time[p.time.length - 1] ?? 0) + p.bin_width) || 1;
+  const cell = useCallback(
+    (i: number, j: number) =>
+      op === "write" ? (p.write[i]?.[j] ?? 0) : op === "read" ? (p.read[i]?.[j] ?? 0) : (p.write[i]?.[j] ?? 0) + (p.read[i]?.[j] ?? 0),
+    [p, op],
+  );
+  const peak = useMemo(() => {
+    let m = 0;
+    for (let i = 0; i < rows; i++) for (let j = 0; j < p.time.length; j++) m = Math.max(m, cell(i, j));
+    return m;
+  }, [rows, p.time.length, cell]);
+  const rowOf = useCallback((rank: number) => p.rank.findIndex((a, i) => a <= rank && rank <= (p.rank_last[i] ?? a)), [p]);
+  const hlRows = useMemo(() => {
+    if (!hl?.ranks.length) return null;
+    const set = new Set(hl.ranks.map(rowOf).filter((i) => i >= 0));
+    return set.size && set.size < rows ? set : null;
+  }, [hl, rowOf, rows]);
+  const draw = useCallback(
+    (d: DrawCtx) => {
+      drawWindow(d, hl);
+      drawRankRows(d, hlRows);
+      const { ctx } = d;
+      const color = op === "read" ? d.colors.read : d.colors.write;
+      const rowH = Math.abs(d.y(0) - d.y(1));
+      for (let i = 0; i < rows; i++) {
+        for (let j = 0; j < p.time.length; j++) {
+          const v = cell(i, j);
+          if (v <= 0 || peak <= 0) continue;
+          const x0 = d.x(p.time[j] ?? 0);
+          const x1 = d.x((p.time[j] ?? 0) + p.bin_width);
+          // Square root: a bin with a quarter of the peak still shows at half strength.
+          ctx.globalAlpha = 0.12 + 0.88 * Math.sqrt(v / peak);
+          ctx.fillStyle = color;
+          ctx.fillRect(x0, d.y(i) - rowH / 2, Math.max(1, x1 - x0), Math.max(1, rowH));
+        }
+      }
+      ctx.globalAlpha = 1;
+    },
+    [p, rows, cell, peak, op, hl, hlRows],
+  );
+  const pick = useCallback(
+    (x: number, y: number) => {
+      const i = Math.round(y);
+      const j = Math.floor(x / p.bin_width);
+      if (i < 0 || i >= rows || j < 0 || j >= p.time.length) return null;
+      const a = p.rank[i] ?? 0;
+      const b = p.rank_last[i] ?? a;
+      const who = a === b ? `rank ${String(a)}` : `ranks ${String(a)}–${String(b)}`;
+      return `${who} · ${seconds(p.time[j])} – ${seconds((p.time[j] ?? 0) + p.bin_width)}\nwrote ${bytes(p.write[i]?.[j] ?? 0)}, read ${bytes(p.read[i]?.[j] ?? 0)}`;
+    },
+    [p, rows],
+  );
+  const summary = heatmapSummary(p);
+  return (
+    <section className="plot-card" aria-labelledby={`plot-heatmap${uid}`}>
+      <header>
+        <h3 id={`plot-heatmap${uid}`}>Heatmap: bytes by rank and time</h3>
+        <fieldset className="segmented">
+          <legend className="sr-only">heatmap operation</legend>
+          {(["write", "read", "both"] as const).map((o) => (
+            <label key={o} className={op === o ? "on" : ""}>
+              <input
+                type="radio"
+                name={`heatmap-op${uid}`}
+                value={o}
+                checked={op === o}
+                onChange={() => {
+                  setOp(o);
+                }}
+              />
+              {o === "both" ? "read + write" : o}
+            </label>
+          ))}
+        </fieldset>
+      </header>
+      <PlotCanvas
+        testId="plot-heatmap"
+        label="Heatmap of bytes by rank and time"
+        summary={summary}
+        xLabel="time since job start"
+        yLabel={p.ranks_per_row > 1 ? `rank (${String(p.ranks_per_row)} per row)` : "rank"}
+        xUnit="s"
+        yUnit="rank"
+        yInteger
+        domain={{ x0: 0, x1: xMax, y0: -0.5, y1: rows - 0.5 }}
+        height={Math.min(420, Math.max(200, 60 + rows * 6))}
+        draw={draw}
+        pick={pick}
+        focus={hl ? { key: hl.key, x: hl.window } : null}
+      >
+        <div className="plot-foot">
+          <Legend items={[{ label: op === "read" ? "read: darker = more bytes" : `${op === "both" ? "read + write" : "write"}: darker = more bytes`, color: op === "read" ? READ_CSS : WRITE_CSS }]} />
+          <span className="muted small">darkest bin: {bytes(peak)} · {seconds(p.bin_width)} per bin</span>
+          {p.notes.map((n) => (
+            <span key={n} className="muted small">
+              {n}
+            </span>
+          ))}
         </div>
       </PlotCanvas>
     </section>
