@@ -51,13 +51,20 @@ for (const width of [1440, 390]) {
 test("every copy button says what it copies, and copies it", async ({ page }) => {
   await openReport(page);
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
-  // Unfold the guides' snippets so their copy buttons count too.
-  await page.locator("details.snippets").evaluateAll((ds) => {
-    for (const d of ds) (d as HTMLDetailsElement).open = true;
-  });
+  // Unfold the guides' snippets so their copy buttons count too. They arrive with the knowledge bundle, after
+  // the findings: unfold again until they are all there.
   const copies = page.getByRole("button", { name: /^Copy\b/ });
-  const n = await copies.count();
-  expect(n).toBeGreaterThan(4);
+  await expect
+    .poll(
+      async () => {
+        await page.locator("details.snippets").evaluateAll((ds) => {
+          for (const d of ds) (d as HTMLDetailsElement).open = true;
+        });
+        return copies.count();
+      },
+      { timeout: 20_000 },
+    )
+    .toBeGreaterThan(4);
   // Name: the aria-label where there is one, else the text. None is just "Copy".
   const names = await copies.evaluateAll((els) => els.map((e) => (e.getAttribute("aria-label") ?? e.textContent).trim()));
   for (const name of names) {
