@@ -61,6 +61,11 @@ function loadSaved(): Saved[] {
   }
 }
 
+/** Node-hours to two decimals; a sliver shows as "< 0.01", not as a zero that reads like nothing was lost. */
+function nodeHours(h: number): string {
+  return h > 0 && h < 0.005 ? "< 0.01" : h.toFixed(2);
+}
+
 function runNumber(r: AnalysisSummary, key: SortKey): number | null {
   const run = r.run;
   if (!run) return null;
@@ -596,7 +601,7 @@ function JobRow({
         </td>
         <td data-label="Time lost" className="num" data-testid="cell-time-lost">
           {run?.time_lost_s != null ? humanSeconds(run.time_lost_s) : "–"}
-          {lostHours != null && lostHours > 0 && <div className="muted small">{lostHours.toFixed(2)} node-h</div>}
+          {lostHours != null && lostHours > 0 && <div className="muted small">{nodeHours(lostHours)} node-h</div>}
         </td>
         <td className="top" data-label="Verdict">
           {r.regression && (
@@ -633,7 +638,7 @@ function JobRow({
           {run?.io_share != null ? percent(run.io_share) : "–"}
         </td>
         <td data-label="Node-hours" className="num">
-          {run?.node_hours != null ? run.node_hours.toFixed(2) : "–"}
+          {run?.node_hours != null ? nodeHours(run.node_hours) : "–"}
         </td>
         <td data-label="Submitted">
           <time dateTime={r.created_at}>{dateTime(r.created_at)}</time>
