@@ -19,9 +19,17 @@ from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
 from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo, Mount
 from iodiag.ingest.stacks import CallStacks, parse, split_names, stack_column
 from iodiag.ingest.trace import Trace, TraceBuilder
+from iodiag.ingest.trace_stream import TraceStream, TraceSummary
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_LIMIT = 8 << 30
+TRACE_BUDGET = 2_000_000
+"""Segments (both DXT modules together, as the log's counters announce them) up to which traces are held
+whole; above it they are summarised while streaming (``trace_stream``): about 160 bytes per segment
+for the in-memory analysis against a bounded summary."""
+SPAN_GAP_SHARE = 0.001
+"""Share of the run time under which a record's requests join one span: the default floor of the
+phase rule (``trace_phase_min_gap``), so that a span never crosses a phase boundary."""
 
 
 def load_profile(
@@ -31,11 +39,15 @@ def load_profile(
     isolate: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_limit_bytes: int = DEFAULT_MEMORY_LIMIT,
+    trace_budget: int | None = None,
 ) -> JobProfile:
     """Read ``path`` into a profile.
 
     ``include`` names optional modules to read as well (``DXT_POSIX``,
     ``DXT_MPIIO``, ``HEATMAP``; ``"DXT"`` means both traces).
+    ``trace_budget``: when the log's counters announce more DXT segments than this, the traces are
+    summarised while they stream in (``JobProfile.trace_summaries``) instead of held whole (None: always
+    held, ``TRACE_BUDGET`` is the CLI's and the service's choice).
     Raises ``LogReadError`` when nothing usable can be read; a log that is
     only partly readable gives a profile whose ``modules`` say what is missing.
     """
@@ -53,29 +65,79 @@ def load_profile(
     def producer() -> Any:
         return read_log(path, inc)
 
-    sink = _TraceSink()
+    sink = _TraceSink(trace_budget)
     outcome = run_isolated(producer, timeout_s, memory_limit_bytes, sink) if isolate else run_inline(producer, sink)
     return _build(path, outcome, inc, sink.builders)
 
 
 class _TraceSink:
-    """Folds trace chunks into their builders as they arrive, so a trace is never held twice."""
+    """Folds trace chunks into their builders (or streams) as they arrive, so a trace is never held twice.
 
-    def __init__(self) -> None:
-        self.builders: dict[str, TraceBuilder] = {}
+    The counter modules come before the traces in a log, so by the first chunk the sink knows how many
+    segments to expect, each file's alignment (T07) and which files MPI-IO traced (the top layer).
+    """
+
+    def __init__(self, budget: int | None = None) -> None:
+        self.builders: dict[str, TraceBuilder | TraceStream] = {}
         self.expected: dict[str, int] = {}
+        self.budget = budget
+        self.runtime = 0.0
+        self.alignment: dict[int, int] = {}
+        self.mpiio_files: np.ndarray = np.empty(0, dtype=np.uint64)
 
     def __call__(self, msg: tuple[str, Any]) -> tuple[str, Any] | None:
         kind, payload = msg
+        if kind == "meta":
+            self.runtime = max(float(payload.get("runtime", 0.0)), 0.0)
         if kind == "module" and "counters" in payload and payload["name"] in ("POSIX", "MPI-IO"):
             self.expected.update(_expected_segments(payload))
+            if payload["name"] == "POSIX":
+                self.alignment.update(_posix_alignment(payload))
+            else:
+                self.mpiio_files = np.unique(np.asarray(payload["id"], dtype=np.uint64))
+        if kind == "module" and payload.get("name") == "LUSTRE":
+            self.alignment.update(_stripe_sizes(payload))
         if kind != "dxt_chunk":
             return msg
         name = payload["name"]
         if name not in self.builders:
-            self.builders[name] = TraceBuilder(name, self.expected.get(name, 0))
+            self.builders[name] = self._new(name)
         self.builders[name].add(payload["records"], payload["raw"])
         return None
+
+    def _new(self, name: str) -> TraceBuilder | TraceStream:
+        if self.budget is not None and sum(self.expected.values()) > self.budget:
+            return TraceStream(
+                name,
+                alignment=self.alignment,
+                mpiio_files=self.mpiio_files,
+                span_gap=SPAN_GAP_SHARE * self.runtime,
+            )
+        return TraceBuilder(name, self.expected.get(name, 0))
+
+
+def _posix_alignment(payload: dict[str, Any]) -> dict[int, int]:
+    """POSIX_FILE_ALIGNMENT per record id (the largest over ranks), as T07's in-memory view reads it."""
+    names = payload["counter_names"]
+    if "POSIX_FILE_ALIGNMENT" not in names or not len(payload["id"]):
+        return {}
+    vals = payload["counters"][:, names.index("POSIX_FILE_ALIGNMENT")]
+    out: dict[int, int] = {}
+    for rid, v in zip(payload["id"].tolist(), vals.tolist(), strict=True):
+        out[int(rid)] = max(out.get(int(rid), 0), int(v))
+    return out
+
+
+def _stripe_sizes(payload: dict[str, Any]) -> dict[int, int]:
+    """The first component's stripe size per record id: on Lustre it replaces the block alignment."""
+    names = [n.removeprefix("LUSTRE_COMP_").lower() for n in payload.get("counter_names", [])]
+    if "stripe_size" not in names:
+        return {}
+    col = names.index("stripe_size")
+    out: dict[int, int] = {}
+    for row in sorted(payload.get("components", []), key=lambda r: (r["id"], r["component"])):
+        out.setdefault(int(row["id"]), int(row["counters"][col]))
+    return out
 
 
 _WARM = False
@@ -144,7 +206,7 @@ def _build(
     path: str,
     outcome: ChildOutcome,
     include: frozenset[str] = frozenset(),
-    builders: dict[str, TraceBuilder] | None = None,
+    builders: dict[str, TraceBuilder | TraceStream] | None = None,
 ) -> JobProfile:
     msgs = outcome.messages
     if msgs and msgs[0][0] == "open_failed":
@@ -160,6 +222,7 @@ def _build(
     meta_modules: dict[str, dict[str, Any]] = raw["modules"]
     tables: dict[str, pd.DataFrame] = {}
     traces: dict[str, Trace] = {}
+    summaries: dict[str, TraceSummary] = {}
     builders = builders if builders is not None else {}
     infos: dict[str, ModuleInfo] = {}
     seen: set[str] = set()
@@ -170,8 +233,12 @@ def _build(
         seen.add(name)
         m = meta_modules.get(name, {"ver": 0, "len": 0, "partial": False})
         if payload.get("trace"):
-            trace = traces[name] = builders.pop(name, TraceBuilder(name)).build()
-            loaded, records = True, trace.records
+            built = builders.pop(name, TraceBuilder(name)).build()
+            if isinstance(built, TraceSummary):
+                summaries[name] = built
+            else:
+                traces[name] = built
+            loaded, records = True, built.records
         else:
             table = None if payload.get("unsupported") else _to_table(name, payload)
             if table is not None:
@@ -188,7 +255,11 @@ def _build(
         )
     # A reader that died inside a trace still hands over the records it sent.
     for name, builder in builders.items():
-        traces[name] = builder.build()
+        built = builder.build()
+        if isinstance(built, TraceSummary):
+            summaries[name] = built
+        else:
+            traces[name] = built
     problems: list[str] = []
     crash = _crash_text(outcome) if outcome.crashed else None
     stopped_at: str | None = None
@@ -222,7 +293,7 @@ def _build(
             col = stack_column(tr, stacks)
             if col is not None:
                 traces[mod] = replace(tr, stack=col)
-    meta = _job_meta(raw, tables, traces)
+    meta = _job_meta(raw, tables, traces, summaries)
     return JobProfile(
         path=path,
         meta=meta,
@@ -230,6 +301,7 @@ def _build(
         names=MappingProxyType(names),
         tables=MappingProxyType(tables),
         traces=MappingProxyType(traces),
+        trace_summaries=MappingProxyType(summaries),
         stacks=stacks or None,
         problems=tuple(problems),
     )
@@ -272,11 +344,17 @@ def _ts(sec: int, nsec: int) -> datetime:
         return datetime.fromtimestamp(0, UTC)
 
 
-def _job_meta(raw: dict[str, Any], tables: dict[str, pd.DataFrame], traces: dict[str, Trace]) -> JobMeta:
+def _job_meta(
+    raw: dict[str, Any],
+    tables: dict[str, pd.DataFrame],
+    traces: dict[str, Trace],
+    summaries: dict[str, TraceSummary] | None = None,
+) -> JobMeta:
     nodes: int | None = None
     source: str | None = None
     apmpi = tables.get("APMPI")
     hosts = {h for t in traces.values() for h in t.hostnames.values()}
+    hosts |= {h for s in (summaries or {}).values() for h in s.hostnames.values()}
     if apmpi is not None and len(apmpi) and "node_name" in apmpi:
         nodes, source = int(apmpi["node_name"].nunique()), "APMPI node names"
     elif hosts:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from iodiag.ingest.stacks import CallStacks
 from iodiag.ingest.trace import Trace
+from iodiag.ingest.trace_stream import TraceSummary
 
 
 class Mount(BaseModel):
@@ -77,6 +78,9 @@ class JobProfile:
     tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     traces: Mapping[str, Trace] = field(default_factory=dict)
     """DXT_POSIX / DXT_MPIIO segments as numpy columns (read only when asked for)."""
+    trace_summaries: Mapping[str, TraceSummary] = field(default_factory=dict)
+    """DXT modules too large to hold (above the loader's ``trace_budget``), summarised while streaming:
+    a module is in ``traces`` or here, never both."""
     stacks: CallStacks | None = None
     """Call stacks of DXT segments and their address-to-line table, when the log carries them."""
     problems: tuple[str, ...] = ()
@@ -95,6 +99,8 @@ class JobProfile:
     def has(self, module: str) -> bool:
         if module in self.traces:
             return len(self.traces[module]) > 0
+        if module in self.trace_summaries:
+            return self.trace_summaries[module].segments > 0
         t = self.tables.get(module)
         return t is not None and len(t) > 0
 
