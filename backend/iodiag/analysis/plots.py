@@ -8,6 +8,7 @@ segments. Times are seconds since job start, sizes and offsets bytes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -29,6 +30,17 @@ HEATMAP_MAX_BINS = 200
 """Time bins per heatmap row: finer HEATMAP bins are added together, DXT bins are sized to fit."""
 HEATMAP_MAX_ROWS = 256
 """Heatmap rows: with more ranks, each row adds up a run of consecutive ranks."""
+TIMELINE_SEGMENT_BUDGET = 5_000
+"""Segments the timeline draws one by one; past this it also carries a density grid, which the UI draws
+instead (at 384 ranks, 20,000 bars on a few hundred pixels are one solid block), and a zoomed window
+asks the API for its own segments (``timeline_window``)."""
+DENSITY_MAX_BINS = 200
+"""Time bins of a timeline density grid."""
+DENSITY_MAX_ROWS = 512
+"""Rank rows of a density grid: one rank per row up to this many ranks, then runs of consecutive ranks."""
+DENSITY_MAX_CELLS = 50_000
+"""Rows times bins of a density grid (per layer and operation): fewer bins when there are many rows, so
+the grid stays a few hundred kilobytes of JSON even where every cell is busy."""
 
 SIZE_BIN_NAMES = (
     "0_100",
@@ -78,6 +90,48 @@ class _Plot(_Model):
     totals: Totals
 
 
+class DensitySeries(_Model):
+    """The non-empty cells of one (layer, operation) of a timeline density grid."""
+
+    layer: Layer
+    op: Op
+    cell: list[int]
+    """``row * bins + bin`` of each non-empty cell, ascending."""
+    segments: list[int]
+    """Segments in flight during the cell's bin (a long segment counts in every bin it overlaps)."""
+    bytes: list[int]
+    """Bytes moved in the cell's bin."""
+
+
+class TimelineDensity(_Model):
+    """The timeline as a grid: per (layer, operation, rank row, time bin), the segments in flight during the
+    bin and the bytes they moved in it (each segment's bytes spread over the bins it overlaps in proportion
+    to its time in each, rounded to whole bytes). Only non-empty cells are listed.
+
+    Carried once the timeline has more than ``budget`` segments: drawn as intensity, it shows where and
+    when ranks did I/O where single bars would merge into one block.
+    """
+
+    budget: int
+    """The segment count past which the density is drawn instead of single segments."""
+    t0: float
+    """Start of bin 0 (seconds since job start)."""
+    bin_width: float
+    """Seconds per bin; bin ``b`` covers ``[t0 + b * bin_width, t0 + (b + 1) * bin_width)``."""
+    bins: int
+    rank0: int
+    """First rank of row 0."""
+    ranks_per_row: int
+    """1, or the size of the runs of consecutive ranks each row adds up."""
+    rows: int
+    series: list[DensitySeries]
+    """One per (layer, operation) with segments, MPI-IO before POSIX, write before read."""
+    peak_segments: int
+    """The most segments in flight in one cell (of any series)."""
+    peak_bytes: int
+    """The most bytes moved in one cell (of any series)."""
+
+
 class TimelinePlot(_Plot):
     """Per-rank timeline: bars of merged segments, one colour per operation, grouped by layer.
 
@@ -96,6 +150,8 @@ class TimelinePlot(_Plot):
     bytes: list[int]
     ops: list[int]
     layer_totals: dict[str, Totals]
+    density: TimelineDensity | None = None
+    """Present when there are more than ``TIMELINE_SEGMENT_BUDGET`` segments (see ``TimelineDensity``)."""
 
 
 class SizeHistogram(_Model):
@@ -290,17 +346,78 @@ def _runtime(profile: JobProfile, tr: Trace) -> float:
 # --- timeline -----------------------------------------------------------------------------------------
 
 
-def timeline(profile: JobProfile, max_points: int = MAX_POINTS) -> TimelinePlot | None:
+@dataclass(frozen=True, eq=False)
+class TimelineColumns:
+    """Every traced segment of a job as flat columns, the timeline's input (``layer`` indexes ``names``)."""
+
+    names: list[Layer]
+    layer: np.ndarray
+    rank: np.ndarray
+    op: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    length: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def take(self, idx: np.ndarray) -> TimelineColumns:
+        return TimelineColumns(
+            self.names,
+            self.layer[idx],
+            self.rank[idx],
+            self.op[idx],
+            self.start[idx],
+            self.end[idx],
+            self.length[idx],
+        )
+
+    def layer_totals(self) -> dict[str, Totals]:
+        out: dict[str, Totals] = {}
+        for i, nm in enumerate(self.names):
+            m = self.layer == i
+            if m.any():
+                out[nm] = Totals(
+                    bytes=int(self.length[m].sum()), ops=int(m.sum()), time=float((self.end[m] - self.start[m]).sum())
+                )
+        return out
+
+
+def timeline_columns(profile: JobProfile) -> TimelineColumns | None:
+    """The profile's traced segments (MPI-IO then POSIX) as one set of columns; None without a trace."""
     names, parts = _layered(profile)
     if not parts:
         return None
-    n = sum(len(p) for p in parts)
-    layer = np.concatenate([np.full(len(p), i, dtype=np.int64) for i, p in enumerate(parts)])
-    rank = np.concatenate([p.rank for p in parts]).astype(np.int64)
-    op = np.concatenate([p.op for p in parts]).astype(np.int64)
-    start = np.concatenate([p.start for p in parts])
-    end = np.concatenate([p.end for p in parts])
-    length = np.concatenate([p.length for p in parts])
+    return TimelineColumns(
+        names,
+        np.concatenate([np.full(len(p), i, dtype=np.int64) for i, p in enumerate(parts)]),
+        np.concatenate([p.rank for p in parts]).astype(np.int64),
+        np.concatenate([p.op for p in parts]).astype(np.int64),
+        np.concatenate([p.start for p in parts]),
+        np.concatenate([p.end for p in parts]),
+        np.concatenate([p.length for p in parts]),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class TimelineBars:
+    quantum: float
+    rank: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    op: np.ndarray
+    layer: np.ndarray
+    bytes: np.ndarray
+    ops: np.ndarray
+
+
+def timeline_bars(cols: TimelineColumns, max_points: int = MAX_POINTS) -> TimelineBars:
+    """At most ``max_points`` bars: every segment its own bar when they fit, else merged (see ``TimelinePlot``)."""
+    n = len(cols)
+    layer, rank, op, start, end, length = cols.layer, cols.rank, cols.op, cols.start, cols.end, cols.length
+    if n == 0:
+        empty_i, empty_f = np.empty(0, dtype=np.int64), np.empty(0)
+        return TimelineBars(0.0, empty_i, empty_f, empty_f, empty_i, empty_i, empty_i, empty_i)
     width = int(rank.max()) + 1
     key = (layer * width + rank) * 2 + op
     order = np.lexsort((start, key))
@@ -347,23 +464,121 @@ def timeline(profile: JobProfile, max_points: int = MAX_POINTS) -> TimelinePlot 
         keep = np.sort(np.lexsort((np.arange(len(first)), -bar_bytes))[:max_points])
         bar_rank, bar_op, bar_layer = bar_rank[keep], bar_op[keep], bar_layer[keep]
         bar_start, bar_end, bar_bytes, bar_ops = bar_start[keep], bar_end[keep], bar_bytes[keep], bar_ops[keep]
-    layer_totals: dict[str, Totals] = {nm: _totals(p) for nm, p in zip(names, parts, strict=True)}
+    return TimelineBars(quantum, bar_rank, bar_start, bar_end, bar_op, bar_layer, bar_bytes, bar_ops)
+
+
+def timeline_density(
+    cols: TimelineColumns,
+    t0: float,
+    t1: float,
+    rank0: int,
+    rank1: int,
+    budget: int = TIMELINE_SEGMENT_BUDGET,
+    max_bins: int = DENSITY_MAX_BINS,
+    max_rows: int = DENSITY_MAX_ROWS,
+    max_cells: int = DENSITY_MAX_CELLS,
+) -> TimelineDensity:
+    """Segments and bytes per (layer, op, rank row, time bin) over ``[t0, t1]`` and ranks ``rank0..rank1``.
+
+    ``cols`` should hold only segments that overlap the window; the parts outside it are cut off.
+    """
+    n_ranks = max(1, rank1 - rank0 + 1)
+    per, nrows = _rank_rows(n_ranks, max_rows)
+    span = max(t1 - t0, 1e-9)
+    width = _nice_width(span, max(1, min(max_bins, max_cells // nrows)))
+    n = _n_bins(span, width)
+    s = np.clip(cols.start, t0, t1)
+    e = np.clip(cols.end, s, t1)
+    b0 = np.clip(((s - t0) // width).astype(np.int64), 0, n - 1)
+    # A segment ending exactly on a bin's edge is not in the next bin.
+    b1 = np.clip(np.ceil((e - t0) / width - 1e-9).astype(np.int64) - 1, b0, n - 1)
+    row = np.clip((cols.rank - rank0) // per, 0, nrows - 1)
+    key = (cols.layer * 2 + cols.op) * nrows + row
+    n_keys = 2 * len(cols.names) * nrows
+    flat = key * (n + 1)
+    size = n_keys * (n + 1)
+    # Segments in flight: +1 from the first bin, -1 after the last (then a running sum along each row).
+    inflight = np.bincount(flat + b0, minlength=size) - np.bincount(flat + b1 + 1, minlength=size)
+    segs = np.cumsum(inflight.reshape(n_keys, n + 1), axis=1)[:, :n]
+    # Bytes in proportion to the time in each bin; a segment of no duration puts all of its bytes in its bin.
+    dur = cols.end - cols.start
+    length = cols.length.astype(np.float64)
+    rate = np.divide(length, dur, out=np.zeros_like(length), where=dur > 0)
+    inside = np.where(dur > 0, rate * (e - s), length)
+    one = b0 == b1
+    cells = np.bincount(flat[one] + b0[one], weights=inside[one], minlength=size).astype(np.float64)
+    many = ~one
+    if many.any():
+        r, lo, up, rt = flat[many], b0[many], b1[many], rate[many]
+        cells += np.bincount(r + lo, weights=rt * (t0 + (lo + 1) * width - s[many]), minlength=size)
+        cells += np.bincount(r + up, weights=rt * (e[many] - t0 - up * width), minlength=size)
+        diff = np.bincount(r + lo + 1, weights=rt * width, minlength=size)
+        diff -= np.bincount(r + up, weights=rt * width, minlength=size)
+        cells += np.cumsum(diff.reshape(-1, n + 1), axis=1).reshape(-1)
+    moved = np.rint(np.maximum(cells.reshape(n_keys, n + 1)[:, :n], 0.0)).astype(np.int64)
+    series: list[DensitySeries] = []
+    for k in range(2 * len(cols.names)):
+        block = slice(k * nrows, (k + 1) * nrows)
+        cs, cb = segs[block].reshape(-1), moved[block].reshape(-1)
+        cell = np.flatnonzero(cs > 0)
+        if len(cell) == 0:
+            continue
+        series.append(
+            DensitySeries(
+                layer=cols.names[k // 2],
+                op=OPS[k % 2],
+                cell=cell.tolist(),
+                segments=cs[cell].tolist(),
+                bytes=cb[cell].tolist(),
+            )
+        )
+    return TimelineDensity(
+        budget=budget,
+        t0=float(t0),
+        bin_width=width,
+        bins=n,
+        rank0=int(rank0),
+        ranks_per_row=per,
+        rows=nrows,
+        series=series,
+        peak_segments=int(segs.max()) if segs.size else 0,
+        peak_bytes=int(moved.max()) if moved.size else 0,
+    )
+
+
+def timeline(
+    profile: JobProfile, max_points: int = MAX_POINTS, budget: int = TIMELINE_SEGMENT_BUDGET
+) -> TimelinePlot | None:
+    cols = timeline_columns(profile)
+    if cols is None:
+        return None
+    bars = timeline_bars(cols, max_points)
+    density = None
+    if len(cols) > budget:
+        n_ranks = max(int(profile.meta.nprocs), int(cols.rank.max()) + 1)
+        density = timeline_density(cols, 0.0, _runtime_of(profile, cols), 0, n_ranks - 1, budget)
+    layer_totals = cols.layer_totals()
     return TimelinePlot(
-        points_total=n,
-        points_shown=len(bar_rank),
+        points_total=len(cols),
+        points_shown=len(bars.rank),
         x=Axis(label="time", unit="s"),
         y=Axis(label="rank", unit="rank"),
         totals=_sum_totals(list(layer_totals.values())),
-        quantum=quantum,
-        rank=bar_rank.tolist(),
-        start=bar_start.tolist(),
-        end=bar_end.tolist(),
-        op=_op_names(bar_op),
-        layer=_layer_list(bar_layer, names),
-        bytes=bar_bytes.tolist(),
-        ops=bar_ops.tolist(),
+        quantum=bars.quantum,
+        rank=bars.rank.tolist(),
+        start=bars.start.tolist(),
+        end=bars.end.tolist(),
+        op=_op_names(bars.op),
+        layer=_layer_list(bars.layer, cols.names),
+        bytes=bars.bytes.tolist(),
+        ops=bars.ops.tolist(),
         layer_totals=layer_totals,
+        density=density,
     )
+
+
+def _runtime_of(profile: JobProfile, cols: TimelineColumns) -> float:
+    return max(float(profile.meta.runtime_s), float(cols.end.max()) if len(cols) else 0.0, 1e-9)
 
 
 # --- transfer sizes -----------------------------------------------------------------------------------

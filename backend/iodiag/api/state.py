@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from iodiag.core.settings import Settings
 from iodiag.services.chat import ChatService
 from iodiag.services.pool import WorkerPool
+from iodiag.services.timeline import TimelineSources
 from iodiag.store import BlobStore, Database
 from iodiag.store.tokens import Principal
 
@@ -57,3 +58,4 @@ class AppContext:
     pool: WorkerPool | None
     chat: ChatService
     tokens: TokenCache = field(default_factory=TokenCache)
+    timelines: TimelineSources = field(default_factory=TimelineSources)

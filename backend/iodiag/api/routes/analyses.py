@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Annotated, Any
@@ -11,7 +12,8 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from iodiag.analysis.models import Report
-from iodiag.analysis.plots import PlotData
+from iodiag.analysis.plots import Layer, PlotData
+from iodiag.analysis.timeline_window import MAX_WINDOW_LIMIT, WINDOW_LIMIT, TimelineWindow, timeline_window
 from iodiag.api import rows, schemas
 from iodiag.api.deps import Caller, Ctx, Helpdesk
 from iodiag.api.errors import validation_detail
@@ -20,6 +22,7 @@ from iodiag.api.upload import read_upload
 from iodiag.comparison import Comparison, NotComparable
 from iodiag.services import comparing, history, intake
 from iodiag.services.intake import Rejected
+from iodiag.services.timeline import NoTrace
 from iodiag.store import BlobTooLarge
 from iodiag.store import analyses as repo
 from iodiag.store.models import Analysis
@@ -417,6 +420,54 @@ def plots(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
 
 
 @router.get(
+    "/{analysis_id}/plots/timeline",
+    response_model=TimelineWindow,
+    summary="A zoomed timeline window at full resolution",
+    description="The DXT segments that overlap `[t0, t1]` (seconds since job start) on ranks `rank0..rank1`, "
+    "read from the stored log: every segment its own bar when there are at most `limit`, else merged bars and a "
+    "density grid of the window (`sampled`: true). Totals are exact either way.",
+    responses={
+        **AUTH,
+        404: {"model": schemas.ErrorOut, "description": "no such analysis (or not yours), or no DXT trace"},
+        **NOT_READY,
+        422: {"model": schemas.ErrorOut, "description": "invalid window (t1 not after t0, rank1 before rank0)"},
+    },
+)
+def plots_timeline_window(
+    ctx: Ctx,
+    who: Caller,
+    analysis_id: str,
+    t0: Annotated[float, Query(ge=0, le=1e9, description="window start, seconds since job start")],
+    t1: Annotated[float, Query(gt=0, le=1e9, description="window end, seconds since job start (after t0)")],
+    rank0: Annotated[int, Query(ge=0, le=100_000_000, description="first rank")] = 0,
+    rank1: Annotated[int | None, Query(ge=0, le=100_000_000, description="last rank (default: the last)")] = None,
+    layer: Annotated[Layer | None, Query(description="one layer only (POSIX or MPIIO; default: all)")] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_WINDOW_LIMIT, description="segments shown one by one at most")
+    ] = WINDOW_LIMIT,
+) -> Response:
+    if not (math.isfinite(t0) and math.isfinite(t1)):
+        raise HTTPException(422, "t0 and t1 must be finite numbers of seconds")
+    if t1 <= t0:
+        raise HTTPException(422, f"t1 ({t1:g} s) must be after t0 ({t0:g} s)")
+    if layer == "DXT":
+        raise HTTPException(422, "layer must be POSIX or MPIIO")
+    row = visible_or_404(ctx, who, analysis_id)
+    if row.status != "done":
+        raise HTTPException(409, f"analysis is {row.status}; its timeline exists once it is done")
+    if rank1 is not None and rank1 < rank0:
+        raise HTTPException(422, f"rank1 ({rank1}) must not be before rank0 ({rank0})")
+    st = ctx.settings
+    try:
+        src = ctx.timelines.get(row.sha256, ctx.blobs.path(row.sha256), st.job_timeout_s, st.job_memory_limit_bytes)
+    except NoTrace as exc:
+        raise HTTPException(404, str(exc)) from None
+    last = rank1 if rank1 is not None else max(rank0, src.n_ranks - 1)
+    window = timeline_window(src, t0, t1, rank0, last, layer, limit)
+    return Response(window.model_dump_json(), media_type="application/json")
+
+
+@router.get(
     "/{analysis_id}/history",
     response_model=schemas.HistoryOut,
     summary="Runs of the same application over time",
@@ -490,4 +541,5 @@ def delete_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> Response:
         orphan = repo.remove(s, row)
         if orphan is not None:
             ctx.blobs.delete(orphan)  # inside the transaction: no upload of the same log can interleave
+            ctx.timelines.forget(orphan)
     return Response(status_code=204)
