@@ -113,6 +113,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analyses/{analysis_id}/plots/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A zoomed timeline window at full resolution
+         * @description The DXT segments that overlap `[t0, t1]` (seconds since job start) on ranks `rank0..rank1`, read from the stored log: every segment its own bar when there are at most `limit`, else merged bars and a density grid of the window (`sampled`: true). Totals are exact either way.
+         */
+        get: operations["plots_timeline_window_api_v1_analyses__analysis_id__plots_timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/analyses/{analysis_id}/replies": {
         parameters: {
             query?: never;
@@ -879,6 +899,28 @@ export interface components {
             jobs_with_critical: number;
             /** Node Hours */
             node_hours: number;
+        };
+        /**
+         * DensitySeries
+         * @description The non-empty cells of one (layer, operation) of a timeline density grid.
+         */
+        DensitySeries: {
+            /** Bytes */
+            bytes: number[];
+            /** Cell */
+            cell: number[];
+            /**
+             * Layer
+             * @enum {string}
+             */
+            layer: "POSIX" | "MPIIO" | "DXT";
+            /**
+             * Op
+             * @enum {string}
+             */
+            op: "write" | "read";
+            /** Segments */
+            segments: number[];
         };
         /** ErrorOut */
         ErrorOut: {
@@ -2130,6 +2172,37 @@ export interface components {
             until: string | null;
         };
         /**
+         * TimelineDensity
+         * @description The timeline as a grid: per (layer, operation, rank row, time bin), the segments in flight during the
+         *     bin and the bytes they moved in it (each segment's bytes spread over the bins it overlaps in proportion
+         *     to its time in each, rounded to whole bytes). Only non-empty cells are listed.
+         *
+         *     Carried once the timeline has more than ``budget`` segments: drawn as intensity, it shows where and
+         *     when ranks did I/O where single bars would merge into one block.
+         */
+        TimelineDensity: {
+            /** Bin Width */
+            bin_width: number;
+            /** Bins */
+            bins: number;
+            /** Budget */
+            budget: number;
+            /** Peak Bytes */
+            peak_bytes: number;
+            /** Peak Segments */
+            peak_segments: number;
+            /** Rank0 */
+            rank0: number;
+            /** Ranks Per Row */
+            ranks_per_row: number;
+            /** Rows */
+            rows: number;
+            /** Series */
+            series: components["schemas"]["DensitySeries"][];
+            /** T0 */
+            t0: number;
+        };
+        /**
          * TimelinePlot
          * @description Per-rank timeline: bars of merged segments, one colour per operation, grouped by layer.
          *
@@ -2141,6 +2214,7 @@ export interface components {
         TimelinePlot: {
             /** Bytes */
             bytes: number[];
+            density?: components["schemas"]["TimelineDensity"] | null;
             /** End */
             end: number[];
             /** Layer */
@@ -2163,6 +2237,59 @@ export interface components {
             rank: number[];
             /** Start */
             start: number[];
+            totals: components["schemas"]["Totals"];
+            x: components["schemas"]["Axis"];
+            y: components["schemas"]["Axis"];
+        };
+        /**
+         * TimelineWindow
+         * @description The segments of the timeline inside ``[t0, t1]`` (seconds) on ranks ``rank0..rank1``.
+         *
+         *     A segment belongs to the window when it overlaps it (``start <= t1`` and ``end >= t0``), and is
+         *     shown whole. ``points_total`` counts them exactly; with at most ``limit`` of them every one is its
+         *     own bar (``sampled`` false, ``quantum`` 0), else bars merge as in the report's timeline and
+         *     ``density`` grids the window.
+         */
+        TimelineWindow: {
+            /** Bytes */
+            bytes: number[];
+            density?: components["schemas"]["TimelineDensity"] | null;
+            /** End */
+            end: number[];
+            /** Layer */
+            layer: ("POSIX" | "MPIIO" | "DXT")[];
+            /** Layer Totals */
+            layer_totals: {
+                [key: string]: components["schemas"]["Totals"];
+            };
+            /** Limit */
+            limit: number;
+            /** Only Layer */
+            only_layer: ("POSIX" | "MPIIO" | "DXT") | null;
+            /** Op */
+            op: ("write" | "read")[];
+            /** Ops */
+            ops: number[];
+            /** Points Shown */
+            points_shown: number;
+            /** Points Total */
+            points_total: number;
+            /** Quantum */
+            quantum: number;
+            /** Rank */
+            rank: number[];
+            /** Rank0 */
+            rank0: number;
+            /** Rank1 */
+            rank1: number;
+            /** Sampled */
+            sampled: boolean;
+            /** Start */
+            start: number[];
+            /** T0 */
+            t0: number;
+            /** T1 */
+            t1: number;
             totals: components["schemas"]["Totals"];
             x: components["schemas"]["Axis"];
             y: components["schemas"]["Axis"];
@@ -2987,6 +3114,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    plots_timeline_window_api_v1_analyses__analysis_id__plots_timeline_get: {
+        parameters: {
+            query: {
+                /** @description one layer only (POSIX or MPIIO; default: all) */
+                layer?: ("POSIX" | "MPIIO" | "DXT") | null;
+                /** @description segments shown one by one at most */
+                limit?: number;
+                /** @description first rank */
+                rank0?: number;
+                /** @description last rank (default: the last) */
+                rank1?: number | null;
+                /** @description window start, seconds since job start */
+                t0: number;
+                /** @description window end, seconds since job start (after t0) */
+                t1: number;
+            };
+            header?: never;
+            path: {
+                analysis_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelineWindow"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours), or no DXT trace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the analysis is not done */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description invalid window (t1 not after t0, rank1 before rank0) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
