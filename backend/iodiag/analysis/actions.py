@@ -11,9 +11,12 @@ from __future__ import annotations
 import posixpath
 import shlex
 from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
 
 from iodiag.analysis.context import Context
-from iodiag.analysis.models import Action, FileEvidence, Impact
+from iodiag.analysis.models import Action, FileEvidence, Impact, Workload
 from iodiag.core.units import human_bytes
 
 MiB = 1 << 20
@@ -255,7 +258,7 @@ def _aggregate(ctx: Context, imp: Impact | None) -> Action | None:
     """Fewer, larger requests: through MPI-IO, a collective buffer of the stripe size (16 MiB when there is
     no stripe); without MPI-IO, the stream buffer."""
     if not len(ctx.mpiio):
-        return _stdio_buffer(ctx, imp) if len(ctx.stdio) else None
+        return _stdio_buffer(ctx, imp) if len(ctx.stdio) else _split_shared_file(ctx, imp, "aggregate-small-requests")
     from iodiag.analysis.checks.lustre import layouts
 
     stripes = [f.stripe_size for f in layouts(ctx) if f.stripe_size > 0]
@@ -274,7 +277,7 @@ def _collective(ctx: Context, imp: Impact | None) -> Action | None:
     """The collective form of the calls the job makes, in the interface it writes through."""
     m = ctx.mpiio
     if not len(m):
-        return None
+        return _posix_to_collective(ctx, imp)
     indep = int(m["MPIIO_INDEP_WRITES"].sum() + m["MPIIO_INDEP_READS"].sum())
     if indep == 0:
         return None  # already collective: nothing to switch
@@ -310,6 +313,192 @@ def _hdf5_collective_metadata(ctx: Context, imp: Impact | None) -> Action | None
     )
 
 
+@dataclass(frozen=True)
+class _FilePattern:
+    files: int
+    one_rank_files: int
+    """Files whose only records are one rank's (not shared)."""
+    ranks: int
+    """Ranks with a POSIX record of their own."""
+    opens: int
+    mean_bytes: float
+    writes: bool
+
+
+def _file_pattern(ctx: Context) -> _FilePattern:
+    p = ctx.posix
+    files = ctx.posix_files
+    if not len(p):
+        return _FilePattern(0, 0, 0, 0, 0.0, False)
+    ids = p["id"].to_numpy(dtype=np.uint64)
+    ranks = p["rank"].to_numpy()
+    own = ranks >= 0
+    uniq, counts = np.unique(ids[own], return_counts=True)
+    # A file with one per-rank record and no shared (rank -1) record belongs to that rank alone.
+    shared_ids = files.index.to_numpy()[files["shared"].to_numpy()]
+    one_rank = int(np.count_nonzero(np.isin(uniq[counts == 1], shared_ids, invert=True)))
+    moved = (files["POSIX_BYTES_READ"] + files["POSIX_BYTES_WRITTEN"]).to_numpy(dtype=np.float64)
+    return _FilePattern(
+        files=len(files),
+        one_rank_files=one_rank,
+        ranks=len(np.unique(ranks[own])) if own.any() else max(ctx.meta.nprocs, 1),
+        opens=int(p["POSIX_OPENS"].clip(lower=0).sum()),
+        mean_bytes=float(moved.mean()),
+        writes=bool((files["POSIX_BYTES_WRITTEN"] > 0).any()),
+    )
+
+
+def _common_dir(paths: list[str]) -> str:
+    try:
+        return posixpath.commonpath(paths) if paths else "/"
+    except ValueError:
+        return "/"
+
+
+def _stage_small_files(ctx: Context, imp: Impact | None) -> Action | None:
+    """Many small files per rank that are only read or stat'ed: pack them once and unpack them to node-local
+    storage, so the metadata calls leave the shared file system (one archive open per node instead of one
+    open per file)."""
+    fp = _file_pattern(ctx)
+    if fp.writes or fp.files < 8 * max(fp.ranks, 1) or fp.mean_bytes > 4 * MiB:
+        return None
+    p = ctx.posix
+    top = p.groupby("id")["POSIX_F_META_TIME"].sum().sort_values(ascending=False).index[:1000]
+    src = _common_dir([ctx.path(int(r)) for r in top])
+    if src in ("/", ""):
+        return None
+    nodes = ctx.nodes or 1
+    return Action(
+        recommendation="reduce-metadata",
+        command=f"tar -cf inputs.tar -C {shlex.quote(src)} . && "
+        f"srun --ntasks-per-node=1 -N {nodes} tar -xf inputs.tar -C /tmp",
+        where="the job script, before the step that reads the files (Slurm; under PBS: mpiexec -ppn 1); then "
+        "point the application at /tmp (node-local) instead of the shared directory",
+        effect=f"{fp.files:,} small files ({human_bytes(int(fp.mean_bytes))} on average, {fp.opens:,} opens from "
+        f"{fp.ranks:,} "
+        f"ranks) are opened on node-local storage; the shared file system sees one archive read per node "
+        f"({nodes:,})",
+        saves_s=_saves(imp),
+    )
+
+
+def _file_per_node(ctx: Context, imp: Impact | None) -> Action | None:
+    """File-per-process output at scale: every create is a metadata operation on one server, so thousands of
+    ranks creating their own files queue there. One shared file per node, written collectively by the node's
+    ranks, keeps the parallelism and divides the creates by the ranks per node."""
+    fp = _file_pattern(ctx)
+    nodes = ctx.nodes
+    if not fp.writes or fp.ranks < 64 or fp.one_rank_files < fp.ranks // 2 or (nodes and fp.ranks <= 2 * nodes):
+        return None
+    per_node = f"{nodes:,} files, one per node" if nodes else "one file per node"
+    if ctx.uses_hdf5:
+        command = (
+            "MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node); "
+            "H5Pset_fapl_mpio(fapl, node, MPI_INFO_NULL); /* one file per node, H5Dwrite with a collective dxpl */"
+        )
+        where = "the HDF5 code: the communicator passed to H5Pset_fapl_mpio before H5Fcreate"
+    else:
+        command = (
+            "MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node); "
+            "MPI_File_open(node, path_of_this_node, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh); "
+            "/* each rank: MPI_File_write_at_all at its own offset */"
+        )
+        where = "the code that opens the per-rank output files"
+    lustre = (
+        "; on Lustre, give the larger per-node files more stripes (lfs setstripe -c)"
+        if ctx.on_file_system("lustre")
+        else ""
+    )
+    return Action(
+        recommendation="reduce-metadata",
+        command=command,
+        where=where,
+        effect=f"{fp.one_rank_files:,} files, each written by one of {fp.ranks:,} ranks "
+        f"({human_bytes(int(fp.mean_bytes))} on average, {fp.opens:,} opens), become {per_node}: file creates "
+        f"fall by the ranks per node{lustre}",
+        saves_s=_saves(imp),
+    )
+
+
+def _reduce_metadata(ctx: Context, imp: Impact | None) -> Action | None:
+    return _stage_small_files(ctx, imp) or _file_per_node(ctx, imp)
+
+
+def _shared_written(ctx: Context) -> tuple[int, str, int, int, int] | None:
+    """The shared file the job wrote most to: (record id, path, writer ranks, writes, bytes written)."""
+    files = ctx.posix_files
+    shared = files[files["shared"].to_numpy() & (files["POSIX_BYTES_WRITTEN"].to_numpy() > 0)]
+    if not len(shared):
+        return None
+    rid = int(shared["POSIX_BYTES_WRITTEN"].idxmax())
+    recs = ctx.posix[ctx.posix["id"].to_numpy(dtype=np.uint64) == rid]
+    # A rank -1 record means every rank opened the file (Darshan reduced it): count them all as writers.
+    writers = (
+        max(ctx.meta.nprocs, 1)
+        if (recs["rank"] < 0).any()
+        else int(recs.loc[recs["POSIX_WRITES"] > 0, "rank"].nunique())
+    )
+    if writers < 2:
+        return None
+    return (
+        rid,
+        ctx.path(rid),
+        writers,
+        int(shared.loc[rid, "POSIX_WRITES"]),
+        int(shared.loc[rid, "POSIX_BYTES_WRITTEN"]),
+    )
+
+
+def _split_shared_file(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
+    """A shared file written through POSIX alone, in interleaved small pieces: the ranks' clients fight over
+    the file's locks, which also disables their write-back caches. A file per process (per node at large
+    scale) lets each client cache and merge its own small writes; the alternative, MPI-IO collective calls, is
+    the mpiio-collective-io action."""
+    if len(ctx.mpiio) or ctx.workload is not Workload.MPI:
+        return None
+    found = _shared_written(ctx)
+    if found is None:
+        return None
+    _, path, writers, writes, written = found
+    per_process = writers <= 1024
+    return Action(
+        recommendation=rec,
+        # The log's file name stays out of the C line: it is untrusted text, and the effect names the file.
+        command='snprintf(path, sizeof path, "%s.%05d", output_name, rank); /* then open(path, ...) */'
+        if per_process
+        else "MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node); "
+        "/* one file per node, written through MPI_File_write_at_all */",
+        where="the code that opens the shared output file (readers then open the per-"
+        + ("process" if per_process else "node")
+        + " files, or a post-processing step joins them)",
+        effect=f"the {writers:,} ranks that wrote {posixpath.basename(path) or path} ({writes:,} writes, "
+        f"{human_bytes(written)}) each write a file of their own, so no two ranks contend for its locks and each "
+        "node's cache merges its small writes",
+        saves_s=_saves(imp),
+    )
+
+
+def _posix_to_collective(ctx: Context, imp: Impact | None) -> Action | None:
+    """An MPI job writing a shared file through POSIX calls: the same writes through MPI-IO's collective calls
+    let ROMIO gather them into large aligned requests from a few aggregators."""
+    if ctx.workload is not Workload.MPI:
+        return None
+    found = _shared_written(ctx)
+    if found is None:
+        return None
+    _, path, writers, writes, written = found
+    return Action(
+        recommendation="mpiio-collective-io",
+        command="MPI_File_open(MPI_COMM_WORLD, output_name, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh); "
+        "MPI_File_write_at_all(fh, offset, buf, count, MPI_BYTE, &status); /* instead of pwrite/write */",
+        where="the code that writes the shared file: every rank opens it together and calls the _all form",
+        effect=f"the {writes:,} POSIX writes ({human_bytes(written // max(writes, 1))} on average) that "
+        f"{writers:,} ranks made to {posixpath.basename(path) or path} become collective: aggregators write large "
+        "contiguous pieces",
+        saves_s=_saves(imp),
+    )
+
+
 def actions_for(
     ctx: Context, code: str, recs: list[str], files: list[FileEvidence], imp: Impact | None, slow_ost: int | None
 ) -> list[Action]:
@@ -328,6 +517,8 @@ def actions_for(
         "aggregate-small-requests": lambda: _aggregate(ctx, imp),
         "mpiio-collective-io": lambda: _collective(ctx, imp),
         "hdf5-collective-metadata": lambda: _hdf5_collective_metadata(ctx, imp),
+        "reduce-metadata": lambda: _reduce_metadata(ctx, imp),
+        "avoid-shared-file-locks": lambda: _split_shared_file(ctx, imp, "avoid-shared-file-locks"),
     }
     out: list[Action] = []
     for rec in recs:

@@ -311,3 +311,40 @@ def test_actions_speak_the_interface_the_job_writes_through(tmp_path: Path) -> N
 
 def test_a_job_already_collective_is_not_told_to_go_collective() -> None:
     assert "mpiio-collective-io" not in _actions(_report(shared_log(DRISHTI_SAMPLE)))
+
+
+def _action(r: Report, rec: str) -> str:
+    return next(a.command + " | " + a.effect for f in r.findings for a in f.actions if a.recommendation == rec)
+
+
+def test_file_per_process_create_storm_is_told_one_file_per_node(tmp_path: Path) -> None:
+    """256 ranks each creating a file, creates queued on the metadata server: one shared file per node."""
+    r = _scenario_report("file-per-process-create-storm", tmp_path)
+    text = _action(r, "reduce-metadata")
+    assert "MPI_COMM_TYPE_SHARED" in text and "MPI_File_write_at_all" in text
+    assert "256 files, each written by one of 256 ranks" in text and "64.00 MiB" in text
+
+
+def test_many_small_input_files_are_staged_to_node_local_storage(tmp_path: Path) -> None:
+    """4 ranks opening 1,000 small files each on NFS: pack them and unpack to /tmp, one archive read per node."""
+    r = _scenario_report("metadata-storm-small-files", tmp_path)
+    text = _action(r, "reduce-metadata")
+    assert text.startswith("tar -cf inputs.tar -C /nfs/home/proj/inputs . && srun --ntasks-per-node=1")
+    assert "4,000 small files" in text and "4,000 opens from 4 ranks" in text
+    # The output of a file-per-process job is not an input to stage.
+    fpp = _scenario_report("file-per-process-create-storm", tmp_path)
+    assert "tar -cf" not in _action(fpp, "reduce-metadata")
+
+
+def test_posix_shared_file_small_writes_get_per_process_files_and_the_collective_call(tmp_path: Path) -> None:
+    """Small interleaved writes to one shared file through POSIX alone: two concrete ways out, each with the
+    file's own numbers (a job without MPI-IO had no command at all before)."""
+    r = _scenario_report("ranking-small-shared-writes", tmp_path)
+    split = _action(r, "aggregate-small-requests")
+    assert split.startswith('snprintf(path, sizeof path, "%s.%05d", output_name, rank);')
+    assert "each write a file of their own" in split
+    coll = _action(r, "mpiio-collective-io")
+    assert "MPI_File_write_at_all" in coll and "POSIX writes" in coll
+    # A single-process job is never told to split files between ranks or to go collective.
+    one = _scenario_report("ranking-stdio-bulk-output", tmp_path)
+    assert all(a.recommendation != "mpiio-collective-io" for f in one.findings for a in f.actions)
