@@ -426,26 +426,30 @@ def _reduce_metadata(ctx: Context, imp: Impact | None) -> Action | None:
 
 def _shared_written(ctx: Context) -> tuple[int, str, int, int, int] | None:
     """The shared file the job wrote most to: (record id, path, writer ranks, writes, bytes written)."""
+    p = ctx.posix
     files = ctx.posix_files
-    shared = files[files["shared"].to_numpy() & (files["POSIX_BYTES_WRITTEN"].to_numpy() > 0)]
-    if not len(shared):
+    ids = p["id"].to_numpy(dtype=np.uint64)
+    # Shared: every rank opened it (a reduced rank -1 record) or several ranks wrote it (one record each).
+    wrote = (p["rank"].to_numpy() >= 0) & (p["POSIX_WRITES"].to_numpy() > 0)
+    uniq, counts = np.unique(ids[wrote], return_counts=True)
+    index = files.index.to_numpy(dtype=np.uint64)
+    many = np.isin(index, uniq[counts > 1])
+    keep = (files["shared"].to_numpy() | many) & (files["POSIX_BYTES_WRITTEN"].to_numpy() > 0)
+    if not keep.any():
         return None
-    rid = int(shared["POSIX_BYTES_WRITTEN"].idxmax())
-    recs = ctx.posix[ctx.posix["id"].to_numpy(dtype=np.uint64) == rid]
-    # A rank -1 record means every rank opened the file (Darshan reduced it): count them all as writers.
-    writers = (
-        max(ctx.meta.nprocs, 1)
-        if (recs["rank"] < 0).any()
-        else int(recs.loc[recs["POSIX_WRITES"] > 0, "rank"].nunique())
-    )
+    written = files["POSIX_BYTES_WRITTEN"].to_numpy()
+    row = int(np.flatnonzero(keep)[np.argmax(written[keep])])
+    rid = int(index[row])
+    own = counts[np.searchsorted(uniq, rid)] if many[row] else 0
+    writers = max(ctx.meta.nprocs, 1) if bool(files["shared"].to_numpy()[row]) else int(own)
     if writers < 2:
         return None
     return (
         rid,
         ctx.path(rid),
         writers,
-        int(shared.loc[rid, "POSIX_WRITES"]),
-        int(shared.loc[rid, "POSIX_BYTES_WRITTEN"]),
+        int(files["POSIX_WRITES"].to_numpy()[row]),
+        int(written[row]),
     )
 
 
