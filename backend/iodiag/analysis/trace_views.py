@@ -16,6 +16,7 @@ import numpy as np
 
 from iodiag.ingest import JobProfile
 from iodiag.ingest.trace import Trace
+from iodiag.ingest.trace_stream import GROUPS, FlagStats, Spans, TraceSummary, union
 
 TRACE_MODULES = ("DXT_MPIIO", "DXT_POSIX")
 
@@ -330,3 +331,291 @@ def repeats(trace: Trace) -> Repeats:
         repeated=rep[sel],
         segment_mask=mask,
     )
+
+
+# --- streamed traces ----------------------------------------------------------------------------------
+#
+# A trace above the loader's budget arrives as a ``TraceSummary`` per module (see ``ingest.trace_stream``).
+# The views below give the same answers from it: per-rank statistics are sums over (record, operation)
+# accumulators (exact); phases come from the exact busy intervals with the same gap rule; per-phase and
+# straggler statistics are sums over spans, which never cross a phase boundary (exact but for the time
+# a span straddles the moment the second-to-last rank finished, prorated).
+
+
+@dataclass(frozen=True)
+class StreamView:
+    """One or both summarised DXT modules as one trace: records concatenated, files on one index."""
+
+    module: str
+    file_ids: np.ndarray
+    rec_file: np.ndarray
+    rec_rank: np.ndarray
+    ops: np.ndarray
+    """Per (record, op), index ``2 * record + op`` (likewise ``bytes``, ``time``, ``first``, ``last``)."""
+    bytes: np.ndarray
+    time: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+    flags: dict[str, FlagStats]
+    spans: Spans
+    busy_start: np.ndarray
+    busy_end: np.ndarray
+    ranges: tuple[np.ndarray, np.ndarray, np.ndarray]
+    """Union of accessed byte ranges: (file * 2 + op, start, end) with files on this view's index."""
+    max_end: float
+    sample: Trace
+    coarsened: float = 0.0
+
+    @property
+    def segments(self) -> int:
+        return int(self.ops.sum())
+
+    @property
+    def rec_op_file(self) -> np.ndarray:
+        out: np.ndarray = np.repeat(self.rec_file.astype(np.int64), 2)
+        return out
+
+    @property
+    def rec_op_rank(self) -> np.ndarray:
+        out: np.ndarray = np.repeat(self.rec_rank.astype(np.int64), 2)
+        return out
+
+
+def summaries(profile: JobProfile) -> dict[str, TraceSummary]:
+    out: dict[str, TraceSummary] = {}
+    for m in TRACE_MODULES:
+        s = profile.trace_summaries.get(m)
+        if s is not None and s.segments > 0:
+            out[m] = s
+    return out
+
+
+def _view(parts: list[tuple[TraceSummary, np.ndarray, tuple[str, ...]]], module: str) -> StreamView:
+    """``parts``: (summary, records kept, busy groups kept)."""
+    if len(parts) == 1:  # files keep the reader's order, as the in-memory trace does (ties break alike)
+        ids, inverse = parts[0][0].file_ids, np.arange(len(parts[0][0].file_ids))
+    else:
+        ids, inverse = np.unique(np.concatenate([p.file_ids for p, _, _ in parts]), return_inverse=True)
+    cols: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("rec_file", "rec_rank", "ops", "bytes", "time", "first", "last")
+    }
+    flags: dict[str, dict[str, list[np.ndarray]]] = {}
+    spans: list[Spans] = []
+    busy_s: list[np.ndarray] = []
+    busy_e: list[np.ndarray] = []
+    rk: list[np.ndarray] = []
+    rlo: list[np.ndarray] = []
+    rhi: list[np.ndarray] = []
+    samples: list[Trace] = []
+    keeps: list[np.ndarray | None] = []
+    base_file = 0
+    base_rec = 0
+    for s, keep, groups in parts:
+        remap = inverse[base_file : base_file + len(s.file_ids)].astype(np.int64)
+        base_file += len(s.file_ids)
+        rec_keep = np.flatnonzero(keep)
+        new_index = np.full(s.records, -1, dtype=np.int64)
+        new_index[rec_keep] = base_rec + np.arange(len(rec_keep))
+        base_rec += len(rec_keep)
+        ro = np.repeat(rec_keep * 2, 2) + np.tile([0, 1], len(rec_keep))
+        cols["rec_file"].append(remap[s.rec_file[rec_keep]])
+        cols["rec_rank"].append(s.rec_rank[rec_keep].astype(np.int64))
+        for k in ("ops", "bytes", "time", "first", "last"):
+            cols[k].append(getattr(s, k)[ro])
+        for name, fs in s.flags.items():
+            d = flags.setdefault(name, {k: [] for k in ("ops", "bytes", "time", "first", "last")})
+            for k in d:
+                d[k].append(getattr(fs, k)[ro])
+        sp = s.spans.take(keep[s.spans.record.astype(np.int64)]) if len(s.spans) else s.spans
+        spans.append(Spans(new_index[sp.record.astype(np.int64)], sp.op, sp.start, sp.end, sp.ops, sp.bytes, sp.busy))
+        for g in groups:
+            if g in s.busy:
+                busy_s.append(s.busy[g][0])
+                busy_e.append(s.busy[g][1])
+        key, lo, hi = s.ranges
+        f = key // 2
+        kept_files = np.zeros(len(s.file_ids), dtype=bool)
+        kept_files[s.rec_file[rec_keep]] = True
+        sel = kept_files[f] if len(f) else np.zeros(0, dtype=bool)
+        rk.append(remap[f[sel]] * 2 + key[sel] % 2)
+        rlo.append(lo[sel])
+        rhi.append(hi[sel])
+        samples.append(s.sample)
+        keeps.append(kept_files[s.sample.file] if len(s.sample) else None)
+    j = {k: np.concatenate(v) for k, v in cols.items()}
+    all_spans = Spans(*(np.concatenate([getattr(x, k) for x in spans]) for k in Spans.__dataclass_fields__))
+    bs, be = union(np.concatenate(busy_s), np.concatenate(busy_e)) if busy_s else (np.empty(0), np.empty(0))
+    key = np.concatenate(rk)
+    order = np.lexsort((np.concatenate(rlo), key))
+    sample = concat(samples, module, keeps) if len(samples) > 1 else samples[0]
+    if len(samples) == 1 and keeps[0] is not None and not bool(np.all(keeps[0])):
+        sample = concat(samples, module, keeps)
+    return StreamView(
+        module=module,
+        file_ids=ids.astype(np.uint64),
+        rec_file=j["rec_file"],
+        rec_rank=j["rec_rank"],
+        ops=j["ops"].astype(np.int64),
+        bytes=j["bytes"].astype(np.int64),
+        time=j["time"],
+        first=j["first"],
+        last=j["last"],
+        flags={
+            n: FlagStats(*(np.concatenate(d[k]) for k in ("ops", "bytes", "time", "first", "last")))
+            for n, d in flags.items()
+        },
+        spans=all_spans,
+        busy_start=bs,
+        busy_end=be,
+        ranges=(key[order], np.concatenate(rlo)[order], np.concatenate(rhi)[order]),
+        max_end=max(p.max_end for p, _, _ in parts),
+        sample=sample,
+        coarsened=max(p.coarsened for p, _, _ in parts),
+    )
+
+
+def _all_records(s: TraceSummary) -> np.ndarray:
+    return np.ones(s.records, dtype=bool)
+
+
+def stream_top(profile: JobProfile) -> StreamView | None:
+    """``top_trace`` of a streamed profile: DXT_MPIIO's records, and DXT_POSIX's for files MPI-IO did not trace.
+
+    Busy intervals of DXT_POSIX are kept apart for files that have MPI-IO counters; with a DXT_MPIIO trace
+    those are left out (ROMIO's requests for MPI-IO calls), the rest join MPI-IO's.
+    """
+    ss = summaries(profile)
+    mpi, posix = ss.get("DXT_MPIIO"), ss.get("DXT_POSIX")
+    if mpi is None and posix is None:
+        return None
+    if mpi is None:
+        assert posix is not None
+        return _view([(posix, _all_records(posix), ("posix_below", "posix_only"))], "DXT_POSIX")
+    if posix is None:
+        return _view([(mpi, _all_records(mpi), ("mpiio",))], "DXT_MPIIO")
+    keep = ~np.isin(posix.file_ids[posix.rec_file], mpi.file_ids)
+    if not keep.any():
+        return _view([(mpi, _all_records(mpi), ("mpiio",))], "DXT_MPIIO")
+    return _view([(mpi, _all_records(mpi), ("mpiio",)), (posix, keep, ("posix_only",))], "DXT")
+
+
+def stream_all(profile: JobProfile) -> StreamView | None:
+    ss = list(summaries(profile).values())
+    if not ss:
+        return None
+    return _view([(s, _all_records(s), GROUPS) for s in ss], ss[0].module if len(ss) == 1 else "DXT")
+
+
+def stream_module(profile: JobProfile, module: str) -> StreamView | None:
+    s = summaries(profile).get(module)
+    return None if s is None else _view([(s, _all_records(s), GROUPS)], module)
+
+
+def stream_rank_stats(v: StreamView) -> RankStats:
+    r = v.rec_op_rank
+    has = v.ops > 0
+    ranks, inv = np.unique(r[has], return_inverse=True)
+    n = len(ranks)
+    first = np.full(n, np.inf)
+    np.minimum.at(first, inv, v.first[has])
+    last = np.full(n, -np.inf)
+    np.maximum.at(last, inv, v.last[has])
+    return RankStats(
+        rank=ranks.astype(np.int64),
+        ops=np.bincount(inv, weights=v.ops[has], minlength=n).astype(np.int64),
+        bytes=np.rint(np.bincount(inv, weights=v.bytes[has], minlength=n)).astype(np.int64),
+        time=np.bincount(inv, weights=v.time[has], minlength=n),
+        first=first,
+        last=last,
+    )
+
+
+def stream_phases(v: StreamView, min_gap: float = 0.0) -> Phases:
+    """``phases`` from the exact busy intervals; ``seg_phase`` holds the phase of each *span* of ``v.spans``."""
+    istart, iend = v.busy_start, v.busy_end
+    if len(istart) == 0:
+        z = np.empty(0)
+        return Phases(z, z, z.astype(np.int64), z.astype(np.int64), z.astype(np.int64), z.astype(np.int64), 0.0)
+    gaps = istart[1:] - iend[:-1]
+    thr = gap_threshold(gaps, min_gap)
+    cut = np.r_[True, gaps >= thr]
+    first = np.flatnonzero(cut)
+    last = np.r_[first[1:] - 1, len(istart) - 1]
+    pstart, pend = istart[first], iend[last]
+    sp = v.spans
+    span_phase = np.clip(np.searchsorted(pstart, sp.start, side="right") - 1, 0, len(pstart) - 1)
+    n = len(pstart)
+    nbytes = np.bincount(span_phase, weights=sp.bytes, minlength=n)
+    ops = np.bincount(span_phase, weights=sp.ops, minlength=n)
+    rank = v.rec_rank[sp.record.astype(np.int64)]
+    width = int(rank.max()) + 1 if len(rank) else 1
+    key = np.unique(span_phase.astype(np.int64) * width + rank)
+    ranks = np.bincount(key // width, minlength=n)
+    return Phases(pstart, pend, np.rint(nbytes).astype(np.int64), np.rint(ops).astype(np.int64), ranks, span_phase, thr)
+
+
+def stream_alone_fraction(v: StreamView, ph: Phases, last_rank: np.ndarray, second_end: np.ndarray) -> np.ndarray:
+    """Per span: the share of it (prorated by time) that the phase's last rank did after ``second_end``."""
+    sp = v.spans
+    p = ph.seg_phase
+    rank = v.rec_rank[sp.record.astype(np.int64)]
+    mine = rank == last_rank[p]
+    cut = second_end[p]
+    length = sp.end - sp.start
+    after = np.clip(sp.end - np.maximum(sp.start, cut), 0.0, None)
+    frac = np.where(length > 0, after / np.where(length > 0, length, 1.0), (sp.end > cut).astype(np.float64))
+    out: np.ndarray = np.where(mine & (sp.end > cut), np.clip(frac, 0.0, 1.0), 0.0)
+    return out
+
+
+def stream_stragglers(v: StreamView, ph: Phases) -> PhaseStragglers:
+    """``phase_stragglers`` over spans."""
+    n = len(ph)
+    sp = v.spans
+    rank = v.rec_rank[sp.record.astype(np.int64)]
+    width = int(rank.max()) + 1 if len(rank) else 1
+    key = ph.seg_phase.astype(np.int64) * width + rank
+    groups, inv = np.unique(key, return_inverse=True)
+    g_phase = groups // width
+    g_rank = groups % width
+    busy = np.bincount(inv, weights=sp.busy, minlength=len(groups))
+    g_end = np.full(len(groups), -np.inf)
+    np.maximum.at(g_end, inv, sp.end)
+    by_end = np.lexsort((g_end, g_phase))
+    by_busy = np.lexsort((busy, g_phase))
+    counts = np.bincount(g_phase, minlength=n)
+    lo = np.r_[0, np.cumsum(counts)[:-1]]
+    hi = lo + counts - 1
+    last_g = by_end[hi]
+    second_g = by_end[np.maximum(hi - 1, lo)]
+    last_end = g_end[last_g]
+    last_rank = g_rank[last_g]
+    second_end = np.where(counts > 1, g_end[second_g], ph.start)
+    frac = stream_alone_fraction(v, ph, last_rank, second_end)
+    late = frac > 0
+    alone = np.bincount(ph.seg_phase[late], weights=sp.busy[late] * frac[late], minlength=n)
+    alone_start = np.full(n, np.inf)
+    np.minimum.at(alone_start, ph.seg_phase[late], np.maximum(sp.start[late], second_end[ph.seg_phase[late]]))
+    return PhaseStragglers(
+        last_rank=last_rank,
+        last_end=last_end,
+        second_end=second_end,
+        alone=np.minimum(alone, np.maximum(last_end - second_end, 0.0)),
+        alone_start=np.minimum(alone_start, last_end),
+        slowest_rank=g_rank[by_busy[hi]],
+        slowest_busy=busy[by_busy[hi]],
+        fastest_rank=g_rank[by_busy[lo]],
+        fastest_busy=busy[by_busy[lo]],
+    )
+
+
+def stream_repeats(v: StreamView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per (file, op) with bytes moved more than once: (file * 2 + op, moved, distinct, repeated)."""
+    key = v.rec_op_file * 2 + np.tile([0, 1], len(v.rec_file))
+    n = 2 * len(v.file_ids)
+    moved = np.bincount(key, weights=v.bytes, minlength=n)
+    rk, lo, hi = v.ranges
+    unique = np.bincount(rk, weights=(hi - lo).astype(np.float64), minlength=n)
+    rep = np.rint(moved - unique).astype(np.int64)
+    sel = np.flatnonzero(rep > 0)
+    return sel, np.rint(moved[sel]).astype(np.int64), np.rint(unique[sel]).astype(np.int64), rep[sel]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -39,15 +40,15 @@ def load_profile(
     isolate: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_limit_bytes: int = DEFAULT_MEMORY_LIMIT,
-    trace_budget: int | None = None,
+    trace_budget: int | Literal["default"] | None = "default",
 ) -> JobProfile:
     """Read ``path`` into a profile.
 
     ``include`` names optional modules to read as well (``DXT_POSIX``,
     ``DXT_MPIIO``, ``HEATMAP``; ``"DXT"`` means both traces).
     ``trace_budget``: when the log's counters announce more DXT segments than this, the traces are
-    summarised while they stream in (``JobProfile.trace_summaries``) instead of held whole (None: always
-    held, ``TRACE_BUDGET`` is the CLI's and the service's choice).
+    summarised while they stream in (``JobProfile.trace_summaries``) instead of held whole. None: always
+    held; by default ``TRACE_BUDGET``, or the ``IODIAG_TRACE_BUDGET`` environment variable.
     Raises ``LogReadError`` when nothing usable can be read; a log that is
     only partly readable gives a profile whose ``modules`` say what is missing.
     """
@@ -65,9 +66,17 @@ def load_profile(
     def producer() -> Any:
         return read_log(path, inc)
 
-    sink = _TraceSink(trace_budget)
+    sink = _TraceSink(default_trace_budget() if trace_budget == "default" else trace_budget)
     outcome = run_isolated(producer, timeout_s, memory_limit_bytes, sink) if isolate else run_inline(producer, sink)
     return _build(path, outcome, inc, sink.builders)
+
+
+def default_trace_budget() -> int:
+    raw = os.environ.get("IODIAG_TRACE_BUDGET", "").strip()
+    try:
+        return int(raw) if raw else TRACE_BUDGET
+    except ValueError:
+        return TRACE_BUDGET
 
 
 class _TraceSink:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import costs
+from iodiag.analysis.checks import trace_streamed
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Unit, window_metrics
 from iodiag.analysis.registry import Hit, Kind, check
@@ -115,6 +116,8 @@ def phase_stragglers_check(ctx: Context, t: Thresholds) -> Hit | None:
     without the straggler, which is more than run-to-run jitter on a shared file system and the
     same order as the 15 % P19 uses for time imbalance on one file.
     """
+    if trace_streamed.streamed(ctx):
+        return trace_streamed.t01(ctx, t)
     tr = _top(ctx)
     if tr is None:
         return None
@@ -186,6 +189,8 @@ def phase_stragglers_check(ctx: Context, t: Thresholds) -> Hit | None:
     family="rank0",
 )
 def rank0_heavy(ctx: Context, t: Thresholds) -> Hit | None:
+    if trace_streamed.streamed(ctx):
+        return trace_streamed.t02(ctx, t)
     tr = _top(ctx)
     if tr is None or ctx.meta.nprocs <= 1:
         return None
@@ -272,6 +277,8 @@ def unbalanced_ranks(ctx: Context, t: Thresholds) -> Hit | None:
     Ranks are those with traced I/O. The margin threshold keeps jitter out: with identical work
     per rank the standard deviation is tiny and a rank a few percent slower would pass the rule.
     """
+    if trace_streamed.streamed(ctx):
+        return trace_streamed.t03(ctx, t)
     tr = _top(ctx)
     if tr is None:
         return None
@@ -351,6 +358,8 @@ def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
     computation after it (write-behind), a read phase behind the computation before it
     (prefetch). The time it could save is, per long gap, the shorter of the gap and that phase.
     """
+    if trace_streamed.streamed(ctx):
+        return trace_streamed.t04(ctx, t)
     everything = _cached(ctx, "trace.all", lambda: all_segments(ctx.profile))
     if not isinstance(everything, Trace):
         return None
@@ -426,6 +435,8 @@ def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
     family="redundant",
 )
 def repeated_ranges(ctx: Context, t: Thresholds) -> list[Hit] | None:
+    if trace_streamed.streamed(ctx):
+        return trace_streamed.t05(ctx, t)
     tr = _top(ctx)
     if tr is None:
         return None

@@ -13,12 +13,14 @@ from collections.abc import Callable
 import numpy as np
 
 from iodiag.analysis import costs
+from iodiag.analysis.checks import trace_streamed
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, window_metrics
 from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 from iodiag.ingest.trace import READ, Trace
+from iodiag.ingest.trace_stream import SMALL_BYTES
 
 
 def _posix_trace(ctx: Context) -> Trace | None:
@@ -137,6 +139,10 @@ def _by_op(
 )
 def small_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
     """Requests under ``trace_small_bytes`` (1 MiB, Drishti's boundary), counted from exact traced sizes."""
+    if trace_streamed.streamed(ctx):
+        # A streamed trace was tested against the reader's boundary (the default) as it went by.
+        why = f"smaller than {human_bytes(SMALL_BYTES)}:"
+        return trace_streamed.by_op(ctx, t, t.small_requests, "small", "small", why)
     return _by_op(
         ctx,
         t,
@@ -147,6 +153,18 @@ def small_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
     )
 
 
+def _file_index(tr: Trace, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each record id's file index in ``tr`` and whether it has one. A trace's files are in the order the
+    reader met them, not sorted: search through a sorter (a plain searchsorted missed most files)."""
+    n = len(tr.file_ids)
+    if n == 0:
+        return np.zeros(len(ids), dtype=np.int64), np.zeros(len(ids), dtype=bool)
+    sorter = np.argsort(tr.file_ids, kind="stable")
+    at = np.minimum(np.searchsorted(tr.file_ids, ids, sorter=sorter), n - 1)
+    pos = sorter[at]
+    return pos, tr.file_ids[pos] == ids
+
+
 def _alignment(ctx: Context, tr: Trace) -> np.ndarray:
     """Alignment per file index: the Lustre stripe size where known, else Darshan's POSIX_FILE_ALIGNMENT."""
     align = np.zeros(len(tr.file_ids), dtype=np.int64)
@@ -154,15 +172,13 @@ def _alignment(ctx: Context, tr: Trace) -> np.ndarray:
     if len(posix) and "POSIX_FILE_ALIGNMENT" in posix:
         ids = posix["id"].to_numpy(dtype=np.uint64)
         vals = posix["POSIX_FILE_ALIGNMENT"].to_numpy(dtype=np.int64)
-        pos = np.searchsorted(tr.file_ids, ids)
-        ok = (pos < len(tr.file_ids)) & (tr.file_ids[np.minimum(pos, len(tr.file_ids) - 1)] == ids)
+        pos, ok = _file_index(tr, ids)
         np.maximum.at(align, pos[ok], vals[ok])
     lus = ctx.table("LUSTRE")
     if len(lus) and "stripe_size" in lus:
         first = lus.sort_values(["id", "component"], kind="stable").drop_duplicates("id")
         ids = first["id"].to_numpy(dtype=np.uint64)
-        pos = np.searchsorted(tr.file_ids, ids)
-        ok = (pos < len(tr.file_ids)) & (tr.file_ids[np.minimum(pos, len(tr.file_ids) - 1)] == ids)
+        pos, ok = _file_index(tr, ids)
         align[pos[ok]] = first["stripe_size"].to_numpy(dtype=np.int64)[ok]
     return align
 
@@ -178,6 +194,9 @@ def _alignment(ctx: Context, tr: Trace) -> np.ndarray:
 def misaligned_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
     """Requests whose offset is not a multiple of the file's alignment (the Lustre stripe size, else the
     file system's block size as Darshan recorded it), Darshan's own definition of POSIX_FILE_NOT_ALIGNED."""
+    if trace_streamed.streamed(ctx):
+        why = "not aligned to the file's stripe or block:"
+        return trace_streamed.by_op(ctx, t, t.misaligned_requests, "misaligned", "misaligned", why)
     tr = _posix_trace(ctx)
     if tr is None:
         return None
@@ -233,6 +252,9 @@ def random_mask(tr: Trace) -> np.ndarray:
     family="random",
 )
 def random_traced_requests(ctx: Context, t: Thresholds) -> list[Hit] | None:
+    if trace_streamed.streamed(ctx):
+        why = "random (each starts before the end of the rank's previous one):"
+        return trace_streamed.by_op(ctx, t, t.random_operations, "random", "random", why)
     return _by_op(
         ctx,
         t,
