@@ -254,11 +254,18 @@ def _stdio_buffer(ctx: Context, imp: Impact | None) -> Action | None:
     )
 
 
-def _aggregate(ctx: Context, imp: Impact | None) -> Action | None:
+def _aggregate(ctx: Context, imp: Impact | None) -> Action | list[Action] | None:
     """Fewer, larger requests: through MPI-IO, a collective buffer of the stripe size (16 MiB when there is
-    no stripe); without MPI-IO, the stream buffer."""
+    no stripe); through stdio, the stream buffer; an MPI job's POSIX writes to a shared file, the collective
+    MPI-IO call first and a file per process as the smaller change."""
     if not len(ctx.mpiio):
-        return _stdio_buffer(ctx, imp) if len(ctx.stdio) else _split_shared_file(ctx, imp, "aggregate-small-requests")
+        if len(ctx.stdio):
+            return _stdio_buffer(ctx, imp)
+        both = [
+            _posix_to_collective(ctx, imp, "aggregate-small-requests"),
+            _split_shared_file(ctx, imp, "aggregate-small-requests"),
+        ]
+        return [a for a in both if a is not None]
     from iodiag.analysis.checks.lustre import layouts
 
     stripes = [f.stripe_size for f in layouts(ctx) if f.stripe_size > 0]
@@ -482,7 +489,7 @@ def _split_shared_file(ctx: Context, imp: Impact | None, rec: str) -> Action | N
     )
 
 
-def _posix_to_collective(ctx: Context, imp: Impact | None) -> Action | None:
+def _posix_to_collective(ctx: Context, imp: Impact | None, rec: str = "mpiio-collective-io") -> Action | None:
     """An MPI job writing a shared file through POSIX calls: the same writes through MPI-IO's collective calls
     let ROMIO gather them into large aligned requests from a few aggregators."""
     if ctx.workload is not Workload.MPI:
@@ -492,7 +499,7 @@ def _posix_to_collective(ctx: Context, imp: Impact | None) -> Action | None:
         return None
     _, path, writers, writes, written = found
     return Action(
-        recommendation="mpiio-collective-io",
+        recommendation=rec,
         command="MPI_File_open(MPI_COMM_WORLD, output_name, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh); "
         "MPI_File_write_at_all(fh, offset, buf, count, MPI_BYTE, &status); /* instead of pwrite/write */",
         where="the code that writes the shared file: every rank opens it together and calls the _all form",
@@ -507,7 +514,7 @@ def actions_for(
     ctx: Context, code: str, recs: list[str], files: list[FileEvidence], imp: Impact | None, slow_ost: int | None
 ) -> list[Action]:
     """The concrete actions for a finding's recommendations, in the recommendations' order."""
-    rules: dict[str, Callable[[], Action | None]] = {
+    rules: dict[str, Callable[[], Action | list[Action] | None]] = {
         "lustre-stripe-count": lambda: _stripe_count(ctx, files, imp),
         "lustre-stripe-size": lambda: _stripe_size(ctx, files, imp),
         "lustre-ost-health": lambda: _ost_health(ctx, files, imp, slow_ost),
@@ -530,10 +537,11 @@ def actions_for(
         if rule is None:
             continue
         try:
-            action = rule()
+            made = rule()
         except (KeyError, ValueError, StopIteration):  # a fact the rule needs is missing: say less, not wrong
-            action = None
-        if action is not None and all(a.command != action.command for a in out):
-            out.append(action)
+            made = None
+        for action in made if isinstance(made, list) else [made] if made is not None else []:
+            if all(a.command != action.command for a in out):
+                out.append(action)
     del code
     return out
