@@ -470,7 +470,7 @@ def _split_shared_file(ctx: Context, imp: Impact | None, rec: str) -> Action | N
     found = _shared_written(ctx)
     if found is None:
         return None
-    _, path, writers, writes, written = found
+    _, _, writers, writes, written = found
     per_process = writers <= 1024
     return Action(
         recommendation=rec,
@@ -482,7 +482,8 @@ def _split_shared_file(ctx: Context, imp: Impact | None, rec: str) -> Action | N
         where="the code that opens the shared output file (readers then open the per-"
         + ("process" if per_process else "node")
         + " files, or a post-processing step joins them)",
-        effect=f"the {writers:,} ranks that wrote {posixpath.basename(path) or path} ({writes:,} writes, "
+        # File names from the log stay out of effects (shown unquoted); the finding's evidence names the file.
+        effect=f"the {writers:,} ranks that wrote the shared file ({writes:,} writes, "
         f"{human_bytes(written)}) each write a file of their own, so no two ranks contend for its locks and each "
         "node's cache merges its small writes",
         saves_s=_saves(imp),
@@ -497,14 +498,14 @@ def _posix_to_collective(ctx: Context, imp: Impact | None, rec: str = "mpiio-col
     found = _shared_written(ctx)
     if found is None:
         return None
-    _, path, writers, writes, written = found
+    _, _, writers, writes, written = found
     return Action(
         recommendation=rec,
         command="MPI_File_open(MPI_COMM_WORLD, output_name, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh); "
         "MPI_File_write_at_all(fh, offset, buf, count, MPI_BYTE, &status); /* instead of pwrite/write */",
         where="the code that writes the shared file: every rank opens it together and calls the _all form",
         effect=f"the {writes:,} POSIX writes ({human_bytes(written // max(writes, 1))} on average) that "
-        f"{writers:,} ranks made to {posixpath.basename(path) or path} become collective: aggregators write large "
+        f"{writers:,} ranks made to the shared file become collective: aggregators write large "
         "contiguous pieces",
         saves_s=_saves(imp),
     )
