@@ -4,12 +4,17 @@
     .venv/bin/python bench/bench_service.py --postgres URL  # a PostgreSQL database (an empty one is made)
     .venv/bin/python bench/bench_service.py --logs 400 --clients 40 --restart term
     .venv/bin/python bench/bench_service.py --runs 5        # five runs and their median (noisy machines)
+    .venv/bin/python bench/bench_service.py --mode flood    # no polling: every client resubmits at once
 
 The logs are the real ones (shared/logs and the darshan wheel) and scenario logs written from
 evals/scenarios/*.yaml; each copy gets different bytes (real logs: a trailer after the last region,
 which the reader ignores; scenarios: another job id), so every submission is a new analysis. When
 half of the logs are in, the server is killed (SIGKILL; --restart term for a clean stop) and started
-again on the same database; the clients retry through the outage like ``iodiag submit``.
+again on the same database; the clients retry through the outage like ``iodiag submit``. By default
+(``--mode poll``) each client then polls its analysis every second until it is done before it submits the
+next log, as job-completion hooks that wait for the verdict do: submissions arrive among 20 pollers while
+the workers analyse. ``--mode flood`` resubmits at once instead: a saturating loop whose median latency is
+about clients / throughput whatever the server does per request.
 
 Reported: lost analyses (must be 0), 5xx answers (must be 0), submission latency p50/p99 (target p99
 < 200 ms; accepted submissions only, retries through the outage excluded; also the p99 outside the
@@ -90,11 +95,30 @@ class Tally:
     ids: dict[str, str] = field(default_factory=dict)  # log -> analysis id
     status: dict[int, int] = field(default_factory=dict)
     connect_errors: int = 0
+    polls: int = 0
+    poll_5xx: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, code: int) -> None:
         with self.lock:
             self.status[code] = self.status.get(code, 0) + 1
+
+
+def wait_done(c: httpx.Client, analysis_id: str, tally: Tally, every_s: float) -> None:
+    """Poll the analysis every ``every_s`` seconds until it is done or failed, as a job-completion hook that
+    waits for the verdict (or a user watching the page) does; polls through the restart's outage too."""
+    while True:
+        time.sleep(every_s)
+        try:
+            r = c.get(f"/api/v1/analyses/{analysis_id}")
+        except httpx.TransportError:
+            continue
+        with tally.lock:
+            tally.polls += 1
+            if r.status_code >= 500:
+                tally.poll_5xx += 1
+        if r.status_code == 200 and r.json()["status"] in ("done", "failed"):
+            return
 
 
 def client_loop(
@@ -105,6 +129,7 @@ def client_loop(
     tally: Tally,
     submitted: list[int],
     ready: threading.Barrier,
+    poll_s: float,
 ) -> None:
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
         # Connected and known before the clock starts, as a client of a running server would be.
@@ -138,6 +163,8 @@ def client_loop(
                         tally.when.append((t0, took))
                         tally.ids[str(log)] = r.json()["id"]
                     submitted[0] += 1
+                if poll_s > 0 and r.status_code in (200, 202):
+                    wait_done(c, r.json()["id"], tally, poll_s)
                 break
 
 
@@ -152,6 +179,15 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--restart", choices=("kill", "term", "none"), default="kill")
+    ap.add_argument(
+        "--mode",
+        choices=("poll", "flood"),
+        default="poll",
+        help="poll: each client submits, polls its analysis every --poll-s until done, then submits the next "
+        "(the issue's hooks with pollers); flood: each client submits the next log as soon as the last is "
+        "accepted (a saturating closed loop: its p50 is about clients / throughput)",
+    )
+    ap.add_argument("--poll-s", type=float, default=1.0)
     ap.add_argument("--postgres", metavar="URL", default="", help="a PostgreSQL URL (an empty database is made)")
     ap.add_argument(
         "--runs",
@@ -205,8 +241,9 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
     submitted = [0]
     work, work_lock = iter(logs), threading.Lock()
     ready = threading.Barrier(args.clients + 1)
+    poll_s = args.poll_s if args.mode == "poll" else 0.0
     threads = [
-        threading.Thread(target=client_loop, args=(server.url, token, work, work_lock, tally, submitted, ready))
+        threading.Thread(target=client_loop, args=(server.url, token, work, work_lock, tally, submitted, ready, poll_s))
         for _ in range(args.clients)
     ]
     for th in threads:
@@ -264,6 +301,9 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
         "workers": args.workers,
         "database": "postgresql" if db_url else "sqlite",
         "restart": args.restart,
+        "mode": args.mode,
+        "polls": tally.polls,
+        "poll_5xx": tally.poll_5xx,
         "accepted": len(ids),
         "lost": lost + (len(logs) - len(tally.ids)),
         "failed": len(failed),
@@ -289,7 +329,10 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
         "workers",
         "database",
         "restart",
+        "mode",
         "accepted",
+        "polls",
+        "poll_5xx",
         "lost",
         "failed",
         "interrupted_then_finished",
