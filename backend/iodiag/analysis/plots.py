@@ -8,7 +8,7 @@ segments. Times are seconds since job start, sizes and offsets bytes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -16,7 +16,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from iodiag.analysis.context import Context
 from iodiag.analysis.heatmap_views import Heatmap, heatmaps, job_heatmap
-from iodiag.analysis.trace_views import TRACE_MODULES, phase_stragglers, phases, top_trace, traces
+from iodiag.analysis.trace_views import (
+    TRACE_MODULES,
+    phase_stragglers,
+    phases,
+    plot_top,
+    sample_stride,
+    sample_traces,
+    stream_file_totals,
+    stream_phases,
+    stream_stragglers,
+    stream_top,
+    summaries,
+    top_trace,
+)
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 from iodiag.ingest.trace import Trace
@@ -328,8 +341,25 @@ def _stratified(strata: np.ndarray, n_strata: int, budget: int, seed: int = SEED
     return out
 
 
+_MODULE: dict[str, str] = {"POSIX": "DXT_POSIX", "MPIIO": "DXT_MPIIO"}
+
+
+def _streamed_totals(profile: JobProfile) -> dict[str, Totals]:
+    """Exact totals per layer of a streamed profile (empty when its traces are held): plots drawn from a
+    streamed trace's sample carry these, not the sample's."""
+    out: dict[str, Totals] = {}
+    if profile.traces:
+        return out
+    for layer, module in _MODULE.items():
+        sm = summaries(profile).get(module)
+        if sm is not None:
+            out[layer] = Totals(bytes=int(sm.bytes.sum()), ops=sm.segments, time=float(sm.time.sum()))
+    return out
+
+
 def _layered(profile: JobProfile) -> tuple[list[Layer], list[Trace]]:
-    ts = traces(profile)
+    # A streamed trace is drawn from its sample (every k-th segment); held traces are drawn whole.
+    ts = sample_traces(profile)
     names: list[Layer] = []
     parts: list[Trace] = []
     for m in TRACE_MODULES:
@@ -558,8 +588,16 @@ def timeline(
         n_ranks = max(int(profile.meta.nprocs), int(cols.rank.max()) + 1)
         density = timeline_density(cols, 0.0, _runtime_of(profile, cols), 0, n_ranks - 1, budget)
     layer_totals = cols.layer_totals()
+    points_total = len(cols)
+    bar_bytes, bar_ops = bars.bytes, bars.ops
+    exact = _streamed_totals(profile)
+    if exact:  # bars of a 1-in-k sample stand for k segments each; the totals are the stream's own
+        w = np.array([sample_stride(profile, _MODULE[nm]) for nm in cols.names], dtype=np.int64)[bars.layer]
+        bar_bytes, bar_ops = bar_bytes * w, bar_ops * w
+        layer_totals = {nm: exact[nm] for nm in cols.names if nm in exact}
+        points_total = sum(t.ops for t in layer_totals.values())
     return TimelinePlot(
-        points_total=len(cols),
+        points_total=points_total,
         points_shown=len(bars.rank),
         x=Axis(label="time", unit="s"),
         y=Axis(label="rank", unit="rank"),
@@ -570,8 +608,8 @@ def timeline(
         end=bars.end.tolist(),
         op=_op_names(bars.op),
         layer=_layer_list(bars.layer, cols.names),
-        bytes=bars.bytes.tolist(),
-        ops=bars.ops.tolist(),
+        bytes=bar_bytes.tolist(),
+        ops=bar_ops.tolist(),
         layer_totals=layer_totals,
         density=density,
     )
@@ -600,9 +638,19 @@ def transfer_sizes(profile: JobProfile, max_points: int = MAX_POINTS) -> Transfe
     h_counts: list[list[int]] = []
     h_bytes: list[list[int]] = []
     strata = []
+    exact = _streamed_totals(profile)
     for li, p in enumerate(parts):
+        sm = summaries(profile).get(_MODULE[names[li]]) if exact else None
         bins = size_bin(p.length)
         for o in (0, 1):
+            if sm is not None:  # the stream counted every segment into Darshan's bins as it went by
+                if sm.size_counts[o].sum() == 0:
+                    continue
+                h_layer.append(names[li])
+                h_op.append(OPS[o])
+                h_counts.append(sm.size_counts[o].tolist())
+                h_bytes.append(sm.size_bytes[o].tolist())
+                continue
             m = p.op == o
             if not m.any():
                 continue
@@ -622,12 +670,13 @@ def transfer_sizes(profile: JobProfile, max_points: int = MAX_POINTS) -> Transfe
         m = which == li
         time[m] = p.start[local[m]]
         size[m] = p.length[local[m]]
+    totals = _sum_totals([exact[nm] for nm in names]) if exact else _sum_totals([_totals(p) for p in parts])
     return TransferSizePlot(
-        points_total=int(bounds[-1]),
+        points_total=totals.ops if exact else int(bounds[-1]),
         points_shown=len(idx),
         x=Axis(label="time", unit="s"),
         y=Axis(label="transfer size", unit="B"),
-        totals=_sum_totals([_totals(p) for p in parts]),
+        totals=totals,
         time=time.tolist(),
         size=size.tolist(),
         op=_op_names(stratum[idx] % 2),
@@ -649,12 +698,16 @@ def transfer_sizes(profile: JobProfile, max_points: int = MAX_POINTS) -> Transfe
 def spatiality(
     profile: JobProfile, max_points: int = MAX_POINTS, top_files: int = TOP_FILES, tr: Trace | None = None
 ) -> SpatialityPlot | None:
-    tr = tr if tr is not None else top_trace(profile)
+    tr = tr if tr is not None else plot_top(profile)
     if tr is None or len(tr) == 0:
         return None
     nfiles = len(tr.file_ids)
     fbytes = np.bincount(tr.file, weights=tr.length, minlength=nfiles)
     fops = np.bincount(tr.file, minlength=nfiles)
+    ftime = np.bincount(tr.file, weights=tr.end - tr.start, minlength=nfiles)
+    view = stream_top(profile) if not profile.traces else None
+    if view is not None:  # a streamed trace's sample: the files' own numbers come from the stream, exact
+        fbytes, fops, ftime = stream_file_totals(view, tr.file_ids)
     present = np.flatnonzero(fops > 0)
     # Busiest first; ties by record id so the choice does not depend on the order files were read.
     busiest = present[np.lexsort((tr.file_ids[present], -fbytes[present]))][:top_files]
@@ -675,11 +728,17 @@ def spatiality(
         for i, f in enumerate(busiest.tolist())
     ]
     return SpatialityPlot(
-        points_total=len(chosen),
+        points_total=int(fops[busiest].sum()) if view is not None else len(chosen),
         points_shown=len(pick),
         x=Axis(label="time", unit="s"),
         y=Axis(label="file offset", unit="B"),
-        totals=_totals(tr, seg_slot >= 0),
+        totals=Totals(
+            bytes=round(float(fbytes[busiest].sum())),
+            ops=int(fops[busiest].sum()),
+            time=float(ftime[busiest].sum()),
+        )
+        if view is not None
+        else _totals(tr, seg_slot >= 0),
         offset=tr.offset[pick].tolist(),
         length=tr.length[pick].tolist(),
         time=tr.start[pick].tolist(),
@@ -694,11 +753,19 @@ def spatiality(
 
 
 def phases_plot(profile: JobProfile, max_points: int = MAX_POINTS, tr: Trace | None = None) -> PhasesPlot | None:
-    tr = tr if tr is not None else top_trace(profile)
-    if tr is None or len(tr) == 0:
-        return None
-    ph = phases(tr, Thresholds().trace_phase_min_gap * _runtime(profile, tr))
-    st = phase_stragglers(tr, ph)
+    view = stream_top(profile) if not profile.traces else None
+    if view is not None:  # streamed: phases from the exact busy intervals, stragglers from the spans
+        runtime = max(float(profile.meta.runtime_s), view.max_end, 1e-9)
+        ph = stream_phases(view, Thresholds().trace_phase_min_gap * runtime)
+        st = stream_stragglers(view, ph)
+        totals = Totals(bytes=int(view.bytes.sum()), ops=view.segments, time=float(view.time.sum()))
+    else:
+        tr = tr if tr is not None else top_trace(profile)
+        if tr is None or len(tr) == 0:
+            return None
+        ph = phases(tr, Thresholds().trace_phase_min_gap * _runtime(profile, tr))
+        st = phase_stragglers(tr, ph)
+        totals = _totals(tr)
     n = len(ph)
     keep = np.arange(n)
     if n > max_points:  # keep the longest phases, in time order
@@ -708,7 +775,7 @@ def phases_plot(profile: JobProfile, max_points: int = MAX_POINTS, tr: Trace | N
         points_shown=len(keep),
         x=Axis(label="time", unit="s"),
         y=Axis(label="rank", unit="rank"),
-        totals=_totals(tr),
+        totals=totals,
         threshold=float(ph.threshold),
         start=ph.start[keep].tolist(),
         end=ph.end[keep].tolist(),
@@ -909,10 +976,17 @@ def heatmap_plot(
     hm = job_heatmap(heatmaps(profile))
     if hm is not None and len(hm.ranks) > 0:
         return _heatmap_from_module(hm, int(profile.meta.nprocs), max_bins, max_rows)
-    ts = traces(profile)
+    ts = sample_traces(profile)
     for module in ("DXT_POSIX", "DXT_MPIIO"):  # POSIX holds what MPI-IO issued: never both (double count)
         if module in ts:
-            return _heatmap_from_trace(profile, module, ts[module], max_bins, max_rows)
+            k = sample_stride(profile, module)
+            if k == 1:
+                return _heatmap_from_trace(profile, module, ts[module], max_bins, max_rows)
+            # A streamed trace: its 1-in-k sample, each segment standing for k.
+            tr = replace(ts[module], length=ts[module].length * k)
+            plot = _heatmap_from_trace(profile, module, tr, max_bins, max_rows)
+            note = f"drawn from every {k:,}th segment of the trace (each standing for {k:,}): it was too large to hold"
+            return plot.model_copy(update={"notes": [*plot.notes, note]})
     return None
 
 
@@ -920,7 +994,7 @@ def heatmap_plot(
 
 
 def plot_data(profile: JobProfile, ctx: Context | None = None) -> PlotData:
-    top = top_trace(profile)
+    top = plot_top(profile)
     return PlotData(
         timeline=timeline(profile),
         transfer_sizes=transfer_sizes(profile),

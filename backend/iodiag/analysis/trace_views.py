@@ -619,3 +619,46 @@ def stream_repeats(v: StreamView) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     rep = np.rint(moved - unique).astype(np.int64)
     sel = np.flatnonzero(rep > 0)
     return sel, np.rint(moved[sel]).astype(np.int64), np.rint(unique[sel]).astype(np.int64), rep[sel]
+
+
+def sample_traces(profile: JobProfile) -> dict[str, Trace]:
+    """What the plots draw: the traces when held, else each streamed module's sample (see ``sample_stride``)."""
+    held = traces(profile)
+    if held:
+        return held
+    return {m: s.sample for m, s in summaries(profile).items() if len(s.sample)}
+
+
+def sample_stride(profile: JobProfile, module: str) -> int:
+    """1 for a held trace; k for a streamed one, whose sample holds every k-th segment."""
+    s = profile.trace_summaries.get(module)
+    return s.sample_stride if s is not None and module not in profile.traces else 1
+
+
+def plot_top(profile: JobProfile) -> Trace | None:
+    """``top_trace``, or for a streamed profile the same selection of its samples."""
+    top = top_trace(profile)
+    if top is not None or not summaries(profile):
+        return top
+    ss = sample_traces(profile)
+    mpi, posix = ss.get("DXT_MPIIO"), ss.get("DXT_POSIX")
+    if mpi is None or posix is None:
+        return mpi or posix
+    keep = ~np.isin(posix.file_ids, mpi.file_ids)[posix.file]
+    return concat([mpi, posix], "DXT", [None, keep]) if keep.any() else mpi
+
+
+def stream_file_totals(v: StreamView, file_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact bytes, operations and time per file of ``file_ids`` (another index of the same files)."""
+    f = v.rec_op_file
+    nb = np.bincount(f, weights=v.bytes, minlength=len(v.file_ids))
+    no = np.bincount(f, weights=v.ops, minlength=len(v.file_ids))
+    nt = np.bincount(f, weights=v.time, minlength=len(v.file_ids))
+    sorter = np.argsort(v.file_ids, kind="stable")
+    at = sorter[np.minimum(np.searchsorted(v.file_ids, file_ids, sorter=sorter), len(v.file_ids) - 1)]
+    found = v.file_ids[at] == file_ids
+    return (
+        np.where(found, nb[at], 0.0),
+        np.where(found, np.rint(no[at]), 0).astype(np.int64),
+        np.where(found, nt[at], 0.0),
+    )

@@ -26,7 +26,7 @@ with no sort in the common case (each record's requests arrive in time order).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +40,8 @@ GROUPS = ("mpiio", "posix_below", "posix_only")
 issues for MPI-IO calls); the other DXT_POSIX records."""
 SMALL_BYTES = 1 << 20
 """Requests below this are small (the default of ``trace_small_bytes``)."""
+SIZE_BIN_UPPER = np.array([100, 1024, 10240, 102400, 1 << 20, 4 << 20, 10 << 20, 100 << 20, 1 << 30], dtype=np.int64)
+"""Darshan's access-size bins (inclusive upper bounds, the last bin open): the plots' exact size histogram."""
 SPAN_CAP = 4_000_000
 INTERVAL_CAP = 2_000_000
 SAMPLE_CAP = 1 << 17
@@ -108,6 +110,9 @@ class TraceSummary:
     coarsened: float = 0.0
     """0, or the gap (seconds) under which busy intervals were merged to stay under the cap."""
     max_end: float = 0.0
+    size_counts: np.ndarray = field(default_factory=lambda: np.zeros((2, len(SIZE_BIN_UPPER) + 1), np.int64))
+    """Segments per (op, Darshan access-size bin), exact."""
+    size_bytes: np.ndarray = field(default_factory=lambda: np.zeros((2, len(SIZE_BIN_UPPER) + 1), np.int64))
 
     def __len__(self) -> int:
         return self.segments
@@ -197,6 +202,8 @@ class TraceStream:
         }
         self._sample_n = 0
         self._max_end = -np.inf
+        self._size_counts = np.zeros((2, len(SIZE_BIN_UPPER) + 1), dtype=np.int64)
+        self._size_bytes = np.zeros((2, len(SIZE_BIN_UPPER) + 1), dtype=np.int64)
 
     # --- one chunk ------------------------------------------------------------------------------------
 
@@ -220,8 +227,8 @@ class TraceStream:
             files[i] = fi
             ranks[i] = rank
             self._hosts.setdefault(int(rank), host)
-        file_ids = np.fromiter(self._file_index, dtype=np.uint64, count=len(self._file_index))
         if self._posix:
+            file_ids = np.fromiter(self._file_index, dtype=np.uint64, count=len(self._file_index))
             below = np.isin(file_ids[files], self._mpiio_files)
             group = np.where(below, 1, 2).astype(np.int8)
         else:
@@ -229,41 +236,55 @@ class TraceStream:
         self._rec["file"].append(files)
         self._rec["rank"].append(ranks)
         self._rec["group"].append(group)
+        ng = 2 * nrec
+        if k == 0:
+            self._empty_chunk(counts, ng)
+            self._nrec += nrec
+            return
 
         start = np.ascontiguousarray(raw["start"])
         end = np.ascontiguousarray(raw["end"])
         off = np.ascontiguousarray(raw["offset"])
         ln = np.ascontiguousarray(raw["length"])
-        ng = 2 * nrec
-        gid = np.repeat(np.arange(ng, dtype=np.int64), counts)
-        nonempty = np.flatnonzero(counts)
-        gstart = np.r_[0, np.cumsum(counts)[:-1]][nonempty]
-        same = gid[1:] == gid[:-1]
+        # Each (record, op) group is a contiguous run of the chunk: sums are reduceat over the groups'
+        # first positions (exact in int64, and no per-segment group column).
+        ne = np.flatnonzero(counts)
+        bounds = np.cumsum(counts)
+        gstart = (bounds - counts)[ne]
+        same = np.ones(k - 1, dtype=bool)
+        same[gstart[1:] - 1] = False
         dur = end - start
-        if k:
-            self._max_end = max(self._max_end, float(end.max()))
+        self._max_end = max(self._max_end, float(end.max()))
+
+        def gsum(x: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+            out: np.ndarray = np.zeros(ng, dtype=dtype)
+            out[ne] = np.add.reduceat(x, gstart)
+            return out
+
+        def gext(fn: np.ufunc, x: np.ndarray, fill: float) -> np.ndarray:
+            out = np.full(ng, fill)
+            out[ne] = fn.reduceat(x, gstart)
+            return out
+
+        def group_of(pos: np.ndarray) -> np.ndarray:
+            g: np.ndarray = np.searchsorted(bounds, pos, side="right")
+            return g
 
         self._acc["ops"].append(counts)
-        self._acc["bytes"].append(self._exact(gid, ln, ng))
-        self._acc["time"].append(np.bincount(gid, weights=dur, minlength=ng))
-        self._acc["first"].append(self._reduce(np.minimum, start, gstart, nonempty, ng, np.inf))
-        self._acc["last"].append(self._reduce(np.maximum, end, gstart, nonempty, ng, -np.inf))
+        self._acc["bytes"].append(gsum(ln, np.int64))
+        self._acc["time"].append(gsum(dur))
+        self._acc["first"].append(gext(np.minimum, start, np.inf))
+        self._acc["last"].append(gext(np.maximum, end, -np.inf))
 
         masks: dict[str, np.ndarray | None] = dict.fromkeys(FLAGS)
+        per_rec = counts[0::2] + counts[1::2]
         if self._posix:
             masks["small"] = (ln < SMALL_BYTES) & (ln > 0)
-            seg_align = np.repeat(np.asarray(self._file_align, dtype=np.int64)[files], counts[0::2] + counts[1::2])
-            known = seg_align > 1
-            mis = np.zeros(k, dtype=bool)
-            if known.any():
-                mis[known] = (off[known] % seg_align[known]) != 0
-            masks["misaligned"] = mis & (ln > 0)
+            masks["misaligned"] = self._misaligned(files, per_rec, off, ln)
             rnd = np.zeros(k, dtype=bool)
-            if k > 1:
-                rnd[1:] = same & (off[1:] < (off + ln)[:-1])
+            rnd[1:] = same & (off[1:] < (off + ln)[:-1])
             masks["random"] = rnd
-        seg_file = np.repeat(files.astype(np.int64), counts[0::2] + counts[1::2])
-        masks["repeat"] = self._repeats(seg_file * 2 + (gid & 1), gid, same, off, ln)
+        masks["repeat"] = self._repeats(files, per_rec, group_of, same, off, ln)
         for name, mask in masks.items():
             store = self._flag[name]
             if mask is None or not mask.any():
@@ -272,34 +293,33 @@ class TraceStream:
                 store["first"].append(np.full(ng, np.inf))
                 store["last"].append(np.full(ng, -np.inf))
                 continue
-            store["ops"].append(np.bincount(gid[mask], minlength=ng).astype(np.float64))
-            store["bytes"].append(self._exact(gid[mask], ln[mask], ng))
-            store["time"].append(np.bincount(gid[mask], weights=dur[mask], minlength=ng))
-            store["first"].append(self._reduce(np.minimum, np.where(mask, start, np.inf), gstart, nonempty, ng, np.inf))
-            store["last"].append(self._reduce(np.maximum, np.where(mask, end, -np.inf), gstart, nonempty, ng, -np.inf))
+            store["ops"].append(gsum(mask.astype(np.int64), np.int64))
+            store["bytes"].append(gsum(np.where(mask, ln, 0), np.int64))
+            store["time"].append(gsum(np.where(mask, dur, 0.0)))
+            store["first"].append(gext(np.minimum, np.where(mask, start, np.inf), np.inf))
+            store["last"].append(gext(np.maximum, np.where(mask, end, -np.inf), -np.inf))
 
         # Runs: consecutive requests of one (record, op) that touch or overlap. A chain of overlapping
         # intervals is connected, so each run's [min start, max end] is exactly the union of its requests,
         # in whatever order they come; the chunk's union is the union of its runs.
+        gap = start[1:] - end[:-1]
         cont = np.zeros(k, dtype=bool)
-        if k > 1:
-            gap = start[1:] - end[:-1]
-            cont[1:] = same & (gap <= 0)
+        cont[1:] = same & (gap <= 0)
         run_first = np.flatnonzero(~cont)
         run_lo = np.minimum.reduceat(start, run_first)
         run_hi = np.maximum.reduceat(end, run_first)
-        run_group = group[gid[run_first] // 2]
+        run_group = group[group_of(run_first) // 2]
         for g in np.unique(run_group).tolist():
             sel = run_group == g
             self._add_busy(int(g), run_lo[sel], run_hi[sel])
 
         # Spans: the same with gaps below span_gap allowed inside.
-        if self._span_gap > 0 and k > 1:
+        if self._span_gap > 0:
             cont[1:] = same & (gap < self._span_gap)
             span_first = np.flatnonzero(~cont)
         else:
             span_first = run_first
-        sg = gid[span_first]
+        sg = group_of(span_first)
         spans = Spans(
             record=(self._nrec + sg // 2).astype(np.int64),
             op=(sg & 1).astype(np.int8),
@@ -314,9 +334,47 @@ class TraceStream:
         if self._span_count > self._span_cap:
             self._coarsen_spans()
 
-        self._add_sample(files, ranks, counts, gid, off, ln, start, end)
+        nb = len(SIZE_BIN_UPPER) + 1
+        seg_op = np.repeat(np.tile(np.array([0, nb], dtype=np.int64), nrec), counts)
+        size_key = seg_op + np.searchsorted(SIZE_BIN_UPPER, ln, side="left")
+        self._size_counts += np.bincount(size_key, minlength=2 * nb).reshape(2, nb)
+        self._size_bytes += self._exact(size_key, ln, 2 * nb).reshape(2, nb)
+
+        self._add_sample(files, ranks, per_rec, group_of, off, ln, start, end)
         self._n += k
         self._nrec += nrec
+
+    def _empty_chunk(self, counts: np.ndarray, ng: int) -> None:
+        self._acc["ops"].append(counts)
+        for key in ("bytes", "time"):
+            self._acc[key].append(np.zeros(ng))
+        self._acc["first"].append(np.full(ng, np.inf))
+        self._acc["last"].append(np.full(ng, -np.inf))
+        for store in self._flag.values():
+            for key in ("ops", "bytes", "time"):
+                store[key].append(np.zeros(ng))
+            store["first"].append(np.full(ng, np.inf))
+            store["last"].append(np.full(ng, -np.inf))
+
+    def _misaligned(self, files: np.ndarray, per_rec: np.ndarray, off: np.ndarray, ln: np.ndarray) -> np.ndarray:
+        """Offsets that are not a multiple of their file's alignment (files of unknown alignment never are)."""
+        rec_align = np.asarray(self._file_align, dtype=np.int64)[files]
+        if not (rec_align > 1).any():
+            return np.zeros(len(off), dtype=bool)
+        values = np.unique(rec_align)
+        if len(values) == 1 and int(values[0]) & (int(values[0]) - 1) == 0:
+            # One power-of-two alignment for the whole chunk (the usual case): a mask, no per-segment column.
+            single: np.ndarray = ((off & (int(values[0]) - 1)) != 0) & (ln > 0)
+            return single
+        a = np.repeat(rec_align, per_rec)
+        known = a > 1
+        if bool(np.all((rec_align <= 1) | ((rec_align & (rec_align - 1)) == 0))):
+            # Powers of two (block and stripe sizes, nearly always): a mask instead of a division.
+            out: np.ndarray = known & ((off & np.maximum(a - 1, 0)) != 0)
+        else:
+            out = np.zeros(len(off), dtype=bool)
+            out[known] = (off[known] % a[known]) != 0
+        return out & (ln > 0)
 
     @staticmethod
     def _exact(key: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -375,31 +433,46 @@ class TraceStream:
         return Spans(*(np.concatenate([getattr(s, k) for s in self._spans]) for k in Spans.__dataclass_fields__))
 
     def _repeats(
-        self, key: np.ndarray, gid: np.ndarray, same: np.ndarray, off: np.ndarray, ln: np.ndarray
+        self,
+        files: np.ndarray,
+        per_rec: np.ndarray,
+        group_of: Callable[[np.ndarray], np.ndarray],
+        same: np.ndarray,
+        off: np.ndarray,
+        ln: np.ndarray,
     ) -> np.ndarray:
         """Segments whose bytes were already moved in the same direction on the same file: inside their
         (record, op) in offset order (as the in-memory view), or by any earlier run of the (file, op)."""
         k = len(off)
-        if k == 0:
-            return np.zeros(0, dtype=bool)
-        order: np.ndarray | None = None
-        if k > 1 and not bool(np.all(~same | (off[1:] >= off[:-1]))):
-            order = np.lexsort((off, gid))
-            key, gid, off, ln = key[order], gid[order], off[order], ln[order]
-            same = gid[1:] == gid[:-1]
         end = off + ln
-        new_group = np.r_[True, ~same]
-        run = _grouped_cummax(end, new_group)
-        prev = np.empty_like(run)
-        prev[0] = np.iinfo(np.int64).min
-        prev[1:] = run[:-1]
-        prev[new_group] = np.iinfo(np.int64).min
-        flag = off < prev
-        # Runs of the union inside each group, then against earlier runs of the same (file, op).
-        run_start = np.flatnonzero(new_group | (off > prev))
+        order: np.ndarray | None = None
+        if k > 1 and not bool(np.all(~same | (off[1:] >= end[:-1]))):
+            # Overlaps or out-of-order offsets inside a group: the in-memory rule, in offset order.
+            gid = group_of(np.arange(k))
+            order = np.lexsort((off, gid))
+            off, ln, end = off[order], ln[order], end[order]
+            same = gid[order][1:] == gid[order][:-1]
+            new_group = np.r_[True, ~same]
+            run = _grouped_cummax(end, new_group)
+            prev = np.empty_like(run)
+            prev[0] = np.iinfo(np.int64).min
+            prev[1:] = run[:-1]
+            prev[new_group] = np.iinfo(np.int64).min
+            flag = off < prev
+            run_start = np.flatnonzero(new_group | (off > prev))
+            r_hi = np.maximum.reduceat(run, run_start)
+            r_group = gid[order][run_start]
+        else:
+            # The common case (each record's requests in offset order, none overlapping the one before):
+            # nothing repeats inside a group, and a run ends at each hole.
+            flag = np.zeros(k, dtype=bool)
+            brk = np.ones(k, dtype=bool)
+            brk[1:] = ~same | (off[1:] > end[:-1])
+            run_start = np.flatnonzero(brk)
+            r_hi = end[np.r_[run_start[1:] - 1, k - 1]]
+            r_group = group_of(run_start)
         r_lo = off[run_start]
-        r_hi = np.maximum.reduceat(run, run_start)
-        r_key = key[run_start]
+        r_key = files.astype(np.int64)[r_group // 2] * 2 + (r_group & 1)
         g_key, g_lo, g_hi = self._ranges
         n_old = len(g_key)
         all_key = np.concatenate([g_key, r_key])
@@ -413,17 +486,15 @@ class TraceStream:
         pv[0] = np.iinfo(np.int64).min
         pv[1:] = cm[:-1]
         pv[knew] = np.iinfo(np.int64).min
-        overl = slo < pv
         run_flag = np.zeros(len(all_key), dtype=bool)
-        run_flag[o] = overl
+        run_flag[o] = slo < pv
         run_flag = run_flag[n_old:]
-        start_new = knew | (slo > pv)
-        first = np.flatnonzero(start_new)
+        first = np.flatnonzero(knew | (slo > pv))
         self._ranges = (sk[first], slo[first], np.maximum.reduceat(cm, first))
-        marker = np.zeros(k, dtype=bool)
-        marker[run_start] = True
-        run_id = np.cumsum(marker) - 1
-        flag |= run_flag[run_id]
+        if run_flag.any():
+            marker = np.zeros(k, dtype=bool)
+            marker[run_start] = True
+            flag |= run_flag[np.cumsum(marker) - 1]
         if order is None:
             return flag
         out = np.zeros(k, dtype=bool)
@@ -434,8 +505,8 @@ class TraceStream:
         self,
         files: np.ndarray,
         ranks: np.ndarray,
-        counts: np.ndarray,
-        gid: np.ndarray,
+        per_rec: np.ndarray,
+        group_of: Callable[[np.ndarray], np.ndarray],
         off: np.ndarray,
         ln: np.ndarray,
         start: np.ndarray,
@@ -453,11 +524,11 @@ class TraceStream:
             self._sample = {c: [v[keep]] for c, v in joined.items()}
             self._sample_n = int(keep.sum())
         pick = np.arange((-self._n) % self._stride, k, self._stride, dtype=np.int64)
-        rec = np.searchsorted(np.cumsum(counts[0::2] + counts[1::2]), pick, side="right")
+        rec = np.searchsorted(np.cumsum(per_rec), pick, side="right")
         cols = {
             "rank": ranks[rec],
             "file": files[rec],
-            "op": (gid[pick] & 1).astype(np.int8),
+            "op": (group_of(pick) & 1).astype(np.int8),
             "offset": off[pick],
             "length": ln[pick],
             "start": start[pick],
@@ -525,6 +596,8 @@ class TraceStream:
             hostnames=dict(self._hosts),
             coarsened=self._coarsened,
             max_end=float(self._max_end) if self._n else 0.0,
+            size_counts=self._size_counts.copy(),
+            size_bytes=self._size_bytes.copy(),
         )
 
 

@@ -27,7 +27,7 @@ from iodiag.analysis.heatmap_views import (
 )
 from iodiag.analysis.models import Layer, Metric, Severity, Unit, window_metrics
 from iodiag.analysis.registry import Hit, check
-from iodiag.analysis.trace_views import traces
+from iodiag.analysis.trace_views import summaries, traces
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 
@@ -44,7 +44,8 @@ def _cached(ctx: Context, key: str, make: object) -> object:
 
 def _maps(ctx: Context) -> dict[str, Heatmap]:
     """The profile's heatmaps; empty when DXT traces are loaded (the T checks cover it then)."""
-    v = _cached(ctx, "heatmap.maps", lambda: {} if traces(ctx.profile) else heatmaps(ctx.profile))
+    traced = bool(traces(ctx.profile) or summaries(ctx.profile))  # held or streamed
+    v = _cached(ctx, "heatmap.maps", lambda: {} if traced else heatmaps(ctx.profile))
     assert isinstance(v, dict)
     return v
 
