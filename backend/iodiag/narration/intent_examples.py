@@ -82,5 +82,9 @@ def load_index(path: Path) -> ExampleIndex | None:
     rows = data.get("examples") if isinstance(data, dict) else None
     if not isinstance(rows, list):
         return None
-    examples = [(str(r["q"]), str(r["intent"])) for r in rows if isinstance(r, dict) and "q" in r and "intent" in r]
+    examples = [
+        (str(r["q"]), str(r["intent"]))
+        for r in rows
+        if isinstance(r, dict) and "q" in r and "intent" in r and not r.get("history")  # a follow-up needs its turn
+    ]
     return build_index(examples) if examples else None
