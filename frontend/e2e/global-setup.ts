@@ -21,8 +21,10 @@ export interface E2EState {
   apiURL: string;
   dataDir: string;
   /** One user per spec file that needs its own jobs (erin: responsive, frank: first use, gwen: report tools, sam: screenshots). */
-  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string; erin: string; frank: string; gwen: string; sam: string; tina: string };
+  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string; erin: string; frank: string; gwen: string; sam: string; tina: string; zoe: string };
   realLog: string;
+  /** The 384-rank DXT log of the shared corpus (26,000 segments: the timeline's density view); null without it. */
+  scaleLog: string | null;
   xssLog: string;
   /** Two runs of ior (bad: a slow OST; good: none, later) and a run of another program; null without PyDarshan's test logs. */
   ostLogs: { bad: string; good: string; other: string } | null;
@@ -70,6 +72,14 @@ function realLog(env: NodeJS.ProcessEnv, dataDir: string): string {
   console.log(`e2e: ${dir} is missing; using a synthesized log of the same shape (e2e/fixtures/fallback.yaml)`);
   execFileSync(bin, ["synth", join(here, "fixtures", "fallback.yaml"), "-o", out], { env, stdio: ["ignore", "ignore", "inherit"] });
   return out;
+}
+
+/** The shared corpus's 384-rank DXT log, or null (the timeline-at-scale test is then skipped). */
+function scaleLog(): string | null {
+  const dir = resolve(repo, "..", "shared", "logs", "drishti");
+  const f = existsSync(dir) ? readdirSync(dir).find((n) => n.endsWith(".darshan")) : undefined;
+  if (!f) console.log(`e2e: no log in ${dir}; the timeline-at-scale test is skipped`);
+  return f ? join(dir, f) : null;
 }
 
 /** PyDarshan's sample logs, in the darshan package the backend's virtualenv installs. */
@@ -126,6 +136,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     gwen: token("gwen", "user"),
     sam: token("sam", "user"),
     tina: token("tina", "user"),
+    zoe: token("zoe", "user"),
   };
 
   const xssLog = join(dataDir, "xss.darshan");
@@ -174,7 +185,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       await waitFor(baseURL, (r) => r.ok, "vite preview", vite);
     }
     console.log(`e2e: backend ${apiURL} (data ${dataDir}); UI from ${uiFrom} at ${baseURL}`);
-    const state: E2EState = { baseURL, apiURL, dataDir, tokens, realLog: realLog(env, dataDir), xssLog, ostLogs: ostLogs(env), uiFrom };
+    const state: E2EState = { baseURL, apiURL, dataDir, tokens, realLog: realLog(env, dataDir), scaleLog: scaleLog(), xssLog, ostLogs: ostLogs(env), uiFrom };
     const stateFile = join(dataDir, "e2e-state.json");
     writeFileSync(stateFile, JSON.stringify(state));
     process.env.IODIAG_E2E_STATE = stateFile;

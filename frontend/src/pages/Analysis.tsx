@@ -223,7 +223,7 @@ function Done({ a }: { a: AnalysisOut }) {
               </button>
             </div>
           )}
-          {plots?.timeline && <TimelineView p={plots.timeline} hl={highlight} runtime={runtime} />}
+          {plots?.timeline && <TimelineView p={plots.timeline} hl={highlight} runtime={runtime} analysisId={a.id} />}
           {plots?.heatmap && <HeatmapView p={plots.heatmap} hl={highlight} runtime={runtime} />}
           {plots?.phases && <PhasesView p={plots.phases} hl={highlight} runtime={runtime} nprocs={report.job.nprocs} />}
           {plots?.transfer_sizes && <TransferSizesView p={plots.transfer_sizes} hl={highlight} runtime={runtime} />}

@@ -67,6 +67,8 @@ export interface PlotProps {
   focus?: { key: string; x: [number, number] | null } | null;
   /** Keep the x range in step with other plots on the same axes. */
   xLink?: XLink | null;
+  /** Told the range shown (raw y values, not log) after every zoom, pan or reset; `zoomed` is false at the full domain. */
+  onView?: (view: View, zoomed: boolean) => void;
   children?: ReactNode;
   testId?: string;
 }
@@ -191,6 +193,15 @@ export function PlotCanvas(props: PlotProps) {
     if (!onLinkRange) return;
     onLinkRange(view.x0 === full.x0 && view.x1 === full.x1 ? null : [view.x0, view.x1]);
   }, [onLinkRange, view.x0, view.x1, full.x0, full.x1]);
+
+  // The plot's owner may want more detail for the range shown (the timeline asks the API for the window).
+  const onView = props.onView;
+  useEffect(() => {
+    if (!onView) return;
+    const isFull = view.x0 === full.x0 && view.x1 === full.x1 && view.y0 === full.y0 && view.y1 === full.y1;
+    const raw = yLog ? { ...view, y0: Math.pow(10, view.y0), y1: Math.pow(10, view.y1) } : view;
+    onView(raw, !isFull);
+  }, [onView, view, full.x0, full.x1, full.y0, full.y1, yLog]);
 
   useLayoutEffect(() => {
     const el = wrapRef.current;

@@ -1,6 +1,6 @@
 // The report's plots, drawn from GET /analyses/{id}/plots (at most 20k points each, exact totals).
-import { useCallback, useMemo, useState } from "react";
-import type { Schemas } from "../api/client";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { api, call, type Schemas } from "../api/client";
 import { bytes, count, percent, seconds } from "../lib/format";
 import { type DrawCtx, PlotCanvas, type XLink } from "./PlotCanvas";
 
@@ -181,51 +181,256 @@ function ostSummary(p: Schemas["OstPlot"], metric: OstMetric): string {
 
 // --- timeline ---------------------------------------------------------------------------------
 
-export function TimelineView({ p, hl, runtime, uid = "", xMax: sharedX = 0, xLink }: { p: Schemas["TimelinePlot"]; hl: Highlight | null; runtime: number } & Shared) {
+type Bars = Pick<Schemas["TimelinePlot"], "rank" | "start" | "end" | "op" | "layer" | "bytes" | "ops">;
+type Density = Schemas["TimelineDensity"];
+type Window = Schemas["TimelineWindow"];
+type Range = { x0: number; x1: number; y0: number; y1: number };
+
+const layerName = (l: string | undefined) => (l === "MPIIO" ? "MPI-IO" : (l ?? ""));
+
+/** The segments (bars) of one layer, or of all. */
+function barIndex(b: Bars, layer: string): number[] {
+  return b.layer.flatMap((l, i) => (layer === "all" || l === layer ? [i] : []));
+}
+
+/** Where (layer, op) sits inside a rank row: `split` stripes, top first, as fractions of the row. */
+function stripe(layers: string[], ops: string[], layer: string, op: string, shown: string): [number, number] {
+  const ls = shown === "all" ? layers : [shown];
+  const n = ls.length * ops.length;
+  const k = Math.max(0, ls.indexOf(layer)) * ops.length + Math.max(0, ops.indexOf(op));
+  return [k / n, (k + 1) / n];
+}
+
+function drawBars(d: DrawCtx, b: Bars, idx: number[], layers: string[], layer: string, hlRanks: Set<number> | null) {
+  const { ctx } = d;
+  const rowH = Math.abs(d.y(0) - d.y(1));
+  // One layer: a bar per rank row. All layers: each row split, the first layer on top.
+  const split = layer === "all" && layers.length > 1;
+  const h = Math.max(1, rowH * (split ? 0.38 : 0.7));
+  for (const i of idx) {
+    const r = b.rank[i] ?? 0;
+    const x0 = d.x(b.start[i] ?? 0);
+    const x1 = d.x(b.end[i] ?? 0);
+    if (x1 < d.area.left - 1 || x0 > d.area.left + d.area.width + 1) continue;
+    const op = b.op[i] ?? "write";
+    const lower = split && b.layer[i] !== layers[0];
+    const top = d.y(r) - (split ? (lower ? -rowH * 0.02 : h + rowH * 0.02) : h / 2);
+    ctx.globalAlpha = hlRanks && !hlRanks.has(r) ? 0.25 : lower ? 0.65 : 1;
+    ctx.fillStyle = opColor(d, op);
+    ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
+  }
+  ctx.globalAlpha = 1;
+}
+
+/** The density series shown for a layer choice. */
+function densitySeries(g: Density, layer: string): Density["series"] {
+  return g.series.filter((s) => layer === "all" || s.layer === layer);
+}
+
+function densityPeak(series: Density["series"]): number {
+  let m = 0;
+  for (const s of series) for (const v of s.bytes) if (v > m) m = v;
+  return m;
+}
+
+function drawDensity(d: DrawCtx, g: Density, layers: string[], layer: string, hlRanks: Set<number> | null) {
+  const { ctx } = d;
+  const series = densitySeries(g, layer);
+  const peak = densityPeak(series);
+  if (peak <= 0) return;
+  const ops = Array.from(new Set(g.series.map((s) => s.op))).sort((a, b) => (a === b ? 0 : a === "write" ? -1 : 1));
+  const rowPx = Math.abs(d.y(0) - d.y(g.ranks_per_row));
+  const lo = d.view.x0 - g.bin_width;
+  const hi = d.view.x1;
+  for (const s of series) {
+    const [f0, f1] = stripe(layers, ops, s.layer, s.op, layer);
+    ctx.fillStyle = opColor(d, s.op);
+    for (let k = 0; k < s.cell.length; k++) {
+      const cell = s.cell[k] ?? 0;
+      const row = Math.floor(cell / g.bins);
+      const bin = cell - row * g.bins;
+      const t = g.t0 + bin * g.bin_width;
+      if (t < lo || t > hi) continue;
+      const first = g.rank0 + row * g.ranks_per_row;
+      const top = d.y(first - 0.5 + g.ranks_per_row);
+      const x0 = d.x(t);
+      const x1 = d.x(t + g.bin_width);
+      // Square root, as the heatmap: a cell with a quarter of the peak still shows at half strength.
+      const v = s.bytes[k] ?? 0;
+      const dim = hlRanks && !Array.from({ length: g.ranks_per_row }, (_, j) => first + j).some((r) => hlRanks.has(r));
+      ctx.globalAlpha = (0.12 + 0.88 * Math.sqrt(v / peak)) * (dim ? 0.3 : 1);
+      ctx.fillRect(x0, top + rowPx * f0, Math.max(1, x1 - x0), Math.max(0.5, rowPx * (f1 - f0)));
+    }
+  }
+  ctx.globalAlpha = 1;
+}
+
+/** The cell of a density grid under (time, rank), in words. */
+function densityPick(g: Density, layer: string, x: number, y: number): string | null {
+  const bin = Math.floor((x - g.t0) / g.bin_width);
+  const row = Math.floor((Math.round(y) - g.rank0) / g.ranks_per_row);
+  if (bin < 0 || bin >= g.bins || row < 0 || row >= g.rows) return null;
+  const cell = row * g.bins + bin;
+  const first = g.rank0 + row * g.ranks_per_row;
+  const who = g.ranks_per_row > 1 ? `ranks ${String(first)}–${String(first + g.ranks_per_row - 1)}` : `rank ${String(first)}`;
+  const lines = [`${who} · ${seconds(g.t0 + bin * g.bin_width)} – ${seconds(g.t0 + (bin + 1) * g.bin_width)}`];
+  for (const s of densitySeries(g, layer)) {
+    let lo = 0;
+    let hi = s.cell.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((s.cell[mid] ?? 0) < cell) lo = mid + 1;
+      else hi = mid;
+    }
+    if (s.cell[lo] === cell) lines.push(`${layerName(s.layer)} ${s.op}: ${count(s.segments[lo])} segment(s) in flight, ${bytes(s.bytes[lo])}`);
+  }
+  if (lines.length === 1) lines.push("no I/O");
+  return lines.join("\n");
+}
+
+/** The density grid in words: who moved the bytes, and when. */
+function densitySummary(g: Density, layer: string): string {
+  const series = densitySeries(g, layer);
+  const perRow = new Map<number, number>();
+  let all = 0;
+  let first = Infinity;
+  let last = -Infinity;
+  for (const s of series) {
+    for (let k = 0; k < s.cell.length; k++) {
+      const cell = s.cell[k] ?? 0;
+      const row = Math.floor(cell / g.bins);
+      const bin = cell - row * g.bins;
+      const v = s.bytes[k] ?? 0;
+      perRow.set(row, (perRow.get(row) ?? 0) + v);
+      all += v;
+      first = Math.min(first, bin);
+      last = Math.max(last, bin);
+    }
+  }
+  if (!(all > 0)) return "no bytes moved";
+  let top = 0;
+  let topV = -1;
+  for (const [r, v] of perRow) if (v > topV) [top, topV] = [r, v];
+  const a = g.rank0 + top * g.ranks_per_row;
+  const who = g.ranks_per_row > 1 ? `ranks ${String(a)}–${String(a + g.ranks_per_row - 1)}` : `rank ${String(a)}`;
+  const even = perRow.size > 1 ? `, an even share would be ${percent(1 / perRow.size, 1)}` : "";
+  return `I/O between ${seconds(g.t0 + first * g.bin_width)} and ${seconds(g.t0 + (last + 1) * g.bin_width)} on ${count(perRow.size)} rank row(s); ${who} moved the most (${percent(topV / all, 1)} of the bytes${even})`;
+}
+
+/** Ask the API for the zoomed window's segments (debounced); null while not zoomed, or while the overview is exact. */
+function useTimelineWindow(analysisId: string | undefined, needed: boolean, view: Range | null, maxRank: number, layer: string) {
+  const [win, setWin] = useState<{ key: string; data: Window | null; error: string | null } | null>(null);
+  const req = useMemo(() => {
+    if (!analysisId || !needed || !view) return null;
+    const t0 = Math.max(0, view.x0);
+    const t1 = Math.max(t0 + 1e-6, view.x1);
+    const rank0 = Math.max(0, Math.ceil(view.y0));
+    const rank1 = Math.max(rank0, Math.min(maxRank, Math.floor(view.y1)));
+    const query: { t0: number; t1: number; rank0: number; rank1: number; layer?: "POSIX" | "MPIIO" } = { t0, t1, rank0, rank1 };
+    if (layer === "POSIX" || layer === "MPIIO") query.layer = layer;
+    return { key: `${String(t0)}:${String(t1)}:${String(rank0)}:${String(rank1)}:${layer}`, query };
+  }, [analysisId, needed, view, maxRank, layer]);
+  useEffect(() => {
+    if (!req || !analysisId) return;
+    let live = true;
+    const controller = new AbortController();
+    // Wait for the wheel or the drag to settle: one request per stop, not one per frame.
+    const timer = window.setTimeout(() => {
+      call(api.GET("/api/v1/analyses/{analysis_id}/plots/timeline", { params: { path: { analysis_id: analysisId }, query: req.query }, signal: controller.signal }))
+        .then((data) => {
+          if (live) setWin({ key: req.key, data, error: null });
+        })
+        .catch((e: unknown) => {
+          if (live) setWin({ key: req.key, data: null, error: e instanceof Error ? e.message : String(e) });
+        });
+    }, 250);
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+      controller.abort();
+    };
+  }, [req, analysisId]);
+  if (!req) return { state: "overview" as const };
+  if (!win || win.key !== req.key) return { state: "loading" as const, last: win?.data ?? null };
+  if (win.error !== null || !win.data) return { state: "error" as const, error: win.error ?? "no data" };
+  return { state: "done" as const, data: win.data };
+}
+
+export function TimelineView({
+  p,
+  hl,
+  runtime,
+  uid = "",
+  xMax: sharedX = 0,
+  xLink,
+  analysisId,
+}: { p: Schemas["TimelinePlot"]; hl: Highlight | null; runtime: number; analysisId?: string } & Shared) {
   const layers = useMemo(() => Array.from(new Set(p.layer)), [p.layer]);
   const [layer, setLayer] = useState(layers[0] ?? "all");
-  const idx = useMemo(() => p.layer.flatMap((l, i) => (layer === "all" || l === layer ? [i] : [])), [p.layer, layer]);
-  const maxRank = useMemo(() => p.rank.reduce((m, r) => Math.max(m, r), 0), [p.rank]);
+  const maxRank = useMemo(() => {
+    let m = p.rank.reduce((a, r) => Math.max(a, r), 0);
+    const g = p.density;
+    if (g) m = Math.max(m, g.rank0 + g.rows * g.ranks_per_row - 1);
+    return m;
+  }, [p.rank, p.density]);
   const xMax = useMemo(() => Math.max(runtime, sharedX, p.end.reduce((m, e) => Math.max(m, e), 0)) || 1, [p.end, runtime, sharedX]);
   // Highlight a finding's ranks only when they are some of the ranks, not all of them.
   const hlRanks = useMemo(() => (hl?.ranks.length && new Set(hl.ranks).size <= maxRank ? new Set(hl.ranks) : null), [hl, maxRank]);
+  const [view, setView] = useState<Range | null>(null);
+  const onView = useCallback((v: Range, zoomed: boolean) => {
+    setView(zoomed ? { x0: v.x0, x1: v.x1, y0: v.y0, y1: v.y1 } : null);
+  }, []);
+  // The overview is exact when every segment is its own bar: zooming then needs nothing new.
+  const exact = p.points_shown === p.points_total && !p.density;
+  const win = useTimelineWindow(analysisId, !exact, view, maxRank, layer);
+  // While the next window loads, the last one stays drawn (no flash back to the density view at every pan).
+  const shownWindow = win.state === "done" ? win.data : win.state === "loading" ? win.last : null;
+  const full = shownWindow && !shownWindow.sampled ? shownWindow : null;
+  const grid: Density | null = shownWindow?.sampled && shownWindow.density ? shownWindow.density : (p.density ?? null);
+  const mode: "bars" | "window" | "density" = full ? "window" : grid ? "density" : "bars";
+  const idx = useMemo(() => barIndex(full ?? p, layer), [full, p, layer]);
   const draw = useCallback(
     (d: DrawCtx) => {
       drawWindow(d, hl);
       drawRankRows(d, hlRanks);
-      const { ctx } = d;
-      const rowH = Math.abs(d.y(0) - d.y(1));
-      // One layer: a bar per rank row. All layers: each row split, the first layer on top.
-      const split = layer === "all" && layers.length > 1;
-      const h = Math.max(1, rowH * (split ? 0.38 : 0.7));
-      for (const i of idx) {
-        const r = p.rank[i] ?? 0;
-        const x0 = d.x(p.start[i] ?? 0);
-        const x1 = d.x(p.end[i] ?? 0);
-        const op = p.op[i] ?? "write";
-        const lower = split && p.layer[i] !== layers[0];
-        const top = d.y(r) - (split ? (lower ? -rowH * 0.02 : h + rowH * 0.02) : h / 2);
-        ctx.globalAlpha = hlRanks && !hlRanks.has(r) ? 0.25 : lower ? 0.65 : 1;
-        ctx.fillStyle = opColor(d, op);
-        ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
-      }
-      ctx.globalAlpha = 1;
+      if (mode === "density" && grid) drawDensity(d, grid, layers, layer, hlRanks);
+      else drawBars(d, full ?? p, idx, layers, layer, hlRanks);
     },
-    [p, idx, hl, hlRanks, layer, layers],
+    [p, full, grid, mode, idx, hl, hlRanks, layer, layers],
   );
   const pick = useCallback(
     (x: number, y: number, d: DrawCtx) => {
+      if (mode === "density" && grid) return densityPick(grid, layer, x, y);
+      const b: Bars = full ?? p;
       const r = Math.round(y);
-      const tol = (d.view.x1 - d.view.x0) / d.area.width * 3;
+      const tol = ((d.view.x1 - d.view.x0) / d.area.width) * 3;
       for (const i of idx) {
-        if (p.rank[i] !== r) continue;
-        if ((p.start[i] ?? 0) - tol <= x && x <= (p.end[i] ?? 0) + tol)
-          return `rank ${r} · ${p.layer[i] === "MPIIO" ? "MPI-IO" : (p.layer[i] ?? "")} ${p.op[i] ?? ""}\n${seconds(p.start[i])} – ${seconds(p.end[i])}\n${bytes(p.bytes[i])} in ${count(p.ops[i])} op(s)`;
+        if (b.rank[i] !== r) continue;
+        if ((b.start[i] ?? 0) - tol <= x && x <= (b.end[i] ?? 0) + tol)
+          return `rank ${r} · ${layerName(b.layer[i])} ${b.op[i] ?? ""}\n${seconds(b.start[i])} – ${seconds(b.end[i])}\n${bytes(b.bytes[i])} in ${count(b.ops[i])} op(s)`;
       }
       return `rank ${r}`;
     },
-    [p, idx],
+    [p, full, grid, mode, idx, layer],
   );
+  const overall = `${count(p.totals.ops)} operations moving ${bytes(p.totals.bytes)} on ${count(maxRank + 1)} rank(s) over ${seconds(xMax)}; ${seconds(p.totals.time)} of I/O summed over ranks`;
+  const where = (w: Window) => `${seconds(w.t0)} – ${seconds(w.t1)}, ranks ${String(w.rank0)}–${String(w.rank1)}`;
+  const summary =
+    mode === "window" && full
+      ? `zoomed to ${where(full)}: full resolution, ${count(full.points_total)} segment(s) moving ${bytes(full.totals.bytes)}; whole job: ${overall}`
+      : mode === "density" && grid
+        ? `density view of ${shownWindow?.sampled ? `the zoomed window ${where(shownWindow)}, ${count(shownWindow.points_total)} segments` : `${count(p.points_total)} segments`}: ${densitySummary(grid, layer)}; whole job: ${overall}`
+        : overall;
+  const status =
+    win.state === "loading"
+      ? "loading this window at full resolution…"
+      : win.state === "error"
+        ? `could not load this window at full resolution: ${win.error}`
+        : win.state === "done"
+          ? win.data.sampled
+            ? `${count(win.data.points_total)} segments in this window, over the ${count(win.data.limit)}-segment budget: still a density view, zoom in further for single segments`
+            : `full resolution: ${count(win.data.points_total)} segment${win.data.points_total === 1 ? "" : "s"} in this window`
+          : null;
   return (
     <section className="plot-card" aria-labelledby={`plot-timeline${uid}`}>
       <header>
@@ -235,8 +440,8 @@ export function TimelineView({ p, hl, runtime, uid = "", xMax: sharedX = 0, xLin
       <PlotCanvas
         testId="plot-timeline"
         xLink={xLink}
-        label="Per-rank I/O timeline"
-        summary={`${count(p.totals.ops)} operations moving ${bytes(p.totals.bytes)} on ${count(maxRank + 1)} rank(s) over ${seconds(xMax)}; ${seconds(p.totals.time)} of I/O summed over ranks`}
+        label={mode === "density" ? "Per-rank I/O timeline, density view" : "Per-rank I/O timeline"}
+        summary={summary}
         xLabel="time since job start"
         yLabel="rank"
         xUnit="s"
@@ -246,21 +451,46 @@ export function TimelineView({ p, hl, runtime, uid = "", xMax: sharedX = 0, xLin
         height={Math.min(420, Math.max(200, 60 + (maxRank + 1) * 6))}
         draw={draw}
         pick={pick}
+        onView={onView}
         focus={hl ? { key: hl.key, x: hl.window } : null}
       >
-        <div className="plot-foot">
-          <Legend items={OP_LEGEND(WRITE_CSS, READ_CSS)} />
+        <div className="plot-foot" data-mode={mode}>
+          {mode === "density" && grid ? (
+            <>
+              <Legend
+                items={[
+                  { label: "write: darker = more bytes", color: WRITE_CSS },
+                  { label: "read: darker = more bytes", color: READ_CSS },
+                ]}
+              />
+              <span className="muted small" data-testid="timeline-density-legend">
+                Density view (over {count(grid.budget)} segments): bytes moved per {grid.ranks_per_row > 1 ? `run of ${count(grid.ranks_per_row)} ranks` : "rank"} and{" "}
+                {seconds(grid.bin_width)} bin; darkest cell {bytes(densityPeak(densitySeries(grid, layer)))}, up to {count(grid.peak_segments)} segments in flight · zoom in for single segments
+              </span>
+            </>
+          ) : (
+            <Legend items={OP_LEGEND(WRITE_CSS, READ_CSS)} />
+          )}
           {layer === "all" && layers.length > 1 && (
             <span className="muted small">
-              each rank: {layers[0] === "MPIIO" ? "MPI-IO" : layers[0]} above, {layers[1] === "MPIIO" ? "MPI-IO" : layers[1]} below (lighter)
+              each rank: {layerName(layers[0])} above, {layerName(layers[1])} below{mode === "density" ? "" : " (lighter)"}
             </span>
           )}
-          <Shown shown={p.points_shown} total={p.points_total} what="segments" />
-          {p.quantum > 0 && <span className="muted small">bars merge gaps up to {seconds(p.quantum)}</span>}
+          {status !== null ? (
+            <span className="muted small" role="status" data-testid="timeline-resolution">
+              {status}
+            </span>
+          ) : mode === "density" ? (
+            <span className="muted small">{count(p.points_total)} segments, every one counted in the grid</span>
+          ) : (
+            <Shown shown={p.points_shown} total={p.points_total} what="segments" />
+          )}
+          {mode === "bars" && p.quantum > 0 && <span className="muted small">bars merge gaps up to {seconds(p.quantum)}</span>}
           <span className="muted small">
-            {Object.entries(p.layer_totals)
-              .map(([l, t]) => `${l === "MPIIO" ? "MPI-IO" : l}: ${bytes(t.bytes)}, ${count(t.ops)} ops, ${seconds(t.time)}`)
+            {Object.entries((full ?? p).layer_totals)
+              .map(([l, t]) => `${layerName(l)}: ${bytes(t.bytes)}, ${count(t.ops)} ops, ${seconds(t.time)}`)
               .join(" · ")}
+            {full ? " (this window)" : ""}
           </span>
         </div>
       </PlotCanvas>
