@@ -12,6 +12,7 @@ another facility's does not.
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,25 @@ if TYPE_CHECKING:
 # Candidates each ranking contributes to the fusion: far more than k, so a chunk ranked well by
 # one method and moderately by the other still surfaces.
 CANDIDATES = 50
+
+# A name with an underscore or an inner capital after a lower-case prefix: DARSHAN_MODMEM, POSIX_SEQ_WRITES,
+# romio_cb_write, H5Pset_alignment, ncmpi_set_fill, MPI_File_write_all, cb_nodes.
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b|\bH5[A-Z][a-z]*[a-z_]+\b")
+
+
+_DEFINITION = re.compile(
+    r"(?:so |ok |and )?what(?:'s| is| are| does| do)\s+(?:a |an |the )?(?P<term>[^?]{2,60}?)"
+    r"(?:\s+(?:mean|means|do|does|stand for|in general))?\s*\??$",
+    re.IGNORECASE,
+)
+_DEFINITION_STOP = frozenset({"a", "an", "the", "exactly", "really", "actually", "this", "that", "it"})
+
+
+def identifiers(query: str) -> list[str]:
+    """The identifiers a query names, as written (at least 5 characters, so 'io_x' noise stays out)."""
+    return sorted({m.group(0) for m in _IDENTIFIER.finditer(query) if len(m.group(0)) >= 5})
+
+
 FILTERS = ("layer", "code", "facility")
 QUERY_CACHE = 256
 
@@ -210,7 +230,58 @@ class KnowledgeBase:
             return bm
         if mode == "vector":
             return vec
-        return rrf([[i for i, _ in bm], [i for i, _ in vec]])
+        return self._exact_first(query, rrf([[i for i, _ in bm], [i for i, _ in vec]]), allowed)
+
+    def _exact_first(
+        self, query: str, ranked: list[tuple[int, float]], allowed: set[int] | None
+    ) -> list[tuple[int, float]]:
+        """Chunks that spell an identifier of the query exactly (a counter, a call, an environment variable:
+        ``DARSHAN_MODMEM``, ``POSIX_SEQ_WRITES``, ``H5Pset_alignment``) ahead of the fused ranking.
+
+        Neither ranking knows such a name is one thing: BM25 splits it into common words ("darshan",
+        "posix", "writes") and the embedding into subwords, so a page that merely mentions Darshan outranks
+        the one section that defines the variable. A question naming it wants that section.
+        """
+        names = identifiers(query)
+        hits: list[int] = []
+        # The exact name first; failing that its family (POSIX_SEQ_WRITES -> POSIX_SEQ_), as documents write
+        # "POSIX_SEQ_READS / _WRITES" or "POSIX_SEQ_*".
+        for spelled in (names, [f"{n.rsplit('_', 1)[0]}_" for n in names if n.count("_") >= 2]):
+            hits = [
+                i
+                for i, c in enumerate(self._chunks)
+                if (allowed is None or i in allowed) and any(n in c.text or n in c.heading for n in spelled)
+            ]
+            if hits:
+                break
+        if not hits:
+            hits = self._defining(query, allowed)
+        if not hits:
+            return ranked
+        order = {i: r for r, (i, _) in enumerate(ranked)}
+        # Among the exact hits, the fused order decides; a hit that neither ranking reached comes after them.
+        hits.sort(key=lambda i: (order.get(i, len(order)), i))
+        first = set(hits)
+        top = ranked[0][1] if ranked else 1.0
+        return [(i, top) for i in hits] + [(i, s) for i, s in ranked if i not in first]
+
+    def _defining(self, query: str, allowed: set[int] | None) -> list[int]:
+        """For "what is X?", the sections written to define X: a heading "What X is" / "What X does" holding
+        every word of X. The term itself is too common to rank on ("what is darshan?": every page says
+        Darshan), but a page's own definition section says exactly what was asked."""
+        m = _DEFINITION.match(query.strip())
+        if m is None:
+            return []
+        words = set(tokenize(m.group("term"))) - _DEFINITION_STOP
+        if not words:
+            return []
+        return [
+            i
+            for i, c in enumerate(self._chunks)
+            if (allowed is None or i in allowed)
+            and c.heading.lower().startswith("what ")
+            and words <= set(tokenize(c.heading))
+        ]
 
     def _bm25_rank(self, query: str, allowed: set[int] | None) -> list[tuple[int, float]]:
         with self._lock:

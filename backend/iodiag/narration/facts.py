@@ -70,6 +70,10 @@ class UserContext:
         layer = _LAYER_CONTEXT.get(finding.layer.value)
         if layer == "lustre" and "lustre" not in self.file_systems:
             layer = None
+        # A cross-layer check is filed under one library (X06 under HDF5) but fires for PnetCDF jobs too: a
+        # library the job does not use must not pick the variant.
+        if layer in ("hdf5", "pnetcdf") and layer not in self.libraries:
+            layer = None
         if layer:
             order.append(layer)
         order += [x for x in self.libraries if x not in ("posix", "stdio")]

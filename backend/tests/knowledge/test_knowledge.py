@@ -573,3 +573,47 @@ def test_ask_without_a_model_needs_neither_chromadb_nor_langchain() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-2000:] + out.stderr[-2000:]
+
+
+def _doc(root: Path, doc_id: str, body: str) -> None:
+    (root / f"{doc_id}.md").write_text(GOOD_FRONT.format(id=doc_id) + body)
+
+
+def test_a_named_counter_or_a_definition_question_finds_the_section_that_defines_it(tmp_path: Path) -> None:
+    """'What does DARSHAN_MODMEM do?' and 'what is darshan?' name something every page mentions in common
+    words; the section that spells the name, or is headed "What X is", answers them."""
+    from iodiag.knowledge.base import identifiers
+
+    assert identifiers("what does DARSHAN_MODMEM do? and H5Pset_alignment, cb_nodes") == [
+        "DARSHAN_MODMEM",
+        "H5Pset_alignment",
+        "cb_nodes",
+    ]
+    assert identifiers("what is darshan? file-per-process, io_x") == []
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    talk = "Darshan logs show darshan counters; read the darshan log with darshan-parser. " * 6
+    _doc(docs, "reading", f"# Reading logs\n\n## Reading a Darshan log\n\n{talk}\n\n## Darshan versions\n\n{talk}\n")
+    _doc(
+        docs,
+        "instrumenting",
+        "# Instrumenting\n\n## What Darshan is\n\nA lightweight I/O characterization library that records how "
+        "each process used each file.\n\n## Memory\n\nRaise DARSHAN_MODMEM (MiB of module memory) when records "
+        "run out.\n",
+    )
+    _doc(
+        docs,
+        "access",
+        "# Access order\n\n## Sequential requests\n\nSequential requests (`POSIX_SEQ_READS` / `_WRITES`) start at "
+        "or after the end of the previous one.\n\n## Darshan and order\n\n" + talk + "\n",
+    )
+    kb = KnowledgeBase.open(settings_for(tmp_path / "data", docs))
+    first = kb.search("what is darshan?", k=1)[0]
+    assert (first.doc_id, first.heading) == ("instrumenting", "What Darshan is")
+    modmem = kb.search("what does DARSHAN_MODMEM do?", k=1)[0]
+    assert (modmem.doc_id, modmem.heading) == ("instrumenting", "Memory")
+    # No section spells POSIX_SEQ_WRITES; the one naming its family (POSIX_SEQ_) does.
+    seq = kb.search("what does POSIX_SEQ_WRITES mean?", k=1)[0]
+    assert (seq.doc_id, seq.heading) == ("access", "Sequential requests")
+    # A question that defines nothing and names nothing keeps the fused ranking.
+    assert kb.search("darshan log counters", k=1)[0].doc_id == "reading"
