@@ -338,7 +338,8 @@ class TraceStream:
         seg_op = np.repeat(np.tile(np.array([0, nb], dtype=np.int64), nrec), counts)
         size_key = seg_op + np.searchsorted(SIZE_BIN_UPPER, ln, side="left")
         self._size_counts += np.bincount(size_key, minlength=2 * nb).reshape(2, nb)
-        self._size_bytes += self._exact(size_key, ln, 2 * nb).reshape(2, nb)
+        # float64 sums are exact while a chunk's bytes per bin stay under 2**53 (9 PB): always, in practice.
+        self._size_bytes += np.rint(np.bincount(size_key, weights=ln, minlength=2 * nb)).astype(np.int64).reshape(2, nb)
 
         self._add_sample(files, ranks, per_rec, group_of, off, ln, start, end)
         self._n += k
@@ -377,14 +378,6 @@ class TraceStream:
         return out & (ln > 0)
 
     @staticmethod
-    def _exact(key: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-        # bincount adds in float64: split into low and high bits so sums of large byte counts stay exact.
-        lo = np.bincount(key, weights=values & 0xFFFFF, minlength=n)
-        hi = np.bincount(key, weights=values >> 20, minlength=n)
-        out: np.ndarray = np.rint(hi).astype(np.int64) * (1 << 20) + np.rint(lo).astype(np.int64)
-        return out
-
-    @staticmethod
     def _reduce(
         fn: np.ufunc, x: np.ndarray, gstart: np.ndarray, nonempty: np.ndarray, n: int, fill: float
     ) -> np.ndarray:
@@ -414,7 +407,7 @@ class TraceStream:
         if len(finite) > keep:
             thr = float(np.partition(finite, len(finite) - keep)[len(finite) - keep])
             self._span_gap = max(self._span_gap, thr)
-        first = np.flatnonzero(~(gaps < self._span_gap))
+        first = np.flatnonzero(~(gaps <= self._span_gap))  # <=: equal gaps must merge too, or nothing might
         merged = Spans(
             record=sp.record[first],
             op=sp.op[first],
@@ -514,15 +507,9 @@ class TraceStream:
     ) -> None:
         k = len(off)
         # Every stride-th segment of the stream, the stride doubling (and the sample thinning to match)
-        # whenever the sample would outgrow its cap: deterministic, and no work per segment.
-        while self._sample_n // 2 + k // self._stride > self._sample_cap and self._stride < (1 << 40):
-            self._stride *= 2
-            if not self._sample_n:
-                continue
-            joined = {c: np.concatenate(v) for c, v in self._sample.items()}
-            keep = joined["idx"] % self._stride == 0
-            self._sample = {c: [v[keep]] for c, v in joined.items()}
-            self._sample_n = int(keep.sum())
+        # whenever the sample outgrows its cap: deterministic, and no work per segment.
+        while k // self._stride > self._sample_cap:
+            self._thin()
         pick = np.arange((-self._n) % self._stride, k, self._stride, dtype=np.int64)
         rec = np.searchsorted(np.cumsum(per_rec), pick, side="right")
         cols = {
@@ -538,6 +525,17 @@ class TraceStream:
         for c, v in cols.items():
             self._sample[c].append(v)
         self._sample_n += len(pick)
+        while self._sample_n > self._sample_cap:
+            self._thin()
+
+    def _thin(self) -> None:
+        self._stride *= 2
+        if not self._sample_n:
+            return
+        joined = {c: np.concatenate(v) for c, v in self._sample.items()}
+        keep = joined["idx"] % self._stride == 0
+        self._sample = {c: [v[keep]] for c, v in joined.items()}
+        self._sample_n = int(keep.sum())
 
     # --- the summary --------------------------------------------------------------------------------
 
