@@ -217,6 +217,11 @@ class TemplateWriter:
             lines += self._why(plan, f)
             lines += self._fixes(plan, f, 3, fixes)
             lines += self._docs(plan, f.code, 2, docs)
+        # "Is X the problem?" about something that is not the costliest cause: the answer is also where the
+        # time went, so the verdict (which names the costliest cause and its seconds) follows.
+        causes = plan.report.verdict.causes
+        if causes and causes[0].code not in {f.code for f in shown}:
+            lines += ["", *self._verdict(plan)]
         return lines
 
     def _file_or_rank(self, plan: Plan) -> list[str]:
