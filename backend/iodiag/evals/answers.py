@@ -4,7 +4,9 @@ A case (``evals/answers/cases.yaml``) names a log (``shared:REL``, ``wheel:NAME`
 a path), a question (and optional earlier turns), the finding codes and document ids the answer must
 cite, strings (numbers, file names) it must contain, and claims it must not make. ``score_route`` runs
 every case through the template route or the model route and reports citation accuracy, verifier pass
-rate, how many hallucinations the verifier caught (and that none leaked), fallback rate and latency.
+rate, how many hallucinations the verifier caught (and that none leaked), fallback rate and latency. With a
+model that rewords the template's sentences (the bundled one, ``narration/rephrase.py``) it also reports how many
+rewordings passed the verifier and kept every fact, and how long the first verified sentence took.
 
 Run it: ``iodiag eval answers [--route template|model|both] [--cases FILE]``.
 """
@@ -16,6 +18,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -69,7 +72,19 @@ class CaseResult(BaseModel):
     hard_caught: int  # of those, invented numbers, codes, files, ranks, documents and absent problems
     leaked: int  # hard violations in the final answer, re-checked against the whole plan
     elapsed_s: float
+    first_s: float = 0.0  # to the first streamed (verified) sentence; the whole answer for the template route
+    rephrase: dict[str, int] = Field(default_factory=dict)  # model rewording: outcome -> sentences
     text: str
+
+    @property
+    def answered(self) -> bool:
+        """Answered the question: the right kind, every fact and citation it must hold, no claim it must not."""
+        return (
+            self.intent_ok
+            and not self.must_include_missing
+            and not self.must_not_found
+            and self.must_cite_hit == self.must_cite_total
+        )
 
 
 class RouteScore(BaseModel):
@@ -87,6 +102,13 @@ class RouteScore(BaseModel):
     fallback_rate: float  # model route: answers that fell back to the template
     latency_median_s: float
     latency_p90_s: float
+    answered_rate: float = 0.0  # cases that answered the question (see CaseResult.answered)
+    first_median_s: float = 0.0
+    first_p90_s: float = 0.0
+    rephrase_tried: int = 0  # sentences the model tried to reword
+    rephrase_pass_rate: float = 0.0  # of those, the share that passed the verifier and kept every fact
+    rephrase_changed_rate: float = 0.0  # of those, the share shown reworded (passed, and not a copy)
+    rephrase_outcomes: dict[str, int] = Field(default_factory=dict)
     results: list[CaseResult]
 
 
@@ -175,22 +197,28 @@ def _contains(text: str, needle: str) -> bool:
 
 def run_case(narrator: object, case: Case, route: Route) -> CaseResult:
     from iodiag.narration.composer import Conversation
+    from iodiag.narration.rephrase import Rephrasing
     from iodiag.narration.service import Narrator
     from iodiag.narration.verifier import verify
 
     assert isinstance(narrator, Narrator)
     report = report_for(case.log)
     t0 = time.monotonic()
+    first: float | None = None
+    seen: list[Rephrasing] = []
     if route == "template":
         answer = narrator.template_answer(report, case.question, case.history)
     else:
         final: Answer | None = None
-        for chunk in narrator.answer(report, case.question, case.history):
+        for chunk in narrator.answer(report, case.question, case.history, observe=seen.append):
+            if first is None and chunk.delta.strip():
+                first = time.monotonic() - t0
             if chunk.final:
                 final = chunk.answer
         assert final is not None
         answer = final
     elapsed = time.monotonic() - t0
+    outcomes = Counter(r.outcome for r in seen if r.attempted)
     # Re-check the final text against everything the plan held: nothing invented may remain.
     plan = Conversation(report, narrator.composer(), case.history).plan(case.question)
     recheck = verify(answer.text, narrator.grounding(plan, plan.facts, plan.passages))
@@ -214,6 +242,8 @@ def run_case(narrator: object, case: Case, route: Route) -> CaseResult:
         hard_caught=len(hard_caught) if route == "model" else 0,
         leaked=leaked,
         elapsed_s=elapsed,
+        first_s=first if first is not None else elapsed,
+        rephrase=dict(outcomes),
         text=answer.text,
     )
 
@@ -222,12 +252,21 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den else 1.0
 
 
+def _p90(values: Sequence[float]) -> float:
+    s = sorted(values)
+    return s[min(round(0.9 * (len(s) - 1)), len(s) - 1)] if s else 0.0
+
+
 def score(results: Sequence[CaseResult], route: Route) -> RouteScore:
     n = len(results)
     times = sorted(r.elapsed_s for r in results)
-    p90 = times[min(round(0.9 * (n - 1)), n - 1)] if times else 0.0
+    firsts = [r.first_s for r in results]
     hard = sum(r.hard_caught for r in results)
     leaked = sum(r.leaked for r in results)
+    outcomes: Counter[str] = Counter()
+    for r in results:
+        outcomes.update(r.rephrase)
+    tried = sum(outcomes.values())
     return RouteScore(
         route=route,
         cases=n,
@@ -242,7 +281,14 @@ def score(results: Sequence[CaseResult], route: Route) -> RouteScore:
         leaked=leaked,
         fallback_rate=_ratio(sum(r.provenance == "template" for r in results), n) if route == "model" else 0.0,
         latency_median_s=statistics.median(times) if times else 0.0,
-        latency_p90_s=p90,
+        latency_p90_s=_p90(times),
+        answered_rate=_ratio(sum(r.answered for r in results), n),
+        first_median_s=statistics.median(firsts) if firsts else 0.0,
+        first_p90_s=_p90(firsts),
+        rephrase_tried=tried,
+        rephrase_pass_rate=_ratio(outcomes["rephrased"] + outcomes["unchanged"], tried) if tried else 0.0,
+        rephrase_changed_rate=_ratio(outcomes["rephrased"], tried) if tried else 0.0,
+        rephrase_outcomes=dict(outcomes.most_common()),
         results=list(results),
     )
 
@@ -273,6 +319,10 @@ def _model_only(s: RouteScore, text: str) -> str:
     return text if s.route == "model" else "n/a"
 
 
+def _rate(value: float, s: RouteScore) -> str:
+    return f"{value:.0%}" if s.rephrase_tried else "n/a"
+
+
 def format_table(scores: Sequence[RouteScore]) -> str:
     rows: list[tuple[str, Callable[[RouteScore], str]]] = [
         ("cases", lambda s: f"{s.cases}"),
@@ -286,6 +336,12 @@ def format_table(scores: Sequence[RouteScore]) -> str:
         ("hallucinations caught", lambda s: _model_only(s, f"{s.hallucinations_caught:.0%}")),
         ("violations leaked to answers", lambda s: f"{s.leaked}"),
         ("fallback to template", lambda s: _model_only(s, f"{s.fallback_rate:.0%}")),
+        ("answered the question (every label)", lambda s: f"{s.answered_rate:.0%}"),
+        ("sentences the model tried to reword", lambda s: _model_only(s, f"{s.rephrase_tried}")),
+        ("rewordings verified, every fact kept", lambda s: _model_only(s, _rate(s.rephrase_pass_rate, s))),
+        ("rewordings shown (passed, not a copy)", lambda s: _model_only(s, _rate(s.rephrase_changed_rate, s))),
+        ("first verified sentence median", lambda s: f"{s.first_median_s:.2f} s"),
+        ("first verified sentence p90", lambda s: f"{s.first_p90_s:.2f} s"),
         ("latency median", lambda s: f"{s.latency_median_s:.2f} s"),
         ("latency p90", lambda s: f"{s.latency_p90_s:.2f} s"),
     ]
@@ -293,6 +349,11 @@ def format_table(scores: Sequence[RouteScore]) -> str:
     head = f"{'':<{width}}  " + "  ".join(f"{s.route:>10}" for s in scores)
     lines = [head, "-" * len(head)]
     lines += [f"{name:<{width}}  " + "  ".join(f"{fmt(s):>10}" for s in scores) for name, fmt in rows]
+    for s in scores:
+        if s.rephrase_outcomes:
+            lines.append(
+                f"{s.route} rewording outcomes: " + ", ".join(f"{k} {v}" for k, v in s.rephrase_outcomes.items())
+            )
     return "\n".join(lines)
 
 

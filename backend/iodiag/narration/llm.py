@@ -5,6 +5,10 @@ streaming tokens with a deadline, counting tokens with the model's own tokenizer
 model that cannot load, a stream that fails, or a deadline that passes raises :class:`LLMError`; the
 narrator then answers from its templates. An OpenAI-compatible endpoint can also be offered functions to
 call (:meth:`ChatModel.call_tools`, the tools of ``tools.py``) before it writes its answer.
+
+A local GGUF runs in a model process of its own (``model_process.py``, ``model_worker.py``), never in the
+caller: the API server stays the size of a web server, and a crash in llama.cpp costs one answer
+(:class:`ModelCrashed`), not the server. ``load_llamacpp`` is what that process runs.
 """
 
 from __future__ import annotations
@@ -21,9 +25,15 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from iodiag.core.settings import Settings
+
+# Re-exported: where callers have always found them.
+from iodiag.narration.model_errors import LLMError as LLMError
+from iodiag.narration.model_errors import LLMTimeout as LLMTimeout
+from iodiag.narration.model_errors import ModelCrashed as ModelCrashed
+from iodiag.narration.model_errors import Role as Role
 
 if TYPE_CHECKING:  # langchain takes seconds to import: only a process that talks to a model pays for it
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -38,17 +48,8 @@ BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CHARS_PER_TOKEN = 3.0  # a conservative estimate for endpoints whose tokenizer we do not have
 N_BATCH = 512  # prompt tokens per decode step; langchain's default of 8 makes long prompts crawl
 
-Role = Literal["system", "user", "assistant"]
 # A turn of the conversation: role and text, or a message of a tool round (see ``tool_turns``).
 Turn: TypeAlias = "tuple[Role, str] | BaseMessage"
-
-
-class LLMError(RuntimeError):
-    """The model could not answer: not loadable, failed mid-stream, busy, or out of time."""
-
-
-class LLMTimeout(LLMError):
-    pass
 
 
 class ToolsUnsupported(LLMError):
@@ -96,17 +97,37 @@ def tool_turns(reply: ToolReply, results: Sequence[tuple[str, str]]) -> list[Bas
     return [asked, *(ToolMessage(content=content, tool_call_id=call_id) for call_id, content in results)]
 
 
+class Generator(Protocol):
+    """A model that runs elsewhere (its own process) and streams text back."""
+
+    def stream(
+        self,
+        turns: Sequence[tuple[Role, str]],
+        deadline: float,
+        max_tokens: int,
+        seed: int | None,
+        grammar: str | None,
+        temperature: float | None,
+    ) -> Iterator[str]: ...
+
+
 @dataclass
 class ChatModel:
-    """One loaded model. ``stream`` is safe to call from several threads: generations take turns."""
+    """One loaded model. ``stream`` is safe to call from several threads: generations take turns.
+
+    ``chat`` is a langchain chat model in this process (an endpoint's client), or None when ``remote`` runs the
+    model in a process of its own. ``rephrases``: the model's job is to reword verified sentences one at a time
+    (``rephrase.py``), not to draft whole answers; true of a local GGUF."""
 
     name: str
-    chat: BaseChatModel
+    chat: BaseChatModel | None
     context_tokens: int
     max_answer_tokens: int
     tokenizer: Callable[[str], int] | None = None
     offers_tools: bool = False  # an endpoint that may be offered functions to call; False once it refused them
     tool_choice: str | dict[str, Any] = "auto"  # or one function, forced: {"type": "function", "function": {...}}
+    remote: Generator | None = None
+    rephrases: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def count_tokens(self, text: str) -> int:
@@ -165,25 +186,45 @@ class ChatModel:
         deadline: float,
         max_tokens: int | None = None,
         seed: int | None = None,
+        grammar: str | None = None,
+        temperature: float | None = None,
     ) -> Iterator[str]:
         """Yield the answer's text pieces; raise :class:`LLMTimeout` once ``deadline`` (monotonic) passes.
 
-        The model runs in a worker thread so that a slow prompt evaluation, which yields nothing for a
-        while, still cannot hold the caller past its deadline; the worker stops at its next token.
+        ``grammar`` (GBNF) holds a llama.cpp model's decoding to it. The model runs in a worker thread (or its
+        own process) so that a slow prompt evaluation, which yields nothing for a while, still cannot hold the
+        caller past its deadline; the worker stops at its next token.
         """
+        if self.remote is not None:
+            plain = [t for t in turns if isinstance(t, tuple)]
+            if len(plain) != len(turns):
+                raise LLMError("a model in its own process takes plain text turns only")
+            yield from self.remote.stream(
+                plain, deadline, max_tokens or self.max_answer_tokens, seed, grammar, temperature
+            )
+            return
+        if self.chat is None:
+            raise LLMError(f"{self.name} has no model to run")
+        chat = self.chat
         messages = to_messages(turns)
         q: queue.Queue[tuple[str, Any]] = queue.Queue()
         stop = threading.Event()
         options: dict[str, Any] = {"max_tokens": max_tokens or self.max_answer_tokens}
         if seed is not None:
             options["seed"] = seed
+        if temperature is not None:
+            options["temperature"] = temperature
+        if grammar is not None:
+            from llama_cpp.llama_grammar import LlamaGrammar
+
+            options["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
 
         def work() -> None:
             if not self._lock.acquire(timeout=max(deadline - time.monotonic(), 0.0)):
                 q.put(("error", LLMTimeout("the model is busy with another answer")))
                 return
             try:
-                for chunk in self.chat.stream(messages, **options):
+                for chunk in chat.stream(messages, **options):
                     if stop.is_set():
                         break
                     text = chunk.content if isinstance(chunk.content, str) else ""
@@ -219,7 +260,8 @@ class ChatModel:
 # --- providers ------------------------------------------------------------------------------------
 
 
-def _llamacpp(settings: Settings) -> ChatModel:
+def load_llamacpp(settings: Settings) -> ChatModel:
+    """The GGUF these settings name, loaded into this process (the model process's side of ``_llamacpp``)."""
     # OpenMP's threads spin while they wait for work; on a busy node (or with more threads than free cores)
     # the spinning starves the thread doing the work and generation slows ten-fold. Read once, at load.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -260,6 +302,23 @@ def _llamacpp(settings: Settings) -> ChatModel:
 
     name = settings.llm_model_name or path.name.removesuffix(".gguf")
     return ChatModel(name, chat, settings.llm_context_tokens, settings.llm_max_answer_tokens, count)
+
+
+def _llamacpp(settings: Settings) -> ChatModel:
+    """A local GGUF, run in a model process of its own: nothing of llama.cpp is loaded here."""
+    from iodiag.narration.model_process import ModelProcess
+
+    process = ModelProcess(settings)
+    name = process.load()  # LLMError when the process or the model cannot start
+    return ChatModel(
+        name,
+        None,
+        settings.llm_context_tokens,
+        settings.llm_max_answer_tokens,
+        process.count_tokens,
+        remote=process,
+        rephrases=True,
+    )
 
 
 def _openai(settings: Settings) -> ChatModel:

@@ -6,6 +6,10 @@ the facts, the verifier checks it), or, when a model is configured, prompt fitte
 verifier. A draft all of whose sentences pass is the answer ("model"); one that lost some but still answers
 the question is "model-repaired". Otherwise, or when the model is missing, broken or out of time, the
 template's answer follows whatever passed ("template"). Nothing shown is ever withdrawn.
+
+A local GGUF (``ChatModel.rephrases``) gets a smaller job than drafting: the template writes and verifies the
+answer, and the model rewords it one sentence at a time under a grammar built from the sentence's own facts
+(``rephrase.py``); a rewording that fails the verifier or loses a fact is replaced by the original sentence.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 
 from iodiag.analysis.models import Report, Severity
@@ -32,9 +36,10 @@ from iodiag.narration.knowledge import KnowledgeSource, open_knowledge
 from iodiag.narration.llm import ChatModel, LLMError, Turn, get_model, tool_turns
 from iodiag.narration.models import Answer, AnswerChunk, ChatTurn, Citation, Provenance, VerifierReport, Violation
 from iodiag.narration.prompts import PromptLibrary
+from iodiag.narration.rephrase import BUDGET_S, FIRST_SENTENCE_S, SENTENCE_S, Rephraser, Rephrasing, worth_rephrasing
 from iodiag.narration.templates import TemplateWriter
 from iodiag.narration.untrusted import clean, quoted_spans, strip_quoted
-from iodiag.narration.verifier import Verification, verify
+from iodiag.narration.verifier import Verification, split_sentences, verify
 
 __all__ = ["Narrator"]
 
@@ -98,12 +103,15 @@ class Narrator:
         history: Sequence[ChatTurn] = (),
         comparison: Comparison | None = None,
         previous_start: datetime | None = None,
+        observe: Callable[[Rephrasing], None] | None = None,
     ) -> Iterator[AnswerChunk]:
         """Stream an answer: verified text pieces, then one final chunk holding the checked :class:`Answer`.
 
-        Model trouble never raises: it ends in the template answer. A question about
+        Model trouble never raises: it ends in the template answer, except a model process that dies mid-answer
+        (:class:`~iodiag.narration.llm.ModelCrashed`), which the caller reports as an error. A question about
         this run against an earlier one is answered from ``comparison`` (earlier run A, this run B), or says
-        there is none to compare with.
+        there is none to compare with. ``observe`` is told what became of each sentence a model rewords (for
+        the eval and the benchmarks).
         """
         t0 = time.monotonic()
         conversation = Conversation(report, self.composer(), history)
@@ -114,7 +122,7 @@ class Narrator:
                 yield AnswerChunk(delta=line + "\n")
             yield AnswerChunk(final=True, answer=answer)
             return
-        yield from self._run(plan, conversation.history, t0)
+        yield from self._run(plan, conversation.history, t0, observe)
 
     def explain(self, report: Report) -> Answer:
         """The job summary: whether I/O matters, the costliest findings, and what to change."""
@@ -197,7 +205,13 @@ class Narrator:
             yield AnswerChunk(delta=line + "\n")
         yield AnswerChunk(final=True, answer=answer)
 
-    def _run(self, plan: Plan, history: Sequence[ChatTurn], t0: float) -> Iterator[AnswerChunk]:
+    def _run(
+        self,
+        plan: Plan,
+        history: Sequence[ChatTurn],
+        t0: float,
+        observe: Callable[[Rephrasing], None] | None = None,
+    ) -> Iterator[AnswerChunk]:
         if plan.intent is Intent.OFF_TOPIC:  # a redirect needs no model, and must not be talked out of
             yield from self._stream_template(plan, t0, 0, [], "")
             return
@@ -209,7 +223,70 @@ class Narrator:
         if model is None:
             yield from self._stream_template(plan, t0, 0, [], "")
             return
+        if model.rephrases:
+            yield from self._rephrase_route(plan, model, t0, observe)
+            return
         yield from self._model_route(plan, history, model, t0)
+
+    def _rephrase_route(
+        self, plan: Plan, model: ChatModel, t0: float, observe: Callable[[Rephrasing], None] | None
+    ) -> Iterator[AnswerChunk]:
+        """The template's answer, each prose sentence reworded by the model and streamed as soon as it is decided.
+
+        The facts stay the template's: a rewording is shown only when it passed the verifier and kept every
+        number, name, code and command of its original, which is shown otherwise. The first sentence gets
+        ``FIRST_SENTENCE_S`` and the whole answer ``BUDGET_S`` of model time; what is left then is shown as
+        written, so a slow or busy model delays an answer by seconds, never more.
+        """
+        written = self.writer.write(plan).strip()
+        g = self.grounding(plan, plan.facts, plan.passages)
+        rephraser = Rephraser(model, self.prompts, g, plan.question.text, self.settings.llm_seed)
+        stop_at = min(t0 + self.settings.llm_timeout_s, t0 + BUDGET_S)
+        caught: list[Violation] = []
+        lines: list[str] = []
+        tried = reworded = late = 0
+        for n, (prefix, sentences) in enumerate(split_sentences(written)):
+            shown: list[str] = []
+            for sentence in sentences:
+                now = time.monotonic()
+                prose = worth_rephrasing(sentence)
+                if prose and now < stop_at:
+                    limit = min(stop_at, now + (FIRST_SENTENCE_S if tried == 0 else SENTENCE_S))
+                    outcome = rephraser.one(sentence, n, limit)  # ModelCrashed goes to the caller
+                    tried += 1
+                else:
+                    late += prose
+                    outcome = Rephrasing(sentence, sentence, "skipped")
+                if observe is not None:
+                    observe(outcome)
+                caught += outcome.violations
+                reworded += outcome.outcome == "rephrased"
+                yield AnswerChunk(delta=prefix + outcome.shown if not shown else " " + outcome.shown)
+                shown.append(outcome.shown)
+            yield AnswerChunk(delta="\n")
+            lines.append(prefix + " ".join(shown) if shown else "")
+        text = "\n".join(lines).strip()
+        check = verify(text, g)
+        report = VerifierReport(
+            passed=check.passed,
+            violations=[*caught, *check.violations],
+            sentences_total=len(check.sentences),
+            sentences_removed=0,
+            attempts=tried,
+        )
+        answer = Answer(
+            text=text,
+            intent=plan.intent.value,
+            citations=check.citations(self._titles(plan)),
+            provenance="model" if reworded else "template",
+            model=model.name if reworded else None,
+            verifier=report,
+            elapsed_s=time.monotonic() - t0,
+            note=f"model reworded {reworded} of {tried} sentence(s) tried"
+            + (f"; out of time for {late} more" if late else "")
+            + "; the rest as the template wrote them",
+        )
+        yield AnswerChunk(final=True, answer=answer)
 
     def _prompt_inputs(self, plan: Plan) -> dict[str, str]:
         inputs = {"question": clean(plan.question.text, 1000)}

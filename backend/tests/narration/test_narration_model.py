@@ -101,14 +101,14 @@ def test_no_invention_reaches_a_final_answer(narrator: Narrator, log: Any, quest
     assert hard_violations_left(narrator, rep, question, answer) == []
     assert "job is fine" not in strip_quoted(answer.text).lower()
     assert {c.id for c in answer.citations if c.kind == "finding"} <= rep.codes()
+    # The bundled model rewords the template's sentences (test_narration_rephrase.py has the details): the answer
+    # is the template's, sentence for sentence, with the rewordings that passed.
+    assert answer.note.startswith("model reworded ")
     if answer.provenance == "template":
-        # It fell back for a reason it records: caught violations, a timeout, or a model part that passed but
-        # did not answer the question (the template's answer then follows it).
-        assert answer.verifier.violations or "time" in answer.note or answer.note == "model answer incomplete"
-        assert answer.model is None
+        assert answer.note.startswith("model reworded 0 ") and answer.model is None
     else:
+        assert answer.provenance == "model"
         assert answer.model == get_model(model_settings()).name  # type: ignore[union-attr]
-        assert answer.verifier.violations == [] or answer.provenance == "model-repaired"
     streamed = "".join(c.delta for c in chunks)
     assert streamed  # the model's tokens were streamed as they came
 
