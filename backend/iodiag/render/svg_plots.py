@@ -26,6 +26,7 @@ from iodiag.analysis.plots import (
     PhasesPlot,
     PlotData,
     SizeHistogram,
+    SpatialityPlot,
     TimelinePlot,
     TransferSizePlot,
 )
@@ -44,6 +45,9 @@ HEATMAP_ROWS = 96
 PHASES_SHOWN = 300
 """Phases drawn (the ones moving the most bytes) when there are more."""
 HEAT_LEVELS = 6
+SPATIAL_H = 200
+"""Height of the spatiality plot's area: one display row per pixel of file offset."""
+FILE_CLASSES = 8
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies); lighter variants
 # for the dark scheme. Read and write keep the same colours in every picture of the report.
@@ -65,6 +69,14 @@ svg .phase { fill: var(--plot-phase); stroke: var(--card); stroke-width: 0.5; } 
 svg .time { fill: var(--plot-time); } svg .over { fill: var(--plot-over); }
 svg .hm0 { fill: var(--hm0); } svg .hm1 { fill: var(--hm1); } svg .hm2 { fill: var(--hm2); }
 svg .hm3 { fill: var(--hm3); } svg .hm4 { fill: var(--hm4); } svg .hm5 { fill: var(--hm5); }
+:root { --f0: #e69f00; --f1: #0072b2; --f2: #009e73; --f3: #cc79a7; --f4: #56b4e9; --f5: #d55e00; --f6: #8a7a00;
+  --f7: #555555; }
+@media (prefers-color-scheme: dark) {
+  :root { --f0: #f0b840; --f1: #4fa3e0; --f2: #3fc79a; --f3: #e59cc7; --f4: #8fd0f5; --f5: #f08a4b; --f6: #e0d060;
+    --f7: #bbbbbb; }
+}
+svg .f0 { fill: var(--f0); } svg .f1 { fill: var(--f1); } svg .f2 { fill: var(--f2); } svg .f3 { fill: var(--f3); }
+svg .f4 { fill: var(--f4); } svg .f5 { fill: var(--f5); } svg .f6 { fill: var(--f6); } svg .f7 { fill: var(--f7); }
 """
 
 OP_CLASS = {"write": "write", "read": "read"}
@@ -577,6 +589,90 @@ def transfer_size_svg(plot: TransferSizePlot) -> str | None:
     return _svg(top + 40, label, body)
 
 
+# --- spatiality --------------------------------------------------------------------------------------
+
+
+def _short_path(path: str, keep: int = 56) -> str:
+    """The end of a long path (its file name and nearest directories are what tell files apart)."""
+    return path if len(path) <= keep else "…" + path[-(keep - 1) :]
+
+
+def spatiality_svg(plot: SpatialityPlot) -> str | None:
+    """File offset against time for the busiest files: each request a vertical mark from its offset to its end,
+    one colour per file."""
+    if plot.points_shown == 0 or not plot.files:
+        return None
+    t = np.asarray(plot.time, dtype=np.float64)
+    off = np.asarray(plot.offset, dtype=np.float64)
+    end = off + np.asarray(plot.length, dtype=np.float64)
+    fidx = np.asarray(plot.file, dtype=np.int64)
+    t_hi = max(float(t.max()), 1e-9)
+    sc = _bytes_scale(max(float(end.max()), 1.0))
+    rows = SPATIAL_H
+    r0 = np.clip(np.floor(off / sc.hi * rows), 0, rows - 1).astype(np.int64)
+    r1 = np.clip(np.ceil(end / sc.hi * rows), r0 + 1, rows).astype(np.int64)
+    n_files = len(plot.files)
+    # Columns: one per pixel, halved until the marks (vertical runs per file and column) fit the budget.
+    cols = PW
+    while True:
+        c = np.clip(np.floor(t / t_hi * cols), 0, cols - 1).astype(np.int64)
+        runs = []
+        for k in range(n_files):
+            sel = fidx == k
+            diff = np.zeros((cols, rows + 1), dtype=np.int32)
+            np.add.at(diff, (c[sel], r0[sel]), 1)
+            np.add.at(diff, (c[sel], r1[sel]), -1)
+            runs.append(_runs(np.cumsum(diff, axis=1)[:, :rows] > 0))
+        if sum(len(r[0]) for r in runs) <= MARK_BUDGET or cols <= 64:
+            break
+        cols //= 2
+    cw = PW / cols
+    top = 14.0
+    body: list[str] = [f'<rect class="track" x="{LEFT}" y="{_f(top)}" width="{PW}" height="{rows}"/>']
+    body += _y_axis(top, rows, _Scale(sc.hi, sc.ticks, sc.div, f"file offset ({sc.title.split('(')[1]}"))
+    for k, (cs, rs, ns) in enumerate(runs):
+        if len(cs):
+            marks = "".join(
+                f"M{_f(LEFT + col * cw)} {_f(top + rows - r - n)}h{_f(max(cw, 1.0))}v{n}h-{_f(max(cw, 1.0))}z"
+                for col, r, n in zip(cs.tolist(), rs.tolist(), ns.tolist(), strict=True)
+            )
+            body.append(f'<path class="f{k % FILE_CLASSES}" d="{marks}"/>')
+    body += _x_axis(top + rows, 0.0, t_hi, "time since job start (s)", _num)
+    y = top + rows + 56
+    for k, f in enumerate(plot.files):
+        body.append(f'<rect class="f{k % FILE_CLASSES}" x="{LEFT}" y="{_f(y - 9)}" width="10" height="10" rx="2"/>')
+        body.append(
+            f'<text x="{LEFT + 14}" y="{_f(y)}">{e(_short_path(f.path))} · {e(human_bytes(f.bytes))} in '
+            f"{e(_count(f.ops, 'request'))}</text>"
+        )
+        y += 16
+    return _svg(y, _spatiality_label(plot, t, off, end, fidx), body)
+
+
+def _spatiality_label(plot: SpatialityPlot, t: np.ndarray, off: np.ndarray, end: np.ndarray, fidx: np.ndarray) -> str:
+    total = plot.totals.bytes
+    shown = (
+        "" if plot.points_shown == plot.points_total else f", {plot.points_shown:,} of them drawn (a uniform sample)"
+    )
+    parts = [
+        f"File offset against time for the {_count(len(plot.files), 'busiest file')} of {plot.files_total:,} traced: "
+        f"{plot.points_total:,} requests moving {human_bytes(total)}{shown}"
+    ]
+    for k, f in enumerate(plot.files[:3]):
+        sel = fidx == k
+        if not sel.any():
+            continue
+        ops = sorted({o for o, m in zip(plot.op, sel.tolist(), strict=True) if m})
+        parts.append(
+            f"{_short_path(f.path)} ({_pct(f.bytes, total)} of the bytes, {' and '.join(ops)}) is accessed from offset "
+            f"{human_bytes(float(off[sel].min()))} to {human_bytes(float(end[sel].max()))} between "
+            f"{_secs(float(t[sel].min()))} and {_secs(float(t[sel].max()))}"
+        )
+    if len(plot.files) > 3:
+        parts.append(f"{len(plot.files) - 3} more file(s) in the legend")
+    return "; ".join(parts) + "."
+
+
 # --- OSTs --------------------------------------------------------------------------------------------
 
 
@@ -747,6 +843,22 @@ def figures(data: PlotData) -> list[Figure]:
                 "transfers are the usual sign of I/O that is slower than it needs to be.",
             )
         )
+    if data.spatiality is not None and (svg := spatiality_svg(data.spatiality)) is not None:
+        sp = data.spatiality
+        sampled = (
+            f" {sp.points_shown:,} of the {sp.points_total:,} requests are drawn, sampled evenly per file."
+            if sp.points_shown < sp.points_total
+            else ""
+        )
+        out.append(
+            Figure(
+                "Spatiality",
+                svg,
+                "Where in each file the requests went and when, for the files that moved the most bytes (each at its "
+                "top traced layer): a mark spans a request's bytes, from its offset up; a rising line is sequential "
+                "access, scattered marks are random access." + sampled,
+            )
+        )
     if data.phases is not None and (svg := phases_svg(data.phases)) is not None:
         out.append(
             Figure(
@@ -777,6 +889,7 @@ __all__ = [
     "nice_ticks",
     "ost_svg",
     "phases_svg",
+    "spatiality_svg",
     "timeline_svg",
     "transfer_size_svg",
 ]

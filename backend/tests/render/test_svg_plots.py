@@ -13,12 +13,12 @@ import yaml
 
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
-from iodiag.analysis.plots import Axis, HeatmapPlot, PlotData, TimelinePlot, heatmap_plot, plot_data
+from iodiag.analysis.plots import Axis, HeatmapPlot, PlotData, SpatialityPlot, TimelinePlot, heatmap_plot, plot_data
 from iodiag.analysis.trace_views import traces
 from iodiag.ingest import JobProfile, load_profile
 from iodiag.render import render, render_many
 from iodiag.render.html import render_html
-from iodiag.render.svg_plots import figures, heatmap_svg, nice_ticks, timeline_svg
+from iodiag.render.svg_plots import figures, heatmap_svg, nice_ticks, spatiality_svg, timeline_svg
 from iodiag.synth.build import build_log
 from iodiag.synth.scenario import Scenario
 from tests.api.test_api_support import shared_server, upload, wait_done
@@ -161,22 +161,27 @@ def test_dxt_log_html_carries_the_plots_with_labels_in_words() -> None:
     page = _page(DXT)
     report, plots = _analyzed(DXT)
     svgs = _plot_svgs(page)
-    assert len(svgs) == len(figures(plots)) == 4  # timeline, heatmap, transfer sizes, phases (no Lustre here)
+    assert len(svgs) == len(figures(plots)) == 5  # timeline, heatmap, transfer sizes, spatiality, phases (no Lustre)
     labels = [_check_svg(s) for s in svgs]
-    timeline, heat, sizes, phases = labels
+    timeline, heat, sizes, spatial, phases = labels
     assert "MPI-IO: 32 ranks write 2.00 GiB between" in timeline and "the busiest, rank" in timeline
     assert "32 ranks read 2.00 GiB" in timeline
     assert "32 ranks, one row each" in heat and "4.00 GiB in all" in heat
     assert "576 DXT segments" in sizes and "of 10M–100M bytes" in sizes
     assert "2 I/O phases between" in phases and "GiB" in phases
+    assert spatial.startswith(
+        "File offset against time for the 8 busiest files of 33 traced: 270 requests moving 4.00 GiB"
+    )
+    assert "/yellow/users/treddy/mpi_io_rough_work/test.out (100 % of the bytes, read and write)" in spatial
+    assert "from offset 0 B to 2.00 GiB between" in spatial
     for s in svgs:  # axes with units and a legend (or a colour scale)
         assert "time since job start (s)" in s or "transfer size (bytes" in s
-        assert re.search(r'<rect class="(write|read|hm\d|phase)"', s)
+        assert re.search(r'<rect class="(write|read|hm\d|phase|f\d)"', s)
     # The Plots section comes after the findings and before the recommendations.
     plots_at = page.index("<h2>Plots</h2>")
     last_finding = max(page.rindex(f'<span class="code">{f.code}</span>') for f in report.findings)
     assert last_finding < plots_at < page.index("<h2>What to try</h2>")
-    for title in ("Timeline", "Heatmap", "Transfer sizes", "I/O phases"):
+    for title in ("Timeline", "Heatmap", "Transfer sizes", "Spatiality", "I/O phases"):
         assert f"<h3>{title}</h3>" in page
     _assert_self_contained(page)
 
@@ -206,9 +211,9 @@ def test_without_plot_data_the_page_is_as_before() -> None:
 def test_many_reports_each_get_their_plots() -> None:
     (r1, p1), (r2, p2) = _analyzed(DXT), _analyzed(E3SM)
     page = render_many([r1, r2], "html", ["a.darshan", "b.darshan"], plots=[p1, None])
-    assert page.count("<h3>Plots</h3>") == 1 and len(_plot_svgs(page)) == 4
+    assert page.count("<h3>Plots</h3>") == 1 and len(_plot_svgs(page)) == 5
     page = render_many([r1, r2], "html", ["a.darshan", "b.darshan"], plots=[p1, p2])
-    assert page.count("<h3>Plots</h3>") == 2 and len(_plot_svgs(page)) == 6
+    assert page.count("<h3>Plots</h3>") == 2 and len(_plot_svgs(page)) == 7
     ids = re.findall(r'id="([^"]+)"', page)
     assert len(ids) == len(set(ids))
 
@@ -255,7 +260,7 @@ def test_cli_html_carries_the_plots(tmp_path: Path) -> None:
     proc = iodiag("analyze", "--dxt", "-f", "html", DXT)
     assert proc.returncode == 0, proc.stderr
     labels = [_check_svg(s) for s in _plot_svgs(proc.stdout)]
-    assert len(labels) == 4 and "32 ranks write 2.00 GiB" in labels[0]
+    assert len(labels) == 5 and "32 ranks write 2.00 GiB" in labels[0]
     _assert_self_contained(proc.stdout)
     # Without --dxt only the HEATMAP (none in this log) could be drawn; one file per log in a directory.
     out = tmp_path / "out"
@@ -277,7 +282,7 @@ def test_service_stored_html_carries_the_plots(tmp_path: Path) -> None:
             assert wait_done(c, aid)["status"] == "done"
         page = c.get(f"/api/v1/analyses/{ids[0]}/report.html").text
         labels = [_check_svg(s) for s in _plot_svgs(page)]
-        assert len(labels) == 4 and "32 ranks write 2.00 GiB" in labels[0]  # the service reads DXT
+        assert len(labels) == 5 and "32 ranks write 2.00 GiB" in labels[0]  # the service reads DXT
         _assert_self_contained(page)
         stored = PlotData.model_validate_json(c.get(f"/api/v1/analyses/{ids[0]}/plots").content)
         assert stored.heatmap is not None and stored.heatmap.source == "DXT"
@@ -344,6 +349,63 @@ def test_pictures_are_bounded_on_worst_case_plot_data() -> None:
     svg = heatmap_svg(hm)
     assert svg is not None and len(svg) < 400_000
     _check_svg(svg)
+
+
+def test_spatiality_picture_axes_legend_and_escaping() -> None:
+    _, plots = _analyzed(DRISHTI)
+    sp = plots.spatiality
+    assert sp is not None
+    svg = spatiality_svg(sp)
+    assert svg is not None
+    label = _check_svg(svg)
+    assert label.startswith(
+        f"File offset against time for the 2 busiest files of 2 traced: {sp.points_total:,} requests"
+    )
+    assert "8a_parallel_3Db_0000001.h5 (100 % of the bytes, write) is accessed from offset 0 B to 120.00 GiB" in label
+    # Axes with units, a swatch per file in the legend with its bytes.
+    assert "file offset (GiB)" in svg and "time since job start (s)" in svg
+    assert svg.count('rx="2"/>') == len(sp.files) and "in 8,448 requests" in svg
+    evil = sp.model_copy(update={"files": [f.model_copy(update={"path": SCRIPT}) for f in sp.files]})
+    bad = spatiality_svg(evil)
+    assert bad is not None and "<script" not in bad and bad.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
+    report, _ = _analyzed(DRISHTI)
+    page = render_html(report, plots.model_copy(update={"spatiality": evil}))
+    assert "<h3>Spatiality</h3>" in page and "<script" not in page
+    assert (
+        spatiality_svg(
+            sp.model_copy(update={"points_shown": 0, "offset": [], "length": [], "time": [], "file": [], "op": []})
+        )
+        is None
+    )
+
+
+def test_spatiality_picture_is_bounded() -> None:
+    """20,000 random requests over 8 files: the picture stays well under the timeline's size."""
+    rng = np.random.default_rng(11)
+    n = 20_000
+    files = [
+        {"record_id": str(i), "path": f"/scratch/f{i}.dat", "bytes": 1 << 30, "ops": n // 8, "segments_shown": n // 8}
+        for i in range(8)
+    ]
+    sp = SpatialityPlot.model_validate(
+        {
+            "points_total": n,
+            "points_shown": n,
+            "x": {"label": "time", "unit": "s"},
+            "y": {"label": "file offset", "unit": "B"},
+            "totals": {"bytes": 8 << 30, "ops": n, "time": 1.0},
+            "offset": rng.integers(0, 4 << 40, n).tolist(),
+            "length": rng.integers(1, 1 << 20, n).tolist(),
+            "time": rng.uniform(0, 1000, n).tolist(),
+            "file": rng.integers(0, 8, n).tolist(),
+            "op": rng.choice(["write", "read"], n).tolist(),
+            "files": files,
+            "files_total": 8,
+        }
+    )
+    svg = spatiality_svg(sp)
+    assert svg is not None and len(svg) < 300_000
+    assert "file offset (TiB)" in svg and "5 more file(s) in the legend" in _check_svg(svg)
 
 
 def test_nice_ticks() -> None:
