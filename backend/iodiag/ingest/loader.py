@@ -19,15 +19,17 @@ from iodiag.ingest.isolation import ChildOutcome, run_inline, run_isolated
 from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
 from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo, Mount
 from iodiag.ingest.stacks import CallStacks, parse, split_names, stack_column
-from iodiag.ingest.trace import Trace, TraceBuilder
+from iodiag.ingest.trace import SEGMENT_DTYPE, Trace, TraceBuilder
 from iodiag.ingest.trace_stream import TraceStream, TraceSummary
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_LIMIT = 8 << 30
-TRACE_BUDGET = 2_000_000
+TRACE_BUDGET = 500_000
 """Segments (both DXT modules together, as the log's counters announce them) up to which traces are held
-whole; above it they are summarised while streaming (``trace_stream``): about 160 bytes per segment
-for the in-memory analysis against a bounded summary."""
+whole; above it they are summarised while they stream in (``trace_stream``). Held, the analysis costs
+about 160 bytes and 3 us per segment (1 M segments: 3.5 s of analysis and plots on the 2-core bench
+machine); streamed, a bounded summary and about 0.1 us per segment beside the reader. Below the budget
+the exact per-segment views are cheap enough, and they carry source lines where the log has stacks."""
 SPAN_GAP_SHARE = 0.001
 """Share of the run time under which a record's requests join one span: the default floor of the
 phase rule (``trace_phase_min_gap``), so that a span never crosses a phase boundary."""
@@ -68,7 +70,7 @@ def load_profile(
 
     sink = _TraceSink(default_trace_budget() if trace_budget == "default" else trace_budget)
     outcome = run_isolated(producer, timeout_s, memory_limit_bytes, sink) if isolate else run_inline(producer, sink)
-    return _build(path, outcome, inc, sink.builders)
+    return _build(path, outcome, inc, sink.finish())
 
 
 def default_trace_budget() -> int:
@@ -84,10 +86,16 @@ class _TraceSink:
 
     The counter modules come before the traces in a log, so by the first chunk the sink knows how many
     segments to expect, each file's alignment (T07) and which files MPI-IO traced (the top layer).
+    When the counters announce more segments than the budget, chunks are kept aside (raw, up to the
+    budget) until the trace proves larger than the budget: then every module streams, the kept chunks
+    first. A partial trace announces more than it holds, and is held after all.
     """
 
     def __init__(self, budget: int | None = None) -> None:
         self.builders: dict[str, TraceBuilder | TraceStream] = {}
+        self.pending: list[tuple[str, list[tuple[int, int, str, int, int]], bytes]] = []
+        self.pending_segments = 0
+        self.streaming = False
         self.expected: dict[str, int] = {}
         self.budget = budget
         self.runtime = 0.0
@@ -108,21 +116,41 @@ class _TraceSink:
             self.alignment.update(_stripe_sizes(payload))
         if kind != "dxt_chunk":
             return msg
-        name = payload["name"]
-        if name not in self.builders:
-            self.builders[name] = self._new(name)
-        self.builders[name].add(payload["records"], payload["raw"])
+        name, records, raw = payload["name"], payload["records"], payload["raw"]
+        if self.streaming or self.budget is None or sum(self.expected.values()) <= self.budget:
+            if name not in self.builders:
+                self.builders[name] = (
+                    self._stream(name) if self.streaming else TraceBuilder(name, self.expected.get(name, 0))
+                )
+            self.builders[name].add(records, raw)
+            return None
+        self.pending.append((name, records, bytes(raw)))
+        self.pending_segments += len(raw) // SEGMENT_DTYPE.itemsize
+        if self.pending_segments > self.budget:
+            self.streaming = True
+            self._replay(lambda n: self._stream(n))
         return None
 
-    def _new(self, name: str) -> TraceBuilder | TraceStream:
-        if self.budget is not None and sum(self.expected.values()) > self.budget:
-            return TraceStream(
-                name,
-                alignment=self.alignment,
-                mpiio_files=self.mpiio_files,
-                span_gap=SPAN_GAP_SHARE * self.runtime,
-            )
-        return TraceBuilder(name, self.expected.get(name, 0))
+    def _stream(self, name: str) -> TraceStream:
+        return TraceStream(
+            name, alignment=self.alignment, mpiio_files=self.mpiio_files, span_gap=SPAN_GAP_SHARE * self.runtime
+        )
+
+    def _replay(self, make: Any) -> None:
+        for name, records, raw in self.pending:
+            if name not in self.builders:
+                self.builders[name] = make(name)
+            self.builders[name].add(records, raw)
+        self.pending, self.pending_segments = [], 0
+
+    def finish(self) -> dict[str, TraceBuilder | TraceStream]:
+        """The builders, once the stream has ended: chunks still kept aside fit the budget, and are held."""
+        if self.pending:
+            sizes: dict[str, int] = {}
+            for name, _, raw in self.pending:
+                sizes[name] = sizes.get(name, 0) + len(raw) // SEGMENT_DTYPE.itemsize
+            self._replay(lambda n: TraceBuilder(n, sizes.get(n, 0)))
+        return self.builders
 
 
 def _posix_alignment(payload: dict[str, Any]) -> dict[int, int]:
