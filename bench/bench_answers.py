@@ -8,9 +8,12 @@ Measured, per question, median over the repetitions:
 - `iodiag ask LOG QUESTION --no-model`, whole process (start, read the log, analyze, answer, exit); goal <= 2 s.
 - the warm service (`iodiag serve`, template route, the report already analyzed): time from POSTing the
   question to the first `token` event (first words; goal <= 1 s) and to the `final` event (goal <= 2 s).
-- the bundled model (opt-in, `IODIAG_LLM_PROVIDER=llamacpp`), in process, loaded before timing: time to the
-  first streamed sentence (every streamed sentence has passed the verifier; goal <= 2 s) and to the whole
-  answer (goal <= 15 s), and which route the answer ended on.
+- the bundled model (opt-in, `IODIAG_LLM_PROVIDER=llamacpp`), in its model process, loaded before timing: it
+  rewords the template's verified sentences one at a time (narration/rephrase.py). Time to the first streamed
+  sentence (every streamed sentence has passed the verifier; goal <= 2 s) and to the whole answer (goal <= 15 s),
+  and what became of each sentence it tried to reword.
+- memory: the server's resident size before and after its first chat with the bundled model, and the model
+  process's; beside them, what loading the model into one process costs that process (the old way).
 Results go to bench/results/answers.json. A measurement, not a test: nothing fails on a missed target.
 """
 
@@ -22,7 +25,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +118,7 @@ def model(reps: int) -> list[dict[str, Any]]:
     from iodiag.core.settings import Settings
     from iodiag.ingest import load_profile
     from iodiag.narration.llm import get_model
+    from iodiag.narration.rephrase import Rephrasing
     from iodiag.narration.service import Narrator
 
     settings = Settings(llm_provider="llamacpp", llm_threads=2)
@@ -124,61 +130,176 @@ def model(reps: int) -> list[dict[str, Any]]:
     for log, q in QUESTIONS:
         report = analyze(load_profile(str(log)))
         firsts, totals, routes = [], [], []
+        outcomes: Counter[str] = Counter()
         for _ in range(reps):
+            seen: list[Rephrasing] = []
             t = time.perf_counter()
             first = float("nan")
             answer = None
-            for chunk in narrator.answer(report, q):
-                if chunk.delta and first != first:
+            for chunk in narrator.answer(report, q, observe=seen.append):
+                if chunk.delta.strip() and first != first:
                     first = time.perf_counter() - t
                 if chunk.final:
                     answer = chunk.answer
             totals.append(time.perf_counter() - t)
             firsts.append(first)
             routes.append(answer.provenance if answer else "none")
+            outcomes.update(r.outcome for r in seen if r.attempted)
         out.append(
             {
                 "question": q,
                 "first_sentence_s": med(firsts),
+                "first_sentence_range_s": [min(firsts), max(firsts)],
                 "total_s": med(totals),
+                "total_range_s": [min(totals), max(totals)],
                 "routes": routes,
+                "rewordings": dict(outcomes),
                 "model_load_s": load_s,
             }
         )
     return out
 
 
+def _rss_mib(pid: int, field: str = "VmRSS") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _model_children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if ppid == pid and b"iodiag.narration.model_worker" in (entry / "cmdline").read_bytes():
+                    out.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+# The old way, for comparison: the model loaded into the process that answers.
+IN_PROCESS = textwrap.dedent(
+    """
+    import json, sys, time
+    from iodiag.core.settings import Settings
+    from iodiag.narration.llm import load_llamacpp
+    def rss():
+        return [int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("VmRSS:")][0]
+    before = rss()
+    model = load_llamacpp(Settings(llm_provider="llamacpp", llm_threads=2))
+    "".join(model.stream([("user", "Why is my job slow?")], time.monotonic() + 60, max_tokens=32))
+    print(json.dumps({"before_mib": before, "after_mib": rss()}))
+    """
+)
+
+
+def memory() -> dict[str, Any]:
+    """The server's RSS before and after its first chat with the bundled model, and the model process's."""
+    log = QUESTIONS[0][0]
+    data = Path(tempfile.mkdtemp(prefix="iodiag-bench-memory-"))
+    server = Server(data, {"IODIAG_WORKERS": "1", "IODIAG_LLM_PROVIDER": "llamacpp", "IODIAG_LLM_THREADS": "2"})
+    token = server.token("bench", "user")
+    server.start()
+    assert server.proc is not None
+    pid = server.proc.pid
+    try:
+        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=60) as c:
+            with open(log, "rb") as fh:
+                aid = c.post("/api/v1/analyses", files={"file": (log.name, fh, "application/octet-stream")}).json()[
+                    "id"
+                ]
+            while c.get(f"/api/v1/analyses/{aid}").json()["status"] not in ("done", "failed"):
+                time.sleep(0.2)
+            before = _rss_mib(pid)
+            first, final = stream_times(c, aid, QUESTIONS[0][1])
+            after, peak = _rss_mib(pid), _rss_mib(pid, "VmHWM")
+            children = _model_children(pid)
+            model_rss = sum(_rss_mib(p) for p in children)
+            maps = Path(f"/proc/{pid}/maps").read_text()
+    finally:
+        server.stop()
+    done = subprocess.run(
+        [sys.executable, "-c", IN_PROCESS], capture_output=True, text=True, check=True, cwd=REPO / "backend"
+    )
+    old = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        "server_before_mib": before,
+        "server_after_mib": after,
+        "server_peak_mib": peak,
+        "model_process_mib": model_rss,
+        "model_processes": len(children),
+        "server_maps_llama": "libllama" in maps,
+        "first_chat_first_s": first,
+        "first_chat_final_s": final,
+        "in_process_before_mib": old["before_mib"],
+        "in_process_after_mib": old["after_mib"],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--no-model", action="store_true", help="skip the bundled model's measurements")
+    ap.add_argument("--only-model", action="store_true", help="only the bundled model's measurements and memory")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "answers.json")
     args = ap.parse_args()
 
-    cli = [{"question": q, "log": log.name, "whole_process_s": ask_process(log, q, args.reps)} for log, q in QUESTIONS]
-    svc = service(args.reps)
+    quick = args.only_model
+    cli = (
+        []
+        if quick
+        else [
+            {"question": q, "log": log.name, "whole_process_s": ask_process(log, q, args.reps)} for log, q in QUESTIONS
+        ]
+    )
+    svc = [] if quick else service(args.reps)
     mdl = [] if args.no_model else model(args.reps)
+    mem = {} if args.no_model else memory()
 
-    print(f"\n`iodiag ask --no-model`, whole process (median of {args.reps}); goal <= 2 s")
-    print(f"{'question':<46} {'seconds':>8}")
-    for row in cli:
-        print(f"{row['question']:<46} {row['whole_process_s']:>8.2f}")
-    print(f"median {med([r['whole_process_s'] for r in cli]):.2f} s")
-    print("\nwarm service, template route: first words (goal <= 1 s) and whole answer (goal <= 2 s)")
-    print(f"{'question':<46} {'first':>8} {'final':>8}")
-    for row in svc:
-        print(f"{row['question']:<46} {row['first_token_s']:>8.3f} {row['final_s']:>8.3f}")
+    if cli:
+        print(f"\n`iodiag ask --no-model`, whole process (median of {args.reps}); goal <= 2 s")
+        print(f"{'question':<46} {'seconds':>8}")
+        for row in cli:
+            print(f"{row['question']:<46} {row['whole_process_s']:>8.2f}")
+        print(f"median {med([r['whole_process_s'] for r in cli]):.2f} s")
+    if svc:
+        print("\nwarm service, template route: first words (goal <= 1 s) and whole answer (goal <= 2 s)")
+        print(f"{'question':<46} {'first':>8} {'final':>8}")
+        for row in svc:
+            print(f"{row['question']:<46} {row['first_token_s']:>8.3f} {row['final_s']:>8.3f}")
     if mdl:
-        print(f"\nbundled model (opt-in), model loaded in {mdl[0]['model_load_s']:.1f} s: first verified sentence")
-        print("(goal <= 2 s), whole answer (goal <= 15 s), and the route each answer ended on")
-        print(f"{'question':<46} {'first':>8} {'total':>8}  routes")
+        print(f"\nbundled model (opt-in), model process ready in {mdl[0]['model_load_s']:.1f} s, rewording the")
+        print("template's sentences: first verified sentence (goal <= 2 s), whole answer (goal <= 15 s), medians")
+        print(f"of {args.reps} with ranges, and what became of the sentences it tried to reword")
+        print(f"{'question':<46} {'first':>8} {'range':>12} {'total':>8} {'range':>12}  rewordings")
         for row in mdl:
+            fr, tr = row["first_sentence_range_s"], row["total_range_s"]
             print(
-                f"{row['question']:<46} {row['first_sentence_s']:>8.2f} {row['total_s']:>8.2f}  "
-                + ",".join(row["routes"])
+                f"{row['question']:<46} {row['first_sentence_s']:>8.2f} {fr[0]:>5.2f}-{fr[1]:<6.2f}"
+                f"{row['total_s']:>8.2f} {tr[0]:>5.2f}-{tr[1]:<6.2f} "
+                + ", ".join(f"{k} {v}" for k, v in sorted(row["rewordings"].items()))
             )
+        firsts = [r["first_sentence_s"] for r in mdl]
+        totals = [r["total_s"] for r in mdl]
+        print(f"median over questions: first {med(firsts):.2f} s, whole {med(totals):.2f} s")
+    if mem:
+        print("\nmemory (MiB): the server before / after its first chat with the bundled model, the model process")
+        print(
+            f"server {mem['server_before_mib']:.0f} -> {mem['server_after_mib']:.0f}"
+            f" (peak {mem['server_peak_mib']:.0f}),"
+            f" llama.cpp mapped in the server: {mem['server_maps_llama']}; model process {mem['model_process_mib']:.0f}"
+        )
+        print(
+            f"the old way, the model loaded into the answering process: {mem['in_process_before_mib']:.0f} -> "
+            f"{mem['in_process_after_mib']:.0f}"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"ask": cli, "service": svc, "model": mdl}, indent=1), encoding="utf-8")
+    args.out.write_text(
+        json.dumps({"ask": cli, "service": svc, "model": mdl, "memory": mem}, indent=1), encoding="utf-8"
+    )
     print(f"\nwritten to {args.out}")
 
 

@@ -1,9 +1,10 @@
 """Narration latency: time to first token and total answer time, bundled model against the template route.
 
-Each question is asked of its log through ``Narrator.answer`` (plan, prompt, stream, verify, repair or
-fall back), on two CPU cores (the process is pinned to two and llama.cpp runs two threads). Time to
-first token is the first streamed piece; total is the final, checked answer. The model loads once,
-before timing (its load time is reported apart). These are measurements, not tests.
+Each question is asked of its log through ``Narrator.answer`` on two CPU cores (the process is pinned to two,
+its model process inherits the pinning, and llama.cpp runs two threads). The bundled model rewords the
+template's verified sentences one at a time (``narration/rephrase.py``); time to first token is the first
+streamed (verified) sentence, total is the final, checked answer, and the rewordings are counted by outcome.
+The model process starts once, before timing (its start is reported apart). These are measurements, not tests.
 
     .venv/bin/python bench/bench_narration.py [--reps 3] [--cores 2] [--out bench/results/narration.json]
 """
@@ -56,6 +57,7 @@ def main() -> int:
     from iodiag.core.settings import Settings
     from iodiag.evals.answers import report_for
     from iodiag.narration.llm import get_model
+    from iodiag.narration.rephrase import Rephrasing
     from iodiag.narration.service import Narrator
 
     reports = {ref: report_for(ref) for ref, _ in QUESTIONS}
@@ -70,15 +72,17 @@ def main() -> int:
 
     rows: dict[str, dict[str, list[float]]] = {r: {"ttft": [], "total": []} for r in narrators}
     provenance: dict[str, Counter[str]] = {r: Counter() for r in narrators}
+    rewordings: Counter[str] = Counter()
     timings = []
     for rep in range(args.reps):
         for ref, question in QUESTIONS:
             for route, narrator in narrators.items():
+                seen: list[Rephrasing] = []
                 start = time.perf_counter()
                 first = None
                 answer = None
-                for chunk in narrator.answer(reports[ref], question):
-                    if first is None and chunk.delta:
+                for chunk in narrator.answer(reports[ref], question, observe=seen.append):
+                    if first is None and chunk.delta.strip():
                         first = time.perf_counter() - start
                     if chunk.final:
                         answer = chunk.answer
@@ -88,6 +92,7 @@ def main() -> int:
                 rows[route]["ttft"].append(ttft)
                 rows[route]["total"].append(total)
                 provenance[route][answer.provenance] += 1
+                rewordings.update(r.outcome for r in seen if r.attempted)
                 timings.append(
                     {
                         "rep": rep,
@@ -98,6 +103,7 @@ def main() -> int:
                         "total_s": total,
                         "provenance": answer.provenance,
                         "attempts": answer.verifier.attempts,
+                        "rewordings": dict(Counter(r.outcome for r in seen if r.attempted)),
                     }
                 )
                 print(f"  {route:8} {total:6.2f} s  {answer.provenance:14} {question}", file=sys.stderr)
@@ -107,14 +113,26 @@ def main() -> int:
         f"\nNarration latency, {len(QUESTIONS)} questions x {args.reps} reps, pinned to cores {cores or '?'} "
         f"({args.cores} llama.cpp threads); model {name} loaded in {load_s:.2f} s\n"
     )
-    head = f"{'route':<10}{'TTFT median':>13}{'TTFT p90':>10}{'total median':>14}{'total p90':>11}  provenance"
+    head = (
+        f"{'route':<10}{'TTFT median':>13}{'TTFT range':>14}{'TTFT p90':>10}{'total median':>14}{'total range':>14}"
+        f"{'total p90':>11}  provenance"
+    )
     print(head)
     print("-" * len(head))
     for route, r in rows.items():
         prov = ", ".join(f"{k} {v}" for k, v in provenance[route].most_common())
         print(
-            f"{route:<10}{statistics.median(r['ttft']):>12.2f}s{pct(r['ttft'], 0.9):>9.2f}s"
-            f"{statistics.median(r['total']):>13.2f}s{pct(r['total'], 0.9):>10.2f}s  {prov}"
+            f"{route:<10}{statistics.median(r['ttft']):>12.2f}s{min(r['ttft']):>7.2f}-{max(r['ttft']):<5.2f}s"
+            f"{pct(r['ttft'], 0.9):>9.2f}s{statistics.median(r['total']):>13.2f}s"
+            f"{min(r['total']):>7.2f}-{max(r['total']):<5.2f}s{pct(r['total'], 0.9):>10.2f}s  {prov}"
+        )
+    tried = sum(rewordings.values())
+    if tried:
+        kept = rewordings["rephrased"] + rewordings["unchanged"]
+        print(
+            f"\nmodel rewordings: {tried} sentences tried, {kept / tried:.0%} verified with every fact kept "
+            f"({rewordings['rephrased'] / tried:.0%} shown reworded, the rest copies); "
+            + ", ".join(f"{k} {v}" for k, v in rewordings.most_common())
         )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,12 @@
 """Chat answers off the event loop: the narrator runs in a bounded thread pool, with a time limit.
 
-The narrator (``iodiag.narration.service.Narrator``) is built lazily, once, in a thread: loading a
-local model takes seconds and must not block the server's start or its event loop.
+The narrator (``iodiag.narration.service.Narrator``) is built lazily, once, in a thread. A local model
+(``IODIAG_LLM_PROVIDER=llamacpp``) is not loaded into this process: it runs in a model process of its own,
+started on the first question (``narration/model_process.py``), so the server stays the size of a web server.
+Questions wait for an answer slot (at most ``chat_per_user`` at once per user, ``chat_concurrency`` in all)
+and are told how many are ahead; the wait does not count against ``chat_timeout_s``. A model process that
+dies mid-answer ends that answer with ``ModelCrashed`` (the chat route sends it as an ``error`` event) and is
+started again for the next question.
 """
 
 from __future__ import annotations
