@@ -117,7 +117,7 @@ class ChatModel:
 
     ``chat`` is a langchain chat model in this process (an endpoint's client), or None when ``remote`` runs the
     model in a process of its own. ``rephrases``: the model's job is to reword verified sentences one at a time
-    (``rephrase.py``), not to draft whole answers; true of a local GGUF."""
+    (``rephrase.py``), not to draft whole answers; true of the bundled model."""
 
     name: str
     chat: BaseChatModel | None
@@ -317,7 +317,9 @@ def _llamacpp(settings: Settings) -> ChatModel:
         settings.llm_max_answer_tokens,
         process.count_tokens,
         remote=process,
-        rephrases=True,
+        # The bundled 135M model cannot draft a grounded answer (0 % of its drafts passed and answered); it
+        # rewords the template's. A GGUF the site names (a 7B instruct model) drafts, as an endpoint does.
+        rephrases=not settings.llm_model_path,
     )
 
 

@@ -7,7 +7,7 @@ verifier. A draft all of whose sentences pass is the answer ("model"); one that 
 the question is "model-repaired". Otherwise, or when the model is missing, broken or out of time, the
 template's answer follows whatever passed ("template"). Nothing shown is ever withdrawn.
 
-A local GGUF (``ChatModel.rephrases``) gets a smaller job than drafting: the template writes and verifies the
+The bundled model (``ChatModel.rephrases``) gets a smaller job than drafting: the template writes and verifies the
 answer, and the model rewords it one sentence at a time under a grammar built from the sentence's own facts
 (``rephrase.py``); a rewording that fails the verifier or loses a fact is replaced by the original sentence.
 """

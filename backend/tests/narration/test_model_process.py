@@ -158,3 +158,21 @@ def test_the_chat_service_never_loads_the_model_into_its_own_process(tmp_path: P
     assert crashed["error"].startswith("ModelCrashed: the model process was killed by signal SIGKILL")
     assert result["after"]["final"] in ("model", "template") and result["after"]["error"] is None
     assert result["model_pid_after"] not in (None, result["model_pid"])
+
+
+def test_a_gguf_the_site_names_drafts_its_answers_in_its_own_process() -> None:
+    """IODIAG_LLM_MODEL_PATH (a larger instruct model at a site) drafts whole answers, through the sentence gate,
+    as an endpoint does; it also runs in a model process. The bundled file stands in for it here."""
+    from iodiag.narration.llm import bundled_model_path
+    from iodiag.narration.service import Narrator
+    from tests.narration.test_narration_support import DRISHTI, knowledge, report
+
+    settings = model_settings(llm_model_path=str(bundled_model_path()))
+    model = get_model(settings)
+    assert model is not None and not model.rephrases and isinstance(model.remote, ModelProcess)
+    assert model.remote.pid not in (None, os.getpid())
+    chunks = list(Narrator(settings, knowledge=knowledge()).answer(report(DRISHTI), "Why is my job slow?"))
+    answer = chunks[-1].answer
+    assert answer is not None and answer.verifier.passed and answer.verifier.attempts >= 1
+    assert "reworded" not in answer.note  # the draft route, not the rewording one
+    assert "".join(c.delta for c in chunks[:-1]).strip() == answer.text.strip()
