@@ -66,6 +66,12 @@ class Plan:
         return [f.code for f in self.focus]
 
 
+# A follow-up that names only a direction ("and for reads?", "what about writes") switches the side.
+_SIDE = re.compile(r"\b(?:reads?|reading|writes?|writing)\b", re.IGNORECASE)
+_READ = re.compile(r"\bread", re.IGNORECASE)
+_WRITE = re.compile(r"\bwrit", re.IGNORECASE)
+
+
 def _dedupe_facts(facts: Sequence[Fact]) -> list[Fact]:
     seen: dict[str, Fact] = {}
     for f in facts:
@@ -173,7 +179,14 @@ class Composer:
         if not codes and q.issue_codes:
             codes = [c for c in q.issue_codes if by_code[c].severity is not Severity.OK] or list(q.issue_codes)
         if not codes and q.follow_up:
-            codes = [c for c in previous if c in by_code]
+            # "and for reads?" after a question about writes: the same kind of answer, for the findings on the
+            # other side (by what each finding's title says it is about), most costly first.
+            side = _SIDE.search(q.text)
+            if side is not None:
+                word = _READ if side.group(0).lower().startswith("read") else _WRITE
+                codes = [f.code for f in ranked if word.search(f.title) and f.severity is not Severity.OK]
+            if not codes:
+                codes = [c for c in previous if c in by_code]
         if not codes:
             pool = problems(report) or ranked
             codes = [f.code for f in pool]

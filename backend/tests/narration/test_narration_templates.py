@@ -118,6 +118,12 @@ def test_follow_up_questions_resolve_to_the_previous_subject(narrator: Narrator)
     assert "8a_parallel_3Db_0000001.h5" in which.text
     fix = ask(narrator, rep, "and how do I fix that?", [*history, ChatTurn(role="user", text="which file?")])
     assert fix.intent == "how-to-fix" and cited(fix)[0] == "X06"
+    # A follow-up naming only the other direction switches to the findings on that side (X06 is about bytes
+    # written, X05 about reads beneath MPI-IO), on the same file.
+    writes = [ChatTurn(role="user", text="which file takes the most write time?")]
+    reads = ask(narrator, rep, "and for reads?", writes)
+    assert reads.intent == "file-or-rank" and cited(reads)[0] == "X05"
+    assert "8a_parallel_3Db_0000001.h5" in reads.text and "X06" not in cited(reads)[:1]
 
 
 def test_concept_answers_quote_the_knowledge_base(narrator: Narrator) -> None:
