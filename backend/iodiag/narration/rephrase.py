@@ -251,6 +251,25 @@ def _neighbours(skeleton: str, tag: str) -> set[str]:
     return set(words(skeleton[:at])[-NEAR_WORDS:]) | set(words(skeleton[at + len(tag) :])[:NEAR_WORDS])
 
 
+# Words that carry a claim of their own: counts said in words, comparisons, negations. A rewording may keep the
+# original's but not add one: "twice as slow", "the smallest cost" or "not" would change what the sentence says,
+# and the verifier checks digits, not these.
+_CLAIM_WORD = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|"
+    r"thousands?|millions?|billions?|dozens?|twice|thrice|double[ds]?|triple[ds]?|half|halve[ds]?|quarter|"
+    r"not|no|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|aren't|wasn't|weren't|"
+    r"\w+est|most|least|more|less|fewer|\w+er than|faster|slower|larger|smaller|bigger|higher|lower|better|worse|"
+    r"always|every|all|only)\b",
+    re.IGNORECASE,
+)
+
+
+def added_claims(original: str, reworded: str) -> list[str]:
+    """Claim-carrying words (counts in words, comparisons, negations) the rewording has and the original lacks."""
+    own = {m.group(0).lower() for m in _CLAIM_WORD.finditer(original)}
+    return sorted({m.group(0).lower() for m in _CLAIM_WORD.finditer(reworded)} - own)
+
+
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
@@ -330,6 +349,15 @@ class Rephraser:
             return Rephrasing(sentence, sentence, "dropped-fact", elapsed, missing=missing)
         if moved:
             return Rephrasing(sentence, sentence, "moved-fact", elapsed, missing=moved)
+        if added := added_claims(sentence, text):
+            detail = "says what the original did not"
+            return Rephrasing(
+                sentence,
+                sentence,
+                "failed",
+                elapsed,
+                (Violation(kind="added-claim", text=", ".join(added), detail=detail),),
+            )
         if echo := self._echo(sentence, text):
             return Rephrasing(sentence, sentence, "failed", elapsed, (Violation(kind="prompt-echo", text=echo),))
         parts = split_sentences(text)

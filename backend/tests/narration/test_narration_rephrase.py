@@ -9,7 +9,7 @@ import pytest
 from iodiag.narration.composer import Conversation
 from iodiag.narration.llm import get_model
 from iodiag.narration.models import AnswerChunk
-from iodiag.narration.rephrase import Rephrasing, grammar_for, sentence_facts, worth_rephrasing
+from iodiag.narration.rephrase import Rephrasing, added_claims, grammar_for, sentence_facts, worth_rephrasing
 from iodiag.narration.service import Narrator
 from iodiag.narration.verifier import HARD_KINDS, check_sentence, split_sentences, verify
 from tests.narration.test_narration_support import BADOST, DRISHTI, knowledge, model_settings, report
@@ -62,6 +62,14 @@ def test_the_grammar_is_valid_gbnf_and_holds_every_fact_in_order() -> None:
     assert "[0-9]" not in gbnf  # no digit outside the placeholders
     LlamaGrammar.from_string(gbnf, verbose=False)  # llama.cpp parses it
     LlamaGrammar.from_string(grammar_for([]), verbose=False)
+
+
+def test_a_rewording_may_not_add_counts_comparisons_or_negations() -> None:
+    """The verifier checks digits; "twice", "smallest" and "not" change a claim without one."""
+    assert added_claims(WHY, "I/O takes {1} of this {2} run, {3} on the busiest rank; X06 costs most.") == ["most"]
+    assert added_claims(WHY, WHY.replace("largest", "smallest")) == ["smallest"]
+    assert added_claims("Every rank waited on it.", "Not every rank waited on it, twice.") == ["not", "twice"]
+    assert added_claims("Every rank that wrote there waited on it.", "Everyone who wrote there waited on it.") == []
 
 
 def test_only_prose_is_reworded() -> None:
