@@ -106,7 +106,7 @@ def minilm() -> Embedder | None:
                 from iodiag.knowledge.embeddings import OnnxMiniLM, minilm_files
 
                 minilm_files()
-                _EMBEDDER.append(OnnxMiniLM(batch_size=64, threads=1))
+                _EMBEDDER.append(OnnxMiniLM(batch_size=64, threads=1, optimize=False))
             except Exception as exc:  # a missing wheel or file: the n-gram head decides alone
                 log.info("intent model without embeddings: %s", exc)
                 _EMBEDDER.append(None)
