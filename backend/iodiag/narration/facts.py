@@ -24,6 +24,9 @@ FactKind = Literal[
 
 # Modules that say which I/O library the application used, most specific first: fixes are worded for
 # the highest-level library (an HDF5 user sets HDF5 properties, not ROMIO calls).
+# A concrete command is ours, not log text, except the paths in it: long ones (a call with its arguments) are
+# kept whole up to this length rather than cut in the middle like a path.
+COMMAND_TEXT = 300
 _LIBRARY_MODULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("hdf5", ("H5F", "H5D")),
     ("pnetcdf", ("PNETCDF_FILE", "PNETCDF_VAR")),
@@ -359,7 +362,7 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
             Fact(
                 f"{f.code}:action:{i}",
                 "fix",
-                f"For this job ({wording.recommendation_title(a.recommendation)}): {quote(a.command)}; "
+                f"For this job ({wording.recommendation_title(a.recommendation)}): {quote(a.command, COMMAND_TEXT)}; "
                 f"{clean(a.effect, 400)}. Where: {clean(a.where, 300)}.",
                 code=f.code,
                 rec=a.recommendation,
