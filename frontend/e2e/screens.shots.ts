@@ -1,6 +1,7 @@
 // The screenshots in docs/screenshots/: sign-in, upload (a first-time user), the jobs page empty and with
 // jobs, the top of a report, its plots and the chat with an answer, at 1440 px (desktop-*) and 390 px
-// (phone-*), plus the report in the dark theme. Viewport-sized (never full-page), device scale 1, so
+// (phone-*), plus the report in the dark theme, and the timeline of a 384-rank job: its density view and a
+// zoomed window at full resolution. Viewport-sized (never full-page), device scale 1, so
 // each PNG stays small. Run with `make screenshots` (or `npm run screenshots` after `npm run build`);
 // the normal `npx playwright test` does not pick this file up (playwright.screens.config.ts does).
 import { mkdirSync, statSync } from "node:fs";
@@ -93,4 +94,25 @@ test("screenshots of the main pages at 1440 px and 390 px", async ({ page }) => 
   await expect(page.getByRole("heading", { name: "Findings" })).toBeVisible();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
   await snap(page, "desktop", "08-report-dark");
+
+  // The timeline at scale (the shared corpus's 384-rank DXT log): the density view, then a zoomed window.
+  const scale = s.scaleLog;
+  if (!scale) return;
+  await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
+  const big = await apiUpload(scale, s.tokens.sam);
+  for (const size of ["desktop", "phone"] as const) {
+    await page.setViewportSize(SIZES[size]);
+    await page.goto(`${s.baseURL}/analyses/${encodeURIComponent(big)}`);
+    const card = page.getByTestId("plot-timeline");
+    await expect(card.locator(".plot-foot")).toHaveAttribute("data-mode", "density");
+    // The card's heading just under the report's sticky bar.
+    await page.evaluate(() => {
+      const el = document.getElementById("plot-timeline");
+      if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 100);
+    });
+    await snap(page, size, "09-timeline-density");
+    for (let i = 0; i < 4; i++) await card.getByRole("button", { name: "Zoom in" }).click();
+    await expect(card.locator(".plot-foot")).toHaveAttribute("data-mode", "window");
+    await snap(page, size, "10-timeline-zoomed");
+  }
 });
