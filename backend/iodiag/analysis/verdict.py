@@ -60,6 +60,7 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
             f"it took {percent(s.share_slowest)} of the {run} run ({io} on the busiest rank)"
             if s.slowest_rank_io_s >= t.io_matters_min_seconds
             else f"the busiest rank spent {io} in it, {percent(s.share_slowest)} of the {run} run"
+            + (", too little time to matter however large its share" if s.share_slowest >= t.io_share_high else "")
         )
         return Verdict(
             io_matters=False,
