@@ -6,6 +6,9 @@ the trace is in flight (the union of the segments' ``[start, end]``). A *phase* 
 intervals separated by gaps shorter than the gap threshold, DXT Explorer's rule: the mean plus one
 standard deviation of all gaps between busy intervals (gaps below it are jitter inside a phase,
 gaps above it separate phases).
+
+Traces too large to hold come as ``TraceSummary`` objects (``ingest.trace_stream``); the ``stream_*``
+views at the end answer the same questions from them.
 """
 
 from __future__ import annotations

@@ -90,7 +90,12 @@ def combine_profiles(profiles: Sequence[JobProfile], *, force: bool = False) -> 
         tables=MappingProxyType(tables),
         traces=MappingProxyType(traces),
         stacks=stacks,
-        problems=tuple(f"{_short(p.path)}: {msg}" for p in profiles for msg in p.problems),
+        problems=tuple(f"{_short(p.path)}: {msg}" for p in profiles for msg in p.problems)
+        + tuple(
+            f"{_short(p.path)}: its DXT traces were too large to hold and are left out of the combined traces"
+            for p in profiles
+            if p.trace_summaries
+        ),
     )
 
 

@@ -6,6 +6,10 @@ metrics ``window_start`` and ``window_end`` (seconds since job start).
 
 Unless said otherwise the checks look at each file at its top traced layer (``top_trace``):
 DXT_MPIIO for files traced there, DXT_POSIX for the rest.
+
+A trace too large to hold (above the loader's segment budget) arrives summarised while streaming;
+each check then hands over to its twin in ``trace_streamed``, same rule and same metrics from the
+summary's accumulators.
 """
 
 from __future__ import annotations
