@@ -259,6 +259,8 @@ def save(model: IntentModel, path: Path) -> None:
 @lru_cache(maxsize=4)
 def load_model(path: Path) -> IntentModel | None:
     """The stored model; None when it is missing, unreadable or for other labels (the rules decide alone)."""
+    if not path.is_file():
+        return None
     try:
         with np.load(path, allow_pickle=False) as z:
             if tuple(str(x) for x in z["labels"]) != LABELS:
