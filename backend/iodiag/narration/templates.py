@@ -51,6 +51,13 @@ def _first_sentences(text: str, n: int) -> str:
     return " ".join(sentences[:n])
 
 
+_SAVINGS = re.compile(
+    r"\bhow much (?:time |faster |quicker )?(?:\w+ )?(?:would|could|can|will|do|does|might)\b.*\b(?:save|gain|win|"
+    r"speed|faster|shave|cut)|\bhow much (?:would|could|can) (?:i|we|it|that|this) (?:save|gain)|"
+    r"\bsav(?:e|ing|ings)\b.*\bhow much\b|\bhow much faster\b|\bworth (?:it|fixing)\b|"
+    r"\bexpected (?:gain|saving|speed-?up)",
+    re.IGNORECASE,
+)
 _WORST = re.compile(
     r"\b(?:worst|most|busiest|slowest|biggest|largest|top|heaviest|eating)\b|\ball (?:the|of the) (?:writes|reads|"
     r"bytes|data|time|i/o)\b",
@@ -258,11 +265,11 @@ class TemplateWriter:
             lines.append(self.p.sentence("files_none" if want_files else "ranks_none", codes=named))
         share = plan.report.io_share
         if q.asks_ranks and share is not None and share.slowest_rank is not None and self._fact(plan, "data"):
-            lines += [
-                "",
-                self.p.sentence("busiest_rank", rank=share.slowest_rank, io_time=human_seconds(share.slowest_rank_io_s))
-                + (" [J02]" if plan.report.finding("J02") is not None else ""),
-            ]
+            busiest = self.p.sentence(
+                "busiest_rank", rank=share.slowest_rank, io_time=human_seconds(share.slowest_rank_io_s)
+            ) + (" [J02]" if plan.report.finding("J02") is not None else "")
+            # "Which rank is slowest?" is answered by its first sentence; other rank questions end with it.
+            lines = [busiest, "", *lines] if _WORST.search(q.text) and not q.ranks else [*lines, "", busiest]
         return lines
 
     def _how_to_fix(self, plan: Plan) -> list[str]:
@@ -288,6 +295,9 @@ class TemplateWriter:
             return (
                 [*lines, self.p.sentence("fix_none")] if lines else [self.p.sentence("fix_none"), *self._verdict(plan)]
             )
+        saving = self._savings(plan, targets) if _SAVINGS.search(q) else None
+        if saving:
+            lines += [saving, ""]
         lines.append(self.p.sentence("fix_intro"))
         fixes: dict[str, str] = {}
         docs: set[str] = set()
@@ -295,6 +305,30 @@ class TemplateWriter:
             lines.append(f"{i}. {self._head(plan, f)}")
             lines += [f"   {x}" for x in self._fixes(plan, f, 3, fixes) + self._docs(plan, f.code, 1, docs)]
         return lines
+
+    def _savings(self, plan: Plan, targets: list[Finding]) -> str | None:
+        """'How much would I save?': each cause's cost is the most its fix can give back, and causes overlap
+        in time, so the answer is the largest one, with the others named, never their sum."""
+        priced = [f for f in targets if f.impact is not None and f.impact.seconds is not None and f.impact.seconds > 0]
+        if not priced:
+            return None
+        best = priced[0]
+        assert best.impact is not None and best.impact.seconds is not None
+        others = "; ".join(
+            f"{f.code} up to {human_seconds(f.impact.seconds)}" for f in priced[1:] if f.impact and f.impact.seconds
+        )
+        return (
+            self.p.sentence(
+                "savings",
+                code=best.code,
+                seconds=human_seconds(best.impact.seconds),
+                share=f" ({wording.percent(best.impact.share_of_runtime)} of the run)"
+                if best.impact.share_of_runtime is not None
+                else "",
+                others=f" The others: {others} (they overlap in time, so do not add them up)." if others else "",
+            )
+            + f" [{best.code}]"
+        )
 
     def _passage_lines(self, passages: list[Passage], limit: int) -> list[str]:
         lines: list[str] = []

@@ -237,3 +237,19 @@ def test_ask_command_bad_log_is_one_line_and_exit_2(tmp_path: Path) -> None:
     proc = iodiag("ask", bad, "why?", "--no-model")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("iodiag: error:") and "Traceback" not in proc.stderr
+
+
+def test_rank_and_savings_questions_are_answered_by_their_first_sentence(narrator: Narrator) -> None:
+    """The first sentence answers the question asked: which rank, how much time a fix gives back."""
+    rep = report(E3SM)
+    slowest = ask(narrator, rep, "which rank is slowest?")
+    assert slowest.text.splitlines()[0].startswith("The busiest rank in I/O time is rank 0, with 11.7 min of I/O.")
+    # A question about a named rank keeps that rank's findings first.
+    named = ask(narrator, rep, "what about rank 64?")
+    assert not named.text.startswith("The busiest rank")
+    saved = ask(narrator, rep, "how much time would I save?")
+    first = saved.text.splitlines()[0]
+    assert first.startswith("Fixing X04 can give back at most 7.2 min (59.3% of the run)")
+    assert "X05 up to 3.4 min" in first and "do not add them up" in first and saved.verifier.passed
+    # Other fix questions keep their usual opening.
+    assert ask(narrator, rep, "how do I fix it?").text.startswith("How to fix")
