@@ -44,8 +44,16 @@ _FACT_WORD = re.compile(r"[0-9_/\\]|^[DHJLMPSTX]\d{2}$|[A-Za-z]\d|\d[A-Za-z]")
 _EDGE_OPEN = "(≈~"
 _EDGE_CLOSE = ".,;:)"
 _NOT_FACTS = frozenset({"I/O", "i/o", "read/write", "and/or"})
+_COUNTED_AFTER = re.compile(
+    r"(?:ranks?|OSTs?|nodes?|files?|process(?:es)?|reads?|writes?|requests?|calls?|operations?|aggregators?|"
+    r"writers?|readers?)(?=[\s.,;:)]|$)",
+    re.IGNORECASE,
+)
+_COUNTED = re.compile(r"\b(?:ranks?|OSTs?|jobs?|nodes?|process(?:es)?|lines?|steps?|phases?)\s$", re.IGNORECASE)
 # A leading label the template gives a sentence ("What to do: ..."): kept as is, the rest is reworded.
 _LABEL = re.compile(r"^(?:Why it matters|What to do|Where|Also|Why|How|Note):\s+")
+
+_ACTION_LABELS = ("What to do", "Where", "Also")
 
 MIN_WORDS = 6
 MAX_WORDS = 70
@@ -138,8 +146,11 @@ def sentence_facts(sentence: str) -> Facts:
         if not core or core in _NOT_FACTS or not _FACT_WORD.search(core):
             continue
         end = start + len(core)
-        if re.search(r"\d$", core):  # "12.00 s", "64.00 MiB", "2.00x": the unit belongs to the number
-            unit = _UNIT_WORD.match(masked, end + 1) if masked[end : end + 1] == " " else _UNIT_WORD.match(masked, end)
+        if core[0].isdigit() and (noun := _COUNTED.search(masked, 0, start)):
+            start = noun.start()  # "rank 342", "OST 14": the number means nothing without what it numbers
+        if re.search(r"\d$", core):  # "12.00 s", "64.00 MiB", "4 ranks": what the number measures stays with it
+            at = end + 1 if masked[end : end + 1] == " " else end
+            unit = _UNIT_WORD.match(masked, at) or (_COUNTED_AFTER.match(masked, end + 1) if at > end else None)
             if unit:
                 end = unit.end()
         spans.append((start, end))
@@ -182,8 +193,12 @@ def label_of(sentence: str) -> tuple[str, str]:
 
 
 def worth_rephrasing(sentence: str) -> bool:
-    """Prose that says something, not structure: headings, finding titles, citations and lists stay as written."""
-    _, body = label_of(sentence)
+    """Prose that says something, not structure: headings, finding titles, citations and lists stay as written,
+    and so do actions (what to do, where): an instruction is followed word for word, so it is shown as the
+    template wrote it, commands and all."""
+    label, body = label_of(sentence)
+    if label.startswith(_ACTION_LABELS):
+        return False
     words = body.split()
     if not MIN_WORDS <= len(words) <= MAX_WORDS:
         return False
@@ -264,10 +279,18 @@ _CLAIM_WORD = re.compile(
 )
 
 
-def added_claims(original: str, reworded: str) -> list[str]:
-    """Claim-carrying words (counts in words, comparisons, negations) the rewording has and the original lacks."""
-    own = {m.group(0).lower() for m in _CLAIM_WORD.finditer(original)}
-    return sorted({m.group(0).lower() for m in _CLAIM_WORD.finditer(reworded)} - own)
+def changed_claims(original: str, reworded: str) -> list[str]:
+    """Claim-carrying words (counts in words, comparisons, negations) one of the two has and the other lacks: a
+    rewording that drops "not" or "more" changes the claim as surely as one that adds "twice"."""
+    before = {m.group(0).lower() for m in _CLAIM_WORD.finditer(original)}
+    after = {m.group(0).lower() for m in _CLAIM_WORD.finditer(reworded)}
+    return sorted(before ^ after)
+
+
+# The prompt's own words: a rewording that says "Rewrite: ..." talks about its task, not the job.
+_TASK_WORDS = frozenset(
+    {"rewrite", "rewritten", "rewording", "reworded", "plainer", "placeholder", "placeholders", "sentence"}
+)
 
 
 def _words(text: str) -> list[str]:
@@ -292,8 +315,11 @@ class Rephraser:
         self.question_words = _words(clean(question, 300))
 
     def _echo(self, original: str, text: str) -> str:
-        """Three words in a row from the question that the original did not have: the model talks to the asker."""
+        """The prompt's words, or three words in a row from the question, that the original did not have: the
+        model talks about its task or to the asker instead of rewording."""
         own = set(_words(original))
+        if task := sorted((set(_words(text)) & _TASK_WORDS) - own):
+            return ", ".join(task)
         q = self.question_words
         said = " ".join(_words(text))
         for i in range(len(q) - 2):
@@ -349,15 +375,10 @@ class Rephraser:
             return Rephrasing(sentence, sentence, "dropped-fact", elapsed, missing=missing)
         if moved:
             return Rephrasing(sentence, sentence, "moved-fact", elapsed, missing=moved)
-        if added := added_claims(sentence, text):
-            detail = "says what the original did not"
-            return Rephrasing(
-                sentence,
-                sentence,
-                "failed",
-                elapsed,
-                (Violation(kind="added-claim", text=", ".join(added), detail=detail),),
-            )
+        if changed := changed_claims(sentence, text):
+            detail = "a count, comparison or negation the original did not make, or dropped one it made"
+            violation = Violation(kind="changed-claim", text=", ".join(changed), detail=detail)
+            return Rephrasing(sentence, sentence, "failed", elapsed, (violation,))
         if echo := self._echo(sentence, text):
             return Rephrasing(sentence, sentence, "failed", elapsed, (Violation(kind="prompt-echo", text=echo),))
         parts = split_sentences(text)

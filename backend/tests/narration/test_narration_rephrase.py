@@ -9,7 +9,7 @@ import pytest
 from iodiag.narration.composer import Conversation
 from iodiag.narration.llm import get_model
 from iodiag.narration.models import AnswerChunk
-from iodiag.narration.rephrase import Rephrasing, added_claims, grammar_for, sentence_facts, worth_rephrasing
+from iodiag.narration.rephrase import Rephrasing, changed_claims, grammar_for, sentence_facts, worth_rephrasing
 from iodiag.narration.service import Narrator
 from iodiag.narration.verifier import HARD_KINDS, check_sentence, split_sentences, verify
 from tests.narration.test_narration_support import BADOST, DRISHTI, knowledge, model_settings, report
@@ -30,12 +30,15 @@ def test_a_sentence_s_facts_are_its_numbers_with_units_codes_names_and_quoted_te
     assert sentence_facts(FILE).literals == [
         "`/tmp/test/mpi-io-test.tmp.dat`",
         "100.8 ms",
-        "4",
+        "4 ranks",
         "99.9%",
         "64.00 MiB",
         "64.00 MiB",
     ]
     assert sentence_facts(FIX).literals == ["'H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);'", "[J02]"]
+    # What a number counts stays with it: "Ranking 342" would be no rank at all.
+    assert sentence_facts("Rank 342 appears in X05, P22.").literals == ["Rank 342", "X05", "P22"]
+    assert sentence_facts("New files avoid OST 14 on 4 nodes.").literals == ["OST 14", "4 nodes"]
     # "I/O" and "MPI-IO" are words, not facts; a plain sentence has none.
     assert sentence_facts("Every rank that wrote there waited on it.").literals == []
 
@@ -64,16 +67,22 @@ def test_the_grammar_is_valid_gbnf_and_holds_every_fact_in_order() -> None:
     LlamaGrammar.from_string(grammar_for([]), verbose=False)
 
 
-def test_a_rewording_may_not_add_counts_comparisons_or_negations() -> None:
+def test_a_rewording_may_not_add_or_drop_counts_comparisons_or_negations() -> None:
     """The verifier checks digits; "twice", "smallest" and "not" change a claim without one."""
-    assert added_claims(WHY, "I/O takes {1} of this {2} run, {3} on the busiest rank; X06 costs most.") == ["most"]
-    assert added_claims(WHY, WHY.replace("largest", "smallest")) == ["smallest"]
-    assert added_claims("Every rank waited on it.", "Not every rank waited on it, twice.") == ["not", "twice"]
-    assert added_claims("Every rank that wrote there waited on it.", "Everyone who wrote there waited on it.") == []
+    assert changed_claims(WHY, "I/O takes {1} of this {2} run, {3} on the busiest rank; X06 costs most.") == [
+        "largest",
+        "most",
+    ]
+    assert changed_claims(WHY, WHY.replace("largest", "smallest")) == ["largest", "smallest"]
+    assert changed_claims("Every rank waited on it.", "Not every rank waited on it, twice.") == ["not", "twice"]
+    assert changed_claims("It is not slow.", "It is slow.") == ["not"]
+    assert changed_claims("Each rank that wrote there waited on it.", "Each writer waited on it.") == []
 
 
 def test_only_prose_is_reworded() -> None:
     assert worth_rephrasing(WHY) and worth_rephrasing(FILE)
+    assert not worth_rephrasing("What to do: `lfs setstripe -c 1 -o 0 /scratch`; new files avoid OST 14 from now.")
+    assert not worth_rephrasing("Where: the HDF5 code, on each dataset creation property list before H5Dcreate.")
     assert worth_rephrasing("Why it matters: Every byte a lower layer writes beyond what was asked takes time.")
     assert not worth_rephrasing("What slows the job's I/O down, most costly first:")  # a heading
     assert not worth_rephrasing("**X06 · Bytes written grow between layers** (critical; costs ≈ 5.61 s): more.")
