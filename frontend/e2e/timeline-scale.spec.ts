@@ -51,8 +51,8 @@ for (const width of [1440, 390]) {
     await page.screenshot({ path: `${SHOTS}/timeline-density-${String(width)}.png` });
 
     // Zoom in four steps (to 0.7^4 of the time axis): the UI asks for that window's segments.
-    const asked = page.waitForRequest((r) => r.url().includes(`/api/v1/analyses/${id}/plots/timeline?`));
-    const answered = page.waitForResponse((r) => r.url().includes(`/api/v1/analyses/${id}/plots/timeline?`) && r.status() === 200);
+    const asked = page.waitForRequest((r) => r.url().includes(`/api/v1/analyses/${id}/plots/timeline?`), { timeout: 20_000 });
+    const answered = page.waitForResponse((r) => r.url().includes(`/api/v1/analyses/${id}/plots/timeline?`) && r.status() === 200, { timeout: 20_000 });
     const zoomIn = card.getByRole("button", { name: "Zoom in" });
     for (let i = 0; i < 4; i++) await zoomIn.click();
     const url = new URL((await asked).url());
@@ -100,7 +100,7 @@ test("a window too busy for single segments stays a density view and says so", a
   const card = await openTimeline(page, 1440);
   // All layers, zoomed once: about 18,000 segments, over the 5,000-segment budget.
   await card.locator("..").getByText("All layers").click();
-  const answered = page.waitForResponse((r) => r.url().includes(`/plots/timeline?`) && r.status() === 200);
+  const answered = page.waitForResponse((r) => r.url().includes(`/plots/timeline?`) && r.status() === 200, { timeout: 20_000 });
   await card.getByRole("button", { name: "Zoom in" }).click();
   const win = (await (await answered).json()) as Schemas["TimelineWindow"];
   expect(win.sampled).toBe(true);

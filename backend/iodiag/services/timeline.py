@@ -51,10 +51,13 @@ class TimelineSources:
             hit = self._cached(sha256)
             if hit is not None:
                 return hit
-            src = _read(path, timeout_s, memory_limit_bytes)
+            try:
+                src = _read(path, timeout_s, memory_limit_bytes)
+            finally:
+                with self._lock:
+                    self._loading.pop(sha256, None)
             with self._lock:
                 self.loads += 1
-                self._loading.pop(sha256, None)
                 if src.nbytes <= self.max_bytes:
                     self._entries[sha256] = src
                     while len(self._entries) > self.max_entries or self._total() > self.max_bytes:
