@@ -196,11 +196,16 @@ IN_PROCESS = textwrap.dedent(
 )
 
 
-def memory() -> dict[str, Any]:
-    """The server's RSS before and after its first chat with the bundled model, and the model process's."""
+def _server_memory(provider: str) -> dict[str, Any]:
+    """One fresh server: its RSS once the log is analyzed, after its first chat and after a second one, and the
+    model processes it started. No knowledge documents, so that what is measured is the narrator and the model
+    (building the knowledge index in a fresh data directory would add its embedding model to the first chat)."""
     log = QUESTIONS[0][0]
     data = Path(tempfile.mkdtemp(prefix="iodiag-bench-memory-"))
-    server = Server(data, {"IODIAG_WORKERS": "1", "IODIAG_LLM_PROVIDER": "llamacpp", "IODIAG_LLM_THREADS": "2"})
+    empty = data / "no-documents"
+    empty.mkdir()
+    env = {"IODIAG_WORKERS": "1", "IODIAG_LLM_PROVIDER": provider, "IODIAG_LLM_THREADS": "2"}
+    server = Server(data, {**env, "IODIAG_KNOWLEDGE_DIR": str(empty)})
     token = server.token("bench", "user")
     server.start()
     assert server.proc is not None
@@ -215,28 +220,35 @@ def memory() -> dict[str, Any]:
                 time.sleep(0.2)
             before = _rss_mib(pid)
             first, final = stream_times(c, aid, QUESTIONS[0][1])
-            after, peak = _rss_mib(pid), _rss_mib(pid, "VmHWM")
+            after = _rss_mib(pid)
+            stream_times(c, aid, QUESTIONS[1][1])
+            second, peak = _rss_mib(pid), _rss_mib(pid, "VmHWM")
             children = _model_children(pid)
-            model_rss = sum(_rss_mib(p) for p in children)
-            maps = Path(f"/proc/{pid}/maps").read_text()
+            return {
+                "before_mib": before,
+                "after_first_chat_mib": after,
+                "after_second_chat_mib": second,
+                "peak_mib": peak,
+                "model_process_mib": sum(_rss_mib(p) for p in children),
+                "model_processes": len(children),
+                "llama_mapped": "libllama" in Path(f"/proc/{pid}/maps").read_text(),
+                "first_chat_first_s": first,
+                "first_chat_final_s": final,
+            }
     finally:
         server.stop()
+
+
+def memory() -> dict[str, Any]:
+    """The server's RSS before and after its first chats, template route and bundled model side by side, the
+    model process's, and what loading the model into the answering process costs it (the old way)."""
+    out = {"template": _server_memory("none"), "model": _server_memory("llamacpp")}
     done = subprocess.run(
         [sys.executable, "-c", IN_PROCESS], capture_output=True, text=True, check=True, cwd=REPO / "backend"
     )
     old = json.loads(done.stdout.strip().splitlines()[-1])
-    return {
-        "server_before_mib": before,
-        "server_after_mib": after,
-        "server_peak_mib": peak,
-        "model_process_mib": model_rss,
-        "model_processes": len(children),
-        "server_maps_llama": "libllama" in maps,
-        "first_chat_first_s": first,
-        "first_chat_final_s": final,
-        "in_process_before_mib": old["before_mib"],
-        "in_process_after_mib": old["after_mib"],
-    }
+    out["in_process"] = {"before_mib": old["before_mib"], "after_mib": old["after_mib"]}
+    return out
 
 
 def main() -> None:
@@ -286,15 +298,18 @@ def main() -> None:
         totals = [r["total_s"] for r in mdl]
         print(f"median over questions: first {med(firsts):.2f} s, whole {med(totals):.2f} s")
     if mem:
-        print("\nmemory (MiB): the server before / after its first chat with the bundled model, the model process")
+        print("\nmemory (MiB): the server once the log is analyzed, after its first and second chat; its model process")
+        for name in ("template", "model"):
+            m = mem[name]
+            print(
+                f"{name:<9} server {m['before_mib']:.0f} -> {m['after_first_chat_mib']:.0f} -> "
+                f"{m['after_second_chat_mib']:.0f} (peak {m['peak_mib']:.0f}), llama.cpp mapped: {m['llama_mapped']}; "
+                f"model process {m['model_process_mib']:.0f} ({m['model_processes']})"
+            )
+        old = mem["in_process"]
         print(
-            f"server {mem['server_before_mib']:.0f} -> {mem['server_after_mib']:.0f}"
-            f" (peak {mem['server_peak_mib']:.0f}),"
-            f" llama.cpp mapped in the server: {mem['server_maps_llama']}; model process {mem['model_process_mib']:.0f}"
-        )
-        print(
-            f"the old way, the model loaded into the answering process: {mem['in_process_before_mib']:.0f} -> "
-            f"{mem['in_process_after_mib']:.0f}"
+            f"the old way, the model loaded into the answering process: {old['before_mib']:.0f} -> "
+            f"{old['after_mib']:.0f}"
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
