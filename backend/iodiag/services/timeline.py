@@ -17,6 +17,9 @@ from iodiag.analysis.timeline_window import TimelineSource, timeline_source
 CACHE_BYTES = 768 << 20
 """Segment columns kept in memory at most (about 16 million segments)."""
 CACHE_ENTRIES = 8
+MAX_SEGMENTS = 16_000_000
+"""Traces larger than this are not read whole for windows (they would not fit the cache, and each zoom would
+read them again): the reader summarises them instead, and the window says why it has no segments."""
 
 
 class NoTrace(Exception):
@@ -24,9 +27,12 @@ class NoTrace(Exception):
 
 
 class TimelineSources:
-    def __init__(self, max_bytes: int = CACHE_BYTES, max_entries: int = CACHE_ENTRIES) -> None:
+    def __init__(
+        self, max_bytes: int = CACHE_BYTES, max_entries: int = CACHE_ENTRIES, max_segments: int = MAX_SEGMENTS
+    ) -> None:
         self.max_bytes = max_bytes
         self.max_entries = max_entries
+        self.max_segments = max_segments
         self._entries: OrderedDict[str, TimelineSource] = OrderedDict()
         self._loading: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -52,7 +58,7 @@ class TimelineSources:
             if hit is not None:
                 return hit
             try:
-                src = _read(path, timeout_s, memory_limit_bytes)
+                src = _read(path, timeout_s, memory_limit_bytes, self.max_segments)
             finally:
                 with self._lock:
                     self._loading.pop(sha256, None)
@@ -72,15 +78,27 @@ class TimelineSources:
             self._entries.pop(sha256, None)
 
 
-def _read(path: Path, timeout_s: float, memory_limit_bytes: int) -> TimelineSource:
+def _read(path: Path, timeout_s: float, memory_limit_bytes: int, max_segments: int) -> TimelineSource:
     from iodiag.ingest import LogReadError, load_profile
 
     if not path.is_file():
         raise NoTrace("the stored log is missing")
     try:
-        profile = load_profile(str(path), include=("DXT",), timeout_s=timeout_s, memory_limit_bytes=memory_limit_bytes)
+        profile = load_profile(
+            str(path),
+            include=("DXT",),
+            timeout_s=timeout_s,
+            memory_limit_bytes=memory_limit_bytes,
+            trace_budget=max_segments,
+        )
     except LogReadError as exc:
         raise NoTrace(f"the stored log cannot be read: {exc.reason}") from None
+    summarised = sum(t.segments for t in profile.trace_summaries.values())
+    if summarised:
+        raise NoTrace(
+            f"this trace has {summarised:,} segments, more than the {max_segments:,} a zoomed window reads; "
+            "the report's timeline summarises it"
+        )
     src = timeline_source(profile)
     if src is None:
         raise NoTrace("this log has no DXT trace, so there is no timeline to zoom into")

@@ -63,3 +63,8 @@ def test_no_trace_missing_or_unreadable_is_one_line(tmp_path: Path) -> None:
         cache.get("b", broken, *READ)
     assert "\n" not in str(info.value)
     assert cache.loads == 0
+    # A trace too large to hold for windows: summarised by the reader, and said so.
+    small = TimelineSources(max_segments=10_000)
+    with pytest.raises(NoTrace, match=r"^this trace has 25,973 segments, more than the 10,000 a zoomed window reads"):
+        small.get("d", DRISHTI, *READ)
+    assert small.get("x", DXT, *READ).cols.start.size == 576

@@ -458,6 +458,8 @@ def plots_timeline_window(
     if rank1 is not None and rank1 < rank0:
         raise HTTPException(422, f"rank1 ({rank1}) must not be before rank0 ({rank0})")
     st = ctx.settings
+    if not st.job_read_dxt:
+        raise HTTPException(404, "this server does not read DXT traces (IODIAG_JOB_READ_DXT is off)")
     try:
         src = ctx.timelines.get(row.sha256, ctx.blobs.path(row.sha256), st.job_timeout_s, st.job_memory_limit_bytes)
     except NoTrace as exc:
