@@ -1,4 +1,7 @@
-"""The classifier's second opinion: the labelled question most like this one.
+"""The classifier's fallback when no trained intent model is stored: the labelled question most like this one.
+
+Since the learned model (``intent_model.py``, trained on the same examples) this is used only when its weights
+file is missing; it is kept because it needs nothing but the examples.
 
 The rules in ``intents.py`` are precise where they fire, and silent on phrasings nobody wrote a rule for; a
 question they cannot place would fall to "why is my job slow?". Here such a question is compared with the
