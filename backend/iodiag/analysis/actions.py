@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iodiag.analysis.context import Context
-from iodiag.analysis.models import Action, FileEvidence, Impact, Workload
+from iodiag.analysis.models import Action, FileEvidence, Impact, LustreLayout, Workload
 from iodiag.core.units import human_bytes
 
 MiB = 1 << 20
@@ -545,4 +545,47 @@ def actions_for(
             if all(a.command != action.command for a in out):
                 out.append(action)
     del code
+    return out
+
+
+MAX_LAYOUTS = 3
+
+
+def lustre_layouts(ctx: Context) -> list[LustreLayout]:
+    """The stripe layout of the Lustre files that moved the most bytes, against what their size, writers and
+    requests call for: what "what stripe count should I use?" needs whether or not a Lustre finding fired.
+
+    Only ever more stripes or larger stripes than the file has: fewer OSTs or smaller stripes are not a fix
+    for anything these counters can show, so a layout at or above both suggestions fits.
+    """
+    from iodiag.analysis.checks.lustre import layouts
+
+    out: list[LustreLayout] = []
+    ranked = sorted(layouts(ctx), key=lambda f: (-(f.bytes_written + f.bytes_read), f.record_id))
+    for lay in ranked[:MAX_LAYOUTS]:
+        moved = lay.bytes_written + lay.bytes_read
+        if moved <= 0 or lay.stripe_count <= 0:
+            continue
+        count = max(stripe_count_for(moved, lay.writers, ctx.nodes), lay.stripe_count)
+        if lay.writers <= 1:
+            count = lay.stripe_count  # one writer: more OSTs add no parallelism to its requests
+        size = max(stripe_size_for(lay.common_size) if lay.common_size else lay.stripe_size, lay.stripe_size)
+        if count == 1:
+            size = lay.stripe_size  # one OST holds every byte: no request can cross to another, whatever the size
+        fits = count == lay.stripe_count and size == lay.stripe_size
+        path = ctx.path(lay.record_id)
+        out.append(
+            LustreLayout(
+                path=path,
+                bytes_moved=moved,
+                writers=lay.writers,
+                stripe_count=lay.stripe_count,
+                stripe_size=lay.stripe_size,
+                common_request=lay.common_size,
+                suggested_count=count,
+                suggested_size=size,
+                command=None if fits else f"lfs setstripe -c {count} -S {_size_arg(size)} {_dir(path)}",
+                fits=fits,
+            )
+        )
     return out

@@ -8,7 +8,7 @@ from pathlib import Path
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
 from iodiag.analysis import grading, verdict
-from iodiag.analysis.actions import actions_for
+from iodiag.analysis.actions import actions_for, lustre_layouts
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import cross_layer
@@ -18,6 +18,7 @@ from iodiag.analysis.models import (
     Finding,
     JobFacts,
     JobSummary,
+    LustreLayout,
     ModuleSummary,
     Report,
     SeverityCounts,
@@ -77,7 +78,16 @@ def analyze(
         workload=ctx.workload,
         interfaces=ctx.interfaces,
         file_system=ctx.file_system,
+        lustre_layouts=_lustre_layouts(ctx, problems),
     )
+
+
+def _lustre_layouts(ctx: Context, problems: list[str]) -> list[LustreLayout]:
+    try:
+        return lustre_layouts(ctx)
+    except Exception as exc:  # the report stands without it
+        problems.append(f"Lustre layout assessment failed: {type(exc).__name__}: {exc}")
+        return []
 
 
 def with_detected_severity(report: Report) -> Report:

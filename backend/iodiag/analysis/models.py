@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "2.1"
+SCHEMA_VERSION = "2.2"
 """2.1: the report lists the files with the most I/O time (``top_files``).
 2.0: findings carry ``impact`` (cost in run time) and ``detected_severity``; the report carries ``verdict``,
 ``workload`` and ``interfaces``; severity is graded from cost."""
@@ -376,6 +376,23 @@ class FileUsage(BaseModel):
     file_system: str | None = None
 
 
+class LustreLayout(BaseModel):
+    """One Lustre file's stripe layout against what its size, writers and requests call for."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    bytes_moved: int = Field(description="bytes read + written at the POSIX layer")
+    writers: int = Field(description="ranks that wrote it at the POSIX layer (the aggregators under collective I/O)")
+    stripe_count: int
+    stripe_size: int
+    common_request: int = Field(default=0, description="the most common POSIX request size; 0 when unknown")
+    suggested_count: int = Field(description="stripe count for its size and writers (never fewer than it has)")
+    suggested_size: int = Field(description="stripe size for its common request size (never smaller than it has)")
+    command: str | None = Field(default=None, description="lfs setstripe for new files; None when the layout fits")
+    fits: bool = Field(description="the layout already meets both suggestions")
+
+
 class Report(BaseModel):
     schema_version: str = SCHEMA_VERSION
     tool_version: str
@@ -399,6 +416,9 @@ class Report(BaseModel):
     interfaces: list[InterfaceTotals] = Field(default_factory=list, description="every data-bearing module")
     file_system: str | None = Field(
         default=None, description="file system that carried most of the job's bytes (lustre, gpfs, nfs, daos, ...)"
+    )
+    lustre_layouts: list[LustreLayout] = Field(
+        default_factory=list, description="the Lustre files that moved the most bytes (at most 3), layout assessed"
     )
 
     def codes(self) -> set[str]:

@@ -258,6 +258,12 @@ class Composer:
             plan.facts += [t for i in range(TOP_FILE_FACTS) if (t := plan.sheet.get(f"topfile:{i}"))]
         for f in chosen:
             plan.facts += self._detail(plan, f.code, (*want, "why"))
+        # "How many OSTs should out.dat use?" names a file: its layout, when assessed, is the answer.
+        plan.facts += [
+            x
+            for i, lay in enumerate(plan.report.lustre_layouts)
+            if (not q.files or lay.path in q.files) and (x := plan.sheet.get(f"layout:{i}"))
+        ]
         data = plan.sheet.get("data")
         if data and q.asks_ranks:
             plan.facts.append(data)
@@ -273,6 +279,8 @@ class Composer:
         for f in already:
             plan.facts += self._detail(plan, f.code, ("finding",))
         plan.facts += self._job(plan)[:1]
+        # The assessed Lustre layouts: the template leads with them when the question is about striping.
+        plan.facts += [x for i in range(len(plan.report.lustre_layouts)) if (x := plan.sheet.get(f"layout:{i}"))]
         if plan.report.finding("J01") is not None:  # the first fix for a job I/O does not slow: look elsewhere
             plan.facts += self._detail(plan, "J01", ("finding", "fix"))
         targets = [f for f in plan.focus if f.severity is not Severity.OK][:FOCUS_MAX] or plan.focus[:1]

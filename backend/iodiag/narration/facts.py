@@ -229,6 +229,7 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
             )
         )
     _top_file_facts(sheet, report, phrases)
+    _layout_facts(sheet, report, phrases)
     j = report.job
     ranks = f"{j.nprocs:,} rank{'s' if j.nprocs != 1 else ''}"
     if j.nodes:
@@ -391,6 +392,45 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
 
 TOP_FILE_FACTS = 3
 MINOR_FILE_SHARE = 0.01
+
+
+def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None:
+    """Each assessed Lustre file's layout against its size, writers and requests: what "what stripe count
+    should I use?" needs when no Lustre finding fired."""
+    for i, lay in enumerate(report.lustre_layouts):
+        who = f"{lay.writers:,} writing rank{'s' if lay.writers != 1 else ''}" if lay.writers else "no writer"
+        common = f", most requests {human_bytes(lay.common_request)}" if lay.common_request else ""
+        head = phrases.sentence(
+            "layout_now",
+            path=quote(lay.path),
+            moved=human_bytes(lay.bytes_moved),
+            who=who,
+            count=f"{lay.stripe_count:,}",
+            osts="OST" if lay.stripe_count == 1 else "OSTs",
+            size=human_bytes(lay.stripe_size),
+            common=common,
+        )
+        tail = (
+            phrases.sentence("layout_fits")
+            if lay.fits or lay.command is None
+            else phrases.sentence(
+                "layout_change",
+                count=f"{lay.suggested_count:,}",
+                size=human_bytes(lay.suggested_size),
+                command=quote(lay.command, COMMAND_TEXT),
+            )
+        )
+        values = [
+            exact(lay.bytes_moved, "bytes"),
+            exact(lay.writers, "bare"),
+            exact(lay.stripe_count, "bare"),
+            exact(lay.stripe_size, "bytes"),
+            exact(lay.suggested_count, "bare"),
+            exact(lay.suggested_size, "bytes"),
+        ]
+        if lay.common_request:
+            values.append(exact(lay.common_request, "bytes"))
+        sheet.add(Fact(f"layout:{i}", "file", f"{head} {tail}", values=tuple(values), files=(lay.path,)))
 
 
 def _top_file_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None:

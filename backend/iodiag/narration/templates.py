@@ -83,7 +83,15 @@ class TemplateWriter:
             Intent.COMPARE_RUNS: self._off_topic,  # the narrator answers these from a comparison instead
             Intent.TRIAGE: self._triage,
         }[plan.intent]
-        lines = [f.text for f in plan.facts if f.kind == "absent"] + writer(plan)
+        absent = [f.text for f in plan.facts if f.kind == "absent"]
+        body = writer(plan)
+        layouts = {f.text for f in plan.facts if f.id.startswith("layout:")}
+        if absent and body and body[0] in layouts and "" in body:
+            # The files' own layouts answer a striping question; what the job does not have comes after them.
+            cut = body.index("")
+            lines = [*body[:cut], *absent, *body[cut:]]
+        else:
+            lines = absent + body
         return "\n".join(lines).strip() + "\n"
 
     def reply_body(self, plan: Plan) -> str:
@@ -237,6 +245,9 @@ class TemplateWriter:
         d03 = plan.report.finding("D03")
         if d03 is not None and self._fact(plan, "D03"):
             return [self._head(plan, d03)]
+        layouts = [x.text for x in plan.facts if x.id.startswith("layout:")]
+        if layouts and _LUSTRE_WORDS.search(q.text):
+            lines += [*layouts[:2], ""]  # a striping question about files: their layouts first
         if q.files:
             for name in q.files:
                 codes = [f.code for f in plan.report.findings if any(fe.path == name for fe in f.files)]
@@ -282,6 +293,14 @@ class TemplateWriter:
         fs = plan.report.file_system
         if _LUSTRE_WORDS.search(q) and fs and fs != "lustre":
             lines += [self.p.sentence("not_lustre", fs=fs), ""]
+        layouts = [x for i in range(len(plan.report.lustre_layouts)) if (x := self._fact(plan, f"layout:{i}"))]
+        if _LUSTRE_WORDS.search(q) and fs == "lustre" and layouts:
+            # "What stripe count should I use?": the files' layouts and what fits them come first, whether or
+            # not a Lustre finding fired; when every layout fits, say the layout is not the limit.
+            lines += [x.text for x in layouts[:2]]
+            if all(lay.fits for lay in plan.report.lustre_layouts[:2]):
+                lines += ["", self.p.sentence("layout_not_limit")]
+            lines.append("")
         calm = not any(f.severity in (Severity.CRITICAL, Severity.WARNING) for f in plan.report.findings)
         if calm and plan.report.finding("J01") is None:
             lines += [*self._verdict(plan), ""]  # nothing stands out: say that before any minor fix

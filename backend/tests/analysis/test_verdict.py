@@ -356,3 +356,23 @@ def test_posix_shared_file_small_writes_get_per_process_files_and_the_collective
     # A single-process job is never told to split files between ranks or to go collective.
     one = _scenario_report("ranking-stdio-bulk-output", tmp_path)
     assert all(a.recommendation != "mpiio-collective-io" for f in one.findings for a in f.actions)
+
+
+def test_lustre_layouts_are_assessed_whether_or_not_a_lustre_finding_fired(tmp_path: Path) -> None:
+    """The files that moved the most bytes get their layout judged against size, writers and requests."""
+    e3sm = _report(shared_log("darshan-logs/e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan"))
+    big = e3sm.lustre_layouts[0]
+    # 282 GiB over 56 OSTs, one 1 MiB stripe per aggregator, 782 KiB requests: nothing to change.
+    assert big.path.endswith("can_I_out_h0.nc") and (big.stripe_count, big.stripe_size) == (56, 1 << 20)
+    assert big.writers == 56 and big.fits and big.command is None
+    # A shared file on one OST: more stripes, sized to its 2 MiB requests.
+    one = _scenario_report("lustre-shared-file-single-ost", tmp_path).lustre_layouts[0]
+    assert not one.fits and one.command == "lfs setstripe -c 4 -S 2M /lus/scratch/out"
+    # 256 KiB stripes under 2 MiB requests: larger stripes, the count kept.
+    small = _scenario_report("lustre-stripes-too-small", tmp_path).lustre_layouts[0]
+    assert (small.suggested_count, small.suggested_size) == (4, 2 << 20) and not small.fits
+    # One writer per file on one OST: no request crosses an OST, so the stripe size does not matter.
+    fpp = _scenario_report("file-per-process-1024-ranks", tmp_path).lustre_layouts
+    assert fpp and all(lay.fits for lay in fpp)
+    # Never fewer or smaller stripes than a file has.
+    assert all(lay.suggested_count >= lay.stripe_count and lay.suggested_size >= lay.stripe_size for lay in fpp)

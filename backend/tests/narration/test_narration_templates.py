@@ -253,3 +253,13 @@ def test_rank_and_savings_questions_are_answered_by_their_first_sentence(narrato
     assert "X05 up to 3.4 min" in first and "do not add them up" in first and saved.verifier.passed
     # Other fix questions keep their usual opening.
     assert ask(narrator, rep, "how do I fix it?").text.startswith("How to fix")
+
+
+def test_stripe_questions_lead_with_each_files_layout(narrator: Narrator) -> None:
+    """'What stripe count should I use?' on Lustre: the busiest files' layouts and whether they fit come first,
+    whether or not a Lustre finding fired."""
+    answer = ask(narrator, report(E3SM), "What stripe count should I use?")
+    first = answer.text.splitlines()[0]
+    assert first.startswith("`/projects/radix-io/snyder/e3sm/can_I_out_h0.nc` (282.33 GiB, 56 writing ranks)")
+    assert "56 OSTs in 1.00 MiB stripes" in first and "already fits" in first
+    assert "The stripe layout is not what limits this job" in answer.text and answer.verifier.passed

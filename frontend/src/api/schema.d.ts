@@ -1401,6 +1401,54 @@ export interface components {
             writer_ranks?: number | null;
             writes?: components["schemas"]["OpStats"];
         };
+        /**
+         * LustreLayout
+         * @description One Lustre file's stripe layout against what its size, writers and requests call for.
+         */
+        LustreLayout: {
+            /**
+             * Bytes Moved
+             * @description bytes read + written at the POSIX layer
+             */
+            bytes_moved: number;
+            /**
+             * Command
+             * @description lfs setstripe for new files; None when the layout fits
+             */
+            command?: string | null;
+            /**
+             * Common Request
+             * @description the most common POSIX request size; 0 when unknown
+             * @default 0
+             */
+            common_request: number;
+            /**
+             * Fits
+             * @description the layout already meets both suggestions
+             */
+            fits: boolean;
+            /** Path */
+            path: string;
+            /** Stripe Count */
+            stripe_count: number;
+            /** Stripe Size */
+            stripe_size: number;
+            /**
+             * Suggested Count
+             * @description stripe count for its size and writers (never fewer than it has)
+             */
+            suggested_count: number;
+            /**
+             * Suggested Size
+             * @description stripe size for its common request size (never smaller than it has)
+             */
+            suggested_size: number;
+            /**
+             * Writers
+             * @description ranks that wrote it at the POSIX layer (the aggregators under collective I/O)
+             */
+            writers: number;
+        };
         /** MeOut */
         MeOut: {
             /**
@@ -1767,13 +1815,18 @@ export interface components {
             /** Log Path */
             log_path: string;
             /**
+             * Lustre Layouts
+             * @description the Lustre files that moved the most bytes (at most 3), layout assessed
+             */
+            lustre_layouts?: components["schemas"]["LustreLayout"][];
+            /**
              * Problems
              * @description things the reader could not do
              */
             problems?: string[];
             /**
              * Schema Version
-             * @default 2.1
+             * @default 2.2
              */
             schema_version: string;
             /** Thresholds */
