@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iodiag.ingest.trace import READ, SEGMENT_DTYPE, WRITE, Trace
+from iodiag.ingest.trace import SEGMENT_DTYPE, Trace
 
 FLAGS = ("small", "misaligned", "random", "repeat")
 """Per-segment tests whose segments are accumulated apart (T06, T07, T08 on DXT_POSIX; T05 on both)."""
@@ -377,15 +377,6 @@ class TraceStream:
             out[known] = (off[known] % a[known]) != 0
         return out & (ln > 0)
 
-    @staticmethod
-    def _reduce(
-        fn: np.ufunc, x: np.ndarray, gstart: np.ndarray, nonempty: np.ndarray, n: int, fill: float
-    ) -> np.ndarray:
-        out = np.full(n, fill)
-        if len(gstart):
-            out[nonempty] = fn.reduceat(x, gstart)
-        return out
-
     def _add_busy(self, group: int, lo: np.ndarray, hi: np.ndarray) -> None:
         old = self._busy.get(group)
         if old is not None:
@@ -599,4 +590,4 @@ class TraceStream:
         )
 
 
-__all__ = ["FLAGS", "GROUPS", "READ", "WRITE", "FlagStats", "Spans", "TraceStream", "TraceSummary", "union"]
+__all__ = ["FLAGS", "GROUPS", "SIZE_BIN_UPPER", "FlagStats", "Spans", "TraceStream", "TraceSummary", "union"]
