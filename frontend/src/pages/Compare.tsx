@@ -190,7 +190,7 @@ function ComparisonView({
       </nav>
       <FindingDeltas c={c} />
       <Metrics rows={c.metrics} />
-      <StackedPlots c={c} pa={plotsA} pb={plotsB} />
+      <StackedPlots c={c} pa={plotsA} pb={plotsB} ids={{ A: a, B: b }} />
     </>
   );
 }
@@ -499,7 +499,7 @@ function maxOf(xs: readonly number[]): number {
 
 type Range = [number, number] | null;
 
-function StackedPlots({ c, pa, pb }: { c: Comparison; pa: Loaded<PlotData>; pb: Loaded<PlotData> }) {
+function StackedPlots({ c, pa, pb, ids }: { c: Comparison; pa: Loaded<PlotData>; pb: Loaded<PlotData>; ids: Record<Tag, string> }) {
   const [ostMetric, setOstMetric] = useState<OstMetric>("bytes");
   // Zooming or panning one run's plot moves the other's to the same x range.
   const [ranges, setRanges] = useState<Partial<Record<Kind, Range>>>({});
@@ -552,7 +552,11 @@ function StackedPlots({ c, pa, pb }: { c: Comparison; pa: Loaded<PlotData>; pb: 
     const missing = <p className="muted plot-missing">Run {tag} has no {what}.</p>;
     switch (kind) {
       case "timeline":
-        return p.timeline ? <TimelineView p={p.timeline} hl={null} runtime={s.runtime_s} uid={uid} xMax={shared.xMax} xLink={xLink} /> : missing;
+        return p.timeline ? (
+          <TimelineView p={p.timeline} hl={null} runtime={s.runtime_s} uid={uid} xMax={shared.xMax} xLink={xLink} analysisId={ids[tag]} />
+        ) : (
+          missing
+        );
       case "phases":
         return p.phases ? (
           <PhasesView p={p.phases} hl={null} runtime={s.runtime_s} nprocs={s.nprocs} uid={uid} xMax={shared.xMax} xLink={xLink} />
