@@ -4,7 +4,7 @@
 // data shows in each state. At a desktop and a phone width.
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import type { Schemas } from "../src/api/client";
-import { apiGet, apiUpload, SHOTS, signIn, state } from "./helpers";
+import { apiGet, apiUpload, expectNoHorizontalOverflow, SHOTS, signIn, state } from "./helpers";
 
 let id = "";
 
@@ -47,6 +47,7 @@ for (const width of [1440, 390]) {
     );
     await expect(card.getByTestId("timeline-resolution")).toHaveCount(0);
     await expect(card.getByText("25,973 segments, every one counted in the grid")).toBeVisible();
+    await expectNoHorizontalOverflow(page, "the density view");
     const before = await canvas.screenshot();
     await page.screenshot({ path: `${SHOTS}/timeline-density-${String(width)}.png` });
 
@@ -74,6 +75,7 @@ for (const width of [1440, 390]) {
     await expect(card.getByTestId("timeline-resolution")).toHaveText(`full resolution: ${n} segments in this window`);
     await expect(canvas).toHaveAccessibleName(new RegExp(`^Per-rank I/O timeline: zoomed to .+ s – .+ s, ranks 0–383: full resolution, ${n} segment\\(s\\) moving .+; whole job: `));
     await expect(card.getByText(/\(this window\)$/)).toBeVisible();
+    await expectNoHorizontalOverflow(page, "the zoomed timeline");
     expect((await canvas.screenshot()).equals(before)).toBe(false);
     await page.screenshot({ path: `${SHOTS}/timeline-window-${String(width)}.png` });
 
