@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iodiag.analysis.context import Context
-from iodiag.analysis.models import Action, FileEvidence, Impact, LustreLayout, Workload
+from iodiag.analysis.models import Action, FileEvidence, Impact, LustreLayout, OstUsage, Workload
 from iodiag.core.units import human_bytes
 
 MiB = 1 << 20
@@ -589,3 +589,21 @@ def lustre_layouts(ctx: Context) -> list[LustreLayout]:
             )
         )
     return out
+
+
+MAX_OSTS = 512  # every OST of the largest file systems (Orion: 450); the median needs them all
+
+
+def ost_usage(ctx: Context) -> list[OstUsage]:
+    """The OSTs with the most I/O time (ties: more bytes, then the lower index): "which OST is slowest?"."""
+    from iodiag.analysis.checks.lustre import ost_load
+
+    load = ost_load(ctx)
+    rows = [
+        OstUsage(ost=int(o), bytes=round(float(b)), io_time_s=float(t), files=int(n))
+        for o, b, t, n in zip(
+            load.index.tolist(), load["bytes"].tolist(), load["time"].tolist(), load["files"].tolist(), strict=True
+        )
+    ]
+    rows.sort(key=lambda r: (-r.io_time_s, -r.bytes, r.ost))
+    return rows[:MAX_OSTS]

@@ -8,7 +8,7 @@ from pathlib import Path
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
 from iodiag.analysis import grading, verdict
-from iodiag.analysis.actions import actions_for, lustre_layouts
+from iodiag.analysis.actions import actions_for, lustre_layouts, ost_usage
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import cross_layer
@@ -20,6 +20,7 @@ from iodiag.analysis.models import (
     JobSummary,
     LustreLayout,
     ModuleSummary,
+    OstUsage,
     Report,
     SeverityCounts,
 )
@@ -79,6 +80,7 @@ def analyze(
         interfaces=ctx.interfaces,
         file_system=ctx.file_system,
         lustre_layouts=_lustre_layouts(ctx, problems),
+        osts=_osts(ctx, problems),
     )
 
 
@@ -87,6 +89,14 @@ def _lustre_layouts(ctx: Context, problems: list[str]) -> list[LustreLayout]:
         return lustre_layouts(ctx)
     except Exception as exc:  # the report stands without it
         problems.append(f"Lustre layout assessment failed: {type(exc).__name__}: {exc}")
+        return []
+
+
+def _osts(ctx: Context, problems: list[str]) -> list[OstUsage]:
+    try:
+        return ost_usage(ctx)
+    except Exception as exc:  # the report stands without it
+        problems.append(f"per-OST load failed: {type(exc).__name__}: {exc}")
         return []
 
 

@@ -8,7 +8,8 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "2.2"
-"""2.1: the report lists the files with the most I/O time (``top_files``).
+"""2.2: the report assesses the busiest Lustre files' layouts (``lustre_layouts``) and lists per-OST load (``osts``).
+2.1: the report lists the files with the most I/O time (``top_files``).
 2.0: findings carry ``impact`` (cost in run time) and ``detected_severity``; the report carries ``verdict``,
 ``workload`` and ``interfaces``; severity is graded from cost."""
 
@@ -393,6 +394,18 @@ class LustreLayout(BaseModel):
     fits: bool = Field(description="the layout already meets both suggestions")
 
 
+class OstUsage(BaseModel):
+    """One Lustre OST's share of the job: each file's bytes and I/O time spread evenly over the OSTs its data
+    reached (Darshan records layouts, not per-OST traffic)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ost: int
+    bytes: int
+    io_time_s: float = Field(description="I/O time of the files on it, summed over ranks, spread over their OSTs")
+    files: int
+
+
 class Report(BaseModel):
     schema_version: str = SCHEMA_VERSION
     tool_version: str
@@ -419,6 +432,9 @@ class Report(BaseModel):
     )
     lustre_layouts: list[LustreLayout] = Field(
         default_factory=list, description="the Lustre files that moved the most bytes (at most 3), layout assessed"
+    )
+    osts: list[OstUsage] = Field(
+        default_factory=list, description="every OST the job used (at most 512), the most I/O time first"
     )
 
     def codes(self) -> set[str]:

@@ -68,6 +68,7 @@ class Plan:
 
 # A follow-up that names only a direction ("and for reads?", "what about writes") switches the side.
 _SIDE = re.compile(r"\b(?:reads?|reading|writes?|writing)\b", re.IGNORECASE)
+_OST = re.compile(r"\bosts?\b", re.IGNORECASE)
 _READ = re.compile(r"\bread", re.IGNORECASE)
 _WRITE = re.compile(r"\bwrit", re.IGNORECASE)
 
@@ -258,6 +259,8 @@ class Composer:
             plan.facts += [t for i in range(TOP_FILE_FACTS) if (t := plan.sheet.get(f"topfile:{i}"))]
         for f in chosen:
             plan.facts += self._detail(plan, f.code, (*want, "why"))
+        if _OST.search(q.text) and (ost := plan.sheet.get("ost:top")) is not None:
+            plan.facts.append(ost)  # "which OST is slowest?"
         # "How many OSTs should out.dat use?" names a file: its layout, when assessed, is the answer.
         plan.facts += [
             x

@@ -230,6 +230,7 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
         )
     _top_file_facts(sheet, report, phrases)
     _layout_facts(sheet, report, phrases)
+    _ost_facts(sheet, report, phrases)
     j = report.job
     ranks = f"{j.nprocs:,} rank{'s' if j.nprocs != 1 else ''}"
     if j.nodes:
@@ -431,6 +432,31 @@ def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None
         if lay.common_request:
             values.append(exact(lay.common_request, "bytes"))
         sheet.add(Fact(f"layout:{i}", "file", f"{head} {tail}", values=tuple(values), files=(lay.path,)))
+
+
+def _ost_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None:
+    """The busiest OSTs against the median one: what "which OST is slowest?" needs."""
+    if not report.osts:
+        return
+    times = sorted(o.io_time_s for o in report.osts)
+    median = times[len(times) // 2] if len(times) % 2 else (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2
+    top = report.osts[0]
+    rest = "; ".join(f"OST {o.ost} {human_seconds(o.io_time_s)}" for o in report.osts[1:3])
+    text = phrases.sentence(
+        "busiest_ost",
+        ost=top.ost,
+        io_time=human_seconds(top.io_time_s),
+        moved=human_bytes(top.bytes),
+        files=f"{top.files:,}",
+        n=len(report.osts),
+        median=human_seconds(median),
+        rest=f" Next: {rest}." if rest else "",
+    )
+    values = [exact(top.ost, "bare"), exact(top.io_time_s, "seconds"), exact(top.bytes, "bytes")]
+    values += [exact(top.files, "bare"), exact(len(report.osts), "bare"), exact(median, "seconds")]
+    for o in report.osts[1:3]:
+        values += [exact(o.ost, "bare"), exact(o.io_time_s, "seconds")]
+    sheet.add(Fact("ost:top", "file", text, values=tuple(values)))
 
 
 def _top_file_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None:

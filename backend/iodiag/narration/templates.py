@@ -64,6 +64,8 @@ _WORST = re.compile(
     re.IGNORECASE,
 )
 _MPI_WORDS = re.compile(r"\bmpi|\bcollective|\bromio|\baggregat", re.IGNORECASE)
+# Asking what to set (stripe count, setstripe, how many OSTs), not which OST did what.
+_LUSTRE_WORDS_SETTING = re.compile(r"\bstrip(?:e|es|ing)\b|\bsetstripe\b|\bhow many osts\b", re.IGNORECASE)
 _LUSTRE_WORDS = re.compile(r"\blfs\b|\bstrip(?:e|es|ing)\b|\bosts?\b|\blustre\b", re.IGNORECASE)
 
 
@@ -245,8 +247,11 @@ class TemplateWriter:
         d03 = plan.report.finding("D03")
         if d03 is not None and self._fact(plan, "D03"):
             return [self._head(plan, d03)]
+        ost = self._fact(plan, "ost:top")
         layouts = [x.text for x in plan.facts if x.id.startswith("layout:")]
-        if layouts and _LUSTRE_WORDS.search(q.text):
+        if ost is not None and not _LUSTRE_WORDS_SETTING.search(q.text):
+            lines += [ost.text, ""]  # "which OST is slowest?": the OSTs first
+        elif layouts and _LUSTRE_WORDS.search(q.text):
             lines += [*layouts[:2], ""]  # a striping question about files: their layouts first
         if q.files:
             for name in q.files:

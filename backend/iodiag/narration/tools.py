@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -66,6 +67,11 @@ class TopFilesArgs(_Args):
         default="time", description="order by I/O time, bytes moved, or read+write operations"
     )
     n: int = Field(default=5, ge=1, le=MAX_FILES, description="how many files")
+
+
+class TopOstsArgs(_Args):
+    by: Literal["time", "bytes"] = Field(default="time", description="order by I/O time or bytes")
+    n: int = Field(default=5, ge=1, le=16, description="how many OSTs")
 
 
 class TopRanksArgs(_Args):
@@ -231,6 +237,41 @@ class TopRanks(ToolResult):
                 )
             )
         return out
+
+
+class OstRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    ost: int
+    io_time_s: float
+    bytes: int
+    files: int
+
+
+class TopOsts(ToolResult):
+    osts: list[OstRow]
+    median_io_time_s: float | None = Field(description="median over every OST the job used")
+    note: str = ""
+
+    def facts(self) -> list[Fact]:
+        if not self.osts:
+            return [Fact("tool:top_osts", "file", f"OSTs: {self.note}")]
+        rows = "; ".join(
+            f"OST {r.ost}: {human_seconds(r.io_time_s)}, {human_bytes(r.bytes)}, {r.files:,} file(s)" for r in self.osts
+        )
+        values: list[Quantity] = []
+        for r in self.osts:
+            values += [
+                exact(r.ost, "bare"),
+                exact(r.io_time_s, "seconds"),
+                exact(r.bytes, "bytes"),
+                exact(r.files, "bare"),
+            ]
+        median = ""
+        if self.median_io_time_s is not None:
+            median = f" (median OST: {human_seconds(self.median_io_time_s)})"
+            values.append(exact(self.median_io_time_s, "seconds"))
+        return [Fact("tool:top_osts", "file", f"OSTs first by I/O time{median}: {rows}.", values=tuple(values))]
 
 
 class LayerRow(BaseModel):
@@ -542,6 +583,21 @@ def top_ranks(report: Report, args: TopRanksArgs) -> TopRanks:
     )
 
 
+def top_osts(report: Report, args: TopOstsArgs) -> TopOsts:
+    if not report.osts:
+        why = "the job used no Lustre file system" if report.file_system != "lustre" else "the log has no layouts"
+        return TopOsts(osts=[], median_io_time_s=None, note=why)
+    rows = sorted(
+        report.osts,
+        key=(lambda o: (-o.io_time_s, -o.bytes, o.ost)) if args.by == "time" else (lambda o: (-o.bytes, o.ost)),
+    )
+    times = sorted(o.io_time_s for o in report.osts)
+    return TopOsts(
+        osts=[OstRow(ost=o.ost, io_time_s=o.io_time_s, bytes=o.bytes, files=o.files) for o in rows[: args.n]],
+        median_io_time_s=statistics.median(times),
+    )
+
+
 def layer_gap(report: Report, args: NoArgs) -> LayerGap:
     cl = report.cross_layer
     if cl is not None:
@@ -693,6 +749,12 @@ TOOLS: dict[str, Tool[Any, Any]] = {
             "The busiest rank and the ranks findings name, with their evidence.",
             TopRanksArgs,
             top_ranks,
+        ),
+        Tool(
+            "top_osts",
+            "The Lustre OSTs with the most I/O time or bytes, and the median OST.",
+            TopOstsArgs,
+            top_osts,
         ),
         Tool(
             "layer_gap",

@@ -263,3 +263,12 @@ def test_stripe_questions_lead_with_each_files_layout(narrator: Narrator) -> Non
     assert first.startswith("`/projects/radix-io/snyder/e3sm/can_I_out_h0.nc` (282.33 GiB, 56 writing ranks)")
     assert "56 OSTs in 1.00 MiB stripes" in first and "already fits" in first
     assert "The stripe layout is not what limits this job" in answer.text and answer.verifier.passed
+
+
+def test_which_ost_is_slowest_is_answered_with_the_ost_and_the_median(narrator: Narrator) -> None:
+    answer = ask(narrator, report(BADOST), "which OST is slowest?")
+    first = answer.text.splitlines()[0]
+    assert first.startswith("The OST with the most I/O time is OST 14: 12.90 h summed over the files on it")
+    assert "on the median of the 24 OSTs this job used" in first and answer.verifier.passed
+    # A striping question about the same job keeps leading with the layout, not the OST ranking.
+    assert not ask(narrator, report(BADOST), "how many OSTs should I stripe over?").text.startswith("The OST")

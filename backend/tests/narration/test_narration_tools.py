@@ -141,6 +141,21 @@ def test_top_ranks_start_with_the_busiest_and_carry_the_findings_evidence() -> N
     assert {n.name: n.value for n in l04.evidence}["slow_ost"] == 14
 
 
+def test_top_osts_put_the_slow_ost_first_against_the_median() -> None:
+    """The OST L04 names leads by I/O time; by bytes the order changes; a job off Lustre says so."""
+    rep = report(BADOST)
+    got = tools.top_osts(rep, tools.TopOstsArgs(n=3))
+    assert got.osts[0].ost == 14 and len(got.osts) == 3 and len(rep.osts) == 24
+    assert got.median_io_time_s is not None and got.osts[0].io_time_s > 40 * got.median_io_time_s
+    by_bytes = tools.top_osts(rep, tools.TopOstsArgs(by="bytes", n=16))
+    assert [o.bytes for o in by_bytes.osts] == sorted((o.bytes for o in by_bytes.osts), reverse=True)
+    fact = got.facts()[0]
+    assert fact.text.startswith("OSTs first by I/O time (median OST: ") and "OST 14: 12.90 h" in fact.text
+    off = tools.top_osts(report(DRISHTI), tools.TopOstsArgs())
+    assert off.osts == [] and "no Lustre" in off.note
+    assert "top_osts" in {s["function"]["name"] for s in tools.schemas()}
+
+
 def test_layer_gap_follows_requests_down_the_stack() -> None:
     rep = report(DRISHTI)
     got = tools.layer_gap(rep, tools.NoArgs())

@@ -1593,6 +1593,24 @@ export interface components {
             y: components["schemas"]["Axis"];
         };
         /**
+         * OstUsage
+         * @description One Lustre OST's share of the job: each file's bytes and I/O time spread evenly over the OSTs its data
+         *     reached (Darshan records layouts, not per-OST traffic).
+         */
+        OstUsage: {
+            /** Bytes */
+            bytes: number;
+            /** Files */
+            files: number;
+            /**
+             * Io Time S
+             * @description I/O time of the files on it, summed over ranks, spread over their OSTs
+             */
+            io_time_s: number;
+            /** Ost */
+            ost: number;
+        };
+        /**
          * PhasesPlot
          * @description I/O phases (each file at its top traced layer) and the rank that finished each last.
          */
@@ -1819,6 +1837,11 @@ export interface components {
              * @description the Lustre files that moved the most bytes (at most 3), layout assessed
              */
             lustre_layouts?: components["schemas"]["LustreLayout"][];
+            /**
+             * Osts
+             * @description every OST the job used (at most 512), the most I/O time first
+             */
+            osts?: components["schemas"]["OstUsage"][];
             /**
              * Problems
              * @description things the reader could not do
