@@ -65,6 +65,12 @@ def test_upload_poll_done_and_every_report_format(server: Server) -> None:
         assert plots.status_code == 200
         data = PlotData.model_validate_json(plots.content)
         assert data.timeline is not None  # the DXT trace was read
+        # Large bodies travel compressed to a client that accepts it, with the security headers still on.
+        assert plots.headers["content-encoding"] == "gzip"
+        assert int(plots.headers["content-length"]) * 3 < len(plots.content)
+        assert plots.headers["x-content-type-options"] == "nosniff"
+        plain = c.get(f"/api/v1/analyses/{aid}/plots", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.content == plots.content
 
 
 def test_same_log_again_returns_the_same_analysis(server: Server) -> None:

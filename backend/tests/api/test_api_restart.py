@@ -31,6 +31,12 @@ def slow_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+# The slow log's million segments are held whole (about 260 MB, a second or more), as a trace under the
+# reader's streaming budget would be: these tests need a job that runs long and large, and streamed (the
+# default above 500 k segments) this one takes a fraction of both.
+HELD = {"IODIAG_TRACE_BUDGET": str(10_000_000)}
+
+
 def children(pid: int) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -66,7 +72,7 @@ def wait_running(server: Server, aid: str, token_user: str, timeout: float = 60)
 
 
 def test_kill_mid_analysis_then_restart_finishes_every_job(slow_log: Path, tmp_path: Path) -> None:
-    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "2"}, workers=1)
+    server = Server.start_new({**HELD, "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "2"}, workers=1)
     try:
         with server.client("runner") as c:
             slow = upload(c, slow_log).json()["id"]
@@ -98,7 +104,7 @@ def test_kill_mid_analysis_then_restart_finishes_every_job(slow_log: Path, tmp_p
 
 
 def test_clean_stop_hands_the_running_job_back_at_once(slow_log: Path, tmp_path: Path) -> None:
-    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "600"}, workers=1)
+    server = Server.start_new({**HELD, "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "600"}, workers=1)
     try:
         log = variant(slow_log, tmp_path / "slow2.darshan", 5)
         with server.client("runner") as c:
@@ -117,7 +123,7 @@ def test_clean_stop_hands_the_running_job_back_at_once(slow_log: Path, tmp_path:
 def test_a_restart_takes_back_at_once_what_its_killed_predecessor_held(slow_log: Path, tmp_path: Path) -> None:
     # A lease of ten minutes: the job must not wait it out. The dead server was on this host (same boot, its
     # pid gone), so the new one ends the lease at start and runs the job again straight away.
-    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "600"}, workers=1)
+    server = Server.start_new({**HELD, "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_LEASE_S": "600"}, workers=1)
     try:
         log = variant(slow_log, tmp_path / "slow3.darshan", 7)
         with server.client("runner") as c:
@@ -135,7 +141,9 @@ def test_a_restart_takes_back_at_once_what_its_killed_predecessor_held(slow_log:
 
 
 def test_time_and_memory_limits_fail_the_job_with_a_reason(slow_log: Path) -> None:
-    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_TIMEOUT_S": "0.5"}, workers=1)
+    server = Server.start_new(
+        {**HELD, "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_TIMEOUT_S": "0.5"}, workers=1
+    )
     try:
         with server.client("limited") as c:
             slow = upload(c, slow_log).json()["id"]
@@ -148,7 +156,7 @@ def test_time_and_memory_limits_fail_the_job_with_a_reason(slow_log: Path) -> No
         server.stop()
     # Resident memory: the worker process itself is watched (about 80 MiB idle; this log needs 260).
     server = Server.start_new(
-        {"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_MEMORY_LIMIT_BYTES": str(150 << 20)}, workers=1
+        {**HELD, "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20), "IODIAG_JOB_MEMORY_LIMIT_BYTES": str(150 << 20)}, workers=1
     )
     try:
         with server.client("limited") as c:
@@ -160,7 +168,7 @@ def test_time_and_memory_limits_fail_the_job_with_a_reason(slow_log: Path) -> No
 
 
 def test_a_long_analysis_shows_its_stages_from_a_worker_that_yields_the_cpu(slow_log: Path) -> None:
-    server = Server.start_new({"IODIAG_MAX_UPLOAD_BYTES": str(64 << 20)}, workers=1)
+    server = Server.start_new({**HELD, "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20)}, workers=1)
     try:
         assert server.proc is not None
         workers = children(server.proc.pid)
