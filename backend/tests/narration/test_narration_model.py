@@ -206,9 +206,9 @@ def endpoint() -> Iterator[str]:
     from llama_cpp import Llama
 
     path = str(bundled_model_path())
-    _Endpoint.llama = Llama(model_path=path, n_ctx=2048, n_batch=512, verbose=False, seed=0)
+    _Endpoint.llama = Llama(model_path=path, n_ctx=4096, n_batch=512, verbose=False, seed=0)
     _Endpoint.tool_llama = Llama(
-        model_path=path, n_ctx=2048, n_batch=512, verbose=False, seed=0, chat_format="chatml-function-calling"
+        model_path=path, n_ctx=4096, n_batch=512, verbose=False, seed=0, chat_format="chatml-function-calling"
     )
     server = HTTPServer(("127.0.0.1", 0), _Endpoint)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -251,8 +251,9 @@ FORCED = {"type": "function", "function": {"name": "costs"}}
 
 
 def _tool_settings(endpoint: str, name: str) -> Any:
-    # the tool schemas and results need a larger window than the other model tests' 1024 tokens
-    return model_settings(llm_provider="openai", llm_url=endpoint, llm_model_name=name, llm_context_tokens=2048)
+    # The tool schemas and results need a larger window than the other model tests' 1024 tokens: with seven
+    # tools, about 1,600 of them (counted at 3 characters a token, as for any endpoint), and room for the prompt.
+    return model_settings(llm_provider="openai", llm_url=endpoint, llm_model_name=name, llm_context_tokens=3072)
 
 
 def test_the_model_calls_a_report_tool_and_its_answer_is_checked(endpoint: str, narrator: Narrator) -> None:
