@@ -121,10 +121,19 @@ def test_the_stored_model_is_trained_on_the_examples_beside_it() -> None:
     assert model.embed_w is not None and model.embed_w.shape == (385, len(LABELS))
 
 
+# Scored blind against the final classifier and kept out of its training data, so that its score keeps
+# measuring the shipped model (evals/intents/README.md).
+MEASURED_ONLY = {"heldout6.yaml"}
+
+
 def test_every_labelled_set_is_in_the_examples() -> None:
     examples = {" ".join(str(r["q"]).split()) for r in yaml.safe_load(EXAMPLES.read_text())["examples"]}
     for path in SETS:
         if path.name == "README.md":
+            continue
+        if path.name in MEASURED_ONLY:
+            qs = [" ".join(str(r["q"]).split()) for r in yaml.safe_load(path.read_text())["questions"]]
+            assert not [q for q in qs if q in examples], f"{path.name} must stay out of the training examples"
             continue
         qs = [" ".join(str(r["q"]).split()) for r in yaml.safe_load(path.read_text())["questions"]]
         assert not [q for q in qs if q not in examples], path.name
