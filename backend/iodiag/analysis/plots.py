@@ -305,11 +305,11 @@ def _sum_totals(parts: list[Totals]) -> Totals:
     )
 
 
-def _op_names(op: np.ndarray) -> list[Op]:
+def op_names(op: np.ndarray) -> list[Op]:
     return [OPS[i] for i in op.tolist()]
 
 
-def _layer_list(code: np.ndarray, names: list[Layer]) -> list[Layer]:
+def layer_list(code: np.ndarray, names: list[Layer]) -> list[Layer]:
     return [names[i] for i in code.tolist()]
 
 
@@ -606,8 +606,8 @@ def timeline(
         rank=bars.rank.tolist(),
         start=bars.start.tolist(),
         end=bars.end.tolist(),
-        op=_op_names(bars.op),
-        layer=_layer_list(bars.layer, cols.names),
+        op=op_names(bars.op),
+        layer=layer_list(bars.layer, cols.names),
         bytes=bar_bytes.tolist(),
         ops=bar_ops.tolist(),
         layer_totals=layer_totals,
@@ -679,8 +679,8 @@ def transfer_sizes(profile: JobProfile, max_points: int = MAX_POINTS) -> Transfe
         totals=totals,
         time=time.tolist(),
         size=size.tolist(),
-        op=_op_names(stratum[idx] % 2),
-        layer=_layer_list(which, names),
+        op=op_names(stratum[idx] % 2),
+        layer=layer_list(which, names),
         histogram=SizeHistogram(
             bins=list(SIZE_BIN_NAMES),
             upper=[*SIZE_BIN_UPPER.tolist(), None],
@@ -743,7 +743,7 @@ def spatiality(
         length=tr.length[pick].tolist(),
         time=tr.start[pick].tolist(),
         file=seg_slot[pick].tolist(),
-        op=_op_names(tr.op[pick]),
+        op=op_names(tr.op[pick]),
         files=files,
         files_total=len(present),
     )

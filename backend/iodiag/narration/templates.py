@@ -349,7 +349,7 @@ class TemplateWriter:
                 share=f" ({wording.percent(best.impact.share_of_runtime)} of the run)"
                 if best.impact.share_of_runtime is not None
                 else "",
-                others=f" The others: {others} (they overlap in time, so do not add them up)." if others else "",
+                others=" " + self.p.sentence("savings_others", others=others) if others else "",
             )
             + f" [{best.code}]"
         )
