@@ -118,15 +118,7 @@ def write_streamed_log(n: int, path: Path) -> None:
     paths = [f"/scratch/bench/rank{r}/file{f}.dat" for f in range(files) for r in range(nprocs)]
     ids = np.array([record_id(p) for p in paths], dtype=np.uint64)
     end = float((per.max() - 1) * dxt.SEGMENT_SECONDS + 1.0 + dxt.SEGMENT_SECONDS)
-    job = writer.JobInfo(
-        jobid=1,
-        nprocs=nprocs,
-        start_sec=1_700_000_000,
-        end_sec=1_700_000_000 + int(end) + 2,
-        exe="./dxt-bench",
-        darshan_version="3.4.4",
-        mounts=(("/scratch", "lustre"), ("/", "ext4")),
-    )
+    job = dxt.bench_job(nprocs, end)
     posix = dxt._posix_from(ids, nprocs, files, per)
     names = {int(ids[i]): paths[i] for i in range(nrec)}
     placeholder = pd.DataFrame({"id": ids[:1], "rank": [0]})

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
@@ -18,9 +20,7 @@ from iodiag.analysis.models import (
     Finding,
     JobFacts,
     JobSummary,
-    LustreLayout,
     ModuleSummary,
-    OstUsage,
     Report,
     SeverityCounts,
 )
@@ -29,6 +29,8 @@ from iodiag.analysis.source_lines import addr2line, known, source_lines
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 from iodiag.ingest.stacks import CallStacks, SourceLocation
+
+T = TypeVar("T")
 
 
 def analyze(
@@ -79,24 +81,17 @@ def analyze(
         workload=ctx.workload,
         interfaces=ctx.interfaces,
         file_system=ctx.file_system,
-        lustre_layouts=_lustre_layouts(ctx, problems),
-        osts=_osts(ctx, problems),
+        lustre_layouts=_optional("Lustre layout assessment", lustre_layouts, ctx, problems),
+        osts=_optional("per-OST load", ost_usage, ctx, problems),
     )
 
 
-def _lustre_layouts(ctx: Context, problems: list[str]) -> list[LustreLayout]:
+def _optional(what: str, build: Callable[[Context], list[T]], ctx: Context, problems: list[str]) -> list[T]:
+    """A part of the report that the rest stands without: a failure is a problem line, not a lost report."""
     try:
-        return lustre_layouts(ctx)
-    except Exception as exc:  # the report stands without it
-        problems.append(f"Lustre layout assessment failed: {type(exc).__name__}: {exc}")
-        return []
-
-
-def _osts(ctx: Context, problems: list[str]) -> list[OstUsage]:
-    try:
-        return ost_usage(ctx)
-    except Exception as exc:  # the report stands without it
-        problems.append(f"per-OST load failed: {type(exc).__name__}: {exc}")
+        return build(ctx)
+    except Exception as exc:
+        problems.append(f"{what} failed: {type(exc).__name__}: {exc}")
         return []
 
 

@@ -108,18 +108,9 @@ def all_segments(profile: JobProfile) -> Trace | None:
 
 
 def busy_intervals(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The union of the segments' ``[start, end]`` as sorted disjoint intervals."""
-    if len(start) == 0:
-        return np.empty(0), np.empty(0)
-    order = np.argsort(start, kind="stable")
-    s = start[order]
-    e = np.maximum.accumulate(np.maximum(end[order], s))
-    new = np.empty(len(s), dtype=bool)
-    new[0] = True
-    new[1:] = s[1:] > e[:-1]
-    first = np.flatnonzero(new)
-    last = np.r_[first[1:] - 1, len(s) - 1]
-    return s[first], e[last]
+    """The union of the segments' ``[start, end]`` as sorted disjoint intervals (an end before its start, which
+    a damaged trace can hold, counts as a point)."""
+    return union(start, np.maximum(end, start))
 
 
 def gap_threshold(gaps: np.ndarray, min_gap: float = 0.0) -> float:

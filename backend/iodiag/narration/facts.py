@@ -7,6 +7,7 @@ the verifier accepts only what they (and the documents given) hold.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -438,8 +439,7 @@ def _ost_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None:
     """The busiest OSTs against the median one: what "which OST is slowest?" needs."""
     if not report.osts:
         return
-    times = sorted(o.io_time_s for o in report.osts)
-    median = times[len(times) // 2] if len(times) % 2 else (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2
+    median = statistics.median(o.io_time_s for o in report.osts)
     top = report.osts[0]
     rest = "; ".join(f"OST {o.ost} {human_seconds(o.io_time_s)}" for o in report.osts[1:3])
     text = phrases.sentence(

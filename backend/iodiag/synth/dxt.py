@@ -65,15 +65,7 @@ def bench_tables(
         copy=False,
     )
     end = float(start.max() + SEGMENT_SECONDS) if n_segments else 1.0
-    job = JobInfo(
-        jobid=1,
-        nprocs=nprocs,
-        start_sec=1_700_000_000,
-        end_sec=1_700_000_000 + int(end) + 2,
-        exe="./dxt-bench",
-        darshan_version="3.4.4",
-        mounts=(("/scratch", "lustre"), ("/", "ext4")),
-    )
+    job = bench_job(nprocs, end)
     posix = _posix_from(ids, nprocs, files, per)
     names = {int(ids[i]): paths[i] for i in range(nrec)}
     return job, names, {"POSIX": posix, "DXT_POSIX": dxt}
@@ -149,3 +141,16 @@ def cached_bench_log(n_segments: int, directory: Path | None = None) -> Path:
     write_log(tmp, job, names, tables)
     os.replace(tmp, path)
     return path
+
+
+def bench_job(nprocs: int, end: float) -> JobInfo:
+    """The benchmark log's job record: a run ``end`` seconds of trace long, plus two."""
+    return JobInfo(
+        jobid=1,
+        nprocs=nprocs,
+        start_sec=1_700_000_000,
+        end_sec=1_700_000_000 + int(end) + 2,
+        exe="./dxt-bench",
+        darshan_version="3.4.4",
+        mounts=(("/scratch", "lustre"), ("/", "ext4")),
+    )
