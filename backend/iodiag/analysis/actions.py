@@ -150,7 +150,38 @@ def _ost_health(ctx: Context, files: list[FileEvidence], imp: Impact | None, slo
     )
 
 
-def _romio(ctx: Context, imp: Impact | None, rec: str) -> Action:
+def _aggregators_seen(ctx: Context) -> int | None:
+    """Ranks that wrote at the POSIX layer to files the job opened through MPI-IO: the aggregators when the
+    writes were collective. None when a reduced (every-rank) record hides who wrote."""
+    ids = ctx.mpiio_ids
+    p = ctx.posix
+    if not ids or not len(p):
+        return None
+    mine = p[np.isin(p["id"].to_numpy(dtype=np.uint64), np.fromiter(ids, dtype=np.uint64, count=len(ids)))]
+    wrote = mine[mine["POSIX_WRITES"] > 0]
+    if not len(wrote) or (wrote["rank"] < 0).any():
+        return None
+    return int(wrote["rank"].nunique())
+
+
+def _romio(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
+    """Collective buffering for writes, one aggregator per node. A job whose collective writes already went
+    through at least one aggregator per node has those hints in effect: fewer aggregators would not shorten
+    its wait, so the action is to measure where the wait goes (ranks arriving late, or the exchange)."""
+    seen = _aggregators_seen(ctx)
+    m = ctx.mpiio
+    collective = bool(len(m)) and float(m["MPIIO_COLL_WRITES"].sum()) > 0
+    if collective and ctx.nodes and seen is not None and seen >= ctx.nodes:
+        return Action(
+            recommendation=rec,
+            command="export MPICH_MPIIO_STATS=1 MPICH_MPIIO_TIMERS=1",
+            where="the job script before srun (Cray MPICH; with another MPI, rerun with Darshan's DXT tracing on: "
+            "DXT_MPIIO shows when each rank entered each collective call)",
+            effect=f"collective buffering is already on, with {seen:,} aggregators for {ctx.nodes:,} nodes, so "
+            "fewer or more aggregators is not the fix: the timers show whether the wait is ranks reaching the "
+            "call late (balance the work before it) or the data exchange among the aggregators",
+            saves_s=None,  # measuring saves nothing by itself
+        )
     pairs = [("romio_cb_write", "enable")]
     if ctx.nodes:
         pairs.append(("cb_nodes", str(ctx.nodes)))
