@@ -24,10 +24,10 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from darshan.backend import cffi_backend as be
 
 from iodiag.ingest import JobMeta, JobProfile, ModuleInfo, Mount
+from iodiag.ingest.table import Table
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -60,7 +60,7 @@ LUSTRE_DEFAULTS: dict[str, Any] = {
 LUSTRE_COLUMNS = ("id", "rank", "component", *lustre_component_columns(), "pool_name", "osts")
 
 
-def generic_table(module: str, records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def generic_table(module: str, records: Sequence[Mapping[str, Any]]) -> Table:
     ints, floats = counter_columns(module)
     known = {"id", "rank", *ints, *floats} | ({"file_rec_id"} if module in WITH_FILE_REC else set())
     for i, r in enumerate(records):
@@ -77,10 +77,10 @@ def generic_table(module: str, records: Sequence[Mapping[str, Any]]) -> pd.DataF
         cols[name] = np.array([int(r.get(name, 0)) for r in records], dtype=np.int64)
     for name in floats:
         cols[name] = np.array([float(r.get(name, 0.0)) for r in records], dtype=np.float64)
-    return pd.DataFrame(cols)
+    return Table(cols, len(records))
 
 
-def lustre_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def lustre_table(records: Sequence[Mapping[str, Any]]) -> Table:
     comp = lustre_component_columns()
     known = set(LUSTRE_COLUMNS)
     rows = []
@@ -95,16 +95,20 @@ def lustre_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         row["pool_name"] = str(r.get("pool_name", ""))
         row["osts"] = osts
         rows.append(row)
-    out = pd.DataFrame(
+    pools = np.empty(len(rows), dtype=object)
+    pools[:] = [r["pool_name"] for r in rows]
+    osts = np.empty(len(rows), dtype=object)
+    osts[:] = [r["osts"] for r in rows]
+    return Table(
         {
             "id": np.array([r["id"] for r in rows], dtype=np.uint64),
             "rank": np.array([r["rank"] for r in rows], dtype=np.int64),
             **{c: np.array([r[c] for r in rows], dtype=np.int64) for c in ("component", *comp)},
-        }
+            "pool_name": pools,
+            "osts": osts,
+        },
+        len(rows),
     )
-    out["pool_name"] = [r["pool_name"] for r in rows]
-    out["osts"] = [r["osts"] for r in rows]
-    return out
 
 
 def make_profile(
@@ -127,7 +131,7 @@ def make_profile(
     in the log's module map but has no table (like a module that was not read).
     """
     records = records or {}
-    tables: dict[str, pd.DataFrame] = {}
+    tables: dict[str, Table] = {}
     for module, recs in records.items():
         if module == "LUSTRE":
             tables[module] = lustre_table(recs)
@@ -138,7 +142,7 @@ def make_profile(
 
     infos: dict[str, ModuleInfo] = {}
     for module, table in tables.items():
-        count = int(table["id"].nunique()) if module == "LUSTRE" else len(table)
+        count = len(np.unique(table["id"])) if module == "LUSTRE" else len(table)
         infos[module] = ModuleInfo(name=module, version=1, compressed_bytes=0, loaded=True, records=count)
     for module, fields in (modules or {}).items():
         base = infos.get(module) or ModuleInfo(name=module, version=1, compressed_bytes=0)

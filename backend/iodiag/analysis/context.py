@@ -60,7 +60,7 @@ class Context:
 
     def table(self, module: str) -> pd.DataFrame:
         t = self.profile.table(module)
-        return t if t is not None else pd.DataFrame()
+        return t.frame if t is not None else pd.DataFrame()
 
     @property
     def posix(self) -> pd.DataFrame:

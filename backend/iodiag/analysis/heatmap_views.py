@@ -77,11 +77,11 @@ def heatmaps(profile: JobProfile) -> dict[str, Heatmap]:
     table = profile.table(HEATMAP)
     if table is None or len(table) == 0:
         return {}
-    ids = table["id"].to_numpy(dtype=np.uint64)
-    ranks = table["rank"].to_numpy(dtype=np.int64)
-    widths = table["bin_width"].to_numpy(dtype=np.float64)
-    wbins = table["write_bins"].to_numpy()
-    rbins = table["read_bins"].to_numpy()
+    ids = table["id"].astype(np.uint64)
+    ranks = table["rank"].astype(np.int64)
+    widths = table["bin_width"].astype(np.float64)
+    wbins = table["write_bins"]
+    rbins = table["read_bins"]
     out: dict[str, Heatmap] = {}
     for hid in np.unique(ids):
         rows = np.flatnonzero(ids == hid)

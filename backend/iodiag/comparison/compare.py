@@ -65,7 +65,7 @@ def run_facts(profile: JobProfile) -> RunFacts:
             cols = [spec.hist.format(op=op.upper()) + b for b in BINS]
             if not all(col in df.columns for col in cols):
                 continue
-            counts = [int(df[col].clip(lower=0).sum()) for col in cols]
+            counts = [int(df[col].clip(0).sum()) for col in cols]
             if any(counts):
                 hists.append(SizeHistogram(layer=layer, op=op, counts=counts))
     files = layouts(ctx)

@@ -28,10 +28,10 @@ from pathlib import PurePath
 from types import MappingProxyType
 
 import numpy as np
-import pandas as pd
 
 from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo
 from iodiag.ingest.stacks import CallStacks, SourceLocation
+from iodiag.ingest.table import Table
 from iodiag.ingest.trace import Trace
 
 HEATMAP = "HEATMAP"
@@ -119,9 +119,10 @@ def _fingerprint(p: JobProfile) -> str:
     h.update(repr((m.jobid, m.uid, m.nprocs, m.start, m.end, m.exe)).encode())
     for name in sorted(p.tables):
         t = p.tables[name]
-        numeric = t.select_dtypes(include="number")
         h.update(name.encode())
-        h.update(pd.util.hash_pandas_object(numeric, index=False).to_numpy().tobytes())
+        for col in t.columns:
+            if t[col].dtype.kind in "iufb":
+                h.update(np.ascontiguousarray(t[col]).tobytes())
     for name in sorted(p.traces):
         tr = p.traces[name]
         h.update(name.encode())
@@ -176,25 +177,23 @@ def _moved_ranks(values: np.ndarray, offset: int) -> np.ndarray:
     return out
 
 
-def _shift_table(name: str, t: pd.DataFrame, offset: int, shift: float, span: float) -> pd.DataFrame:
-    out = t.copy()
+def _shift_table(name: str, t: Table, offset: int, shift: float, span: float) -> Table:
+    out = {c: t[c] for c in t.columns}
     if "rank" in out:
-        out["rank"] = _moved_ranks(out["rank"].to_numpy(), offset)
+        out["rank"] = _moved_ranks(out["rank"], offset)
     if name == HEATMAP:
-        return _shift_heatmap(out, shift, span)
+        return _shift_heatmap(out, shift, span, len(t))
     if name in _NO_RANK_COUNTERS:
-        return out
-    for col in out.columns:
-        c = str(col)
+        return Table(out, len(t))
+    for c, v in out.items():
         if c.endswith(_RANK_COUNTERS):
-            out[c] = _moved_ranks(out[c].to_numpy(), offset)
+            out[c] = _moved_ranks(v, offset)
         elif c.endswith("_TIMESTAMP") and shift:
-            v = out[c].to_numpy()
             out[c] = np.where(v > 0, v + shift, v)  # 0 means "never happened": it stays 0
-    return out
+    return Table(out, len(t))
 
 
-def _shift_heatmap(t: pd.DataFrame, shift: float, span: float) -> pd.DataFrame:
+def _shift_heatmap(t: dict[str, np.ndarray], shift: float, span: float, n: int) -> Table:
     """Heatmap rows moved ``shift`` seconds later, to the nearest whole bin, and coarsened (bins added in
     powers of two, as Darshan itself does) where the combined span would need over ``MAX_HEATMAP_BINS``."""
     write, read, widths = [], [], []
@@ -210,8 +209,14 @@ def _shift_heatmap(t: pd.DataFrame, shift: float, span: float) -> pd.DataFrame:
         write.append(_place(np.asarray(wb, dtype=np.int64), k, f))
         read.append(_place(np.asarray(rb, dtype=np.int64), k, f))
         widths.append(w * f)
-    t["write_bins"], t["read_bins"], t["bin_width"] = write, read, widths
-    return t
+    t["write_bins"], t["read_bins"], t["bin_width"] = _objects(write), _objects(read), np.asarray(widths, dtype=float)
+    return Table(t, n)
+
+
+def _objects(values: list[np.ndarray]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _coarsening(width: float, span: float, length: int) -> int:
@@ -231,15 +236,14 @@ def _place(bins: np.ndarray, k: int, f: int) -> np.ndarray:
 
 def _merge_tables(
     profiles: Sequence[JobProfile], offsets: list[int], shifts: list[float], span: float, notes: list[str]
-) -> dict[str, pd.DataFrame]:
-    parts: dict[str, list[pd.DataFrame]] = {}
+) -> dict[str, Table]:
+    parts: dict[str, list[Table]] = {}
     for p, off, dt in zip(profiles, offsets, shifts, strict=True):
         for name, t in p.tables.items():
             parts.setdefault(name, []).append(_shift_table(name, t, off, dt, span))
-    out: dict[str, pd.DataFrame] = {}
-    for name, frames in parts.items():
-        order = [str(c) for c in frames[0].columns]
-        out[name] = pd.concat([f[order] for f in frames], ignore_index=True)
+    out: dict[str, Table] = {}
+    for name, tabs in parts.items():
+        out[name] = Table({c: np.concatenate([t[c] for t in tabs]) for c in tabs[0].columns}, sum(len(t) for t in tabs))
     before = sorted({float(w) for p in profiles if (h := p.tables.get(HEATMAP)) is not None for w in h["bin_width"]})
     after = sorted({float(w) for t in parts.get(HEATMAP, []) for w in t["bin_width"]})
     if after and after[-1] > before[-1]:

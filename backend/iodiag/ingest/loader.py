@@ -11,7 +11,6 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from iodiag.ingest.errors import LogReadError
 from iodiag.ingest.header import check_log_file
@@ -19,6 +18,7 @@ from iodiag.ingest.isolation import ChildOutcome, run_inline, run_isolated
 from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
 from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo, Mount
 from iodiag.ingest.stacks import CallStacks, parse, split_names, stack_column
+from iodiag.ingest.table import Table
 from iodiag.ingest.trace import SEGMENT_DTYPE, Trace, TraceBuilder
 from iodiag.ingest.trace_stream import TraceStream, TraceSummary
 
@@ -257,7 +257,7 @@ def _build(
         raise LogReadError(path, "corrupted log: the job record cannot be decompressed")
 
     meta_modules: dict[str, dict[str, Any]] = raw["modules"]
-    tables: dict[str, pd.DataFrame] = {}
+    tables: dict[str, Table] = {}
     traces: dict[str, Trace] = {}
     summaries: dict[str, TraceSummary] = {}
     builders = builders if builders is not None else {}
@@ -359,9 +359,9 @@ def _expected_segments(payload: dict[str, Any]) -> dict[str, int]:
     return {"DXT_MPIIO": int(counters[:, cols].sum())}
 
 
-def _record_count(name: str, payload: dict[str, Any], table: pd.DataFrame) -> int:
+def _record_count(name: str, payload: dict[str, Any], table: Table) -> int:
     if name == "LUSTRE":
-        return int(table["id"].nunique()) if len(table) else 0
+        return len(np.unique(table["id"])) if len(table) else 0
     return len(table)
 
 
@@ -383,7 +383,7 @@ def _ts(sec: int, nsec: int) -> datetime:
 
 def _job_meta(
     raw: dict[str, Any],
-    tables: dict[str, pd.DataFrame],
+    tables: dict[str, Table],
     traces: dict[str, Trace],
     summaries: dict[str, TraceSummary] | None = None,
 ) -> JobMeta:
@@ -393,7 +393,7 @@ def _job_meta(
     hosts = {h for t in traces.values() for h in t.hostnames.values()}
     hosts |= {h for s in (summaries or {}).values() for h in s.hostnames.values()}
     if apmpi is not None and len(apmpi) and "node_name" in apmpi:
-        nodes, source = int(apmpi["node_name"].nunique()), "APMPI node names"
+        nodes, source = len(set(apmpi["node_name"].tolist())), "APMPI node names"
     elif hosts:
         nodes, source = len(hosts), "DXT host names"
     metadata = dict(raw["metadata"])
@@ -415,33 +415,47 @@ def _job_meta(
     )
 
 
-def _to_table(name: str, p: dict[str, Any]) -> pd.DataFrame:
+def _to_table(name: str, p: dict[str, Any]) -> Table:
     if "counters" in p:
-        cols: dict[str, Any] = {"id": p["id"]} if "id" in p else {}
+        cols: dict[str, np.ndarray] = {"id": p["id"]} if "id" in p else {}
         cols["rank"] = p["rank"]
         for extra in ("file_rec_id", "node_name"):
             if extra in p:
-                cols[extra] = p[extra]
-        df = pd.DataFrame(cols)
-        counters = pd.DataFrame(p["counters"], columns=p["counter_names"])
-        fcounters = pd.DataFrame(p["fcounters"], columns=p["fcounter_names"])
-        return pd.concat([df, counters, fcounters], axis=1)
+                cols[extra] = np.asarray(p[extra], dtype=object) if extra == "node_name" else p[extra]
+        n = len(p["rank"])
+        # Columns are views of the reader's 2-D blocks: no copy per counter.
+        for block, names in ((p["counters"], p["counter_names"]), (p["fcounters"], p["fcounter_names"])):
+            block = np.asarray(block).reshape(n, len(names))
+            for j, col in enumerate(names):
+                cols[col] = block[:, j]
+        return Table(cols, n)
     if name == "LUSTRE":
         rows = p["components"]
         names = [n.removeprefix("LUSTRE_COMP_").lower() for n in p["counter_names"]]
-        base = pd.DataFrame(
-            {
-                "id": np.array([r["id"] for r in rows], dtype=np.uint64),
-                "rank": np.array([r["rank"] for r in rows], dtype=np.int64),
-                "component": np.array([r["component"] for r in rows], dtype=np.int64),
-            }
-        )
-        counters = pd.DataFrame(
-            np.array([r["counters"] for r in rows], dtype=np.int64).reshape(len(rows), len(names)),
-            columns=names,
-        )
-        out = pd.concat([base, counters], axis=1)
-        out["pool_name"] = [r["pool_name"] for r in rows]
-        out["osts"] = [r["osts"] for r in rows]
-        return out
-    return pd.DataFrame(p["rows"])
+        counters = np.array([r["counters"] for r in rows], dtype=np.int64).reshape(len(rows), len(names))
+        lus: dict[str, np.ndarray] = {
+            "id": np.array([r["id"] for r in rows], dtype=np.uint64),
+            "rank": np.array([r["rank"] for r in rows], dtype=np.int64),
+            "component": np.array([r["component"] for r in rows], dtype=np.int64),
+        }
+        for j, col in enumerate(names):
+            lus[col] = counters[:, j]
+        lus["pool_name"] = _objects([r["pool_name"] for r in rows])
+        lus["osts"] = _objects([r["osts"] for r in rows])
+        return Table(lus, len(rows))
+    rows = p["rows"]
+    keys = list(rows[0]) if rows else []
+    return Table({k: _column(k, [r[k] for r in rows]) for k in keys}, len(rows))
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _column(name: str, values: list[Any]) -> np.ndarray:
+    """Scalars become a numeric column (record ids unsigned 64-bit); arrays stay one object per row."""
+    if values and isinstance(values[0], np.ndarray):
+        return _objects(values)
+    return np.asarray(values, dtype=np.uint64 if name == "id" else None)

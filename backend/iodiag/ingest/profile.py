@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from iodiag.ingest.stacks import CallStacks
+from iodiag.ingest.table import Table
 from iodiag.ingest.trace import Trace
 from iodiag.ingest.trace_stream import TraceSummary
 
@@ -75,7 +75,7 @@ class JobProfile:
     meta: JobMeta
     modules: Mapping[str, ModuleInfo]
     names: Mapping[int, str]
-    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    tables: Mapping[str, Table] = field(default_factory=dict)
     traces: Mapping[str, Trace] = field(default_factory=dict)
     """DXT_POSIX / DXT_MPIIO segments as numpy columns (read only when asked for)."""
     trace_summaries: Mapping[str, TraceSummary] = field(default_factory=dict)
@@ -86,11 +86,11 @@ class JobProfile:
     problems: tuple[str, ...] = ()
     """Reading problems that are not tied to one module (for example a crash after the last module)."""
 
-    def table(self, module: str) -> pd.DataFrame | None:
-        """A module's records; for a DXT module, its segments as a DataFrame (built on each call:
+    def table(self, module: str) -> Table | None:
+        """A module's records; for a DXT module, its segments as a table (built on each call:
         use ``traces`` for large traces)."""
         if module in self.traces:
-            return self.traces[module].to_frame()
+            return self.traces[module].to_table()
         return self.tables.get(module)
 
     def trace(self, module: str) -> Trace | None:

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
+
+from iodiag.ingest.table import Table
 
 WRITE, READ = 0, 1
 SEGMENT_DTYPE = np.dtype([("offset", "<i8"), ("length", "<i8"), ("start", "<f8"), ("end", "<f8")])
@@ -57,14 +58,14 @@ class Trace:
         ids: np.ndarray = self.file_ids[self.file]
         return ids
 
-    def to_frame(self) -> pd.DataFrame:
-        """The trace as a DataFrame with the ingest's DXT columns (for small traces and tests)."""
+    def to_table(self) -> Table:
+        """The trace as a table with the ingest's DXT columns, one row per segment (for small traces and tests)."""
         hosts = (
             np.array([self.hostnames.get(int(r), "") for r in range(int(self.rank.max()) + 1)], dtype=object)
             if len(self)
             else np.array([], dtype=object)
         )
-        return pd.DataFrame(
+        return Table(
             {
                 "id": self.record_ids(),
                 "rank": self.rank.astype(np.int64),

@@ -19,6 +19,7 @@ import pandas as pd
 from iodiag.ingest.stacks import SourceLocation
 from iodiag.ingest.stacks import encode as encode_stacks
 from iodiag.ingest.stacks import record_id as callstack_id
+from iodiag.ingest.table import Table
 from iodiag.synth._lib import MODULE_VERSIONS, library
 
 GENERIC = ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "STDIO", "DFS")
@@ -64,7 +65,7 @@ def write_log(
     path: str | os.PathLike[str],
     job: JobInfo,
     names: Mapping[int, str],
-    tables: Mapping[str, pd.DataFrame],
+    profile_tables: Mapping[str, pd.DataFrame | Table],
     partial: Sequence[str] = (),
     stacks: Mapping[int, tuple[int, ...]] | None = None,
     lines: Mapping[int, SourceLocation] | None = None,
@@ -76,6 +77,8 @@ def write_log(
     ``iodiag.ingest.stacks`` describes.
     """
     ffi, lib, be = library()
+    # A profile's tables (ingest) or frames built here (synth): the writer works on frames.
+    tables = {k: v.to_pandas() if isinstance(v, Table) else v for k, v in profile_tables.items()}
     unknown = set(tables) - set(MODULE_ORDER)
     if unknown:
         raise ValueError(f"cannot write modules {sorted(unknown)}")

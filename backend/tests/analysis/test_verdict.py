@@ -157,7 +157,7 @@ def test_exactly_one_mib_requests_are_not_small() -> None:
     r = load_profile(str(shared_log(MPI_IO_TEST)))
     posix = r.table("POSIX")
     assert posix is not None
-    frame = posix.copy()
+    frame = posix.to_pandas()
     for b in ("0_100", "100_1K", "1K_10K", "10K_100K"):
         frame[f"POSIX_SIZE_WRITE_{b}"] = 0
     frame["POSIX_SIZE_WRITE_100K_1M"] = frame["POSIX_WRITES"]
