@@ -10,6 +10,7 @@ import pandas as pd
 from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFacts, Metric, Unit, Workload
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
+from iodiag.ingest.table import Table
 
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")
 """Darshan's access-size histogram bins below 1 MiB: what Drishti calls small."""
@@ -61,6 +62,108 @@ class Context:
     def table(self, module: str) -> pd.DataFrame:
         t = self.profile.table(module)
         return t.frame if t is not None else pd.DataFrame()
+
+    def records(self, module: str) -> Table:
+        """A module's records as numpy columns; an empty table when the log has none."""
+        t = self.profile.table(module)
+        return t if t is not None else _EMPTY
+
+    @property
+    def posix_records(self) -> Table:
+        return self.records("POSIX")
+
+    @property
+    def mpiio_records(self) -> Table:
+        return self.records("MPI-IO")
+
+    @property
+    def stdio_records(self) -> Table:
+        return self.records("STDIO")
+
+    def rank_files(
+        self,
+        ids: np.ndarray,
+        values: np.ndarray,
+        metric: str,
+        unit: Unit,
+        extra: np.ndarray | None = None,
+        extra_name: str = "",
+        extra_unit: Unit = Unit.RATIO,
+    ) -> tuple[list[FileEvidence], int]:
+        """The files (``ids``, one value each) with the largest positive ``values``, at most ``top_n`` of them,
+        and how many files had a positive value. ``extra``, aligned with ``ids``, adds a second metric."""
+        keep = np.flatnonzero(np.asarray(values) > 0)
+        order = keep[np.argsort(-np.asarray(values, dtype=float)[keep], kind="stable")]
+        out = []
+        for i in order[: self.top_n].tolist():
+            metrics = [Metric(name=metric, value=_num(values[i]), unit=unit)]
+            if extra is not None:
+                metrics.append(Metric(name=extra_name, value=_num(extra[i]), unit=extra_unit))
+            out.append(self.file(int(ids[i]), *metrics))
+        return out, len(keep)
+
+    @cached_property
+    def files(self) -> Table:
+        """POSIX per file, one row per record id (column ``id``, ascending): sums over the file's records,
+        extents maxed, ``shared`` when any record is shared (rank -1)."""
+        p = self.posix_records
+        if p.empty:
+            return Table({"id": np.zeros(0, dtype=np.uint64)}, 0)
+        g = p.group_by("id")
+        out: dict[str, np.ndarray] = {"id": g.keys.astype(np.uint64)}
+        for col in _FILE_SUMS:
+            out[col] = g.sum(p[col])
+        for col in _FILE_MAXES:
+            out[col] = g.max(p[col].astype(np.int64))
+        out["shared"] = g.any(p["rank"] < 0)
+        return Table(out, len(g))
+
+    @cached_property
+    def waiting_rows(self) -> np.ndarray:
+        """POSIX records that waited, not moved data (bool per row of ``posix_records``): minutes in
+        open/close per open for under 1 MiB.
+
+        A named pipe's open() blocks until the other end opens it; a device or a lock file can block the same
+        way. Such a record can hold most of a run's "metadata time" (threads waiting in open for the whole
+        run) while storage did nothing. No file system takes that long to open a file in normal operation,
+        so these records are left out of the I/O time and named in the verdict's caveats.
+        """
+        p = self.posix_records
+        if p.empty:
+            return np.zeros(0, dtype=bool)
+        runtime = max(self.meta.runtime_s, 0.0)
+        opens = np.maximum(p["POSIX_OPENS"], 1).astype(float)
+        meta = p["POSIX_F_META_TIME"].astype(float)
+        moved = (p["POSIX_BYTES_READ"] + p["POSIX_BYTES_WRITTEN"]).astype(float)
+        floor = max(10.0, 0.1 * runtime)
+        mask: np.ndarray = (meta / opens >= floor) & (moved < (1 << 20))
+        return mask
+
+    @cached_property
+    def counted_layers(self) -> list[tuple[str, Table]]:
+        """Records that carry each file's time once: MPI-IO for files opened through it, else POSIX; plus STDIO.
+
+        MPI-IO time already contains the POSIX time spent underneath it, so counting both would
+        double the I/O time of MPI-IO files.
+        """
+        parts: list[tuple[str, Table]] = []
+        dfs, daos = self.records("DFS"), self.records("DAOS")
+        if len(dfs):
+            parts.append(("DFS", dfs))
+        elif len(daos):
+            # DFS is built on DAOS arrays: with both, the DAOS records repeat the DFS traffic.
+            parts.append(("DAOS", daos))
+        if len(self.stdio_records):
+            parts.append(("STDIO", self.stdio_records))
+        if len(self.mpiio_records):
+            parts.append(("MPI-IO", self.mpiio_records))
+        p = self.posix_records
+        if len(p):
+            keep = ~self.waiting_rows
+            if self.mpiio_ids:
+                keep &= ~p.isin("id", self.mpiio_ids)
+            parts.append(("POSIX", p if keep.all() else p.where(keep)))
+        return parts
 
     @property
     def posix(self) -> pd.DataFrame:
@@ -130,15 +233,16 @@ class Context:
 
     @cached_property
     def mpiio_ids(self) -> set[int]:
-        return set(self.mpiio["id"].astype(np.uint64).tolist()) if len(self.mpiio) else set()
+        m = self.mpiio_records
+        return set(m["id"].astype(np.uint64).tolist()) if len(m) else set()
 
     def collective_share(self, op: str) -> float:
         """Share of MPI-IO ``op`` (READ or WRITE) calls that were collective; 0 without MPI-IO."""
-        m = self.mpiio
+        m = self.mpiio_records
         if m.empty:
             return 0.0
-        coll = float(m[f"MPIIO_COLL_{op}S"].sum())
-        total = coll + float(m[f"MPIIO_INDEP_{op}S"].sum())
+        coll = m.total(f"MPIIO_COLL_{op}S")
+        total = coll + m.total(f"MPIIO_INDEP_{op}S")
         return coll / total if total else 0.0
 
     def collective_advice(self, op: str) -> tuple[str, ...]:
@@ -186,19 +290,16 @@ class Context:
         """Files whose POSIX reads the application mostly did not ask for: reads beneath MPI-IO writes
         (ROMIO's read-modify-write, X05). Aggregating or reordering the application's reads cannot remove them,
         so the read findings (P05, P11, P15) do not price them."""
-        m, p = self.mpiio, self.posix
+        m, p = self.mpiio_records, self.posix_records
         if m.empty or p.empty:
             return set()
-        mw = m.groupby("id")[["MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN", "MPIIO_INDEP_READS", "MPIIO_COLL_READS"]].sum()
-        pr = p.groupby("id")[["POSIX_BYTES_READ", "POSIX_READS"]].sum()
-        j = pr.join(mw, how="inner")
-        asked_ops = j["MPIIO_INDEP_READS"] + j["MPIIO_COLL_READS"]
-        hit = (
-            (j["MPIIO_BYTES_WRITTEN"] > 0)
-            & (j["POSIX_READS"] > 0)
-            & ((j["MPIIO_BYTES_READ"] < 0.5 * j["POSIX_BYTES_READ"]) | (asked_ops < 0.5 * j["POSIX_READS"]))
-        )
-        return {int(i) for i in j.index[hit].tolist()}
+        mg, pg = m.group_by("id"), p.group_by("id")
+        both, mi, pi = np.intersect1d(mg.keys, pg.keys, return_indices=True)
+        m_read, m_written = mg.sum(m["MPIIO_BYTES_READ"])[mi], mg.sum(m["MPIIO_BYTES_WRITTEN"])[mi]
+        asked_ops = (mg.sum(m["MPIIO_INDEP_READS"]) + mg.sum(m["MPIIO_COLL_READS"]))[mi]
+        p_read, p_reads = pg.sum(p["POSIX_BYTES_READ"])[pi], pg.sum(p["POSIX_READS"])[pi]
+        hit = (m_written > 0) & (p_reads > 0) & ((m_read < 0.5 * p_read) | (asked_ops < 0.5 * p_reads))
+        return {int(i) for i in both[hit].tolist()}
 
     @cached_property
     def blocked_waits(self) -> pd.Series:
@@ -222,7 +323,7 @@ class Context:
 
     @cached_property
     def io_share(self) -> IOShare | None:
-        if not self.top_layer:
+        if not self.counted_layers:
             return None
         nprocs = max(self.meta.nprocs, 1)
         unique: dict[int, float] = {}
@@ -230,11 +331,11 @@ class Context:
         slowest_shared_rank: tuple[float, int] | None = None
         read_s = write_s = meta_s = 0.0
         bytes_read = bytes_written = 0
-        for layer, df in self.top_layer:
+        for layer, df in self.counted_layers:
             rd, wr, md, slow = TOP_LAYER_TIME[layer]
             br, bw = TOP_LAYER_BYTES[layer]
-            t = (df[rd] + df[wr] + df[md]).to_numpy()
-            ranks = df["rank"].to_numpy()
+            t = df[rd] + df[wr] + df[md]
+            ranks = df["rank"]
             read_s += float(df[rd].sum())
             write_s += float(df[wr].sum())
             meta_s += float(df[md].sum())
@@ -247,11 +348,11 @@ class Context:
                     unique[rank] = unique.get(rank, 0.0) + v
             shared_total += float(t[shared].sum())
             if shared.any():
-                slowest = np.clip(df[slow].to_numpy()[shared], 0, None)
+                slowest = np.clip(df[slow][shared], 0, None)
                 shared_slowest += float(slowest.sum())
                 rank_col = slow.replace("_F_SLOWEST_RANK_TIME", "_SLOWEST_RANK")
                 i = int(np.argmax(slowest))
-                cand = (float(slowest[i]), int(df[rank_col].to_numpy()[shared][i]))
+                cand = (float(slowest[i]), int(df[rank_col][shared][i]))
                 if slowest_shared_rank is None or cand > slowest_shared_rank:
                     slowest_shared_rank = cand
         slowest_unique_rank, slowest_unique = (None, 0.0)
@@ -283,9 +384,9 @@ class Context:
     def summed_io_s(self) -> float:
         """Read + write + metadata seconds of the top layer, summed over ranks (the costs' denominator)."""
         total = 0.0
-        for layer, df in self.top_layer:
+        for layer, df in self.counted_layers:
             rd, wr, md, _ = TOP_LAYER_TIME[layer]
-            total += float(df[rd].sum() + df[wr].sum() + df[md].sum())
+            total += float(df[rd].sum()) + float(df[wr].sum()) + float(df[md].sum())
         return total
 
     @cached_property
@@ -307,10 +408,10 @@ class Context:
 
     @cached_property
     def interfaces(self) -> list[InterfaceTotals]:
-        counted = {layer for layer, _ in self.top_layer}
+        counted = {layer for layer, _ in self.counted_layers}
         out: list[InterfaceTotals] = []
         for module, shown, op_cols, note in _INTERFACES:
-            df = self.table(module)
+            df = self.records(module)
             info = self.profile.modules.get(module)
             if df.empty and not (info and info.records):
                 continue
@@ -335,12 +436,12 @@ class Context:
                 InterfaceTotals(
                     name=shown,
                     records=len(df),
-                    bytes_read=int(_col_sum(df, br)),
-                    bytes_written=int(_col_sum(df, bw)),
-                    read_s=_col_sum(df, rd_t),
-                    write_s=_col_sum(df, wr_t),
-                    meta_s=_col_sum(df, md_t),
-                    operations=int(sum(_col_sum(df, c) for c in op_cols)),
+                    bytes_read=int(df.total(br)),
+                    bytes_written=int(df.total(bw)),
+                    read_s=df.total(rd_t),
+                    write_s=df.total(wr_t),
+                    meta_s=df.total(md_t),
+                    operations=int(sum(df.total(c) for c in op_cols)),
                     counted=is_counted,
                     partial=bool(info and info.partial),
                     note=why if (not is_counted or module == "POSIX") else "",
@@ -351,9 +452,9 @@ class Context:
     def interface_bytes(self) -> dict[str, int]:
         """Bytes moved per counted interface (each byte once: POSIX without the MPI-IO files)."""
         out: dict[str, int] = {}
-        for layer, df in self.top_layer:
+        for layer, df in self.counted_layers:
             br, bw = TOP_LAYER_BYTES[layer]
-            out[layer] = int(df[br].sum() + df[bw].sum())
+            out[layer] = int(df[br].sum()) + int(df[bw].sum())
         return out
 
     @cached_property
@@ -377,14 +478,16 @@ class Context:
         if self.workload is Workload.DAOS:
             return "daos"
         by_fs: dict[str, int] = {}
-        lustre_ids = set(self.table("LUSTRE")["id"].astype(np.uint64).tolist()) if self.profile.has("LUSTRE") else set()
-        for layer, df in self.top_layer:
+        lustre_ids = (
+            set(self.records("LUSTRE")["id"].astype(np.uint64).tolist()) if self.profile.has("LUSTRE") else set()
+        )
+        for layer, df in self.counted_layers:
             if layer in ("DFS", "DAOS"):
                 by_fs["daos"] = by_fs.get("daos", 0) + int(df[TOP_LAYER_BYTES[layer][0]].sum())
                 continue
             br, bw = TOP_LAYER_BYTES[layer]
-            moved = (df[br] + df[bw]).groupby(df["id"]).sum()
-            for rid, b in zip(moved.index.tolist(), moved.to_numpy().tolist(), strict=True):
+            g = df.group_by("id")
+            for rid, b in zip(g.keys.tolist(), g.sum(df[br] + df[bw]).tolist(), strict=True):
                 if b <= 0:
                     continue
                 fs = (
@@ -457,6 +560,8 @@ CONTEXT_MODULES = ("LUSTRE", "HEATMAP", "DXT_POSIX", "DXT_MPIIO", "APMPI", "APXC
 
 _NOT_A_FILE_SYSTEM = frozenset({"overlay", "rootfs", "tmpfs", "squashfs", "autofs", "devtmpfs", "proc", "sysfs"})
 """Mount types that say where a container or the OS lives, not where job data goes."""
+
+_EMPTY = Table()
 
 _PYTHON = ("python", "python2", "python3", "ipython", "torchrun", "jupyter")
 
