@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from iodiag.analysis.models import Confidence
+from iodiag.ingest.table import Groups, Table
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from iodiag.analysis.context import Context
     from iodiag.core.thresholds import Thresholds
 
@@ -95,7 +94,7 @@ def large_request_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, boo
 
 
 def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
-    p = ctx.posix
+    p = ctx.posix_records
     if not p.empty:
         other = "WRITE" if op == "READ" else "READ"
         # This direction's large, mostly sequential requests (random large requests are what is being priced,
@@ -107,30 +106,30 @@ def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
     return t.reference_rank_bandwidth, False
 
 
-def _rate_of_large_requests(p: pd.DataFrame, op: str, sequential_only: bool, min_bytes: int) -> float | None:
+def _rate_of_large_requests(p: Table, op: str, sequential_only: bool, min_bytes: int) -> float | None:
     verb = "READ" if op == "READ" else "WRITTEN"
-    nbytes = p[f"POSIX_BYTES_{verb}"].to_numpy(dtype=float)
-    ops = p[f"POSIX_{op}S"].to_numpy(dtype=float)
-    time = p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
+    nbytes = _f(p, f"POSIX_BYTES_{verb}")
+    ops = _f(p, f"POSIX_{op}S")
+    time = _f(p, f"POSIX_F_{op}_TIME")
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(ops > 0, nbytes / np.maximum(ops, 1), 0)
     large = (mean >= 1 << 20) & (time > 0)
     if sequential_only:
-        large &= p[f"POSIX_SEQ_{op}S"].to_numpy(dtype=float) >= 0.8 * ops - 1
+        large &= _f(p, f"POSIX_SEQ_{op}S") >= 0.8 * ops - 1
     if large.any() and nbytes[large].sum() >= min_bytes:
         return float(nbytes[large].sum() / time[large].sum())
     return None
 
 
-def small_bytes(frame: pd.DataFrame, prefix: str, op: str) -> np.ndarray:
+def small_bytes(frame: Table, prefix: str, op: str) -> np.ndarray:
     """Estimated bytes in the requests below 1 MiB, per row (bin counts times bin midpoints)."""
     out = np.zeros(len(frame))
     for b, mean in BIN_MEAN_BYTES.items():
-        out += frame[f"{prefix}_SIZE_{op}_{b}"].to_numpy(dtype=float) * mean
+        out += _f(frame, f"{prefix}_SIZE_{op}_{b}") * mean
     return out
 
 
-def exact_mib(frame: pd.DataFrame, prefix: str) -> np.ndarray:
+def exact_mib(frame: Table, prefix: str) -> np.ndarray:
     """Per row, requests of exactly 1 MiB, from the four most common access sizes.
 
     Darshan's 100K_1M bin includes 1 MiB itself (its upper bounds are inclusive), so the bin alone would call
@@ -142,7 +141,7 @@ def exact_mib(frame: pd.DataFrame, prefix: str) -> np.ndarray:
         acc = f"{prefix}_ACCESS{i}_ACCESS"
         cnt = f"{prefix}_ACCESS{i}_COUNT"
         if acc in frame.columns:
-            out += np.where(frame[acc].to_numpy() == 1 << 20, frame[cnt].to_numpy(dtype=np.int64), 0)
+            out += np.where(np.asarray(frame[acc]) == 1 << 20, np.asarray(frame[cnt], dtype=np.int64), 0)
     return out
 
 
@@ -159,7 +158,7 @@ def rate_text(rate: float) -> str:
     return f"{human_bytes(rate)}/s"
 
 
-def on_critical_path(ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, prefix: str = "POSIX") -> float:
+def on_critical_path(ctx: Context, frame: Table, per_row: np.ndarray, prefix: str = "POSIX") -> float:
     """Critical-path seconds of a cost given per record of ``frame`` (seconds summed over the record's ranks).
 
     Records of one rank add up per rank and the busiest rank counts: ranks that do the work alone (the
@@ -170,7 +169,7 @@ def on_critical_path(ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, pre
     if len(frame) == 0:
         return 0.0
     cost = np.asarray(per_row, dtype=float)
-    ranks = frame["rank"].to_numpy()
+    ranks = np.asarray(frame["rank"])
     own = ranks >= 0
     busiest = 0.0
     if own.any():
@@ -178,7 +177,7 @@ def on_critical_path(ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, pre
         busiest = float(np.bincount(inv, weights=cost[own]).max())
     shared = 0.0
     if (~own).any():
-        frac = _slowest_rank_share(ctx, frame[~own], prefix)
+        frac = _slowest_rank_share(ctx, frame, ~own, prefix)
         shared = float((cost[~own] * frac).sum())
     s = ctx.io_share
     out = busiest + shared
@@ -208,51 +207,53 @@ def trace_segments_cost(
 
 def files_time_cost(ctx: Context, fractions: dict[int, float], ops: tuple[str, ...] = ("READ", "WRITE")) -> float:
     """Critical-path seconds of a fraction of some files' POSIX ``ops`` time (record id -> fraction)."""
-    p = ctx.posix
-    frac = p["id"].map(fractions).fillna(0.0).to_numpy(dtype=float)
-    time = sum(p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) for op in ops)
+    p = ctx.posix_records
+    frac = np.array([fractions.get(int(i), 0.0) for i in p["id"].tolist()], dtype=float)
+    time = sum((p.num(f"POSIX_F_{op}_TIME") for op in ops), np.zeros(len(p)))
     return on_critical_path(ctx, p, time * np.clip(frac, 0, 1))
 
 
-def _slowest_rank_share(ctx: Context, sub: pd.DataFrame, prefix: str) -> np.ndarray:
-    """Per shared (rank -1) record, the slowest rank's share of its summed time (at least 1/nprocs)."""
+def _slowest_rank_share(ctx: Context, frame: Table, rows: np.ndarray, prefix: str) -> np.ndarray:
+    """Per shared (rank -1) record among ``rows`` (a mask), the slowest rank's share of its summed time (at
+    least 1/nprocs)."""
     total = (
-        sub[f"{prefix}_F_READ_TIME"].to_numpy(dtype=float)
-        + sub[f"{prefix}_F_WRITE_TIME"].to_numpy(dtype=float)
-        + sub[f"{prefix}_F_META_TIME"].to_numpy(dtype=float)
+        _f(frame, f"{prefix}_F_READ_TIME")[rows]
+        + _f(frame, f"{prefix}_F_WRITE_TIME")[rows]
+        + _f(frame, f"{prefix}_F_META_TIME")[rows]
     )
     slow_col = f"{prefix}_F_SLOWEST_RANK_TIME"
-    slowest = sub[slow_col].to_numpy(dtype=float) if slow_col in sub.columns else np.zeros(len(sub))
+    slowest = _f(frame, slow_col)[rows] if slow_col in frame.columns else np.zeros(len(total))
     floor = 1.0 / max(ctx.meta.nprocs, 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(total > 0, np.clip(slowest / np.where(total > 0, total, 1), floor, 1.0), floor)
 
 
 def per_file_on_critical_path(
-    ctx: Context, frame: pd.DataFrame, per_row: np.ndarray, prefix: str = "POSIX"
+    ctx: Context, frame: Table, per_row: np.ndarray, prefix: str = "POSIX"
 ) -> dict[int, float]:
     """``on_critical_path`` for each file of ``frame`` at once (record id -> seconds), without a pass per file."""
     if len(frame) == 0:
         return {}
-    import pandas as pd
-
     cost = np.asarray(per_row, dtype=float)
-    ids = frame["id"].to_numpy(dtype=np.uint64)
-    ranks = frame["rank"].to_numpy()
+    ids = np.asarray(frame["id"], dtype=np.uint64)
+    ranks = np.asarray(frame["rank"])
     own = ranks >= 0
     out: dict[int, float] = {}
     if own.any():
-        busiest = (
-            pd.DataFrame({"id": ids[own], "rank": ranks[own], "c": cost[own]})
-            .groupby(["id", "rank"])["c"]
-            .sum()
-            .groupby(level=0)
-            .max()
+        # Sum per (file, rank), then take each file's busiest rank.
+        pairs, inv = np.unique(np.stack([ids[own], ranks[own].astype(np.uint64)]), axis=1, return_inverse=True)
+        per_pair = np.bincount(inv.reshape(-1), weights=cost[own], minlength=pairs.shape[1])
+        by_file = Groups(pairs[0])
+        out.update(
+            {int(k): float(v) for k, v in zip(by_file.keys.tolist(), by_file.max(per_pair).tolist(), strict=True)}
         )
-        out.update({int(k): float(v) for k, v in zip(busiest.index, busiest.to_numpy(), strict=True)})
     if (~own).any():
-        frac = _slowest_rank_share(ctx, frame[~own], prefix)
-        shared = pd.Series(cost[~own] * frac).groupby(ids[~own]).sum()
-        for k, v in zip(shared.index, shared.to_numpy(), strict=True):
+        frac = _slowest_rank_share(ctx, frame, ~own, prefix)
+        shared = Groups(ids[~own])
+        for k, v in zip(shared.keys.tolist(), shared.sum(cost[~own] * frac).tolist(), strict=True):
             out[int(k)] = out.get(int(k), 0.0) + float(v)
     return out
+
+
+def _f(frame: Table, col: str) -> np.ndarray:
+    return np.asarray(frame[col], dtype=float)
