@@ -154,14 +154,13 @@ def _aggregators_seen(ctx: Context) -> int | None:
     """Ranks that wrote at the POSIX layer to files the job opened through MPI-IO: the aggregators when the
     writes were collective. None when a reduced (every-rank) record hides who wrote."""
     ids = ctx.mpiio_ids
-    p = ctx.posix
+    p = ctx.posix_records
     if not ids or not len(p):
         return None
-    mine = p[np.isin(p["id"].to_numpy(dtype=np.uint64), np.fromiter(ids, dtype=np.uint64, count=len(ids)))]
-    wrote = mine[mine["POSIX_WRITES"] > 0]
-    if not len(wrote) or (wrote["rank"] < 0).any():
+    ranks = p["rank"][p.isin("id", ids) & (p["POSIX_WRITES"] > 0)]
+    if not len(ranks) or (ranks < 0).any():
         return None
-    return int(wrote["rank"].nunique())
+    return len(np.unique(ranks))
 
 
 def _romio(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
@@ -169,7 +168,7 @@ def _romio(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
     through at least one aggregator per node has those hints in effect: fewer aggregators would not shorten
     its wait, so the action is to measure where the wait goes (ranks arriving late, or the exchange)."""
     seen = _aggregators_seen(ctx)
-    m = ctx.mpiio
+    m = ctx.mpiio_records
     collective = bool(len(m)) and float(m["MPIIO_COLL_WRITES"].sum()) > 0
     if collective and ctx.nodes and seen is not None and seen >= ctx.nodes:
         return Action(
@@ -231,7 +230,7 @@ def _alignment(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
     from iodiag.analysis.checks.lustre import layouts
 
     stripes = [f.stripe_size for f in layouts(ctx) if f.stripe_size > 0]
-    p = ctx.posix
+    p = ctx.posix_records
     block = max(stripes) if stripes else (int(p["POSIX_FILE_ALIGNMENT"].max()) if len(p) else 0)
     if block <= 1:
         return None
@@ -264,11 +263,11 @@ def _pow2_between(n: float, low: int, high: int) -> int:
 def _stdio_buffer(ctx: Context, imp: Impact | None) -> Action | None:
     """A bigger stream buffer: each fwrite/fread of the job's mean size is gathered into one system call of
     16 requests' worth (a power of two between 1 MiB and 64 MiB)."""
-    s = ctx.stdio
+    s = ctx.stdio_records
     if not len(s):
         return None
-    ops = float(s["STDIO_WRITES"].sum() + s["STDIO_READS"].sum())
-    moved = float(s["STDIO_BYTES_WRITTEN"].sum() + s["STDIO_BYTES_READ"].sum())
+    ops = float(s["STDIO_WRITES"].sum()) + float(s["STDIO_READS"].sum())
+    moved = float(s["STDIO_BYTES_WRITTEN"].sum()) + float(s["STDIO_BYTES_READ"].sum())
     if ops <= 0 or moved <= 0:
         return None
     mean = moved / ops
@@ -289,8 +288,8 @@ def _aggregate(ctx: Context, imp: Impact | None) -> Action | list[Action] | None
     """Fewer, larger requests: through MPI-IO, a collective buffer of the stripe size (16 MiB when there is
     no stripe); through stdio, the stream buffer; an MPI job's POSIX writes to a shared file, the collective
     MPI-IO call first and a file per process as the smaller change."""
-    if not len(ctx.mpiio):
-        if len(ctx.stdio):
+    if not len(ctx.mpiio_records):
+        if len(ctx.stdio_records):
             return _stdio_buffer(ctx, imp)
         both = [
             _posix_to_collective(ctx, imp, "aggregate-small-requests"),
@@ -313,10 +312,10 @@ def _aggregate(ctx: Context, imp: Impact | None) -> Action | list[Action] | None
 
 def _collective(ctx: Context, imp: Impact | None) -> Action | None:
     """The collective form of the calls the job makes, in the interface it writes through."""
-    m = ctx.mpiio
+    m = ctx.mpiio_records
     if not len(m):
         return _posix_to_collective(ctx, imp)
-    indep = int(m["MPIIO_INDEP_WRITES"].sum() + m["MPIIO_INDEP_READS"].sum())
+    indep = int(m["MPIIO_INDEP_WRITES"].sum()) + int(m["MPIIO_INDEP_READS"].sum())
     if indep == 0:
         return None  # already collective: nothing to switch
     if ctx.uses_hdf5:
@@ -364,23 +363,23 @@ class _FilePattern:
 
 
 def _file_pattern(ctx: Context) -> _FilePattern:
-    p = ctx.posix
-    files = ctx.posix_files
+    p = ctx.posix_records
+    files = ctx.files
     if not len(p):
         return _FilePattern(0, 0, 0, 0, 0.0, False)
-    ids = p["id"].to_numpy(dtype=np.uint64)
-    ranks = p["rank"].to_numpy()
+    ids = p["id"].astype(np.uint64)
+    ranks = p["rank"]
     own = ranks >= 0
     uniq, counts = np.unique(ids[own], return_counts=True)
     # A file with one per-rank record and no shared (rank -1) record belongs to that rank alone.
-    shared_ids = files.index.to_numpy()[files["shared"].to_numpy()]
+    shared_ids = files["id"][files["shared"]]
     one_rank = int(np.count_nonzero(np.isin(uniq[counts == 1], shared_ids, invert=True)))
-    moved = (files["POSIX_BYTES_READ"] + files["POSIX_BYTES_WRITTEN"]).to_numpy(dtype=np.float64)
+    moved = (files["POSIX_BYTES_READ"] + files["POSIX_BYTES_WRITTEN"]).astype(np.float64)
     return _FilePattern(
         files=len(files),
         one_rank_files=one_rank,
         ranks=len(np.unique(ranks[own])) if own.any() else max(ctx.meta.nprocs, 1),
-        opens=int(p["POSIX_OPENS"].clip(lower=0).sum()),
+        opens=int(p["POSIX_OPENS"].clip(0).sum()),
         mean_bytes=float(moved.mean()),
         writes=bool((files["POSIX_BYTES_WRITTEN"] > 0).any()),
     )
@@ -400,8 +399,9 @@ def _stage_small_files(ctx: Context, imp: Impact | None) -> Action | None:
     fp = _file_pattern(ctx)
     if fp.writes or fp.files < 8 * max(fp.ranks, 1) or fp.mean_bytes > 4 * MiB:
         return None
-    p = ctx.posix
-    top = p.groupby("id")["POSIX_F_META_TIME"].sum().sort_values(ascending=False).index[:1000]
+    p = ctx.posix_records
+    g = p.group_by("id")
+    top = g.keys[np.argsort(-g.sum(p["POSIX_F_META_TIME"]), kind="stable")[:1000]]
     src = _common_dir([ctx.path(int(r)) for r in top])
     if src in ("/", ""):
         return None
@@ -464,29 +464,29 @@ def _reduce_metadata(ctx: Context, imp: Impact | None) -> Action | None:
 
 def _shared_written(ctx: Context) -> tuple[int, str, int, int, int] | None:
     """The shared file the job wrote most to: (record id, path, writer ranks, writes, bytes written)."""
-    p = ctx.posix
-    files = ctx.posix_files
-    ids = p["id"].to_numpy(dtype=np.uint64)
+    p = ctx.posix_records
+    files = ctx.files
+    ids = p["id"].astype(np.uint64)
     # Shared: every rank opened it (a reduced rank -1 record) or several ranks wrote it (one record each).
-    wrote = (p["rank"].to_numpy() >= 0) & (p["POSIX_WRITES"].to_numpy() > 0)
+    wrote = (p["rank"] >= 0) & (p["POSIX_WRITES"] > 0)
     uniq, counts = np.unique(ids[wrote], return_counts=True)
-    index = files.index.to_numpy(dtype=np.uint64)
+    index = files["id"].astype(np.uint64)
     many = np.isin(index, uniq[counts > 1])
-    keep = (files["shared"].to_numpy() | many) & (files["POSIX_BYTES_WRITTEN"].to_numpy() > 0)
+    keep = (files["shared"] | many) & (files["POSIX_BYTES_WRITTEN"] > 0)
     if not keep.any():
         return None
-    written = files["POSIX_BYTES_WRITTEN"].to_numpy()
+    written = files["POSIX_BYTES_WRITTEN"]
     row = int(np.flatnonzero(keep)[np.argmax(written[keep])])
     rid = int(index[row])
     own = counts[np.searchsorted(uniq, rid)] if many[row] else 0
-    writers = max(ctx.meta.nprocs, 1) if bool(files["shared"].to_numpy()[row]) else int(own)
+    writers = max(ctx.meta.nprocs, 1) if bool(files["shared"][row]) else int(own)
     if writers < 2:
         return None
     return (
         rid,
         ctx.path(rid),
         writers,
-        int(files["POSIX_WRITES"].to_numpy()[row]),
+        int(files["POSIX_WRITES"][row]),
         int(written[row]),
     )
 
@@ -496,7 +496,7 @@ def _split_shared_file(ctx: Context, imp: Impact | None, rec: str) -> Action | N
     the file's locks, which also disables their write-back caches. A file per process (per node at large
     scale) lets each client cache and merge its own small writes; the alternative, MPI-IO collective calls, is
     the mpiio-collective-io action."""
-    if len(ctx.mpiio) or ctx.workload is not Workload.MPI:
+    if len(ctx.mpiio_records) or ctx.workload is not Workload.MPI:
         return None
     found = _shared_written(ctx)
     if found is None:

@@ -37,8 +37,8 @@ def fit_recommendations(ctx: Context, rec_ids: list[str]) -> list[str]:
     if ctx.workload in (Workload.SINGLE_PROCESS, Workload.DATA_LOADER):
         # No communicator to coordinate through: collective I/O and ROMIO hints do not apply.
         rec_ids = [r for r in rec_ids if r not in _NEEDS_MPI]
-    files = ctx.posix_files if len(ctx.posix) and "id" in ctx.posix else None
-    if files is not None and len(files) and not bool(files["shared"].any()):
+    files = ctx.files
+    if len(files) and not bool(files["shared"].any()):
         # File per process: there is no shared file for MPI-IO to coordinate the ranks' access to.
         rec_ids = [r for r in rec_ids if r != "use-parallel-io-library"]
     for rid in rec_ids:

@@ -199,14 +199,14 @@ def _top_file(ctx: Context) -> tuple[str, float] | None:
     from iodiag.analysis.context import TOP_LAYER_TIME
 
     best: tuple[float, int] | None = None
-    for layer, df in ctx.top_layer:
+    for layer, df in ctx.counted_layers:
         rd, wr, md, _ = TOP_LAYER_TIME[layer]
-        per = (df[rd] + df[wr] + df[md]).groupby(df["id"]).sum()
-        if per.empty:
+        if df.empty:
             continue
-        values = per.to_numpy(dtype=float)
+        g = df.group_by("id")
+        values = g.sum(df[rd] + df[wr] + df[md]).astype(float)
         i = int(values.argmax())
-        cand = (float(values[i]), int(per.index[i]))
+        cand = (float(values[i]), int(g.keys[i]))
         if best is None or cand[0] > best[0]:
             best = cand
     if best is None or best[0] <= 0:
@@ -233,11 +233,11 @@ def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
             and not info.read_error
         ):
             out.append(f"Module {info.name} is in the log but not analyzed: its I/O is not in these numbers.")
-    waits = ctx.blocked_waits
+    waits = ctx.waiting_rows
     if waits.any():
-        p = ctx.posix[waits]
+        waited = float(ctx.posix_records["POSIX_F_META_TIME"][waits].sum())
         out.append(
-            f"{int(waits.sum()):,} file record(s) spent {human_seconds(float(p['POSIX_F_META_TIME'].sum()))} blocked "
+            f"{int(waits.sum()):,} file record(s) spent {human_seconds(waited)} blocked "
             "in open or close while moving under 1 MiB (named pipes, devices or lock files waited on, not storage "
             "I/O): left out of the I/O time."
         )

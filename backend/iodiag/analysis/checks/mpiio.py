@@ -9,6 +9,7 @@ from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
+from iodiag.ingest.table import Groups
 
 MPIIO = ("MPI-IO",)
 
@@ -26,7 +27,7 @@ def no_mpiio(ctx: Context, t: Thresholds) -> Hit | None:
     # Only meaningful when the job did I/O that MPI-IO could have carried.
     if "MPI-IO" in ctx.profile.modules or not (ctx.profile.has("POSIX") or ctx.profile.has("STDIO")):
         return None
-    used = [layer for layer, _ in ctx.top_layer] or ["POSIX"]
+    used = [layer for layer, _ in ctx.counted_layers] or ["POSIX"]
     via = " and ".join(used) if len(used) <= 2 else ", ".join(used[:-1]) + " and " + used[-1]
     return Hit(
         message=f"The job does not use MPI-IO: all of its I/O goes through {via} calls, so ranks "
@@ -44,7 +45,7 @@ def no_mpiio(ctx: Context, t: Thresholds) -> Hit | None:
 def _collective(ctx: Context, t: Thresholds, op: str) -> tuple[int, int, int]:
     """(collective, independent, total) MPI-IO calls. Non-blocking calls (MPI_File_iwrite_at...)
     are independent too; Drishti leaves them out and misses jobs that only use them."""
-    m = ctx.mpiio
+    m = ctx.mpiio_records
     coll = int(m[f"MPIIO_COLL_{op}S"].sum()) + int(m[f"MPIIO_SPLIT_{op}S"].sum())
     indep = int(m[f"MPIIO_INDEP_{op}S"].sum()) + int(m[f"MPIIO_NB_{op}S"].sum())
     return coll, indep, coll + indep
@@ -54,14 +55,14 @@ def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     coll, indep, total = _collective(ctx, t, op)
     if coll != 0 or not total or total <= t.collective_operations_absolute:
         return None
-    m = ctx.mpiio
+    m = ctx.mpiio_records
     verb = op.lower()
     indep_op = m[f"MPIIO_INDEP_{op}S"] + m[f"MPIIO_NB_{op}S"]
     both = m["MPIIO_INDEP_READS"] + m["MPIIO_INDEP_WRITES"] + m["MPIIO_NB_READS"] + m["MPIIO_NB_WRITES"]
-    share = (indep_op / both.where(both != 0)).fillna(0.0)
+    share = np.where(both != 0, indep_op / np.where(both != 0, both, 1), 0.0)
     keep = (share > t.collective_operations) & (both > t.collective_operations_absolute)
-    per_file = indep_op[keep].groupby(m.loc[keep, "id"]).sum()
-    files, n = ctx.top_files(per_file, f"independent_{verb}s", Unit.COUNT)
+    g = Groups(m["id"][keep])
+    files, n = ctx.rank_files(g.keys, g.sum(indep_op[keep]), f"independent_{verb}s", Unit.COUNT)
     return Hit(
         message=f"The job uses MPI-IO but issues no collective {verb}s: all {indep:,} MPI-IO {verb} calls "
         f"are independent, so each rank hits the file system on its own.",
@@ -82,14 +83,16 @@ def _independent_cost(ctx: Context, t: Thresholds, op: str, calls: int) -> costs
     Collective buffering pays off by turning small pieces into large requests; independent calls that are
     already large (a rank writing 16 MiB blocks) would gain little from it.
     """
-    m = ctx.mpiio
-    small = sum(m[f"MPIIO_SIZE_{op}_AGG_{b}"].to_numpy(dtype=float) for b in costs.BIN_MEAN_BYTES)
-    n = (m[f"MPIIO_INDEP_{op}S"] + m[f"MPIIO_NB_{op}S"] + m[f"MPIIO_COLL_{op}S"] + m[f"MPIIO_SPLIT_{op}S"]).to_numpy(
-        dtype=float
+    m = ctx.mpiio_records
+    small = sum((m.num(f"MPIIO_SIZE_{op}_AGG_{b}") for b in costs.BIN_MEAN_BYTES), np.zeros(len(m)))
+    n = (m[f"MPIIO_INDEP_{op}S"] + m[f"MPIIO_NB_{op}S"] + m[f"MPIIO_COLL_{op}S"] + m[f"MPIIO_SPLIT_{op}S"]).astype(
+        float
     )
     share = np.where(n > 0, np.clip(small / np.maximum(n, 1), 0, 1), 0.0)
-    time = m[f"MPIIO_F_{op}_TIME"].to_numpy(dtype=float) * share
-    nbytes = sum(m[f"MPIIO_SIZE_{op}_AGG_{b}"].to_numpy(dtype=float) * mean for b, mean in costs.BIN_MEAN_BYTES.items())
+    time = m.num(f"MPIIO_F_{op}_TIME") * share
+    nbytes = sum(
+        (m.num(f"MPIIO_SIZE_{op}_AGG_{b}") * mean for b, mean in costs.BIN_MEAN_BYTES.items()), np.zeros(len(m))
+    )
     rate, own = costs.large_request_rate(ctx, op, t)
     per_row = np.clip(time - nbytes / rate, 0, None)
     return costs.modelled(
@@ -173,7 +176,7 @@ def collective_writes(ctx: Context, t: Thresholds) -> Hit | None:
 def _blocking(ctx: Context, op: str) -> Hit | None:
     # Drishti raises this whenever no non-blocking call is seen, even for a job that never
     # reads (or writes) through MPI-IO; advice about calls the job does not make is noise.
-    m = ctx.mpiio
+    m = ctx.mpiio_records
     verb = op.lower()
     nb = int(m[f"MPIIO_NB_{op}S"].sum())
     calls = sum(int(m[f"MPIIO_{kind}_{op}S"].sum()) for kind in ("INDEP", "COLL", "SPLIT"))
@@ -192,8 +195,8 @@ def _blocking(ctx: Context, op: str) -> Hit | None:
 
 
 def _overlap_cost(ctx: Context, op: str, calls: int) -> costs.Cost:
-    m = ctx.mpiio
-    io = costs.on_critical_path(ctx, m, m[f"MPIIO_F_{op}_TIME"].to_numpy(dtype=float), prefix="MPIIO")
+    m = ctx.mpiio_records
+    io = costs.on_critical_path(ctx, m, m.num(f"MPIIO_F_{op}_TIME"), prefix="MPIIO")
     s = ctx.io_share
     compute = max(s.runtime_s - s.slowest_rank_io_s, 0.0) if s is not None else 0.0
     return costs.modelled(
@@ -242,7 +245,7 @@ def _aggregators(ctx: Context) -> tuple[int, int] | None:
     cb, nodes = ctx.facts.cb_nodes, ctx.nodes
     if cb is None or nodes is None:
         return None
-    m = ctx.mpiio
+    m = ctx.mpiio_records
     if int(m["MPIIO_COLL_READS"].sum() + m["MPIIO_COLL_WRITES"].sum()) == 0:
         return None
     return cb, nodes

@@ -20,13 +20,14 @@ from iodiag.core.units import human_bytes
     origin="drishti",
 )
 def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
-    s = ctx.stdio
-    stdio = int(s["STDIO_BYTES_READ"].sum() + s["STDIO_BYTES_WRITTEN"].sum())
+    s = ctx.stdio_records
+    stdio = int(s["STDIO_BYTES_READ"].sum()) + int(s["STDIO_BYTES_WRITTEN"].sum())
     posix = mpiio = 0
-    if len(ctx.posix):
-        posix = int(ctx.posix["POSIX_BYTES_READ"].sum() + ctx.posix["POSIX_BYTES_WRITTEN"].sum())
-    if len(ctx.mpiio):
-        mpiio = int(ctx.mpiio["MPIIO_BYTES_READ"].sum() + ctx.mpiio["MPIIO_BYTES_WRITTEN"].sum())
+    p, m = ctx.posix_records, ctx.mpiio_records
+    if len(p):
+        posix = int(p["POSIX_BYTES_READ"].sum()) + int(p["POSIX_BYTES_WRITTEN"].sum())
+    if len(m):
+        mpiio = int(m["MPIIO_BYTES_READ"].sum()) + int(m["MPIIO_BYTES_WRITTEN"].sum())
     # POSIX counts the bytes MPI-IO moved on its behalf; count them once.
     if posix > 0 and posix >= mpiio:
         posix -= mpiio
@@ -38,8 +39,10 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
     if not total or stdio / total <= t.interface_stdio:
         return None
     share = stdio / total
-    per_file = (s["STDIO_BYTES_READ"] + s["STDIO_BYTES_WRITTEN"]).groupby(s["id"]).sum()
-    files, n = ctx.top_files(per_file, "stdio_bytes", Unit.BYTES)
+    g = s.group_by("id")
+    files, n = ctx.rank_files(
+        g.keys, g.sum(s["STDIO_BYTES_READ"] + s["STDIO_BYTES_WRITTEN"]), "stdio_bytes", Unit.BYTES
+    )
     return Hit(
         message=f"{pct(share)} of the job's data ({human_bytes(stdio)}) moves through STDIO "
         f"(fread/fwrite/fprintf), a buffered, serial interface.",
@@ -55,10 +58,10 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
 
 
 def _stdio_cost(ctx: Context, t: Thresholds, stdio: int) -> costs.Cost:
-    s = ctx.stdio
-    time = (s["STDIO_F_READ_TIME"] + s["STDIO_F_WRITE_TIME"] + s["STDIO_F_META_TIME"]).to_numpy(dtype=float)
+    s = ctx.stdio_records
+    time = (s["STDIO_F_READ_TIME"] + s["STDIO_F_WRITE_TIME"] + s["STDIO_F_META_TIME"]).astype(float)
     rate, own = costs.large_request_rate(ctx, "WRITE", t)
-    moved = (s["STDIO_BYTES_READ"] + s["STDIO_BYTES_WRITTEN"]).to_numpy(dtype=float)
+    moved = (s["STDIO_BYTES_READ"] + s["STDIO_BYTES_WRITTEN"]).astype(float)
     per_row = (time - moved / rate).clip(min=0)
     return costs.measured(
         costs.on_critical_path(ctx, s, per_row, prefix="STDIO"),
