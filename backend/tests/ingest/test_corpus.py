@@ -8,9 +8,11 @@ inside the darshan wheel.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from iodiag.analysis import analyze
@@ -176,10 +178,10 @@ def test_dxt_traces_load_when_asked() -> None:
         assert list(t.columns) == ["id", "rank", "hostname", "op", "offset", "length", "start", "end"]
         assert set(t["op"]) == {"read", "write"}
         assert (t["end"] >= t["start"]).all() and (t["length"] > 0).all()
-        assert t["rank"].nunique() == 32
+        assert len(np.unique(t["rank"])) == 32
     # mpi-io-test: 16 MiB blocks, each rank writes then reads 4 of them.
     assert set(mpiio["length"]) == {16 << 20}
-    assert mpiio["op"].value_counts().to_dict() == {"write": 128, "read": 128}
+    assert Counter(mpiio["op"].tolist()) == {"write": 128, "read": 128}
     assert len(posix) == 320
     # Node count from the DXT host names (one host here).
     assert profile.meta.nodes == 1 and profile.meta.nodes_source == "DXT host names"

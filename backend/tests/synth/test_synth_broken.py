@@ -36,7 +36,8 @@ def source() -> tuple[JobInfo, dict[int, str], dict]:  # type: ignore[type-arg]
     p = load_profile(str(SOURCE))
     m = p.meta
     job = JobInfo(jobid=m.jobid, nprocs=m.nprocs, exe=m.exe, mounts=[(x.path, x.fs_type) for x in m.mounts])
-    return job, dict(p.names), {k: v for k, v in p.tables.items() if k in ("POSIX", "MPI-IO", "STDIO")}
+    # write_broken takes DataFrames (it reads them with pandas), the profile holds Tables.
+    return job, dict(p.names), {k: v.to_pandas() for k, v in p.tables.items() if k in ("POSIX", "MPI-IO", "STDIO")}
 
 
 def test_every_breakage_has_an_expectation() -> None:
