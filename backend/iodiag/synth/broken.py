@@ -13,8 +13,10 @@ import struct
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from iodiag.ingest.table import Table
 from iodiag.synth._lib import MODULE_VERSIONS, library
 from iodiag.synth.writer import JobInfo, put_job, put_names, write_log
 
@@ -87,13 +89,13 @@ def write_broken(
     path: str | os.PathLike[str],
     job: JobInfo,
     names: Mapping[int, str],
-    tables: Mapping[str, pd.DataFrame],
+    tables: Mapping[str, pd.DataFrame | Table],
 ) -> Path:
-    """Write a valid log for ``tables`` and break it as ``kind`` says (see ``KINDS``)."""
+    """Write a valid log for ``tables`` (a profile's, or frames) and break it as ``kind`` says (see ``KINDS``)."""
     out = Path(path)
     if kind == "missing-names":
         # Records whose ids have no name record: the reader must still read them.
-        used = {int(i) for t in tables.values() for i in t["id"].unique()}
+        used = {int(i) for t in tables.values() for i in np.unique(np.asarray(t["id"]))}
         kept = {k: v for k, v in names.items() if k not in used or k == min(used)}
         write_log(out, job, kept, tables)
         return out
