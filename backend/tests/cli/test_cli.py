@@ -74,6 +74,30 @@ def test_help_lists_commands_without_loading_the_analysis() -> None:
     assert heavy.stdout.strip() == "False"
 
 
+def test_each_command_is_registered_by_the_module_main_loads_for_it() -> None:
+    # main() registers only the owner of the command on the command line; a wrong OWNERS entry would
+    # make that command unknown.
+    import typer
+
+    from iodiag.cli import main as cli_main
+
+    for module in cli_main.MODULES:
+        app = typer.Typer()
+        __import__(f"iodiag.cli.{module}", fromlist=["register"]).register(app)
+        names = {c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands}
+        names |= {g.name or "" for g in app.registered_groups}
+        assert names == {k for k, v in cli_main.OWNERS.items() if v == module}, module
+    assert cli_main.modules_for(["--version"]) == cli_main.MODULES
+    assert cli_main.modules_for(["analyze", "--format", "json", "x"]) == ("analyze_cmd",)
+    assert cli_main.modules_for(["analyse", "x"]) == cli_main.MODULES  # a typo still gets the full list
+
+
+def test_a_typo_lists_the_commands() -> None:
+    proc = iodiag("analyse", "x.darshan")
+    assert proc.returncode == 2
+    assert "No such command 'analyse'" in proc.stderr
+
+
 # --- one log, every format ------------------------------------------------------------------
 
 
