@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from iodiag.analysis import analyze
@@ -157,17 +158,21 @@ def test_exactly_one_mib_requests_are_not_small() -> None:
     r = load_profile(str(shared_log(MPI_IO_TEST)))
     posix = r.table("POSIX")
     assert posix is not None
-    frame = posix.to_pandas()
-    for b in ("0_100", "100_1K", "1K_10K", "10K_100K"):
-        frame[f"POSIX_SIZE_WRITE_{b}"] = 0
-    frame["POSIX_SIZE_WRITE_100K_1M"] = frame["POSIX_WRITES"]
-    frame["POSIX_ACCESS1_ACCESS"] = 1 << 20
-    frame["POSIX_ACCESS1_COUNT"] = frame["POSIX_WRITES"]
-    for col in ("POSIX_SIZE_READ_100K_1M", "POSIX_ACCESS2_COUNT", "POSIX_ACCESS3_COUNT", "POSIX_ACCESS4_COUNT"):
-        frame[col] = 0
-    assert int(_small_counts(frame, "WRITE").sum()) == 0
-    frame["POSIX_ACCESS1_ACCESS"] = (1 << 20) - 1
-    assert int(_small_counts(frame, "WRITE").sum()) == int(frame["POSIX_WRITES"].sum())
+    writes = posix["POSIX_WRITES"]
+    zero = np.zeros(len(posix), dtype=np.int64)
+    table = posix.with_columns(
+        **{f"POSIX_SIZE_WRITE_{b}": zero for b in ("0_100", "100_1K", "1K_10K", "10K_100K")},
+        POSIX_SIZE_WRITE_100K_1M=writes,
+        POSIX_ACCESS1_ACCESS=np.full(len(posix), 1 << 20, dtype=np.int64),
+        POSIX_ACCESS1_COUNT=writes,
+        **{
+            c: zero
+            for c in ("POSIX_SIZE_READ_100K_1M", "POSIX_ACCESS2_COUNT", "POSIX_ACCESS3_COUNT", "POSIX_ACCESS4_COUNT")
+        },
+    )
+    assert int(_small_counts(table, "WRITE").sum()) == 0
+    table = table.with_columns(POSIX_ACCESS1_ACCESS=np.full(len(posix), (1 << 20) - 1, dtype=np.int64))
+    assert int(_small_counts(table, "WRITE").sum()) == int(writes.sum())
 
 
 def test_reports_lead_with_the_verdict() -> None:

@@ -5,21 +5,26 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-import pandas as pd
 
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct, small_columns
-from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
+from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
+from iodiag.ingest.table import Groups, Table
 
 POSIX = ("POSIX",)
 
 
+def _sum(t: Table, col: str) -> int:
+    """Exact sum of an integer column."""
+    return int(t[col].sum())
+
+
 def _ops(ctx: Context) -> tuple[int, int]:
-    p = ctx.posix
-    return int(p["POSIX_READS"].sum()), int(p["POSIX_WRITES"].sum())
+    p = ctx.posix_records
+    return _sum(p, "POSIX_READS"), _sum(p, "POSIX_WRITES")
 
 
 def _hdf5_recs(ctx: Context, *ids: str) -> tuple[str, ...]:
@@ -28,14 +33,14 @@ def _hdf5_recs(ctx: Context, *ids: str) -> tuple[str, ...]:
 
 def _intensive(ctx: Context, t: Thresholds, by: str, major: str) -> Hit | None:
     """P01-P04: one direction dominates, by operation count or by volume (Drishti's 10 % rule)."""
-    p = ctx.posix
+    p = ctx.posix_records
     minor = "read" if major == "write" else "write"
     if by == "count":
         names = {"read": "reads", "write": "writes"}
-        values = {"read": int(p["POSIX_READS"].sum()), "write": int(p["POSIX_WRITES"].sum())}
+        values = {"read": _sum(p, "POSIX_READS"), "write": _sum(p, "POSIX_WRITES")}
     else:
         names = {"read": "bytes_read", "write": "bytes_written"}
-        values = {"read": int(p["POSIX_BYTES_READ"].sum()), "write": int(p["POSIX_BYTES_WRITTEN"].sum())}
+        values = {"read": _sum(p, "POSIX_BYTES_READ"), "write": _sum(p, "POSIX_BYTES_WRITTEN")}
     hi, lo = values[major], values[minor]
     total = hi + lo
     if not (hi > lo and total and (hi - lo) / total > t.imbalance_operations):
@@ -75,22 +80,25 @@ _intensity_check("P03", "Write-intensive by volume", "volume", "write")
 _intensity_check("P04", "Read-intensive by volume", "volume", "read")
 
 
-def _small_counts(frame: pd.DataFrame, op: str) -> pd.Series:
+def _small_counts(frame: Table, op: str) -> np.ndarray:
     """Requests under 1 MiB per row: the five small bins less the requests of exactly 1 MiB that Darshan's
-    100K_1M bin also holds (the ACCESS counters give them, shared between reads and writes by bin counts)."""
-    per_row = frame[small_columns("POSIX", op)].sum(axis=1)
+    100K_1M bin also holds (the ACCESS counters give them, shared between reads and writes by bin counts).
+
+    Integers, unless some row has requests of exactly 1 MiB (then floats)."""
+    per_row: np.ndarray = sum((frame[c] for c in small_columns("POSIX", op)), np.zeros(len(frame), np.int64))
     mib = costs.exact_mib(frame, "POSIX")
     if mib.any():
-        this = frame[f"POSIX_SIZE_{op}_100K_1M"].to_numpy(dtype=float)
+        this = frame[f"POSIX_SIZE_{op}_100K_1M"].astype(float)
         other_op = "WRITE" if op == "READ" else "READ"
-        other = frame[f"POSIX_SIZE_{other_op}_100K_1M"].to_numpy(dtype=float)
+        other = frame[f"POSIX_SIZE_{other_op}_100K_1M"].astype(float)
         both = this + other
         mine = np.where(both > 0, np.rint(mib * this / np.maximum(both, 1)), 0)
         per_row = per_row - np.minimum(mine, this)
-    return per_row.clip(lower=0)
+    out: np.ndarray = np.maximum(per_row, 0)
+    return out
 
 
-def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame) -> costs.Cost:
+def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table) -> costs.Cost:
     """Time in the small requests beyond the same bytes at this job's own large-request rate.
 
     Per record, the small requests' time is their share of the record's requests times its read (write)
@@ -100,21 +108,20 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     """
     verb = "read" if op == "READ" else "write"
     if op == "READ" and ctx.unrequested_read_ids:
-        frame = frame[~frame["id"].isin(list(ctx.unrequested_read_ids))]
-    n_small = (
-        frame[[f"POSIX_SIZE_{op}_{b}" for b in ("0_100", "100_1K", "1K_10K", "10K_100K")]]
-        .sum(axis=1)
-        .to_numpy(dtype=float)
-    )
-    n_all = frame[f"POSIX_{op}S"].to_numpy(dtype=float)
-    time = frame[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float)
+        frame = frame.where(~frame.isin("id", ctx.unrequested_read_ids))
+    n_small = sum(
+        (frame[f"POSIX_SIZE_{op}_{b}"] for b in ("0_100", "100_1K", "1K_10K", "10K_100K")),
+        np.zeros(len(frame), np.int64),
+    ).astype(float)
+    n_all = frame[f"POSIX_{op}S"].astype(float)
+    time = frame[f"POSIX_F_{op}_TIME"].astype(float)
     share = np.where(n_all > 0, n_small / np.maximum(n_all, 1), 0.0)
     small_time_rows = time * share
     small_time = float(small_time_rows.sum())
-    moved = frame["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].to_numpy(dtype=float)
+    moved = frame["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].astype(float)
     est = (
         costs.small_bytes(frame, "POSIX", op)
-        - frame[f"POSIX_SIZE_{op}_100K_1M"].to_numpy(dtype=float) * (costs.BIN_MEAN_BYTES["100K_1M"])
+        - frame[f"POSIX_SIZE_{op}_100K_1M"].astype(float) * (costs.BIN_MEAN_BYTES["100K_1M"])
     )
     small_b = float(np.clip(est, 0, moved).sum())
     rate, own = costs.large_request_rate(ctx, op, t)
@@ -133,16 +140,17 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame
     )
 
 
-def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_only: bool) -> Hit | None:
+def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool) -> Hit | None:
     verb = "read" if op == "READ" else "write"
-    total = int(frame[f"POSIX_{op}S"].sum())
+    total = _sum(frame, f"POSIX_{op}S")
     per_row = _small_counts(frame, op)
     small = int(per_row.sum())
     if not (small and total and small / total > t.small_requests and small > t.small_requests_absolute):
         return None
-    per_file = per_row.groupby(frame["id"]).sum()
+    g = frame.group_by("id")
+    per_file = g.sum(per_row)
     share = per_file / total
-    files, n = ctx.top_files(per_file, f"small_{verb}s", Unit.COUNT, share, f"share_of_{verb}s")
+    files, n = ctx.rank_files(g.keys, per_file, f"small_{verb}s", Unit.COUNT, share, f"share_of_{verb}s")
     where = " to shared files" if shared_only else ""
     return Hit(
         message=f"{small:,} small {verb} requests (under 1 MiB){where} make up {pct(small / total)} of "
@@ -173,7 +181,7 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: pd.DataFrame, shared_onl
     origin="drishti",
 )
 def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _small(ctx, t, "READ", ctx.posix, shared_only=False)
+    return _small(ctx, t, "READ", ctx.posix_records, shared_only=False)
 
 
 @check(
@@ -187,7 +195,7 @@ def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
     origin="drishti",
 )
 def small_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _small(ctx, t, "WRITE", ctx.posix, shared_only=False)
+    return _small(ctx, t, "WRITE", ctx.posix_records, shared_only=False)
 
 
 @check(
@@ -202,9 +210,10 @@ def small_writes(ctx: Context, t: Thresholds) -> Hit | None:
 def misaligned_memory(ctx: Context, t: Thresholds) -> Hit | None:
     reads, writes = _ops(ctx)
     total = reads + writes
-    bad = int(ctx.posix["POSIX_MEM_NOT_ALIGNED"].sum())
+    p = ctx.posix_records
+    bad = _sum(p, "POSIX_MEM_NOT_ALIGNED")
     if total and bad / total > t.misaligned_requests:
-        align = int(ctx.posix["POSIX_MEM_ALIGNMENT"].max())
+        align = int(p["POSIX_MEM_ALIGNMENT"].max())
         return Hit(
             message=f"{pct(bad / total)} of POSIX requests ({bad:,} of {total:,}) use memory buffers "
             f"not aligned to {align} bytes.",
@@ -234,14 +243,14 @@ def misaligned_memory(ctx: Context, t: Thresholds) -> Hit | None:
     origin="drishti",
 )
 def misaligned_file(ctx: Context, t: Thresholds) -> Hit | None:
-    p = ctx.posix
+    p = ctx.posix_records
     reads, writes = _ops(ctx)
     total = reads + writes
-    bad = int(p["POSIX_FILE_NOT_ALIGNED"].sum())
+    bad = _sum(p, "POSIX_FILE_NOT_ALIGNED")
     if not (total and bad / total > t.misaligned_requests):
         return None
-    per_file = p["POSIX_FILE_NOT_ALIGNED"].groupby(p["id"]).sum()
-    files, n = ctx.top_files(per_file, "file_not_aligned", Unit.COUNT)
+    per_file = ctx.files
+    files, n = ctx.rank_files(per_file["id"], per_file["POSIX_FILE_NOT_ALIGNED"], "file_not_aligned", Unit.COUNT)
     align = int(p["POSIX_FILE_ALIGNMENT"].max())
     recs: tuple[str, ...] = _hdf5_recs(ctx, "hdf5-alignment")
     if ctx.profile.has("LUSTRE"):
@@ -265,10 +274,10 @@ def misaligned_file(ctx: Context, t: Thresholds) -> Hit | None:
 def _misaligned_cost(ctx: Context, bad: int) -> costs.Cost:
     # Darshan counts misaligned requests, not their time: price them at most at their share of the
     # records' read and write time (an upper bound: aligned requests of the same size cost time too).
-    p = ctx.posix
-    ops = (p["POSIX_READS"] + p["POSIX_WRITES"]).to_numpy(dtype=float)
-    rw = (p["POSIX_F_READ_TIME"] + p["POSIX_F_WRITE_TIME"]).to_numpy(dtype=float)
-    share = np.where(ops > 0, p["POSIX_FILE_NOT_ALIGNED"].to_numpy(dtype=float) / np.maximum(ops, 1), 0.0)
+    p = ctx.posix_records
+    ops = (p["POSIX_READS"] + p["POSIX_WRITES"]).astype(float)
+    rw = (p["POSIX_F_READ_TIME"] + p["POSIX_F_WRITE_TIME"]).astype(float)
+    share = np.where(ops > 0, p["POSIX_FILE_NOT_ALIGNED"].astype(float) / np.maximum(ops, 1), 0.0)
     seconds = costs.on_critical_path(ctx, p, rw * np.clip(share, 0, 1))
     return costs.modelled(
         seconds,
@@ -288,21 +297,25 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         if op == "READ"
         else ("written", "POSIX_BYTES_WRITTEN", "POSIX_MAX_BYTE_WRITTEN")
     )
-    files = ctx.posix_files
-    extent = files[maxcol] + 1
-    excess = (files[col] - extent).where(files[maxcol] >= 0, 0).clip(lower=0)
-    excess = excess[excess >= max(t.redundant_min_bytes, 1)]
-    if excess.empty:
+    files = ctx.files
+    if files.empty:
         return None
-    g = files.rename(columns={col: "moved"})
+    extent = files[maxcol] + 1
+    excess = np.where(files[maxcol] >= 0, np.maximum(files[col] - extent, 0), 0)
+    sel = excess >= max(t.redundant_min_bytes, 1)
+    if not sel.any():
+        return None
+    ids, excess, extent, file_moved = files["id"][sel], excess[sel], extent[sel], files[col][sel]
     total_excess = int(excess.sum())
-    moved = int(g.loc[excess.index, "moved"].sum())
-    ratio = g.loc[excess.index, "moved"] / extent.loc[excess.index]
-    top, n = ctx.top_files(excess, f"redundant_bytes_{verb}", Unit.BYTES, ratio, "times_extent", Unit.RATIO)
+    moved = int(file_moved.sum())
+    ratio = file_moved / extent
+    top, n = ctx.rank_files(ids, excess, f"redundant_bytes_{verb}", Unit.BYTES, ratio, "times_extent", Unit.RATIO)
     time_col = "POSIX_F_READ_TIME" if op == "READ" else "POSIX_F_WRITE_TIME"
-    p = ctx.posix
-    redo = (excess / g.loc[excess.index, "moved"]).clip(upper=1.0)
-    per_row = p[time_col].to_numpy(dtype=float) * p["id"].map(redo).fillna(0.0).to_numpy(dtype=float)
+    p = ctx.posix_records
+    # Per file (all of ``files``), the share of its bytes moved again; each record takes its file's.
+    redo = np.zeros(len(files))
+    redo[sel] = np.minimum(excess / file_moved, 1.0)
+    per_row = p[time_col].astype(float) * redo[np.searchsorted(files["id"], p["id"])]
     cost = costs.modelled(
         costs.on_critical_path(ctx, p, per_row),
         f"the {'write' if op == 'WRITE' else 'read'} time of those files times the share of their bytes "
@@ -352,34 +365,36 @@ def redundant_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _redundant(ctx, t, "WRITE")
 
 
-def _first_accesses(ctx: Context, op: str) -> pd.Series:
-    """Per record, how many of its requests were some rank's first request to the file.
+def _first_accesses(ctx: Context, op: str) -> np.ndarray:
+    """Per record (row of ``posix_records``), how many of its requests were some rank's first request to the file.
 
     Darshan compares each request with the end of the previous one, starting from offset 0, so a
     rank's first request can never count as sequential. Drishti counts it as random ("total minus
     sequential"), which makes a file read once from the start look 100 % random.
     """
-    p = ctx.posix
-    ranks_per_record = np.where(p["rank"].to_numpy() >= 0, 1, max(ctx.meta.nprocs, 1))
+    p = ctx.posix_records
+    ranks_per_record = np.where(p["rank"] >= 0, 1, max(ctx.meta.nprocs, 1))
     # Each open starts over at offset 0 while Darshan keeps the previous request's end: a file read again
     # from the start after a reopen (a data loader's next epoch) is not random access either.
-    starts = np.maximum(ranks_per_record, p["POSIX_OPENS"].to_numpy())
-    return pd.Series(np.minimum(p[f"POSIX_{op}S"].to_numpy(), starts), index=p.index)
+    starts = np.maximum(ranks_per_record, p["POSIX_OPENS"])
+    out: np.ndarray = np.minimum(p[f"POSIX_{op}S"], starts)
+    return out
 
 
 def _pattern(ctx: Context, op: str) -> tuple[int, int, int, int]:
-    p = ctx.posix
-    total = int(p[f"POSIX_{op}S"].sum())
-    consec = int(p[f"POSIX_CONSEC_{op}S"].sum())
-    seq = int(p[f"POSIX_SEQ_{op}S"].sum()) - consec  # sequential but not consecutive
+    p = ctx.posix_records
+    total = _sum(p, f"POSIX_{op}S")
+    consec = _sum(p, f"POSIX_CONSEC_{op}S")
+    seq = _sum(p, f"POSIX_SEQ_{op}S") - consec  # sequential but not consecutive
     first = int(_first_accesses(ctx, op).sum())
     return total, consec, seq, max(total - consec - seq - first, 0)
 
 
-def _random_files(ctx: Context, op: str) -> tuple[list, int]:  # type: ignore[type-arg]
-    p = ctx.posix
-    per_row = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op)).clip(lower=0)
-    return ctx.top_files(per_row.groupby(p["id"]).sum(), f"random_{op.lower()}s", Unit.COUNT)
+def _random_files(ctx: Context, op: str) -> tuple[list[FileEvidence], int]:
+    p = ctx.posix_records
+    per_row = np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op), 0)
+    g = p.group_by("id")
+    return ctx.rank_files(g.keys, g.sum(per_row), f"random_{op.lower()}s", Unit.COUNT)
 
 
 def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
@@ -405,15 +420,16 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
 
 def _random_cost(ctx: Context, t: Thresholds, op: str, rand: int) -> costs.Cost:
     """The random requests' share of the time, less their bytes at this job's large-request rate."""
-    p = ctx.posix
+    p = ctx.posix_records
+    first = _first_accesses(ctx, op)
     if op == "READ" and ctx.unrequested_read_ids:
-        p = p[~p["id"].isin(list(ctx.unrequested_read_ids))]
-    n = p[f"POSIX_{op}S"].to_numpy(dtype=float)
-    first = _first_accesses(ctx, op).loc[p.index]
-    r = (p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - first).clip(lower=0).to_numpy(dtype=float)
+        keep = ~p.isin("id", ctx.unrequested_read_ids)
+        p, first = p.where(keep), first[keep]
+    n = p[f"POSIX_{op}S"].astype(float)
+    r = np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - first, 0).astype(float)
     share = np.where(n > 0, r / np.maximum(n, 1), 0.0)
-    time = p[f"POSIX_F_{op}_TIME"].to_numpy(dtype=float) * share
-    nbytes = p["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].to_numpy(dtype=float) * share
+    time = p[f"POSIX_F_{op}_TIME"].astype(float) * share
+    nbytes = p["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].astype(float) * share
     rate, own = costs.large_request_rate(ctx, op, t)
     per_row = np.clip(time - nbytes / rate, 0, None)
     return costs.modelled(
@@ -495,7 +511,7 @@ def sequential_writes(ctx: Context, t: Thresholds) -> Hit | None:
     return _sequential_hit(ctx, t, "WRITE")
 
 
-def _shared(ctx: Context) -> pd.DataFrame:
+def _shared(ctx: Context) -> Table:
     """Records of files that several ranks access.
 
     Darshan reduces a file to one rank -1 record only when every rank opened it; a file shared by
@@ -503,13 +519,12 @@ def _shared(ctx: Context) -> pd.DataFrame:
     """
     cached = ctx.cache.get("posix_shared")
     if cached is None:
-        p = ctx.posix
-        own = p[p["rank"] >= 0]
+        p = ctx.posix_records
         # Files with more than one per-rank record (records are per (file, rank)).
-        ids, counts = np.unique(own["id"].to_numpy(), return_counts=True)
+        ids, counts = np.unique(p["id"][p["rank"] >= 0], return_counts=True)
         multi = ids[counts > 1]
-        cached = ctx.cache["posix_shared"] = p[(p["rank"] < 0) | p["id"].isin(multi)]
-    return cast(pd.DataFrame, cached)
+        cached = ctx.cache["posix_shared"] = p.where((p["rank"] < 0) | np.isin(p["id"], multi))
+    return cast(Table, cached)
 
 
 @check(
@@ -555,87 +570,101 @@ def shared_small_writes(ctx: Context, t: Thresholds) -> Hit | None:
 def long_metadata(ctx: Context, t: Thresholds) -> Hit | None:
     # Drishti counts records over the threshold and calls them ranks. We sum each rank's
     # metadata time over its files, spreading a shared record's (summed) time evenly over ranks.
-    p = ctx.posix
+    p = ctx.posix_records
     nprocs = max(ctx.meta.nprocs, 1)
-    own = p[p["rank"] >= 0].groupby("rank")["POSIX_F_META_TIME"].sum()
-    shared_each = float(p.loc[p["rank"] < 0, "POSIX_F_META_TIME"].sum()) / nprocs
-    per_rank = own + shared_each
-    slow = per_rank[per_rank > t.metadata_time_rank].sort_values(ascending=False)
+    meta = p["POSIX_F_META_TIME"]
+    own = p["rank"] >= 0
+    by_rank = Groups(p["rank"][own])
+    shared_each = float(meta[~own].sum()) / nprocs
+    per_rank = by_rank.sum(meta[own]) + shared_each
+    over = per_rank > t.metadata_time_rank
+    slow_ranks, slow = _descending(by_rank.keys[over], per_rank[over])
     # Ranks with no file of their own still carry their share of the shared files' time.
-    silent = max(nprocs - len(own), 0) if shared_each > t.metadata_time_rank else 0
+    silent = max(nprocs - len(by_rank), 0) if shared_each > t.metadata_time_rank else 0
     count = len(slow) + silent
     if count == 0:
         return None
-    worst = float(slow.iloc[0]) if len(slow) else shared_each
+    worst = float(slow[0]) if len(slow) else shared_each
     return Hit(
         message=f"{count:,} rank(s) spent more than {t.metadata_time_rank:g} s in POSIX metadata "
         f"operations (open, stat, seek, close, sync); the worst spent {worst:.1f} s.",
         evidence=[
             Metric(name="ranks_over_threshold", value=count, unit=Unit.COUNT),
             Metric(name="max_rank_meta_time", value=worst, unit=Unit.SECONDS),
-            Metric(name="total_meta_time", value=float(p["POSIX_F_META_TIME"].sum()), unit=Unit.SECONDS),
+            Metric(name="total_meta_time", value=float(meta.sum()), unit=Unit.SECONDS),
         ],
-        ranks=[int(r) for r in slow.index[: ctx.top_n]],
+        ranks=[int(r) for r in slow_ranks[: ctx.top_n]],
         extra_recommendations=_hdf5_recs(ctx, "hdf5-collective-metadata", "hdf5-metadata-cache"),
         cost=costs.measured(worst, "the busiest rank's POSIX metadata time (open, stat, seek, close, sync)"),
     )
 
 
-def _per_file_extremes(ctx: Context, t: Thresholds) -> pd.DataFrame:
+def _descending(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keys`` and ``values`` by ``values`` descending, ties ordered as pandas' default (quicksort)
+    ``sort_values(ascending=False)`` orders them: the order the ranks were reported in before the port."""
+    rev = values[::-1].argsort(kind="quicksort")
+    order = np.arange(len(values))[::-1][rev][::-1]
+    return keys[order], values[order]
+
+
+def _per_file_extremes(ctx: Context, t: Thresholds) -> Table:
     cached = ctx.cache.get("posix_shared_extremes")
     if cached is None:
         cached = ctx.cache["posix_shared_extremes"] = _compute_extremes(ctx, t)
-    return cast(pd.DataFrame, cached)
+    return cast(Table, cached)
 
 
-def _compute_extremes(ctx: Context, t: Thresholds) -> pd.DataFrame:
+_EXTREMES = (
+    "POSIX_SLOWEST_RANK",
+    "POSIX_SLOWEST_RANK_BYTES",
+    "POSIX_FASTEST_RANK_BYTES",
+    "POSIX_F_SLOWEST_RANK_TIME",
+    "POSIX_F_FASTEST_RANK_TIME",
+    "POSIX_BYTES_WRITTEN",
+    "POSIX_BYTES_READ",
+    "POSIX_F_WRITE_TIME",
+    "POSIX_F_READ_TIME",
+    "POSIX_F_META_TIME",
+)
+_EXTREME_SUMS = (
+    "POSIX_BYTES_WRITTEN",
+    "POSIX_BYTES_READ",
+    "POSIX_F_WRITE_TIME",
+    "POSIX_F_READ_TIME",
+    "POSIX_F_META_TIME",
+)
+
+
+def _compute_extremes(ctx: Context, t: Thresholds) -> Table:
     """One row per shared file with Darshan's slowest/fastest-rank fields.
 
     Rank -1 records carry them; for files shared by only some ranks they are computed the same
-    way from the per-rank records (slowest and fastest rank by I/O time).
+    way from the per-rank records (slowest and fastest rank by I/O time): the rank -1 records first, in
+    record order, then those files by id.
     """
     shared = _shared(ctx)
-    reduced = shared[shared["rank"] < 0]
-    per_rank = shared[shared["rank"] >= 0]
-    moved = (per_rank["POSIX_BYTES_READ"] + per_rank["POSIX_BYTES_WRITTEN"]).groupby(per_rank["id"]).sum()
-    per_rank = per_rank[per_rank["id"].isin(moved[moved >= t.shared_min_bytes].index)]
-    cols = [
-        "POSIX_SLOWEST_RANK",
-        "POSIX_SLOWEST_RANK_BYTES",
-        "POSIX_FASTEST_RANK_BYTES",
-        "POSIX_F_SLOWEST_RANK_TIME",
-        "POSIX_F_FASTEST_RANK_TIME",
-        "POSIX_BYTES_WRITTEN",
-        "POSIX_BYTES_READ",
-        "POSIX_F_WRITE_TIME",
-        "POSIX_F_READ_TIME",
-        "POSIX_F_META_TIME",
-    ]
-    rows = [reduced[["id", *cols]]]
-    if len(per_rank):
-        r = per_rank.assign(
-            _t=per_rank["POSIX_F_READ_TIME"] + per_rank["POSIX_F_WRITE_TIME"] + per_rank["POSIX_F_META_TIME"],
-            _b=per_rank["POSIX_BYTES_READ"] + per_rank["POSIX_BYTES_WRITTEN"],
-        )
-        slow = r.loc[r.groupby("id")["_t"].idxmax()].set_index("id")
-        fast = r.loc[r.groupby("id")["_t"].idxmin()].set_index("id")
-        sums = r.groupby("id")[
-            ["POSIX_BYTES_WRITTEN", "POSIX_BYTES_READ", "POSIX_F_WRITE_TIME", "POSIX_F_READ_TIME", "POSIX_F_META_TIME"]
-        ].sum()
-        rows.append(
-            pd.DataFrame(
-                {
-                    "id": sums.index,
-                    "POSIX_SLOWEST_RANK": slow["rank"].reindex(sums.index).to_numpy(),
-                    "POSIX_SLOWEST_RANK_BYTES": slow["_b"].reindex(sums.index).to_numpy(),
-                    "POSIX_FASTEST_RANK_BYTES": fast["_b"].reindex(sums.index).to_numpy(),
-                    "POSIX_F_SLOWEST_RANK_TIME": slow["_t"].reindex(sums.index).to_numpy(),
-                    "POSIX_F_FASTEST_RANK_TIME": fast["_t"].reindex(sums.index).to_numpy(),
-                    **{c: sums[c].to_numpy() for c in sums.columns},
-                }
-            )
-        )
-    return pd.concat(rows, ignore_index=True)
+    reduced = shared.where(shared["rank"] < 0)
+    per_rank = shared.where(shared["rank"] >= 0)
+    g = per_rank.group_by("id")
+    moved = g.sum(per_rank["POSIX_BYTES_READ"] + per_rank["POSIX_BYTES_WRITTEN"])
+    per_rank = per_rank.where(np.isin(per_rank["id"], g.keys[moved >= t.shared_min_bytes]))
+    cols = ("id", *_EXTREMES)
+    if not len(per_rank):
+        return Table({c: reduced[c] for c in cols}, len(reduced))
+    io_time = per_rank["POSIX_F_READ_TIME"] + per_rank["POSIX_F_WRITE_TIME"] + per_rank["POSIX_F_META_TIME"]
+    nbytes = per_rank["POSIX_BYTES_READ"] + per_rank["POSIX_BYTES_WRITTEN"]
+    g = per_rank.group_by("id")
+    slow, fast = g.argmax(io_time), g.argmin(io_time)
+    computed = {
+        "id": g.keys,
+        "POSIX_SLOWEST_RANK": per_rank["rank"][slow],
+        "POSIX_SLOWEST_RANK_BYTES": nbytes[slow],
+        "POSIX_FASTEST_RANK_BYTES": nbytes[fast],
+        "POSIX_F_SLOWEST_RANK_TIME": io_time[slow],
+        "POSIX_F_FASTEST_RANK_TIME": io_time[fast],
+        **{c: g.sum(per_rank[c]) for c in _EXTREME_SUMS},
+    }
+    return Table({c: np.concatenate([reduced[c], computed[c]]) for c in cols}, len(reduced) + len(g))
 
 
 def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
@@ -643,18 +672,17 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
     if shared.empty:
         return None
     if kind == "bytes":
-        spread = (shared["POSIX_SLOWEST_RANK_BYTES"] - shared["POSIX_FASTEST_RANK_BYTES"]).abs()
+        spread = np.abs(shared["POSIX_SLOWEST_RANK_BYTES"] - shared["POSIX_FASTEST_RANK_BYTES"])
         total = shared["POSIX_BYTES_WRITTEN"] + shared["POSIX_BYTES_READ"]
     else:
-        spread = (shared["POSIX_F_SLOWEST_RANK_TIME"] - shared["POSIX_F_FASTEST_RANK_TIME"]).abs()
+        spread = np.abs(shared["POSIX_F_SLOWEST_RANK_TIME"] - shared["POSIX_F_FASTEST_RANK_TIME"])
         total = shared["POSIX_F_WRITE_TIME"] + shared["POSIX_F_READ_TIME"] + shared["POSIX_F_META_TIME"]
-    ratio = (spread / total.where(total != 0)).fillna(0.0)
+    ratio = _ratio(spread, total)
     hit = ratio > t.imbalance_stragglers
     if not hit.any():
         return None
-    per_file = pd.Series(ratio[hit].to_numpy(), index=shared.loc[hit, "id"].to_numpy())
-    files, n = ctx.top_files(per_file, f"{kind}_imbalance", Unit.RATIO)
-    ranks = sorted({int(r) for r in shared.loc[hit, "POSIX_SLOWEST_RANK"]})[: ctx.top_n]
+    files, n = ctx.rank_files(shared["id"][hit], ratio[hit], f"{kind}_imbalance", Unit.RATIO)
+    ranks = sorted({int(r) for r in shared["POSIX_SLOWEST_RANK"][hit].tolist()})[: ctx.top_n]
     what = "data" if kind == "bytes" else "time"
     message = (
         f"{n:,} shared file(s) show {what} imbalance between ranks: the slowest and fastest rank "
@@ -687,16 +715,23 @@ def _straggler_hit(ctx: Context, t: Thresholds, kind: str) -> Hit | None:
     )
 
 
-def _straggler_cost(ctx: Context, shared: pd.DataFrame, hit: pd.Series) -> costs.Cost:
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den``, 0 where ``den`` is 0."""
+    nonzero = den != 0
+    out: np.ndarray = np.where(nonzero, num / np.where(nonzero, den, 1), 0.0)
+    return out
+
+
+def _straggler_cost(ctx: Context, shared: Table, hit: np.ndarray) -> costs.Cost:
     """Per flagged file, the slowest rank's time less the mean rank's: what the others waited."""
-    rows = shared[hit.to_numpy()]
+    rows = shared.where(hit)
     per_rank = _shared(ctx)
-    per_rank = per_rank[per_rank["rank"] >= 0]
-    counts = per_rank.groupby("id")["rank"].nunique()
+    per_rank = per_rank.where(per_rank["rank"] >= 0)
+    g = per_rank.group_by("id")
     nprocs = max(ctx.meta.nprocs, 1)
     total = rows["POSIX_F_WRITE_TIME"] + rows["POSIX_F_READ_TIME"] + rows["POSIX_F_META_TIME"]
-    ranks = rows["id"].map(counts).fillna(nprocs).clip(lower=1)
-    wait = (rows["POSIX_F_SLOWEST_RANK_TIME"] - total / ranks).clip(lower=0)
+    ranks = np.maximum(g.lookup(rows["id"], g.nunique(per_rank["rank"]), fill=nprocs), 1)
+    wait = np.maximum(rows["POSIX_F_SLOWEST_RANK_TIME"] - total / ranks, 0)
     return costs.measured(
         float(wait.sum()), "per shared file, the slowest rank's I/O time less the mean rank's (what the others waited)"
     )
@@ -731,21 +766,23 @@ def shared_time_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
 
 
 def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
-    p = ctx.posix
-    own = p[p["rank"] >= 0]
+    p = ctx.posix_records
+    own = p.where(p["rank"] >= 0)
     if own.empty:
         return None
     col = "POSIX_BYTES_WRITTEN" if op == "WRITE" else "POSIX_BYTES_READ"
-    g = own.groupby("id")[col].agg(["max", "min"])
-    ratio = ((g["max"] - g["min"]) / g["max"].where(g["max"] != 0)).fillna(0.0)
-    ratio = ratio[ratio > t.imbalance_size]
-    if ratio.empty:
+    g = own.group_by("id")
+    most = g.max(own[col])
+    ratio = _ratio(most - g.min(own[col]), most)
+    uneven = ratio > t.imbalance_size
+    if not uneven.any():
         return None
+    ids, ratio = g.keys[uneven], ratio[uneven]
     verb = "written" if op == "WRITE" else "read"
-    files, n = ctx.top_files(ratio, f"bytes_{verb}_imbalance", Unit.RATIO)
-    worst = ratio.idxmax()
-    rows = own[own["id"] == worst]
-    rank_ids, moved = rows["rank"].to_numpy(), rows[col].to_numpy()
+    files, n = ctx.rank_files(ids, ratio, f"bytes_{verb}_imbalance", Unit.RATIO)
+    worst = ids[int(np.argmax(ratio))]
+    rows = own.where(own["id"] == worst)
+    rank_ids, moved = rows["rank"], rows[col]
     heavy, light = int(rank_ids[moved.argmax()]), int(rank_ids[moved.argmin()])
     message = (
         f"{n:,} file(s) have uneven bytes {verb} per rank: in the worst, rank {heavy} moved "
@@ -754,10 +791,10 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     )
     severity = None
     tcol = "POSIX_F_WRITE_TIME" if op == "WRITE" else "POSIX_F_READ_TIME"
-    flagged = own[own["id"].isin(ratio.index)]
-    per_file = flagged.groupby("id")[tcol].agg(["max", "mean"])
+    flagged = own.where(np.isin(own["id"], ids))
+    time = own[tcol]
     cost = costs.measured(
-        float((per_file["max"] - per_file["mean"]).clip(lower=0).sum()),
+        float(np.maximum(g.max(time)[uneven] - g.mean(time)[uneven], 0).sum()),
         f"per uneven file, the busiest rank's {verb[:-1] if op == 'WRITE' else 'read'} time less the mean rank's",
     )
     if op == "READ" and ctx.collective_share("WRITE") >= 0.5 and _reads_beneath_writes(ctx, flagged):
@@ -790,13 +827,12 @@ def _rank_size_imbalance(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     )
 
 
-def _reads_beneath_writes(ctx: Context, rows: pd.DataFrame) -> bool:
+def _reads_beneath_writes(ctx: Context, rows: Table) -> bool:
     """Most POSIX read bytes of these files were not asked for at MPI-IO (read-modify-write beneath writes)."""
-    m = ctx.mpiio
+    m = ctx.mpiio_records
     if m.empty:
         return False
-    ids = rows["id"].unique()
-    asked = float(m.loc[m["id"].isin(ids), "MPIIO_BYTES_READ"].sum())
+    asked = float(m["MPIIO_BYTES_READ"][np.isin(m["id"], rows["id"])].sum())
     read = float(rows["POSIX_BYTES_READ"].sum())
     return read > 0 and asked < 0.5 * read
 
