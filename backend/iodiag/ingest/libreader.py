@@ -293,40 +293,6 @@ def _lib() -> _Library:
     return _LIB
 
 
-def type_strings() -> list[str]:
-    """The cffi types the former cffi reader cast to.
-
-    Only ``loader._warm_library`` still asks for them, while it warms PyDarshan's bindings; once it
-    calls ``warm`` instead, nothing needs this. Constant: importing ``darshan`` here would defeat the
-    point of this module.
-    """
-    return [
-        "struct darshan_posix_file **",
-        "struct darshan_mpiio_file **",
-        "struct darshan_stdio_file **",
-        "struct darshan_hdf5_file **",
-        "struct darshan_hdf5_dataset **",
-        "struct darshan_pnetcdf_file **",
-        "struct darshan_pnetcdf_var **",
-        "struct darshan_dfs_file **",
-        "struct darshan_daos_object **",
-        "struct darshan_job *",
-        "struct darshan_mnt_info **",
-        "struct darshan_name_record **",
-        "struct darshan_mod_info **",
-        "struct darshan_lustre_record **",
-        "struct dxt_file_record **",
-        "struct darshan_heatmap_record **",
-        "struct darshan_apmpi_perf_record **",
-        "int64_t *",
-        "int *",
-        "double *",
-        "void **",
-        "char *",
-        "char[]",
-    ]
-
-
 def _text(raw: bytes) -> str:
     # Log strings are untrusted bytes; never let a bad byte stop the read.
     return raw.decode("utf-8", "replace")

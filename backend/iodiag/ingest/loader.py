@@ -177,44 +177,12 @@ def _stripe_sizes(payload: dict[str, Any]) -> dict[int, int]:
     return out
 
 
-_WARM = False
-
-
 def _warm_library() -> None:
-    """Do the library's one-time setup in this process, so every forked reader inherits it.
+    """Do the reader's one-time setup in this process (load libdarshan-util, type its calls, read its
+    counter name tables), so every forked reader inherits it instead of redoing it per log."""
+    from iodiag.ingest.libreader import warm
 
-    Otherwise each child re-imports the bindings, re-parses cffi type strings and re-reads the
-    counter name tables: about 15 ms per log, more than reading a small log takes.
-    """
-    global _WARM
-    if _WARM:
-        return
-    import darshan.backend.cffi_backend as be
-    from darshan.backend.cffi_backend import ffi, libdutil
-
-    from iodiag.ingest.libreader import GENERIC_MODULES, type_strings
-
-    for ctype in type_strings():
-        ffi.typeof(ctype)
-    for fn in (
-        "darshan_log_open",
-        "darshan_log_close",
-        "darshan_log_get_job",
-        "darshan_log_get_exe",
-        "darshan_log_get_mounts",
-        "darshan_log_get_modules",
-        "darshan_log_get_name_records",
-        "darshan_log_get_record",
-        "darshan_free",
-        "darshan_log_get_job_runtime",
-        "darshan_log_get_lib_version",
-    ):
-        getattr(libdutil, fn)
-    for mod in GENERIC_MODULES:
-        be.counter_names(mod)
-        be.fcounter_names(mod)
-    be.counter_names("LUSTRE_COMP")
-    _WARM = True
+    warm()
 
 
 def _library_reason(outcome: ChildOutcome) -> str:

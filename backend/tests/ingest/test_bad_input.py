@@ -230,7 +230,9 @@ def _load_as_nobody(path: Path) -> str:
     see the permission error. A fork (no exec) is used because the interpreter may live where
     an unprivileged user cannot run it.
     """
-    import darshan.backend.cffi_backend  # noqa: F401  (load the library before dropping privileges)
+    from iodiag.ingest.libreader import warm
+
+    warm()  # load the library before dropping privileges
 
     rfd, wfd = os.pipe()
     pid = os.fork()
