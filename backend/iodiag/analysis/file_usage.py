@@ -6,7 +6,7 @@ of its I/O time has no finding about that file, but the user still wants its nam
 
 from __future__ import annotations
 
-import pandas as pd
+import numpy as np
 
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.analysis.models import FileUsage
@@ -16,53 +16,56 @@ TOP_FILES = 10
 
 def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], int]:
     """The ``n`` files with the most I/O time (then bytes), and how many files had any I/O."""
-    parts = []
     nprocs = max(ctx.meta.nprocs, 1)
-    for layer, df in ctx.top_layer:
+    # One row per (file, layer), layers in counted order and files in the order their records come.
+    ids: list[np.ndarray] = []
+    layers: list[str] = []
+    cols: dict[str, list[np.ndarray]] = {"time": [], "read": [], "written": [], "ranks": []}
+    for layer, df in ctx.counted_layers:
         if not len(df):
             continue
         rd, wr, md, _ = TOP_LAYER_TIME[layer]
         br, bw = TOP_LAYER_BYTES[layer]
-        frame = pd.DataFrame(
-            {
-                "id": df["id"].to_numpy(),
-                "layer": layer,
-                "time": df[rd].clip(lower=0).to_numpy(dtype=float)
-                + df[wr].clip(lower=0).to_numpy(dtype=float)
-                + df[md].clip(lower=0).to_numpy(dtype=float),
-                "read": df[br].clip(lower=0).to_numpy(dtype="int64"),
-                "written": df[bw].clip(lower=0).to_numpy(dtype="int64"),
-                # A shared record (rank -1) stands for every rank.
-                "ranks": (df["rank"].to_numpy() < 0) * (nprocs - 1) + 1,
-            }
-        )
-        parts.append(frame)
-    if not parts:
+        g = df.group_by("id")
+        order = np.argsort(np.unique(df["id"], return_index=True)[1])  # the files by their first record
+        time = _clipped(df[rd]).astype(float) + _clipped(df[wr]).astype(float) + _clipped(df[md]).astype(float)
+        # A shared record (rank -1) stands for every rank.
+        ranks = (df["rank"] < 0) * (nprocs - 1) + 1
+        ids.append(g.keys[order])
+        layers += [layer] * len(order)
+        cols["time"].append(g.sum(time)[order])
+        cols["read"].append(g.sum(_clipped(df[br]).astype(np.int64))[order])
+        cols["written"].append(g.sum(_clipped(df[bw]).astype(np.int64))[order])
+        cols["ranks"].append(g.sum(ranks)[order])
+    if not ids:
         return [], 0
-    rows = pd.concat(parts, ignore_index=True)
-    per_file = rows.groupby(["id", "layer"], sort=False).agg(
-        time=("time", "sum"), read=("read", "sum"), written=("written", "sum"), ranks=("ranks", "sum")
-    )
-    per_file = per_file[(per_file["time"] > 0) | (per_file["read"] + per_file["written"] > 0)]
-    total = float(per_file["time"].sum())
-    per_file = per_file.assign(bytes=per_file["read"] + per_file["written"]).sort_values(
-        ["time", "bytes"], ascending=False, kind="stable"
-    )
+    rid = np.concatenate(ids)
+    time, read, written, ranks = (np.concatenate(cols[c]) for c in ("time", "read", "written", "ranks"))
+    nbytes = read + written
+    used = np.flatnonzero((time > 0) | (nbytes > 0))
+    total = float(time[used].sum())
+    # Most time first, then most bytes; ties keep the order above.
+    used = used[np.lexsort((-nbytes[used], -time[used]))]
     out = []
-    head = per_file.head(n)
-    keys: list[tuple[int, str]] = list(head.index)
-    for (rid, layer), (_, r) in zip(keys, head.iterrows(), strict=True):
-        path = ctx.path(int(rid))
+    for i in used[:n].tolist():
+        path = ctx.path(int(rid[i]))
+        t = float(time[i])
         out.append(
             FileUsage(
                 path=path,
-                layer=str(layer),
-                io_time_s=float(r["time"]),
-                share_of_io=float(r["time"]) / total if total > 0 else 0.0,
-                bytes_read=int(r["read"]),
-                bytes_written=int(r["written"]),
-                ranks=int(min(r["ranks"], nprocs)),
+                layer=layers[i],
+                io_time_s=t,
+                share_of_io=t / total if total > 0 else 0.0,
+                bytes_read=int(read[i]),
+                bytes_written=int(written[i]),
+                ranks=int(min(int(ranks[i]), nprocs)),
                 file_system=ctx.meta.fs_type(path),
             )
         )
-    return out, len(per_file)
+    return out, len(used)
+
+
+def _clipped(col: np.ndarray) -> np.ndarray:
+    """Negative counters (Darshan's -1 for "not recorded") as 0."""
+    out: np.ndarray = np.maximum(col, 0)
+    return out

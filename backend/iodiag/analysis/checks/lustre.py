@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
-import pandas as pd
 
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
@@ -14,6 +13,7 @@ from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
+from iodiag.ingest.table import Groups, Table
 
 NEEDS = ("LUSTRE", "POSIX")
 
@@ -36,26 +36,28 @@ class FileLayout:
     ranks: tuple[int, ...]
 
 
-def _common_access(posix: pd.DataFrame) -> pd.DataFrame:
-    """Per file: the most frequent request size over its records and that size's share of its requests."""
-    parts = [
-        pd.DataFrame(
-            {
-                "id": posix["id"].to_numpy(),
-                "size": posix[f"POSIX_ACCESS{i}_ACCESS"].to_numpy(),
-                "count": posix[f"POSIX_ACCESS{i}_COUNT"].to_numpy(),
-            }
-        )
-        for i in range(1, 5)
-    ]
-    long = pd.concat(parts, ignore_index=True)
-    long = long[(long["size"] > 0) & (long["count"] > 0)]
-    if long.empty:
-        return pd.DataFrame(columns=["size", "count"])
-    sums = long.groupby(["id", "size"])["count"].sum().reset_index()
-    # Ties go to the larger size, so the choice does not depend on record order.
-    sums = sums.sort_values(["id", "count", "size"], ascending=[True, False, False], kind="stable")
-    return sums.drop_duplicates("id").set_index("id")[["size", "count"]]
+def _common_access(posix: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per file (ids ascending): the most frequent request size over its records and that size's request count.
+
+    Ties go to the larger size, so the choice does not depend on record order.
+    """
+    ids = np.concatenate([posix["id"]] * 4)
+    size = np.concatenate([posix[f"POSIX_ACCESS{i}_ACCESS"] for i in range(1, 5)])
+    count = np.concatenate([posix[f"POSIX_ACCESS{i}_COUNT"] for i in range(1, 5)])
+    keep = (size > 0) & (count > 0)
+    ids, size, count = ids[keep], size[keep], count[keep]
+    if not len(ids):
+        return ids, size, count
+    # Sum the counts of each (file, size).
+    order = np.lexsort((size, ids))
+    ids, size, count = ids[order], size[order], count[order]
+    starts = np.flatnonzero(np.r_[True, (ids[1:] != ids[:-1]) | (size[1:] != size[:-1])])
+    ids, size, count = ids[starts], size[starts], np.add.reduceat(count, starts)
+    # Per file, the last after sorting by (count, size): the largest count, ties to the larger size.
+    order = np.lexsort((size, count, ids))
+    ids, size, count = ids[order], size[order], count[order]
+    last = np.flatnonzero(np.r_[ids[1:] != ids[:-1], True])
+    return ids[last], size[last], count[last]
 
 
 def layouts(ctx: Context) -> list[FileLayout]:
@@ -65,61 +67,79 @@ def layouts(ctx: Context) -> list[FileLayout]:
     return cast(list[FileLayout], cached)
 
 
+def _distinct_pairs(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (id, value) pairs, sorted by id, then value."""
+    order = np.lexsort((values, ids))
+    i, v = ids[order], values[order]
+    keep = np.r_[True, (i[1:] != i[:-1]) | (v[1:] != v[:-1])] if len(i) else np.zeros(0, dtype=bool)
+    return i[keep], v[keep]
+
+
 def _build_layouts(ctx: Context) -> list[FileLayout]:
-    lus = ctx.table("LUSTRE")
-    posix = ctx.posix
+    lus = ctx.records("LUSTRE")
+    posix = ctx.posix_records
     if lus.empty or posix.empty:
         return []
     nprocs = max(ctx.meta.nprocs, 1)
-    posix = posix[posix["id"].isin(lus["id"].unique())]
+    lus_ids = np.unique(lus["id"])
+    posix = posix.where(np.isin(posix["id"], lus_ids))
     if posix.empty:
         return []
-    files = ctx.posix_files
-    files = files[files.index.isin(lus["id"].unique())]
-    agg = pd.DataFrame(
-        {
-            "bytes_written": files["POSIX_BYTES_WRITTEN"],
-            "bytes_read": files["POSIX_BYTES_READ"],
-            "io_time": files["POSIX_F_READ_TIME"] + files["POSIX_F_WRITE_TIME"],
-            "ops": files["POSIX_READS"] + files["POSIX_WRITES"],
-            "extent": files[["POSIX_MAX_BYTE_WRITTEN", "POSIX_MAX_BYTE_READ"]].max(axis=1),
-            "shared": files["shared"],
-            "not_aligned": files["POSIX_FILE_NOT_ALIGNED"],
-        }
-    )
-    wrote = posix.loc[posix["POSIX_WRITES"] > 0, ["id", "rank"]].drop_duplicates()
-    agg["writers"] = wrote.groupby("id").size().reindex(agg.index, fill_value=0)
-    agg["any_writer"] = agg["writers"] > 0
-    p = posix
-    common = _common_access(posix)
-    comps = lus.sort_values(["id", "component"], kind="stable")
-    first = comps.drop_duplicates("id").set_index("id")["stripe_size"]
-    counts = comps.groupby("id")["stripe_count"].max()
-    table = agg.join(common, how="left").join(first.rename("stripe_size")).join(counts.rename("stripe_count"))
-    osts = _grouped_tuples(comps["id"].to_numpy(), comps["osts"].to_numpy(), flatten=True)
-    own = p[p["rank"] >= 0][["id", "rank"]].drop_duplicates().sort_values(["id", "rank"])
-    ranks = _grouped_tuples(own["id"].to_numpy(), own["rank"].to_numpy(), flatten=False)
+    files = ctx.files
+    files = files.where(np.isin(files["id"], lus_ids))
+    fid = files["id"]  # ascending: one layout per file, in this order
+    io_time = files["POSIX_F_READ_TIME"] + files["POSIX_F_WRITE_TIME"]
+    ops = files["POSIX_READS"] + files["POSIX_WRITES"]
+    extent = np.maximum(files["POSIX_MAX_BYTE_WRITTEN"], files["POSIX_MAX_BYTE_READ"])
+    wrote = posix["POSIX_WRITES"] > 0
+    wg = Groups(_distinct_pairs(posix["id"][wrote], posix["rank"][wrote])[0])  # one row per (file, writing rank)
+    writers = wg.lookup(fid, wg.count(), 0)
+    cid, csize, ccount = _common_access(posix)
+    cg = Groups(cid)
+    size = cg.lookup(fid, csize, 0)
+    count = cg.lookup(fid, ccount, 0)
+    lg = lus.group_by("id")
+    first = lg.argmin(lus["component"])  # the first component (lowest number, then first record)
+    stripe_size = lg.lookup(fid, lus["stripe_size"][first])
+    stripe_count = lg.lookup(fid, lg.max(lus["stripe_count"]))
+    comps = np.lexsort((lus["component"], lus["id"]))
+    osts = _grouped_tuples(lus["id"][comps], lus["osts"][comps], flatten=True)
+    own = posix["rank"] >= 0
+    ranks = _grouped_tuples(*_distinct_pairs(posix["id"][own], posix["rank"][own]), flatten=False)
     out = []
-    for rec in table.reset_index().to_dict("records"):
-        rid = int(rec["id"])
-        ops = float(rec["ops"])
-        size = 0 if pd.isna(rec["size"]) or ops <= 0 else int(rec["size"])
-        share = min(float(rec["count"]) / ops, 1.0) if size else 0.0
+    for rid, n_ops, sz, cnt, ss, sc, bw, br, t, ext, shared, w, na in zip(
+        fid.tolist(),
+        ops.tolist(),
+        size.tolist(),
+        count.tolist(),
+        stripe_size.tolist(),
+        stripe_count.tolist(),
+        files["POSIX_BYTES_WRITTEN"].tolist(),
+        files["POSIX_BYTES_READ"].tolist(),
+        io_time.tolist(),
+        extent.tolist(),
+        files["shared"].tolist(),
+        writers.tolist(),
+        files["POSIX_FILE_NOT_ALIGNED"].tolist(),
+        strict=True,
+    ):
+        ops_f = float(n_ops)
+        common = 0 if ops_f <= 0 else int(sz)
         out.append(
             FileLayout(
-                record_id=rid,
-                stripe_size=int(rec["stripe_size"]),
-                stripe_count=int(rec["stripe_count"]),
-                osts=osts.get(rid, ()),
-                bytes_written=int(rec["bytes_written"]),
-                bytes_read=int(rec["bytes_read"]),
-                io_time=float(rec["io_time"]),
-                extent=max(int(rec["extent"]) + 1, 0),
-                writers=nprocs if rec["shared"] and rec["any_writer"] else int(rec["writers"]),
-                common_size=size,
-                common_share=share,
-                not_aligned_share=min(float(rec["not_aligned"]) / ops, 1.0) if ops > 0 else 0.0,
-                ranks=ranks.get(rid, ()),
+                record_id=int(rid),
+                stripe_size=int(ss),
+                stripe_count=int(sc),
+                osts=osts.get(int(rid), ()),
+                bytes_written=int(bw),
+                bytes_read=int(br),
+                io_time=float(t),
+                extent=max(int(ext) + 1, 0),
+                writers=nprocs if shared and w > 0 else int(w),
+                common_size=common,
+                common_share=min(float(cnt) / ops_f, 1.0) if common else 0.0,
+                not_aligned_share=min(float(na) / ops_f, 1.0) if ops_f > 0 else 0.0,
+                ranks=ranks.get(int(rid), ()),
             )
         )
     return out
@@ -291,36 +311,82 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
     )
 
 
-def ost_load(ctx: Context) -> pd.DataFrame:
+class OstLoad(Table):
+    """Per OST with traffic: columns ``ost`` (ascending), ``bytes``, ``time`` (seconds) and ``files``.
+
+    ``index`` and ``sort_index`` keep the callers written for the DataFrame this used to be working
+    (comparison.compare.run_facts, plots.ost_plot, actions.ost_usage); once they read ``load["ost"]``, drop both.
+    """
+
+    __slots__ = ()
+
+    @property
+    def index(self) -> np.ndarray:
+        return self["ost"]
+
+    def sort_index(self) -> OstLoad:
+        return self  # already sorted by OST
+
+
+def ost_load(ctx: Context) -> OstLoad:
     """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached."""
     cached = ctx.cache.get("ost_load")
     if cached is None:
         cached = ctx.cache["ost_load"] = _ost_load(ctx)
-    return cast(pd.DataFrame, cached)
+    return cast(OstLoad, cached)
 
 
-def _ost_load(ctx: Context) -> pd.DataFrame:
-    rows: list[tuple[int, float, float, int]] = []
+def _ost_load(ctx: Context) -> OstLoad:
+    osts: list[int] = []
+    spread: list[int] = []
+    each: list[float] = []  # bytes per OST
+    times: list[float] = []
+    ids: list[int] = []
     for f in layouts(ctx):
         if not f.osts:
             continue
         used = len(f.osts)
         if f.stripe_size > 0 and f.extent > 0:
             used = max(1, min(used, -(-f.extent // f.stripe_size)))
-        moved = f.bytes_written + f.bytes_read
-        for ost in f.osts[:used]:
-            rows.append((ost, moved / used, f.io_time, f.record_id))
-    if not rows:
-        return pd.DataFrame(columns=["bytes", "time", "files"])
-    df = pd.DataFrame(rows, columns=["ost", "bytes", "time", "file"])
-    g = df.groupby("ost").agg(bytes=("bytes", "sum"), time=("time", "sum"), files=("file", "nunique"))
-    return g[g["bytes"] > 0]
+        osts.extend(f.osts[:used])
+        spread.append(used)
+        each.append((f.bytes_written + f.bytes_read) / used)
+        times.append(f.io_time)
+        ids.append(f.record_id)
+    if not osts:
+        return OstLoad(
+            {
+                "ost": np.zeros(0, dtype=np.int64),
+                "bytes": np.zeros(0),
+                "time": np.zeros(0),
+                "files": np.zeros(0, np.int64),
+            }
+        )
+    g = Groups(np.asarray(osts, dtype=np.int64))
+    n = np.asarray(spread)  # rows per file
+    load = OstLoad(
+        {
+            "ost": g.keys,
+            "bytes": g.sum(np.repeat(np.asarray(each, dtype=float), n)),
+            "time": g.sum(np.repeat(np.asarray(times, dtype=float), n)),
+            "files": g.nunique(np.repeat(np.asarray(ids, dtype=np.uint64), n)),
+        }
+    )
+    keep = np.flatnonzero(load["bytes"] > 0)
+    return load if len(keep) == len(load) else OstLoad({k: load[k][keep] for k in load}, len(keep))
 
 
-def compared_osts(ctx: Context, t: Thresholds) -> pd.DataFrame:
+def compared_osts(ctx: Context, t: Thresholds) -> Table:
     """OSTs with enough traffic that their speed says something about the OST, not about latency."""
     load = ost_load(ctx)
-    return load[load["bytes"] >= t.lustre_min_file_bytes]
+    return load.where(load["bytes"] >= t.lustre_min_file_bytes)
+
+
+def _descending(values: np.ndarray) -> np.ndarray:
+    """The order pandas' ``Series.sort_values(ascending=False)`` gives (its default quicksort, ties included)."""
+    rev = np.arange(len(values))[::-1]
+    order: np.ndarray = rev[values[::-1].argsort(kind="quicksort")][::-1]
+    return order
 
 
 def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
@@ -344,21 +410,22 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     median = float(np.median(per_gib))
     if median <= 0:
         return None
-    slow = per_gib[per_gib >= t.ost_slow_factor * median].sort_values(ascending=False)
-    if slow.empty:
+    hit = np.flatnonzero(per_gib >= t.ost_slow_factor * median)
+    if not len(hit):
         return None
-    ost = int(slow.index[0])
+    worst = int(hit[_descending(per_gib[hit])[0]])
+    ost, worst_per_gib = int(load["ost"][worst]), float(per_gib[worst])
     files = sorted(_ost_files(ctx, ost), key=lambda f: -f.io_time)
     ranks = list(dict.fromkeys(r for f in files for r in f.ranks))  # slowest files' ranks first
     return Hit(
-        message=f"OST {ost} was {float(slow.iloc[0]) / median:.1f}x slower per byte than the median of the "
-        f"{len(load)} OSTs this job used ({float(slow.iloc[0]):.1f} s/GiB against {median:.1f} s/GiB); "
-        f"{len(slow)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank that wrote there waited on it.",
+        message=f"OST {ost} was {worst_per_gib / median:.1f}x slower per byte than the median of the "
+        f"{len(load)} OSTs this job used ({worst_per_gib:.1f} s/GiB against {median:.1f} s/GiB); "
+        f"{len(hit)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank that wrote there waited on it.",
         evidence=[
             Metric(name="slow_ost", value=ost, unit=Unit.COUNT),
-            Metric(name="slow_ost_seconds_per_gib", value=float(slow.iloc[0]), unit=Unit.SECONDS),
+            Metric(name="slow_ost_seconds_per_gib", value=worst_per_gib, unit=Unit.SECONDS),
             Metric(name="median_seconds_per_gib", value=median, unit=Unit.SECONDS),
-            Metric(name="slow_osts", value=len(slow), unit=Unit.COUNT),
+            Metric(name="slow_osts", value=len(hit), unit=Unit.COUNT),
             Metric(name="osts_used", value=len(load), unit=Unit.COUNT),
         ],
         files=[
@@ -372,12 +439,10 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
         files_total=len(files),
         ranks=ranks[: ctx.top_n],
         cost=costs.measured(
-            costs.files_time_cost(
-                ctx, {f.record_id: (1 - median / float(slow.iloc[0])) / _used_osts(f) for f in files}
-            ),
+            costs.files_time_cost(ctx, {f.record_id: (1 - median / worst_per_gib) / _used_osts(f) for f in files}),
             f"time on OST {ost} beyond what its bytes take at the median OST's rate ({median:.1f} s/GiB), spread "
             "over the files striped on it, on the busiest rank",
-            nbytes=int(load["bytes"].to_numpy(dtype=float)[list(load.index).index(ost)]),
+            nbytes=int(load["bytes"][worst]),
         ),
     )
 
@@ -396,19 +461,20 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
     if len(load) < t.ost_min_count:
         return None
     median = float(np.median(load["bytes"]))
-    busy = load["bytes"][load["bytes"] >= t.ost_busy_factor * median].sort_values(ascending=False)
-    if median <= 0 or busy.empty:
+    busy = np.flatnonzero(load["bytes"] >= t.ost_busy_factor * median)
+    if median <= 0 or not len(busy):
         return None
-    ost = int(busy.index[0])
+    top = int(busy[_descending(load["bytes"][busy])[0]])
+    ost, top_bytes = int(load["ost"][top]), float(load["bytes"][top])
     total = float(load["bytes"].sum())
     files = sorted(_ost_files(ctx, ost), key=lambda f: -(f.bytes_written + f.bytes_read))
     return Hit(
-        message=f"OST {ost} carried {human_bytes(float(busy.iloc[0]))}, {float(busy.iloc[0]) / median:.1f}x the "
-        f"median OST and {pct(float(busy.iloc[0]) / total)} of the job's Lustre traffic: the layout concentrates "
+        message=f"OST {ost} carried {human_bytes(top_bytes)}, {top_bytes / median:.1f}x the "
+        f"median OST and {pct(top_bytes / total)} of the job's Lustre traffic: the layout concentrates "
         f"load on few OSTs.",
         evidence=[
             Metric(name="busy_ost", value=ost, unit=Unit.COUNT),
-            Metric(name="busy_ost_bytes", value=float(busy.iloc[0]), unit=Unit.BYTES),
+            Metric(name="busy_ost_bytes", value=top_bytes, unit=Unit.BYTES),
             Metric(name="median_ost_bytes", value=median, unit=Unit.BYTES),
             Metric(name="busy_osts", value=len(busy), unit=Unit.COUNT),
         ],
@@ -418,11 +484,9 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files_total=len(files),
         cost=costs.modelled(
-            costs.files_time_cost(
-                ctx, {f.record_id: (1 - median / float(busy.iloc[0])) / _used_osts(f) for f in files}
-            ),
+            costs.files_time_cost(ctx, {f.record_id: (1 - median / top_bytes) / _used_osts(f) for f in files}),
             f"the share of OST {ost}'s traffic above the median OST's, as time of the files on it, on the busiest rank",
             confidence=Confidence.LOW,
-            nbytes=int(float(busy.iloc[0])),
+            nbytes=int(top_bytes),
         ),
     )

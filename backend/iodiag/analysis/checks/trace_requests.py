@@ -168,18 +168,18 @@ def _file_index(tr: Trace, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _alignment(ctx: Context, tr: Trace) -> np.ndarray:
     """Alignment per file index: the Lustre stripe size where known, else Darshan's POSIX_FILE_ALIGNMENT."""
     align = np.zeros(len(tr.file_ids), dtype=np.int64)
-    posix = ctx.posix
+    posix = ctx.posix_records
     if len(posix) and "POSIX_FILE_ALIGNMENT" in posix:
-        ids = posix["id"].to_numpy(dtype=np.uint64)
-        vals = posix["POSIX_FILE_ALIGNMENT"].to_numpy(dtype=np.int64)
+        ids = posix["id"].astype(np.uint64)
+        vals = posix["POSIX_FILE_ALIGNMENT"].astype(np.int64)
         pos, ok = _file_index(tr, ids)
         np.maximum.at(align, pos[ok], vals[ok])
-    lus = ctx.table("LUSTRE")
+    lus = ctx.records("LUSTRE")
     if len(lus) and "stripe_size" in lus:
-        first = lus.sort_values(["id", "component"], kind="stable").drop_duplicates("id")
-        ids = first["id"].to_numpy(dtype=np.uint64)
-        pos, ok = _file_index(tr, ids)
-        align[pos[ok]] = first["stripe_size"].to_numpy(dtype=np.int64)[ok]
+        g = lus.group_by("id")
+        first = g.argmin(lus["component"])  # each file's first component (then its first record)
+        pos, ok = _file_index(tr, g.keys.astype(np.uint64))
+        align[pos[ok]] = lus["stripe_size"][first].astype(np.int64)[ok]
     return align
 
 
