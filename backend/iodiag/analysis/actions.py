@@ -633,7 +633,7 @@ def ost_usage(ctx: Context) -> list[OstUsage]:
     rows = [
         OstUsage(ost=int(o), bytes=round(float(b)), io_time_s=float(t), files=int(n))
         for o, b, t, n in zip(
-            load.index.tolist(), load["bytes"].tolist(), load["time"].tolist(), load["files"].tolist(), strict=True
+            load["ost"].tolist(), load["bytes"].tolist(), load["time"].tolist(), load["files"].tolist(), strict=True
         )
     ]
     rows.sort(key=lambda r: (-r.io_time_s, -r.bytes, r.ost))

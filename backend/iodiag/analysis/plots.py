@@ -802,14 +802,13 @@ def ost_plot(profile: JobProfile, ctx: Context | None = None) -> OstPlot | None:
     load = ost_load(ctx or Context(profile))
     if load.empty:
         return None
-    load = load.sort_index()
     return OstPlot(
         points_total=len(load),
         points_shown=len(load),
         x=Axis(label="OST", unit="OST"),
         y=Axis(label="bytes", unit="B"),
         totals=Totals(bytes=round(float(load["bytes"].sum())), ops=0, time=float(load["time"].sum())),
-        ost=[int(i) for i in load.index],
+        ost=[int(i) for i in load["ost"]],
         bytes=[float(v) for v in load["bytes"]],
         time=[float(v) for v in load["time"]],
         files=[int(v) for v in load["files"]],

@@ -80,11 +80,10 @@ def run_facts(profile: JobProfile) -> RunFacts:
             stripe_size_median=float(median(f.stripe_size for f in files)),
         )
     load = ost_load(ctx)
-    load = load.sort_index()
     osts = [
         OstTime(ost=int(ost), bytes=float(nbytes), time_s=float(t), files=int(n))
         for ost, nbytes, t, n in zip(
-            load.index.tolist(), load["bytes"].tolist(), load["time"].tolist(), load["files"].tolist(), strict=True
+            load["ost"].tolist(), load["bytes"].tolist(), load["time"].tolist(), load["files"].tolist(), strict=True
         )
     ]
     return RunFacts(size_histograms=hists, lustre=lustre, osts=osts)

@@ -311,32 +311,16 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
     )
 
 
-class OstLoad(Table):
-    """Per OST with traffic: columns ``ost`` (ascending), ``bytes``, ``time`` (seconds) and ``files``.
-
-    ``index`` and ``sort_index`` keep the callers written for the DataFrame this used to be working
-    (comparison.compare.run_facts, plots.ost_plot, actions.ost_usage); once they read ``load["ost"]``, drop both.
-    """
-
-    __slots__ = ()
-
-    @property
-    def index(self) -> np.ndarray:
-        return self["ost"]
-
-    def sort_index(self) -> OstLoad:
-        return self  # already sorted by OST
-
-
-def ost_load(ctx: Context) -> OstLoad:
-    """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached."""
+def ost_load(ctx: Context) -> Table:
+    """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached: columns ``ost``
+    (ascending, OSTs with traffic only), ``bytes``, ``time`` (seconds) and ``files``."""
     cached = ctx.cache.get("ost_load")
     if cached is None:
         cached = ctx.cache["ost_load"] = _ost_load(ctx)
-    return cast(OstLoad, cached)
+    return cast(Table, cached)
 
 
-def _ost_load(ctx: Context) -> OstLoad:
+def _ost_load(ctx: Context) -> Table:
     osts: list[int] = []
     spread: list[int] = []
     each: list[float] = []  # bytes per OST
@@ -354,7 +338,7 @@ def _ost_load(ctx: Context) -> OstLoad:
         times.append(f.io_time)
         ids.append(f.record_id)
     if not osts:
-        return OstLoad(
+        return Table(
             {
                 "ost": np.zeros(0, dtype=np.int64),
                 "bytes": np.zeros(0),
@@ -364,7 +348,7 @@ def _ost_load(ctx: Context) -> OstLoad:
         )
     g = Groups(np.asarray(osts, dtype=np.int64))
     n = np.asarray(spread)  # rows per file
-    load = OstLoad(
+    load = Table(
         {
             "ost": g.keys,
             "bytes": g.sum(np.repeat(np.asarray(each, dtype=float), n)),
@@ -373,7 +357,7 @@ def _ost_load(ctx: Context) -> OstLoad:
         }
     )
     keep = np.flatnonzero(load["bytes"] > 0)
-    return load if len(keep) == len(load) else OstLoad({k: load[k][keep] for k in load}, len(keep))
+    return load if len(keep) == len(load) else Table({k: load[k][keep] for k in load}, len(keep))
 
 
 def compared_osts(ctx: Context, t: Thresholds) -> Table:
