@@ -7,7 +7,7 @@ up per file and for the job: operations, bytes, time, request sizes, collective 
 calls, which ranks issued the requests (at POSIX under collective MPI-IO: the aggregators) and the
 Lustre layout, plus a sentence per file that says what became of the requests.
 
-Pure numpy/pandas, deterministic. The summary's models live with the report's (``models.py``).
+Pure numpy, deterministic. The summary's models live with the report's (``models.py``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import pandas as pd
 
 from iodiag.analysis.models import MAX_RANKS_LISTED, CrossLayerSummary, FileCrossLayer, LayerStats, OpStats
+from iodiag.ingest.table import Table
 
 if TYPE_CHECKING:
     from iodiag.analysis.context import Context
@@ -160,31 +160,34 @@ class _Sums:
 def _build(ctx: Context) -> CrossLayerSummary | None:
     profile = ctx.profile
     nprocs = max(int(ctx.meta.nprocs), 1)
-    tables = {name: ctx.table(spec.module) for name, spec in SPECS.items()}
+    tables = {name: ctx.records(spec.module) for name, spec in SPECS.items()}
     mpiio = tables["MPI-IO"]
     file_ids: set[int] = set()
     if len(mpiio):
         file_ids.update(mpiio["id"].astype(np.uint64).tolist())
-    keyed: dict[str, pd.DataFrame] = {}
+    keyed: dict[str, Table] = {}
     for name in ("HDF5", "PnetCDF"):
         t = tables[name]
         if len(t):
             k = _file_keys(ctx, t)
-            t = t.assign(_file=k)[k != 0]
+            t = t.with_columns(_file=k).where(k != 0)
             keyed[name] = t
             file_ids.update(t["_file"].astype(np.uint64).tolist())
     for module in ("H5F", "PNETCDF_FILE"):
-        t = ctx.table(module)
+        t = ctx.records(module)
         if len(t):
             file_ids.update(t["id"].astype(np.uint64).tolist())
     if not file_ids:
         return None
     posix = tables["POSIX"]
-    keyed["MPI-IO"] = mpiio.assign(_file=mpiio["id"]) if len(mpiio) else mpiio
-    keyed["POSIX"] = posix[posix["id"].isin(list(file_ids))].assign(_file=posix["id"]) if len(posix) else posix
-    sums = {name: _sum(df, SPECS[name], nprocs) for name, df in keyed.items() if len(df)}
-    h5f_meta = _meta_by_file(ctx.table("H5F"), "H5F_F_META_TIME")
-    lustre = _lustre(ctx.table("LUSTRE"))
+    keyed["MPI-IO"] = mpiio.with_columns(_file=mpiio["id"]) if len(mpiio) else mpiio
+    if len(posix):
+        posix = posix.where(posix.isin("id", file_ids))
+        posix = posix.with_columns(_file=posix["id"])
+    keyed["POSIX"] = posix
+    sums = {name: _sum(t, SPECS[name], nprocs) for name, t in keyed.items() if len(t)}
+    h5f_meta = _meta_by_file(ctx.records("H5F"), "H5F_F_META_TIME")
+    lustre = _lustre(ctx.records("LUSTRE"))
 
     per_file: list[tuple[int, list[LayerStats]]] = []
     for rid in sorted(file_ids):
@@ -227,14 +230,14 @@ def _build(ctx: Context) -> CrossLayerSummary | None:
     )
 
 
-def _file_keys(ctx: Context, t: pd.DataFrame) -> np.ndarray:
+def _file_keys(ctx: Context, t: Table) -> np.ndarray:
     """The file record id of each H5D / PNETCDF_VAR row: ``file_rec_id``, else the ``<file>:<object>`` name."""
-    keys = t["file_rec_id"].to_numpy(dtype=np.uint64).copy() if "file_rec_id" in t else np.zeros(len(t), np.uint64)
+    keys = t["file_rec_id"].astype(np.uint64) if "file_rec_id" in t else np.zeros(len(t), np.uint64)
     missing = keys == 0
     if missing.any():
         by_path = {path: rid for rid, path in ctx.profile.names.items()}
         cache: dict[int, int] = {}
-        ids = t["id"].to_numpy(dtype=np.uint64)
+        ids = t["id"].astype(np.uint64)
         for i in np.flatnonzero(missing).tolist():
             oid = int(ids[i])
             if oid not in cache:
@@ -254,35 +257,40 @@ def _owner(name: str, by_path: dict[str, int]) -> int:
     return 0
 
 
-def _meta_by_file(t: pd.DataFrame, col: str) -> dict[int, float]:
+def _meta_by_file(t: Table, col: str) -> dict[int, float]:
     if t.empty or col not in t:
         return {}
-    s = t[col].clip(lower=0).groupby(t["id"].astype(np.uint64)).sum()
-    return {int(cast(int, k)): float(v) for k, v in s.items()}
+    g = t.group_by("id")
+    s = g.sum(np.fmax(t[col].astype(np.float64), 0.0))  # NaN counts 0, as the DataFrame sum skipped it
+    return {int(k): float(v) for k, v in zip(g.keys.tolist(), s.tolist(), strict=True)}
 
 
-def _lustre(t: pd.DataFrame) -> dict[int, LayerStats]:
+def _lustre(t: Table) -> dict[int, LayerStats]:
     if t.empty:
         return {}
     out: dict[int, LayerStats] = {}
-    comps = t.sort_values(["id", "component"], kind="stable")
-    for rid, g in comps.groupby("id", sort=True):
+    comps = t.take(np.lexsort((t["component"], t["id"])))
+    ids = comps["id"]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    ends = np.r_[starts[1:], len(ids)]
+    counts, sizes, ost_lists = comps["stripe_count"], comps["stripe_size"], comps["osts"]
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
         osts: list[int] = []
-        for o in g["osts"].tolist():
+        for o in ost_lists[a:b].tolist():
             for x in o if isinstance(o, (list, tuple, np.ndarray)) else []:
                 if int(x) not in osts:
                     osts.append(int(x))
-        out[int(cast(int, rid))] = LayerStats(
+        out[int(ids[a])] = LayerStats(
             layer="Lustre",
-            stripe_count=int(g["stripe_count"].max()),
-            stripe_size=int(g["stripe_size"].iloc[0]),
+            stripe_count=int(counts[a:b].max()),
+            stripe_size=int(sizes[a]),
             osts=osts,
         )
     return out
 
 
-def _sum(df: pd.DataFrame, spec: _Spec, nprocs: int) -> _Sums:
-    keys = df["_file"].to_numpy(dtype=np.uint64)
+def _sum(df: Table, spec: _Spec, nprocs: int) -> _Sums:
+    keys = df["_file"].astype(np.uint64)
     uniq, inv = np.unique(keys, return_inverse=True)
     n = len(uniq)
     cols: list[str] = [
@@ -301,11 +309,11 @@ def _sum(df: pd.DataFrame, spec: _Spec, nprocs: int) -> _Sums:
     cols = list(dict.fromkeys(c for c in cols if c in df))
     order = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[order], np.arange(n + 1))
-    raw = np.clip(df[cols].to_numpy(dtype=np.float64), 0, None)
+    raw = np.clip(_matrix(df, cols), 0, None)
     summed = np.add.reduceat(raw[order], bounds[:-1], axis=0) if len(raw) else np.zeros((n, len(cols)))
     out = {c: summed[:, i] for i, c in enumerate(cols)}
 
-    ranks = df["rank"].to_numpy()
+    ranks = df["rank"]
     writes = raw[:, [cols.index(c) for c in spec.writes if c in cols]].sum(axis=1)
     reads = raw[:, [cols.index(c) for c in spec.reads if c in cols]].sum(axis=1)
     slowest = _slowest(df, spec)
@@ -330,8 +338,8 @@ def _sum(df: pd.DataFrame, spec: _Spec, nprocs: int) -> _Sums:
         a, c = f"{spec.access}{i}_ACCESS", f"{spec.access}{i}_COUNT"
         if a not in df or c not in df:
             continue
-        sizes = df[a].to_numpy(dtype=np.int64)
-        counts = df[c].to_numpy(dtype=np.int64)
+        sizes = df[a].astype(np.int64)
+        counts = df[c].astype(np.int64)
         for j in np.flatnonzero((sizes > 0) & (counts > 0)).tolist():
             d = access[int(inv[j])]
             d[int(sizes[j])] = d.get(int(sizes[j]), 0) + int(counts[j])
@@ -339,22 +347,30 @@ def _sum(df: pd.DataFrame, spec: _Spec, nprocs: int) -> _Sums:
     flag = None
     if "H5D_USE_MPIIO_COLLECTIVE" in df:
         flag = np.zeros(n, dtype=bool)
-        np.logical_or.at(flag, inv, df["H5D_USE_MPIIO_COLLECTIVE"].to_numpy() > 0)
+        np.logical_or.at(flag, inv, df["H5D_USE_MPIIO_COLLECTIVE"] > 0)
     return _Sums(uniq, out, rank_count, writer, reader, flag, access)
 
 
-def _slowest(df: pd.DataFrame, spec: _Spec) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _matrix(t: Table, cols: list[str]) -> np.ndarray:
+    """The columns as one float64 array, a column per name."""
+    out = np.empty((len(t), len(cols)), dtype=np.float64)
+    for i, c in enumerate(cols):
+        out[:, i] = t[c]
+    return out
+
+
+def _slowest(df: Table, spec: _Spec) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(slowest rank, its bytes, the record's bytes) per row, for reduced (shared) records."""
     prefix = spec.bytes_read.split("_BYTES_")[0]
     rank_col, bytes_col = f"{prefix}_SLOWEST_RANK", f"{prefix}_SLOWEST_RANK_BYTES"
     if rank_col not in df or bytes_col not in df:
         return None
-    total = df[spec.bytes_read].to_numpy(dtype=np.float64) + df[spec.bytes_written].to_numpy(dtype=np.float64)
-    return df[rank_col].to_numpy(), df[bytes_col].to_numpy(dtype=np.float64), total
+    total = df[spec.bytes_read].astype(np.float64) + df[spec.bytes_written].astype(np.float64)
+    return df[rank_col], df[bytes_col].astype(np.float64), total
 
 
 def _sole_rank(
-    df: pd.DataFrame, spec: _Spec, rows: np.ndarray, slowest: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    df: Table, spec: _Spec, rows: np.ndarray, slowest: tuple[np.ndarray, np.ndarray, np.ndarray] | None
 ) -> list[int] | None:
     """A shared record hides who did the I/O, unless its slowest rank moved all of its bytes (one writer)."""
     if slowest is None or len(rows) != 1:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.crosslayer import all_files, compact_bytes
@@ -15,6 +17,7 @@ from iodiag.analysis.models import Confidence, FileCrossLayer, FileEvidence, Lay
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
+from iodiag.ingest.table import Groups
 
 MPIIO = ("MPI-IO", "POSIX")
 
@@ -132,6 +135,16 @@ def collective_not_aggregated(ctx: Context, t: Thresholds) -> Hit | None:
             "busiest rank",
         ),
     )
+
+
+def _per_record(ids: np.ndarray, per_file: dict[int, float]) -> np.ndarray:
+    """``per_file`` (record id -> value) for each of ``ids``; 0 for the files it leaves out."""
+    if not per_file:
+        return np.zeros(len(ids))
+    g = Groups(np.fromiter(per_file, dtype=np.uint64, count=len(per_file)))
+    values = np.fromiter(per_file.values(), dtype=float, count=len(per_file))
+    # The keys are distinct: each group's sum is its file's value, in key order.
+    return g.lookup(np.asarray(ids, dtype=np.uint64), g.sum(values), 0.0)
 
 
 def _partial(ctx: Context, *modules: str) -> list[str]:
@@ -309,12 +322,12 @@ def mpiio_gap(ctx: Context, t: Thresholds) -> Hit | None:
     # Detection and cost on the critical path, per file: the MPI-IO time of its slowest rank less the POSIX
     # time of its busiest POSIX rank (under collective I/O an aggregator). Summed over ranks the gap is large
     # under any collective I/O (every rank waits while a few aggregators write): that alone is no finding.
-    mp, px = ctx.mpiio, ctx.posix
+    mp, px = ctx.mpiio_records, ctx.posix_records
     mpi_crit = costs.per_file_on_critical_path(
-        ctx, mp, (mp["MPIIO_F_READ_TIME"] + mp["MPIIO_F_WRITE_TIME"]).to_numpy(dtype=float), "MPIIO"
+        ctx, mp, (mp["MPIIO_F_READ_TIME"] + mp["MPIIO_F_WRITE_TIME"]).astype(float), "MPIIO"
     )
     posix_crit = costs.per_file_on_critical_path(
-        ctx, px, (px["POSIX_F_READ_TIME"] + px["POSIX_F_WRITE_TIME"]).to_numpy(dtype=float)
+        ctx, px, (px["POSIX_F_READ_TIME"] + px["POSIX_F_WRITE_TIME"]).astype(float)
     )
     s = ctx.io_share
     cap = s.slowest_rank_io_s if s is not None else float("inf")
@@ -491,10 +504,12 @@ def write_amplification(ctx: Context, t: Thresholds) -> Hit | None:
     f, up, low, ub, lb, ratio = bad[0]
     frac = {int(b[0].record_id): 1 - 1 / b[5] for b in bad}
     low_module = "MPIIO" if low == "MPI-IO" else "POSIX"
-    frame = ctx.mpiio if low_module == "MPIIO" else ctx.posix
-    per = frame["id"].map(frac).fillna(0.0).to_numpy(dtype=float)
+    records = ctx.mpiio_records if low_module == "MPIIO" else ctx.posix_records
     seconds = costs.on_critical_path(
-        ctx, frame, frame[f"{low_module}_F_WRITE_TIME"].to_numpy(dtype=float) * per, prefix=low_module
+        ctx,
+        records,
+        records[f"{low_module}_F_WRITE_TIME"].astype(float) * _per_record(records["id"], frac),
+        prefix=low_module,
     )
     more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
     return Hit(
@@ -545,14 +560,14 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
     opens = 0
     from iodiag.analysis.context import TOP_LAYER_TIME
 
-    for layer, df in ctx.top_layer:
+    for layer, records in ctx.counted_layers:
         md = TOP_LAYER_TIME[layer][2]
         prefix = {"MPI-IO": "MPIIO"}.get(layer, layer)
-        seconds = max(seconds, costs.on_critical_path(ctx, df, df[md].to_numpy(dtype=float), prefix=prefix))
+        seconds = max(seconds, costs.on_critical_path(ctx, records, records[md].astype(float), prefix=prefix))
         col = f"{prefix}_OPENS"
-        if col in df.columns:
-            opens += int(df[col].sum())
-    files = len({int(i) for _, df in ctx.top_layer for i in df["id"].tolist()})
+        if col in records:
+            opens += int(records[col].sum())
+    files = len({int(i) for _, records in ctx.counted_layers for i in records["id"].tolist()})
     return Hit(
         message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
         f"({human_seconds(s.meta_s)} summed over ranks) for {opens:,} opens of {files:,} files; the data itself "
