@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 
 from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFacts, Metric, Unit, Workload
 from iodiag.core.thresholds import Thresholds
@@ -58,10 +57,6 @@ class Context:
         self.top_n = top_n
         self.cache: dict[str, object] = {}
         """Per-analysis memo for derived tables that only some checks need (keyed by check family)."""
-
-    def table(self, module: str) -> pd.DataFrame:
-        t = self.profile.table(module)
-        return t.frame if t is not None else pd.DataFrame()
 
     def records(self, module: str) -> Table:
         """A module's records as numpy columns; an empty table when the log has none."""
@@ -165,71 +160,15 @@ class Context:
             parts.append(("POSIX", p if keep.all() else p.where(keep)))
         return parts
 
-    @property
-    def posix(self) -> pd.DataFrame:
-        return self.table("POSIX")
-
-    @property
-    def mpiio(self) -> pd.DataFrame:
-        return self.table("MPI-IO")
-
-    @property
-    def stdio(self) -> pd.DataFrame:
-        return self.table("STDIO")
-
     def path(self, record_id: int) -> str:
         return self.profile.name(record_id)
 
     def file(self, record_id: int, *metrics: Metric) -> FileEvidence:
         return FileEvidence(path=self.path(record_id), record_id=str(int(record_id)), metrics=list(metrics))
 
-    def top_files(
-        self,
-        per_file: pd.Series,
-        metric: str,
-        unit: Unit,
-        extra: pd.Series | None = None,
-        extra_name: str = "",
-        extra_unit: Unit = Unit.RATIO,
-    ) -> tuple[list[FileEvidence], int]:
-        """The files with the largest positive values of ``per_file`` (indexed by record id)."""
-        s = per_file[per_file > 0].sort_values(ascending=False, kind="stable")
-        out = []
-        head = s.head(self.top_n)
-        for rid, value in zip(head.index.tolist(), head.to_numpy().tolist(), strict=True):
-            metrics = [Metric(name=metric, value=_num(value), unit=unit)]
-            if extra is not None and rid in extra.index:
-                metrics.append(Metric(name=extra_name, value=_num(extra[rid]), unit=extra_unit))
-            out.append(self.file(int(rid), *metrics))
-        return out, len(s)
-
     @property
     def nodes(self) -> int | None:
         return self.facts.nodes or self.meta.nodes
-
-    @cached_property
-    def posix_files(self) -> pd.DataFrame:
-        """POSIX per file (index: record id, sorted): sums over the file's records, extents maxed.
-
-        Built with numpy: a pandas groupby costs about a millisecond per call, and most logs
-        have few records, so the fixed cost would dominate the analysis.
-        """
-        p = self.posix
-        ids = p["id"].to_numpy(dtype=np.uint64)
-        uniq, inv = np.unique(ids, return_inverse=True)
-        out: dict[str, np.ndarray] = {}
-        for col in _FILE_SUMS:
-            vals = p[col].to_numpy()
-            summed = np.bincount(inv, weights=vals, minlength=len(uniq))
-            out[col] = summed if vals.dtype.kind == "f" else np.rint(summed).astype(np.int64)
-        for col in _FILE_MAXES:
-            m = np.full(len(uniq), np.iinfo(np.int64).min, dtype=np.int64)
-            np.maximum.at(m, inv, p[col].to_numpy(dtype=np.int64))
-            out[col] = m
-        shared = np.zeros(len(uniq), dtype=bool)
-        np.logical_or.at(shared, inv, p["rank"].to_numpy() < 0)
-        out["shared"] = shared
-        return pd.DataFrame(out, index=pd.Index(uniq, name="id"))
 
     @cached_property
     def mpiio_ids(self) -> set[int]:
@@ -258,34 +197,6 @@ class Context:
         return any(self.path(i).endswith((".h5", ".hdf5")) for i in self.mpiio_ids)
 
     @cached_property
-    def top_layer(self) -> list[tuple[str, pd.DataFrame]]:
-        """Records that carry each file's time once: MPI-IO for files opened through it, else POSIX; plus STDIO.
-
-        MPI-IO time already contains the POSIX time spent underneath it, so counting both would
-        double the I/O time of MPI-IO files.
-        """
-        parts: list[tuple[str, pd.DataFrame]] = []
-        dfs, daos = self.table("DFS"), self.table("DAOS")
-        if len(dfs):
-            parts.append(("DFS", dfs))
-        elif len(daos):
-            # DFS is built on DAOS arrays: with both, the DAOS records repeat the DFS traffic.
-            parts.append(("DAOS", daos))
-        if len(self.stdio):
-            parts.append(("STDIO", self.stdio))
-        if len(self.mpiio):
-            parts.append(("MPI-IO", self.mpiio))
-        if len(self.posix):
-            posix = self.posix
-            if self.mpiio_ids:
-                posix = posix[~posix["id"].isin(list(self.mpiio_ids))]
-            waits = self.blocked_waits
-            if waits.any():
-                posix = posix[~posix.index.isin(waits[waits].index)]
-            parts.append(("POSIX", posix))
-        return parts
-
-    @cached_property
     def unrequested_read_ids(self) -> set[int]:
         """Files whose POSIX reads the application mostly did not ask for: reads beneath MPI-IO writes
         (ROMIO's read-modify-write, X05). Aggregating or reordering the application's reads cannot remove them,
@@ -300,26 +211,6 @@ class Context:
         p_read, p_reads = pg.sum(p["POSIX_BYTES_READ"])[pi], pg.sum(p["POSIX_READS"])[pi]
         hit = (m_written > 0) & (p_reads > 0) & ((m_read < 0.5 * p_read) | (asked_ops < 0.5 * p_reads))
         return {int(i) for i in both[hit].tolist()}
-
-    @cached_property
-    def blocked_waits(self) -> pd.Series:
-        """POSIX records that waited, not moved data: minutes in open/close per open for under 1 MiB.
-
-        A named pipe's open() blocks until the other end opens it; a device or a lock file can block the same
-        way. Such a record can hold most of a run's "metadata time" (threads waiting in open for the whole
-        run) while storage did nothing. No file system takes that long to open a file in normal operation,
-        so these records are left out of the I/O time and named in the verdict's caveats.
-        """
-        p = self.posix
-        if p.empty:
-            return pd.Series(dtype=bool)
-        runtime = max(self.meta.runtime_s, 0.0)
-        opens = p["POSIX_OPENS"].clip(lower=1).to_numpy(dtype=float)
-        meta = p["POSIX_F_META_TIME"].to_numpy(dtype=float)
-        moved = (p["POSIX_BYTES_READ"] + p["POSIX_BYTES_WRITTEN"]).to_numpy(dtype=float)
-        floor = max(10.0, 0.1 * runtime)
-        mask = (meta / opens >= floor) & (moved < (1 << 20))
-        return pd.Series(mask, index=p.index)
 
     @cached_property
     def io_share(self) -> IOShare | None:
@@ -564,12 +455,6 @@ _NOT_A_FILE_SYSTEM = frozenset({"overlay", "rootfs", "tmpfs", "squashfs", "autof
 _EMPTY = Table()
 
 _PYTHON = ("python", "python2", "python3", "ipython", "torchrun", "jupyter")
-
-
-def _col_sum(df: pd.DataFrame, col: str | None) -> float:
-    if col is None or col not in df.columns:
-        return 0.0
-    return float(df[col].sum())
 
 
 def _format_version(text: str) -> tuple[int, ...]:

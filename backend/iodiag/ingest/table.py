@@ -24,7 +24,7 @@ class Table:
     originals): treat every column as read-only.
     """
 
-    __slots__ = ("_cols", "_frame", "_n")
+    __slots__ = ("_cols", "_n")
 
     def __init__(self, columns: Mapping[str, np.ndarray] | None = None, length: int | None = None) -> None:
         cols = dict(columns or {})
@@ -34,7 +34,6 @@ class Table:
                 raise ValueError(f"column {name!r} has {len(col)} rows, the table {n}")
         self._cols = cols
         self._n = n
-        self._frame: pd.DataFrame | None = None
 
     def __len__(self) -> int:
         return self._n
@@ -95,13 +94,6 @@ class Table:
 
     def group_by(self, name: str) -> Groups:
         return Groups(self._cols[name])
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        """The table as a DataFrame, built once."""
-        if self._frame is None:
-            self._frame = self.to_pandas()
-        return self._frame
 
     def to_pandas(self) -> pd.DataFrame:
         import pandas as pd

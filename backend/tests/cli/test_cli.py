@@ -92,6 +92,25 @@ def test_each_command_is_registered_by_the_module_main_loads_for_it() -> None:
     assert cli_main.modules_for(["analyse", "x"]) == cli_main.MODULES  # a typo still gets the full list
 
 
+@pytest.mark.parametrize("log", [DRISHTI, E3SM])
+def test_plain_analyze_imports_neither_pandas_nor_pydarshan(log: Path) -> None:
+    # Importing pandas (0.4 s) or PyDarshan would cost more than the whole plain analysis; the report must
+    # still be complete.
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "iodiag", "analyze", "--format", "json", str(log)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    heavy = sorted(m for m in imported if m.split(".")[0] in ("pandas", "darshan", "cffi", "pyarrow", "scipy"))
+    assert heavy == []
+    report = TypeAdapter(Report).validate_json(proc.stdout)
+    assert report.findings and report.verdict.headline
+
+
 def test_a_typo_lists_the_commands() -> None:
     proc = iodiag("analyse", "x.darshan")
     assert proc.returncode == 2
