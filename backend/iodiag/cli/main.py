@@ -7,18 +7,39 @@ from its annotations before dispatching, about 0.1 s for all of them, which the 
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 import typer
 
-from iodiag.cli import common
+from iodiag.cli import (
+    analyze_cmd,
+    ask_cmd,
+    batch_cmd,
+    common,
+    compare_cmd,
+    eval_cmd,
+    knowledge_cmd,
+    serve_cmd,
+    synth_cmd,
+)
 from iodiag.cli.common import PROG
 
-MODULES = ("analyze_cmd", "ask_cmd", "compare_cmd", "synth_cmd", "eval_cmd", "serve_cmd", "knowledge_cmd", "batch_cmd")
-"""Every command module, in the order their commands are listed in ``iodiag --help``."""
+COMMAND_MODULES: dict[str, ModuleType] = {
+    "analyze_cmd": analyze_cmd,
+    "ask_cmd": ask_cmd,
+    "compare_cmd": compare_cmd,
+    "synth_cmd": synth_cmd,
+    "eval_cmd": eval_cmd,
+    "serve_cmd": serve_cmd,
+    "knowledge_cmd": knowledge_cmd,
+    "batch_cmd": batch_cmd,
+}
+MODULES = tuple(COMMAND_MODULES)
+"""Every command module, in the order their commands are listed in ``iodiag --help``. Importing them is cheap
+(each keeps its heavy imports inside its commands); registering them is not."""
 OWNERS = {
     "analyze": "analyze_cmd",
     "schema": "analyze_cmd",
@@ -52,7 +73,7 @@ def register(modules: Sequence[str]) -> typer.Typer:
     """The shared app with ``modules``' commands on it (each module once)."""
     for name in modules:
         if name not in _registered:
-            importlib.import_module(f"iodiag.cli.{name}").register(common.app)
+            COMMAND_MODULES[name].register(common.app)
             _registered.add(name)
     return common.app
 

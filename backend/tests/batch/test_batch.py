@@ -209,9 +209,12 @@ def test_time_and_memory_limits(scheduler: str, tmp_path: Path) -> None:
     log = str(REAL[0])
     code, output = cli(["batch", log, "--scheduler", scheduler, "--out", str(tmp_path / "t"), "--timeout", "0.001"])
     assert code == 1 and "exceeded the time limit of 0.001 s" in output, output
-    # The analysis helper alone (pandas, the Darshan library) is well over 64 MiB.
+    # A 400,000-segment trace is held whole for its analysis (about 160 bytes a segment): over 64 MiB.
+    big = tmp_path / "big.darshan"
+    code, output = cli(["synth", "--dxt-segments", "400000", "-o", str(big)])
+    assert code == 0, output
     code, output = cli(
-        ["batch", log, "--scheduler", scheduler, "--out", str(tmp_path / "m"), "--memory-limit", "64MiB"]
+        ["batch", str(big), "--scheduler", scheduler, "--out", str(tmp_path / "m"), "--memory-limit", "64MiB"]
     )
     assert code == 1 and "exceeded the memory limit of 64 MiB" in output, output
     # And the worker recovers: the next batch on it succeeds.
