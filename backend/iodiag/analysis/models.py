@@ -14,6 +14,11 @@ SCHEMA_VERSION = "2.2"
 ``workload`` and ``interfaces``; severity is graded from cost."""
 
 
+
+class _Model(BaseModel):
+    # Validators and serializers are built on first use: the CLI builds only the models a report holds.
+    model_config = ConfigDict(defer_build=True)
+
 class Severity(StrEnum):
     CRITICAL = "critical"
     WARNING = "warning"
@@ -53,7 +58,7 @@ class Confidence(StrEnum):
     LOW = "low"
 
 
-class Impact(BaseModel):
+class Impact(_Model):
     """What a finding costs: run time lost on the critical path (the busiest rank's I/O time)."""
 
     model_config = ConfigDict(frozen=True)
@@ -68,7 +73,7 @@ class Impact(BaseModel):
     confidence: Confidence
 
 
-class Metric(BaseModel):
+class Metric(_Model):
     """One measured number behind a finding."""
 
     model_config = ConfigDict(frozen=True)
@@ -87,7 +92,7 @@ def window_metrics(start: float, end: float) -> list[Metric]:
     ]
 
 
-class FileEvidence(BaseModel):
+class FileEvidence(_Model):
     """A file a finding is about, with the numbers that implicate it."""
 
     model_config = ConfigDict(frozen=True)
@@ -97,7 +102,7 @@ class FileEvidence(BaseModel):
     metrics: list[Metric] = Field(default_factory=list)
 
 
-class SourceFrame(BaseModel):
+class SourceFrame(_Model):
     model_config = ConfigDict(frozen=True)
 
     address: str = Field(description="return address, hex")
@@ -106,7 +111,7 @@ class SourceFrame(BaseModel):
     line: int = Field(description="0 when unknown")
 
 
-class SourceLine(BaseModel):
+class SourceLine(_Model):
     """The segments of a finding that one source line issued, with the call chain that reached it."""
 
     model_config = ConfigDict(frozen=True)
@@ -120,7 +125,7 @@ class SourceLine(BaseModel):
     call_chain: list[SourceFrame] = Field(description="innermost frame first")
 
 
-class Action(BaseModel):
+class Action(_Model):
     """A concrete setting for one of a finding's recommendations, computed from this job."""
 
     model_config = ConfigDict(frozen=True)
@@ -132,7 +137,7 @@ class Action(BaseModel):
     saves_s: float | None = Field(default=None, description="seconds it can save: at most the finding's cost")
 
 
-class Finding(BaseModel):
+class Finding(_Model):
     model_config = ConfigDict(frozen=True)
 
     code: str
@@ -166,7 +171,7 @@ class Finding(BaseModel):
         return None
 
 
-class JobFacts(BaseModel):
+class JobFacts(_Model):
     """Facts about the job that a Darshan log does not hold, supplied by the user or the scheduler."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -180,7 +185,7 @@ class JobFacts(BaseModel):
     )
 
 
-class ModuleSummary(BaseModel):
+class ModuleSummary(_Model):
     name: str
     version: int
     records: int
@@ -189,7 +194,7 @@ class ModuleSummary(BaseModel):
     read_error: str | None = None
 
 
-class JobSummary(BaseModel):
+class JobSummary(_Model):
     jobid: int
     uid: int
     exe: str
@@ -206,7 +211,7 @@ class JobSummary(BaseModel):
     file_systems: dict[str, int] = Field(default_factory=dict, description="files per file-system type")
 
 
-class IOShare(BaseModel):
+class IOShare(_Model):
     """How much of the job's run time went to I/O (read + write + metadata, each layer counted once)."""
 
     runtime_s: float
@@ -234,7 +239,7 @@ class Workload(StrEnum):
     DAOS = "daos"
 
 
-class InterfaceTotals(BaseModel):
+class InterfaceTotals(_Model):
     """One I/O interface (Darshan module) of the log, with its own totals."""
 
     name: str = Field(description="POSIX, MPI-IO, STDIO, HDF5, PnetCDF, DFS, DAOS, ...")
@@ -253,7 +258,7 @@ class InterfaceTotals(BaseModel):
     note: str = ""
 
 
-class Cause(BaseModel):
+class Cause(_Model):
     """One reason the job's I/O was slow, with what it cost."""
 
     code: str
@@ -266,7 +271,7 @@ class Cause(BaseModel):
     confidence: Confidence = Confidence.MEDIUM
 
 
-class Verdict(BaseModel):
+class Verdict(_Model):
     """The one answer to "why is my job slow?", computed once here and only displayed elsewhere."""
 
     io_matters: bool | None = Field(description="null when the log cannot tell (no I/O or no timing)")
@@ -280,7 +285,7 @@ class Verdict(BaseModel):
     caveats: list[str] = Field(default_factory=list)
 
 
-class SeverityCounts(BaseModel):
+class SeverityCounts(_Model):
     critical: int = 0
     warning: int = 0
     info: int = 0
@@ -292,7 +297,7 @@ class SeverityCounts(BaseModel):
 MAX_RANKS_LISTED = 64
 
 
-class OpStats(BaseModel):
+class OpStats(_Model):
     """Reads or writes at one layer."""
 
     ops: int = 0
@@ -308,7 +313,7 @@ class OpStats(BaseModel):
     small_ops: int = Field(default=0, description="requests of at most 10 KiB (Darshan's three smallest bins)")
 
 
-class LayerStats(BaseModel):
+class LayerStats(_Model):
     layer: str = Field(description="HDF5, PnetCDF, MPI-IO, POSIX or Lustre")
     reads: OpStats = Field(default_factory=OpStats)
     writes: OpStats = Field(default_factory=OpStats)
@@ -331,7 +336,7 @@ class LayerStats(BaseModel):
     osts: list[int] = Field(default_factory=list)
 
 
-class FileCrossLayer(BaseModel):
+class FileCrossLayer(_Model):
     record_id: str
     path: str
     layers: list[LayerStats] = Field(description="top layer first: HDF5/PnetCDF, MPI-IO, POSIX, Lustre")
@@ -345,7 +350,7 @@ class FileCrossLayer(BaseModel):
         return next((lay for lay in self.layers if lay.layer == name), None)
 
 
-class CrossLayerSummary(BaseModel):
+class CrossLayerSummary(_Model):
     """Per file (files with MPI-IO, HDF5 or PnetCDF records, largest first) and job totals over them."""
 
     files: list[FileCrossLayer]
@@ -362,7 +367,7 @@ class CrossLayerSummary(BaseModel):
         return next((lay for lay in self.job_layers if lay.layer == name), None)
 
 
-class FileUsage(BaseModel):
+class FileUsage(_Model):
     """One file's I/O, counted once at its top layer (MPI-IO for files opened through it, else POSIX; STDIO)."""
 
     model_config = ConfigDict(frozen=True)
@@ -377,7 +382,7 @@ class FileUsage(BaseModel):
     file_system: str | None = None
 
 
-class LustreLayout(BaseModel):
+class LustreLayout(_Model):
     """One Lustre file's stripe layout against what its size, writers and requests call for."""
 
     model_config = ConfigDict(frozen=True)
@@ -394,7 +399,7 @@ class LustreLayout(BaseModel):
     fits: bool = Field(description="the layout already meets both suggestions")
 
 
-class OstUsage(BaseModel):
+class OstUsage(_Model):
     """One Lustre OST's share of the job: each file's bytes and I/O time spread evenly over the OSTs its data
     reached (Darshan records layouts, not per-OST traffic)."""
 
@@ -406,7 +411,7 @@ class OstUsage(BaseModel):
     files: int
 
 
-class Report(BaseModel):
+class Report(_Model):
     schema_version: str = SCHEMA_VERSION
     tool_version: str
     log_path: str
