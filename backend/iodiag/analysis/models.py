@@ -14,10 +14,10 @@ SCHEMA_VERSION = "2.2"
 ``workload`` and ``interfaces``; severity is graded from cost."""
 
 
-
 class _Model(BaseModel):
     # Validators and serializers are built on first use: the CLI builds only the models a report holds.
     model_config = ConfigDict(defer_build=True)
+
 
 class Severity(StrEnum):
     CRITICAL = "critical"
