@@ -13,9 +13,9 @@ from collections.abc import Callable
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.checks import trace_streamed
-from iodiag.analysis.context import Context, pct
-from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, window_metrics
+from iodiag.analysis.checks import trace_hits, trace_streamed
+from iodiag.analysis.context import Context
+from iodiag.analysis.models import Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
@@ -28,78 +28,29 @@ def _posix_trace(ctx: Context) -> Trace | None:
     return t if t is not None and len(t) > 0 else None
 
 
-def _flagged_hit(
-    ctx: Context,
-    tr: Trace,
-    bad: np.ndarray,
-    what: str,
-    why: str,
-    extra: list[Metric],
-) -> Hit:
-    """A finding for the flagged segments ``bad``: files with their own windows and ranks, worst first."""
-    n_bad, n_all = int(bad.sum()), len(tr)
+def _flagged(tr: Trace, bad: np.ndarray) -> trace_hits.Flagged:
+    """The flagged segments ``bad``, per file and per rank."""
     f = tr.file[bad]
-    per_file = np.bincount(f, minlength=len(tr.file_ids))
-    all_file = np.bincount(tr.file, minlength=len(tr.file_ids))
-    touched = np.flatnonzero(per_file)
-    order = touched[np.argsort(-per_file[touched], kind="stable")]
     first = np.full(len(tr.file_ids), np.inf)
     last = np.full(len(tr.file_ids), -np.inf)
     np.minimum.at(first, f, tr.start[bad])
     np.maximum.at(last, f, tr.end[bad])
-    nbytes = np.bincount(f, weights=tr.length[bad], minlength=len(tr.file_ids))
     # ranks per file: unique (file, rank) pairs among flagged segments
     rmax = int(tr.rank.max()) + 1
     pairs = np.unique(f.astype(np.int64) * rmax + tr.rank[bad])
-    ranks_per_file = np.bincount(pairs // rmax, minlength=len(tr.file_ids))
-    files: list[FileEvidence] = []
-    for i in order[: ctx.top_n]:
-        files.append(
-            ctx.file(
-                int(tr.file_ids[i]),
-                Metric(name=f"{what}_requests", value=int(per_file[i]), unit=Unit.COUNT),
-                Metric(name=f"{what}_share", value=float(per_file[i] / max(all_file[i], 1)), unit=Unit.RATIO),
-                Metric(name=f"{what}_bytes", value=round(float(nbytes[i])), unit=Unit.BYTES),
-                Metric(name="ranks", value=int(ranks_per_file[i]), unit=Unit.COUNT),
-                *window_metrics(float(first[i]), float(last[i])),
-            )
-        )
-    w = int(order[0])
-    worst_ranks = np.unique(tr.rank[bad & (tr.file == w)])
-    r = tr.rank[bad]
-    per_rank = np.bincount(r)
-    ranks = np.flatnonzero(per_rank)
-    top_ranks = [int(x) for x in ranks[np.argsort(-per_rank[ranks], kind="stable")][: max(ctx.top_n, 1)]]
-    ws, we = float(first[w]), float(last[w])
-    message = (
-        f"{n_bad:,} of {n_all:,} traced POSIX requests ({pct(n_bad / max(n_all, 1))}) are {why}, in "
-        f"{len(touched):,} file(s) from {len(ranks):,} rank(s). Most: {ctx.path(int(tr.file_ids[w]))} with "
-        f"{int(per_file[w]):,} of its {int(all_file[w]):,} requests ({human_bytes(round(float(nbytes[w])))}) "
-        f"from {len(worst_ranks):,} rank(s), between {ws:.3f} s and {we:.3f} s."
+    return trace_hits.Flagged(
+        module=tr.module,
+        file_ids=tr.file_ids,
+        requests=int(bad.sum()),
+        traced=len(tr),
+        per_file=np.bincount(f, minlength=len(tr.file_ids)),
+        all_file=np.bincount(tr.file, minlength=len(tr.file_ids)),
+        first=first,
+        last=last,
+        nbytes=np.bincount(f, weights=tr.length[bad], minlength=len(tr.file_ids)),
+        ranks_per_file=np.bincount(pairs // rmax, minlength=len(tr.file_ids)),
+        per_rank=np.bincount(tr.rank[bad]),
     )
-    return Hit(
-        message=message,
-        evidence=[
-            Metric(name=f"{what}_requests", value=n_bad, unit=Unit.COUNT),
-            Metric(name="traced_requests", value=n_all, unit=Unit.COUNT),
-            Metric(name=f"{what}_share", value=n_bad / max(n_all, 1), unit=Unit.RATIO),
-            Metric(name="files", value=len(touched), unit=Unit.COUNT),
-            Metric(name="ranks_involved", value=len(ranks), unit=Unit.COUNT),
-            *extra,
-            *window_metrics(ws, we),
-            Metric(name="trace", value=tr.module, unit=Unit.TEXT, description="DXT module(s) the finding reads"),
-        ],
-        files=files,
-        files_total=len(touched),
-        ranks=top_ranks,
-        trace=tr,
-        segments=bad,
-    )
-
-
-def _fires(bad: np.ndarray, share: float, t: Thresholds) -> bool:
-    n = int(bad.sum())
-    return n >= max(t.trace_requests_absolute, 1) and n / max(len(bad), 1) > share
 
 
 def _by_op(
@@ -113,18 +64,13 @@ def _by_op(
     for op, verb in ((0, "writes"), (READ, "reads")):
         bad = bad_all & (tr.op == op)
         mine = tr.op == op
-        if not mine.any() or not _fires(bad[mine], share, t):
+        n_bad = int(bad.sum())
+        if not trace_hits.fires(n_bad, int(mine.sum()), share, t):
             continue
-        hit = _flagged_hit(ctx, tr, bad, what, f"{why} {verb}", [Metric(name="op", value=verb, unit=Unit.TEXT)])
+        extra = [Metric(name="op", value=verb, unit=Unit.TEXT)]
+        hit = trace_hits.flagged_hit(ctx, _flagged(tr, bad), what, f"{why} {verb}", extra, trace=tr, segments=bad)
         seconds, own = costs.trace_segments_cost(ctx, tr, bad, t)
-        upper = what == "misaligned"
-        hit.cost = costs.modelled(
-            seconds,
-            f"{'upper bound: ' if upper else ''}the traced durations of these {what} {verb} on the busiest rank, "
-            f"less their bytes at {'this job' if own else 'the reference'}'s large-request rate",
-            confidence=Confidence.LOW if upper or not own else Confidence.MEDIUM,
-            ops=int(bad.sum()),
-        )
+        hit.cost = trace_hits.request_cost(seconds, own, what, verb, n_bad)
         hits.append(hit)
     return hits or None
 
