@@ -18,7 +18,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -147,8 +147,9 @@ class ModelProcess:
         log.info("model process %d ready (%s)", child.proc.pid, self.name)
         return child
 
-    def _result(self, child: PipeChild, deadline: float) -> dict[str, Any]:
-        """The done event of the last command sent, every earlier command's events read and dropped."""
+    def _events(self, child: PipeChild, deadline: float) -> Generator[dict[str, Any], None, dict[str, Any]]:
+        """The last command's events until its end; returns its result, raises its error. The ends of earlier,
+        abandoned commands are read and dropped on the way."""
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -157,13 +158,26 @@ class ModelProcess:
             if msg is None:
                 continue
             event = msg.get("event")
-            if event in ("done", "error"):
-                self._owed -= 1
-                if self._owed == 0:
-                    if event == "error":
-                        raise LLMError(str(msg.get("message", "the model failed")))
-                    result: dict[str, Any] = msg.get("result") or {}
-                    return result
+            if event not in ("done", "error"):
+                yield msg
+                continue
+            self._owed -= 1
+            if self._owed > 0:
+                continue
+            if event == "error":
+                raise LLMError(str(msg.get("message", "the model failed")))
+            result: dict[str, Any] = msg.get("result") or {}
+            return result
+
+    def _result(self, child: PipeChild, deadline: float) -> dict[str, Any]:
+        """The result of the last command sent, its other events dropped."""
+        events = self._events(child, deadline)
+        while True:
+            try:
+                next(events)
+            except StopIteration as end:
+                result: dict[str, Any] = end.value
+                return result
 
     def _settle(self, child: PipeChild, deadline: float) -> None:
         """Read what earlier, abandoned commands still send, so this command's events are its own."""
@@ -215,22 +229,16 @@ class ModelProcess:
                 }
             )
             self._owed += 1
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise LLMTimeout("the model ran out of time")
-                msg = child.recv(min(left, _POLL_S))
-                if msg is None:
-                    continue
-                event = msg.get("event")
-                if event == "token":
-                    yield str(msg.get("text", ""))
-                elif event in ("done", "error"):
-                    self._owed -= 1
-                    finished = True
-                    if event == "error":
-                        raise LLMError(str(msg.get("message", "the model failed")))
-                    return
+            try:
+                for msg in self._events(child, deadline):
+                    if msg.get("event") == "token":
+                        yield str(msg.get("text", ""))
+            except LLMTimeout:
+                raise  # still generating: the finally below stops it
+            except LLMError:
+                finished = True  # the model ended this answer itself: nothing to stop
+                raise
+            finished = True
         except ChildGone:
             assert child is not None
             finished = True
