@@ -28,11 +28,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from timing import PYDARSHAN_DXT_READ, timed
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -41,16 +42,6 @@ GOAL_RATIO = 0.25
 GOAL_BYTES_PER_SEGMENT = 48.0
 GOAL_100M_BYTES = 2 << 30
 
-PYDARSHAN = """
-import sys, time, json
-import darshan
-t = time.perf_counter()
-r = darshan.DarshanReport(sys.argv[1], read_all=False)
-r.mod_read_all_dxt_records("DXT_POSIX", dtype="pandas")
-df = r.records["DXT_POSIX"].to_df()
-n = sum(len(x["read_segments"]) + len(x["write_segments"]) for x in df)
-print(json.dumps({"seconds": time.perf_counter() - t, "segments": n}))
-"""
 
 INPROC = """
 import importlib.resources, json, os, sys, threading, time
@@ -168,32 +159,6 @@ def bench_log(n: int) -> Path:
     return path
 
 
-def timed(cmd: list[str], timeout: float) -> tuple[float, float, str] | None:
-    """(wall seconds, peak RSS bytes, stdout) of a fresh process, or None on failure or time-out."""
-    t = time.perf_counter()
-    out_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-dxt-stream-{os.getpid()}.out"
-    with open(out_path, "wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
-        deadline = t + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                return None
-            time.sleep(0.005)
-    dt = time.perf_counter() - t
-    text = out_path.read_text(errors="replace")
-    out_path.unlink(missing_ok=True)
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode(errors="replace").strip().splitlines() if proc.stderr else []
-        print(f"  {Path(cmd[0]).name} failed: {err[-1:]}", file=sys.stderr)
-        return None
-    return dt, usage.ru_maxrss * 1024.0, text
-
-
 def med(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
 
@@ -218,16 +183,17 @@ def main() -> None:
         for rep in range(args.reps):
             r = timed([str(IODIAG), "analyze", str(log), "--dxt", "-f", "json", "-o", os.devnull], args.timeout)
             if r:
-                ours.append((r[0], r[1]))
+                ours.append((r.wall_s, r.peak_rss_bytes))
             if n <= args.pydarshan_max:
-                p = timed([py, "-c", PYDARSHAN, str(log)], args.timeout)
+                p = timed([py, "-c", PYDARSHAN_DXT_READ, str(log)], args.timeout)
                 if p:
-                    theirs.append((p[0], p[1], json.loads(p[2].strip().splitlines()[-1])["seconds"]))
+                    read_s = json.loads(p.stdout.strip().splitlines()[-1])["seconds"]
+                    theirs.append((p.wall_s, p.peak_rss_bytes, read_s))
             q = timed([py, "-c", INPROC, str(log)], args.timeout)
             if q:
-                inproc.append(json.loads(q[2].strip().splitlines()[-1]))
+                inproc.append(json.loads(q.stdout.strip().splitlines()[-1]))
             print(
-                f"  rep {rep + 1}: iodiag {r[0] if r else float('nan'):.2f} s"
+                f"  rep {rep + 1}: iodiag {r.wall_s if r else float('nan'):.2f} s"
                 + (f", pydarshan {theirs[-1][0]:.2f} s" if n <= args.pydarshan_max and theirs else "")
                 + (f", in-process {inproc[-1]['seconds']:.2f} s" if inproc else ""),
                 flush=True,

@@ -19,38 +19,15 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from timing import timed
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DRISHTI = HERE / ".venv-peer" / "bin" / "drishti"
 IODIAG = ROOT / ".venv" / "bin" / "iodiag"
-
-
-def timed(cmd: list[str], timeout: float) -> tuple[float, float] | None:
-    """(wall seconds, peak RSS MiB of the process and its children) or None on failure/timeout."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = t + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            return None
-        time.sleep(0.02)
-    dt = time.perf_counter() - t
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode(errors="replace").strip().splitlines() if proc.stderr else []
-        print(f"  {cmd[0]} failed: {err[-1:]}", file=sys.stderr)
-        return None
-    # ru_maxrss of wait4 covers the child and the grandchildren it waited for (iodiag's reader).
-    return dt, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -76,10 +53,10 @@ def main() -> None:
         for _ in range(args.reps):
             r = timed(ours_cmd, args.timeout)
             if r:
-                ours.append(r)
+                ours.append((r.wall_s, r.peak_rss_bytes / (1 << 20)))
             d = timed(theirs_cmd, args.timeout)
             if d:
-                theirs.append(d)
+                theirs.append((d.wall_s, d.peak_rss_bytes / (1 << 20)))
         row: dict[str, float | int | None] = {"segments": n}
         if ours:
             s = statistics.median(x[0] for x in ours)
