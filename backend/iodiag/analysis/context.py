@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -10,6 +12,8 @@ from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFa
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 from iodiag.ingest.table import Table
+
+T = TypeVar("T")
 
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")
 """Darshan's access-size histogram bins below 1 MiB: what Drishti calls small."""
@@ -56,7 +60,13 @@ class Context:
         self.facts = facts or JobFacts()
         self.top_n = top_n
         self.cache: dict[str, object] = {}
-        """Per-analysis memo for derived tables that only some checks need (keyed by check family)."""
+        """Per-analysis memo for derived tables that only some checks need (keyed by check family): ``memo``."""
+
+    def memo(self, key: str, make: Callable[[], T]) -> T:
+        """``make()``, computed once per analysis under ``key`` (None results included)."""
+        if key not in self.cache:
+            self.cache[key] = make()
+        return cast(T, self.cache[key])
 
     def records(self, module: str) -> Table:
         """A module's records as numpy columns; an empty table when the log has none."""

@@ -86,11 +86,7 @@ def large_request_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, boo
     Returns (rate, measured). Records whose requests are mostly large tell what the storage gave this job
     for large requests; without any, the rate is the site's reference (``reference_rank_bandwidth``).
     """
-    key = f"large_rate_{op}"
-    cached = ctx.cache.get(key)
-    if cached is None:
-        cached = ctx.cache[key] = _large_rate(ctx, op, t)
-    return cached  # type: ignore[return-value]
+    return ctx.memo(f"large_rate_{op}", lambda: _large_rate(ctx, op, t))
 
 
 def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:

@@ -131,10 +131,7 @@ LAYER_ORDER = ("HDF5", "PnetCDF", "MPI-IO", "POSIX", "Lustre")
 
 def cross_layer(ctx: Context) -> CrossLayerSummary | None:
     """The summary, computed once per analysis (``ctx.cache``); None for jobs without MPI-IO/HDF5/PnetCDF."""
-    key = "cross_layer"
-    if key not in ctx.cache:
-        ctx.cache[key] = _build(ctx)
-    return cast("CrossLayerSummary | None", ctx.cache[key])
+    return ctx.memo("cross_layer", lambda: _build(ctx))
 
 
 def all_files(ctx: Context) -> list[FileCrossLayer]:

@@ -13,6 +13,7 @@ views at the end answer the same questions from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -222,15 +223,45 @@ class PhaseStragglers:
 
 
 def phase_stragglers(trace: Trace, ph: Phases) -> PhaseStragglers:
+    def alone_of(last_rank: np.ndarray, second_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # The last rank's own I/O after the others finished: the window alone is not enough (a rank
+        # that starts late and does one quick request after a long pause is not slow).
+        sp = ph.seg_phase
+        late = (trace.rank == last_rank[sp]) & (trace.end > second_end[sp])
+        clipped_start = np.maximum(trace.start[late], second_end[sp[late]])
+        alone = np.bincount(sp[late], weights=trace.end[late] - clipped_start, minlength=len(ph))
+        return alone, _first_by_phase(sp[late], clipped_start, len(ph))
+
+    return _stragglers(ph, trace.rank, trace.end - trace.start, trace.end, alone_of)
+
+
+def _first_by_phase(phase: np.ndarray, start: np.ndarray, n: int) -> np.ndarray:
+    first = np.full(n, np.inf)
+    np.minimum.at(first, phase, start)
+    return first
+
+
+def _stragglers(
+    ph: Phases,
+    rank: np.ndarray,
+    busy_time: np.ndarray,
+    end: np.ndarray,
+    alone_of: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+) -> PhaseStragglers:
+    """``PhaseStragglers`` from per-item (segment or span) ranks, busy times and ends in ``ph``'s phases.
+
+    ``alone_of(last_rank, second_end)`` gives per phase the last rank's time alone and when it began: the one
+    part that segments and prorated spans compute differently.
+    """
     n = len(ph)
-    width = int(trace.rank.max()) + 1 if len(trace) else 1
-    key = ph.seg_phase.astype(np.int64) * width + trace.rank
+    width = int(rank.max()) + 1 if len(rank) else 1
+    key = ph.seg_phase.astype(np.int64) * width + rank
     groups, inv = np.unique(key, return_inverse=True)
     g_phase = groups // width
     g_rank = groups % width
-    busy = np.bincount(inv, weights=trace.end - trace.start, minlength=len(groups))
+    busy = np.bincount(inv, weights=busy_time, minlength=len(groups))
     g_end = np.full(len(groups), -np.inf)
-    np.maximum.at(g_end, inv, trace.end)
+    np.maximum.at(g_end, inv, end)
     # Groups are sorted by phase; within each phase order by end, then by busy time.
     by_end = np.lexsort((g_end, g_phase))
     by_busy = np.lexsort((busy, g_phase))
@@ -242,14 +273,7 @@ def phase_stragglers(trace: Trace, ph: Phases) -> PhaseStragglers:
     last_end = g_end[last_g]
     last_rank = g_rank[last_g]
     second_end = np.where(counts > 1, g_end[second_g], ph.start)
-    # The last rank's own I/O after the others finished: the window alone is not enough (a rank
-    # that starts late and does one quick request after a long pause is not slow).
-    sp = ph.seg_phase
-    late = (trace.rank == last_rank[sp]) & (trace.end > second_end[sp])
-    clipped_start = np.maximum(trace.start[late], second_end[sp[late]])
-    alone = np.bincount(sp[late], weights=trace.end[late] - clipped_start, minlength=n)
-    alone_start = np.full(n, np.inf)
-    np.minimum.at(alone_start, sp[late], clipped_start)
+    alone, alone_start = alone_of(last_rank, second_end)
     return PhaseStragglers(
         last_rank=last_rank,
         last_end=last_end,
@@ -564,43 +588,17 @@ def stream_alone_fraction(v: StreamView, ph: Phases, last_rank: np.ndarray, seco
 
 def stream_stragglers(v: StreamView, ph: Phases) -> PhaseStragglers:
     """``phase_stragglers`` over spans."""
-    n = len(ph)
     sp = v.spans
     rank = v.rec_rank[sp.record.astype(np.int64)]
-    width = int(rank.max()) + 1 if len(rank) else 1
-    key = ph.seg_phase.astype(np.int64) * width + rank
-    groups, inv = np.unique(key, return_inverse=True)
-    g_phase = groups // width
-    g_rank = groups % width
-    busy = np.bincount(inv, weights=sp.busy, minlength=len(groups))
-    g_end = np.full(len(groups), -np.inf)
-    np.maximum.at(g_end, inv, sp.end)
-    by_end = np.lexsort((g_end, g_phase))
-    by_busy = np.lexsort((busy, g_phase))
-    counts = np.bincount(g_phase, minlength=n)
-    lo = np.r_[0, np.cumsum(counts)[:-1]]
-    hi = lo + counts - 1
-    last_g = by_end[hi]
-    second_g = by_end[np.maximum(hi - 1, lo)]
-    last_end = g_end[last_g]
-    last_rank = g_rank[last_g]
-    second_end = np.where(counts > 1, g_end[second_g], ph.start)
-    frac = stream_alone_fraction(v, ph, last_rank, second_end)
-    late = frac > 0
-    alone = np.bincount(ph.seg_phase[late], weights=sp.busy[late] * frac[late], minlength=n)
-    alone_start = np.full(n, np.inf)
-    np.minimum.at(alone_start, ph.seg_phase[late], np.maximum(sp.start[late], second_end[ph.seg_phase[late]]))
-    return PhaseStragglers(
-        last_rank=last_rank,
-        last_end=last_end,
-        second_end=second_end,
-        alone=np.minimum(alone, np.maximum(last_end - second_end, 0.0)),
-        alone_start=np.minimum(alone_start, last_end),
-        slowest_rank=g_rank[by_busy[hi]],
-        slowest_busy=busy[by_busy[hi]],
-        fastest_rank=g_rank[by_busy[lo]],
-        fastest_busy=busy[by_busy[lo]],
-    )
+
+    def alone_of(last_rank: np.ndarray, second_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        frac = stream_alone_fraction(v, ph, last_rank, second_end)
+        late = frac > 0
+        p = ph.seg_phase[late]
+        alone = np.bincount(p, weights=sp.busy[late] * frac[late], minlength=len(ph))
+        return alone, _first_by_phase(p, np.maximum(sp.start[late], second_end[p]), len(ph))
+
+    return _stragglers(ph, rank, sp.busy, sp.end, alone_of)
 
 
 def stream_repeats(v: StreamView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -31,23 +31,13 @@ from iodiag.analysis.trace_views import summaries, traces
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 
-_MISSING = object()
 _MAX_LISTED = 6
-
-
-def _cached(ctx: Context, key: str, make: object) -> object:
-    v = ctx.cache.get(key, _MISSING)
-    if v is _MISSING:
-        v = ctx.cache[key] = make() if callable(make) else make
-    return v
 
 
 def _maps(ctx: Context) -> dict[str, Heatmap]:
     """The profile's heatmaps; empty when DXT traces are loaded (the T checks cover it then)."""
     traced = bool(traces(ctx.profile) or summaries(ctx.profile))  # held or streamed
-    v = _cached(ctx, "heatmap.maps", lambda: {} if traced else heatmaps(ctx.profile))
-    assert isinstance(v, dict)
-    return v
+    return ctx.memo("heatmap.maps", lambda: {} if traced else heatmaps(ctx.profile))
 
 
 def _runtime(ctx: Context, hm: Heatmap) -> float:
@@ -57,9 +47,7 @@ def _runtime(ctx: Context, hm: Heatmap) -> float:
 
 def _phases(ctx: Context, t: Thresholds, key: str, hm: Heatmap) -> HeatmapPhases:
     rt = _runtime(ctx, hm)
-    v = _cached(ctx, f"heatmap.phases.{key}", lambda: phases(hm, t.trace_phase_min_gap * rt, rt))
-    assert isinstance(v, HeatmapPhases)
-    return v
+    return ctx.memo(f"heatmap.phases.{key}", lambda: phases(hm, t.trace_phase_min_gap * rt, rt))
 
 
 def _source(hm: Heatmap) -> list[Metric]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 
@@ -61,10 +60,7 @@ def _common_access(posix: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def layouts(ctx: Context) -> list[FileLayout]:
-    cached = ctx.cache.get("lustre_layouts")
-    if cached is None:
-        cached = ctx.cache["lustre_layouts"] = _build_layouts(ctx)
-    return cast(list[FileLayout], cached)
+    return ctx.memo("lustre_layouts", lambda: _build_layouts(ctx))
 
 
 def _distinct_pairs(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -314,10 +310,7 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
 def ost_load(ctx: Context) -> Table:
     """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached: columns ``ost``
     (ascending, OSTs with traffic only), ``bytes``, ``time`` (seconds) and ``files``."""
-    cached = ctx.cache.get("ost_load")
-    if cached is None:
-        cached = ctx.cache["ost_load"] = _ost_load(ctx)
-    return cast(Table, cached)
+    return ctx.memo("ost_load", lambda: _ost_load(ctx))
 
 
 def _ost_load(ctx: Context) -> Table:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 
 from iodiag.analysis import costs
@@ -517,14 +515,14 @@ def _shared(ctx: Context) -> Table:
     Darshan reduces a file to one rank -1 record only when every rank opened it; a file shared by
     all but one rank keeps one record per rank. Both are shared files.
     """
-    cached = ctx.cache.get("posix_shared")
-    if cached is None:
+
+    def shared() -> Table:
         p = ctx.posix_records
         # Files with more than one per-rank record (records are per (file, rank)).
         ids, counts = np.unique(p["id"][p["rank"] >= 0], return_counts=True)
-        multi = ids[counts > 1]
-        cached = ctx.cache["posix_shared"] = p.where((p["rank"] < 0) | np.isin(p["id"], multi))
-    return cast(Table, cached)
+        return p.where((p["rank"] < 0) | np.isin(p["id"], ids[counts > 1]))
+
+    return ctx.memo("posix_shared", shared)
 
 
 @check(
@@ -608,10 +606,7 @@ def _descending(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _per_file_extremes(ctx: Context, t: Thresholds) -> Table:
-    cached = ctx.cache.get("posix_shared_extremes")
-    if cached is None:
-        cached = ctx.cache["posix_shared_extremes"] = _compute_extremes(ctx, t)
-    return cast(Table, cached)
+    return ctx.memo("posix_shared_extremes", lambda: _compute_extremes(ctx, t))
 
 
 _EXTREMES = (

@@ -18,14 +18,13 @@ import numpy as np
 
 from iodiag.analysis import costs
 from iodiag.analysis.checks import trace_hits, trace_streamed
-from iodiag.analysis.checks.trace_hits import Files, cached
+from iodiag.analysis.checks.trace_hits import Files
 from iodiag.analysis.context import Context
 from iodiag.analysis.models import Layer, Severity
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.analysis.trace_views import (
     Phases,
     RankStats,
-    Repeats,
     all_segments,
     phase_stragglers,
     phases,
@@ -38,8 +37,7 @@ from iodiag.ingest.trace import READ, Trace
 
 
 def _top(ctx: Context) -> Trace | None:
-    v = cached(ctx, "trace.top", lambda: top_trace(ctx.profile))
-    return v if isinstance(v, Trace) else None
+    return ctx.memo("trace.top", lambda: top_trace(ctx.profile))
 
 
 def _runtime(ctx: Context, tr: Trace) -> float:
@@ -47,15 +45,11 @@ def _runtime(ctx: Context, tr: Trace) -> float:
 
 
 def _phases(ctx: Context, t: Thresholds, key: str, tr: Trace) -> Phases:
-    v = cached(ctx, f"trace.phases.{key}", lambda: phases(tr, t.trace_phase_min_gap * _runtime(ctx, tr)))
-    assert isinstance(v, Phases)
-    return v
+    return ctx.memo(f"trace.phases.{key}", lambda: phases(tr, t.trace_phase_min_gap * _runtime(ctx, tr)))
 
 
 def _rank_stats(ctx: Context, tr: Trace) -> RankStats:
-    v = cached(ctx, "trace.ranks", lambda: rank_stats(tr))
-    assert isinstance(v, RankStats)
-    return v
+    return ctx.memo("trace.ranks", lambda: rank_stats(tr))
 
 
 def _files_by_bytes(ctx: Context, tr: Trace, mask: np.ndarray, name: str) -> Files:
@@ -171,10 +165,9 @@ def idle_gaps(ctx: Context, t: Thresholds) -> Hit | None:
     """
     if trace_streamed.streamed(ctx):
         return trace_streamed.t04(ctx, t)
-    everything = cached(ctx, "trace.all", lambda: all_segments(ctx.profile))
-    if not isinstance(everything, Trace):
+    tr = ctx.memo("trace.all", lambda: all_segments(ctx.profile))
+    if tr is None:
         return None
-    tr = everything
     runtime = _runtime(ctx, tr)
     ph = _phases(ctx, t, "all", tr)
     ig = trace_hits.idle_gaps(t, runtime, ph, tr.op, tr.length)
@@ -203,8 +196,7 @@ def repeated_ranges(ctx: Context, t: Thresholds) -> list[Hit] | None:
     tr = _top(ctx)
     if tr is None:
         return None
-    rep = cached(ctx, "trace.repeats", lambda: repeats(tr))
-    assert isinstance(rep, Repeats)
+    rep = ctx.memo("trace.repeats", lambda: repeats(tr))
     hits: list[Hit] = []
     for op in (0, READ):
         sel = (rep.op == op) & (rep.repeated >= t.redundant_min_bytes)

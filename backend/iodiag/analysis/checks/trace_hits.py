@@ -27,15 +27,6 @@ from iodiag.ingest.trace import READ, Trace
 Files = tuple[list[FileEvidence], int]
 """Top files with their metrics, and how many files there were in all."""
 
-_MISSING = object()
-
-
-def cached(ctx: Context, key: str, make: object) -> object:
-    v = ctx.cache.get(key, _MISSING)
-    if v is _MISSING:
-        v = ctx.cache[key] = make() if callable(make) else make
-    return v
-
 
 def run_time(ctx: Context, last_end: float) -> float:
     """The run time the shares are of: the job's, or the trace's last end if later (never zero)."""

@@ -22,7 +22,7 @@ import numpy as np
 
 from iodiag.analysis import costs
 from iodiag.analysis.checks import trace_hits
-from iodiag.analysis.checks.trace_hits import Files, cached
+from iodiag.analysis.checks.trace_hits import Files
 from iodiag.analysis.context import Context
 from iodiag.analysis.models import Metric, Unit
 from iodiag.analysis.registry import Hit
@@ -48,8 +48,7 @@ def streamed(ctx: Context) -> bool:
 
 
 def _top(ctx: Context) -> StreamView | None:
-    v = cached(ctx, "stream.top", lambda: stream_top(ctx.profile))
-    return v if isinstance(v, StreamView) else None
+    return ctx.memo("stream.top", lambda: stream_top(ctx.profile))
 
 
 def _runtime(ctx: Context, v: StreamView) -> float:
@@ -57,15 +56,11 @@ def _runtime(ctx: Context, v: StreamView) -> float:
 
 
 def _phases(ctx: Context, t: Thresholds, key: str, v: StreamView) -> Phases:
-    ph = cached(ctx, f"stream.phases.{key}", lambda: stream_phases(v, t.trace_phase_min_gap * _runtime(ctx, v)))
-    assert isinstance(ph, Phases)
-    return ph
+    return ctx.memo(f"stream.phases.{key}", lambda: stream_phases(v, t.trace_phase_min_gap * _runtime(ctx, v)))
 
 
 def _rank_stats(ctx: Context, v: StreamView) -> RankStats:
-    rs = cached(ctx, "stream.ranks", lambda: stream_rank_stats(v))
-    assert isinstance(rs, RankStats)
-    return rs
+    return ctx.memo("stream.ranks", lambda: stream_rank_stats(v))
 
 
 def _files(ctx: Context, v: StreamView, file: np.ndarray, nbytes: np.ndarray, ops: np.ndarray, name: str) -> Files:
@@ -143,10 +138,9 @@ def t03(ctx: Context, t: Thresholds) -> Hit | None:
 
 
 def t04(ctx: Context, t: Thresholds) -> Hit | None:
-    everything = cached(ctx, "stream.all", lambda: stream_all(ctx.profile))
-    if not isinstance(everything, StreamView):
+    v = ctx.memo("stream.all", lambda: stream_all(ctx.profile))
+    if v is None:
         return None
-    v = everything
     ph = _phases(ctx, t, "all", v)
     sp = v.spans
     ig = trace_hits.idle_gaps(t, _runtime(ctx, v), ph, sp.op, sp.bytes)
@@ -200,8 +194,7 @@ def t05(ctx: Context, t: Thresholds) -> list[Hit] | None:
 
 
 def _posix(ctx: Context) -> StreamView | None:
-    v = cached(ctx, "stream.posix", lambda: stream_module(ctx.profile, "DXT_POSIX"))
-    return v if isinstance(v, StreamView) else None
+    return ctx.memo("stream.posix", lambda: stream_module(ctx.profile, "DXT_POSIX"))
 
 
 def _flagged(v: StreamView, f: FlagStats, sel: np.ndarray) -> trace_hits.Flagged:
