@@ -14,6 +14,7 @@ import numpy as np
 
 from iodiag.ingest.errors import LogReadError
 from iodiag.ingest.header import check_log_file
+from iodiag.ingest.integrity import Screened, screen
 from iodiag.ingest.isolation import ChildOutcome, run_inline, run_isolated
 from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
 from iodiag.ingest.profile import JobMeta, JobProfile, ModuleInfo, Mount
@@ -70,7 +71,7 @@ def load_profile(
 
     sink = _TraceSink(default_trace_budget() if trace_budget == "default" else trace_budget)
     outcome = run_isolated(producer, timeout_s, memory_limit_bytes, sink) if isolate else run_inline(producer, sink)
-    return _build(path, outcome, inc, sink.finish())
+    return _build(path, outcome, inc, sink.finish(), sink.dropped)
 
 
 def default_trace_budget() -> int:
@@ -101,11 +102,15 @@ class _TraceSink:
         self.runtime = 0.0
         self.alignment: dict[int, int] = {}
         self.mpiio_files: np.ndarray = np.empty(0, dtype=np.uint64)
+        self.nprocs = 1
+        self.dropped: dict[str, int] = {}
+        """DXT records left out per module: a rank outside the job (``_valid_dxt``)."""
 
     def __call__(self, msg: tuple[str, Any]) -> tuple[str, Any] | None:
         kind, payload = msg
         if kind == "meta":
             self.runtime = max(float(payload.get("runtime", 0.0)), 0.0)
+            self.nprocs = max(int(payload.get("nprocs", 1)), 1)
         if kind == "module" and "counters" in payload and payload["name"] in ("POSIX", "MPI-IO"):
             self.expected.update(_expected_segments(payload))
             if payload["name"] == "POSIX":
@@ -117,6 +122,9 @@ class _TraceSink:
         if kind != "dxt_chunk":
             return msg
         name, records, raw = payload["name"], payload["records"], payload["raw"]
+        records, raw, dropped = _valid_dxt(records, raw, self.nprocs)
+        if dropped:
+            self.dropped[name] = self.dropped.get(name, 0) + dropped
         if self.streaming or self.budget is None or sum(self.expected.values()) <= self.budget:
             if name not in self.builders:
                 self.builders[name] = (
@@ -151,6 +159,26 @@ class _TraceSink:
                 sizes[name] = sizes.get(name, 0) + len(raw) // SEGMENT_DTYPE.itemsize
             self._replay(lambda n: TraceBuilder(n, sizes.get(n, 0)))
         return self.builders
+
+
+def _valid_dxt(
+    records: list[tuple[int, int, str, int, int]], raw: Any, nprocs: int
+) -> tuple[list[tuple[int, int, str, int, int]], Any, int]:
+    """A DXT chunk without the records (and their segments) whose rank is outside the job."""
+    if all(0 <= r[1] < nprocs for r in records):
+        return records, raw, 0
+    size = SEGMENT_DTYPE.itemsize
+    view = memoryview(raw)
+    kept: list[tuple[int, int, str, int, int]] = []
+    parts: list[bytes] = []
+    at = 0
+    for r in records:
+        n = (max(int(r[3]), 0) + max(int(r[4]), 0)) * size
+        if 0 <= r[1] < nprocs:
+            kept.append(r)
+            parts.append(bytes(view[at : at + n]))
+        at += n
+    return kept, b"".join(parts), len(records) - len(kept)
 
 
 def _posix_alignment(payload: dict[str, Any]) -> dict[int, int]:
@@ -212,6 +240,7 @@ def _build(
     outcome: ChildOutcome,
     include: frozenset[str] = frozenset(),
     builders: dict[str, TraceBuilder | TraceStream] | None = None,
+    trace_dropped: dict[str, int] | None = None,
 ) -> JobProfile:
     msgs = outcome.messages
     if msgs and msgs[0][0] == "open_failed":
@@ -231,12 +260,14 @@ def _build(
     builders = builders if builders is not None else {}
     infos: dict[str, ModuleInfo] = {}
     seen: set[str] = set()
+    names, stack_entries = split_names(raw["names"])
     for kind, payload in msgs[1:]:
         if kind != "module":
             continue
         name = payload["name"]
         seen.add(name)
         m = meta_modules.get(name, {"ver": 0, "len": 0, "partial": False})
+        screened: Screened | None = None
         if payload.get("trace"):
             built = builders.pop(name, TraceBuilder(name)).build()
             if isinstance(built, TraceSummary):
@@ -244,9 +275,18 @@ def _build(
             else:
                 traces[name] = built
             loaded, records = True, built.records
+            lost = (trace_dropped or {}).get(name, 0)
+            if lost:
+                screened = Screened(
+                    module=name,
+                    records=records + lost,
+                    dropped=lost,
+                    reasons={"with a rank outside the job": lost},
+                )
         else:
             table = None if payload.get("unsupported") else _to_table(name, payload)
             if table is not None:
+                table, screened = _screen(name, payload, table, names, raw)
                 tables[name] = table
             loaded, records = table is not None, 0 if table is None else _record_count(name, payload, table)
         infos[name] = ModuleInfo(
@@ -257,6 +297,9 @@ def _build(
             loaded=loaded,
             records=records,
             read_error=payload["error"],
+            corrupt_records=screened.dropped if screened else 0,
+            corrupt_note=screened.line() if screened and screened.dropped else None,
+            reset_note=screened.reset_line() if screened and screened.reset else None,
         )
     # A reader that died inside a trace still hands over the records it sent.
     for name, builder in builders.items():
@@ -289,7 +332,6 @@ def _build(
     if not raw["names_ok"]:
         problems.append("the file name region is corrupted: file names are unknown")
 
-    names, stack_entries = split_names(raw["names"])
     stacks: CallStacks | None = None
     if stack_entries:
         stacks, bad = parse(stack_entries)
@@ -309,6 +351,21 @@ def _build(
         trace_summaries=MappingProxyType(summaries),
         stacks=stacks or None,
         problems=tuple(problems),
+    )
+
+
+def _screen(
+    name: str, payload: dict[str, Any], table: Table, names: dict[int, str], raw: dict[str, Any]
+) -> tuple[Table, Screened]:
+    """The module's trustworthy records (``integrity.screen``); Lustre rows are screened by id and rank."""
+    return screen(
+        name,
+        table,
+        names=names if raw["names_ok"] else {},
+        nprocs=int(raw["nprocs"]),
+        runtime_s=max(float(raw["runtime"]), 0.0),
+        counter_names=list(payload.get("counter_names", ())) if "counters" in payload else [],
+        fcounter_names=list(payload.get("fcounter_names", ())) if "counters" in payload else [],
     )
 
 

@@ -34,7 +34,14 @@ class ModuleInfo(BaseModel):
     """Darshan ran out of memory for this module: records or trace segments are missing."""
     loaded: bool = False
     records: int = 0
+    """Records kept (corrupt ones left out)."""
     read_error: str | None = None
+    corrupt_records: int = 0
+    """Records left out because no valid run could have written them (``integrity.screen``)."""
+    corrupt_note: str | None = None
+    """One line: how many were left out, of how many, and why."""
+    reset_note: str | None = None
+    """One line: stray fields of kept records that were set to 0 (``integrity.screen``)."""
 
 
 class JobMeta(BaseModel):

@@ -29,6 +29,7 @@ ALL_CODES = {
     "D01",
     "D02",
     "D03",
+    "D04",  # corrupt records: tests/ingest/test_integrity.py
     *(f"L{i:02d}" for i in range(1, 6)),
     # Trace (T) and cross-layer (X) codes are tested in test_trace_findings.py and test_crosslayer.py.
     *(f"T{i:02d}" for i in range(1, 9)),  # T06-T08: test_source_lines.py and the trace-* scenarios

@@ -87,3 +87,38 @@ def empty_log(ctx: Context, t: Thresholds) -> Hit | None:
         "instruments, or instrumentation was disabled. Nothing here can explain a slow run.",
         evidence=[Metric(name="modules", value=len(ctx.profile.modules), unit=Unit.COUNT)],
     )
+
+
+@check(
+    "D04",
+    title="Corrupt records left out",
+    layer=Layer.JOB,
+    severity=Severity.WARNING,
+    recommendations=("read-darshan-logs",),
+    kind=Kind.QUALITY,
+)
+def corrupt_records(ctx: Context, t: Thresholds) -> list[Hit]:
+    """Records no valid run could write (``ingest.integrity``): left out of every number, counted here."""
+    hits = []
+    for info in ctx.profile.modules.values():
+        if not info.corrupt_records:
+            continue
+        total = info.records + info.corrupt_records
+        most = info.corrupt_records * 2 > total
+        hits.append(
+            Hit(
+                message=f"{info.corrupt_note}. "
+                + (
+                    "Most of the module is damaged: its totals cover only the records that survived, so the "
+                    "findings from it are lower bounds."
+                    if most
+                    else "The numbers in this report come from the records that passed."
+                ),
+                evidence=[
+                    Metric(name="module", value=info.name, unit=Unit.TEXT),
+                    Metric(name="corrupt_records", value=info.corrupt_records, unit=Unit.COUNT),
+                    Metric(name="records_kept", value=info.records, unit=Unit.COUNT),
+                ],
+            )
+        )
+    return hits
