@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar, cast
 
@@ -292,20 +293,80 @@ class Context:
 
     @cached_property
     def io_matters(self) -> bool | None:
-        """Is I/O a reason for the run time? None when the log cannot tell. The one place this is decided:
-        J01, the verdict and every renderer follow it."""
+        """Is I/O a reason for the run time? None when the log cannot tell: no I/O or timing, or a log too
+        incomplete to bound the run's I/O (``incomplete``). The one place this is decided: J01, the verdict
+        and every renderer follow it."""
         s = self.io_share
         if s is None or s.runtime_s <= 0:
             return None
         t = self.thresholds
+        if s.share_slowest >= t.io_share_low and s.slowest_rank_io_s >= t.io_matters_min_seconds:
+            return True  # what was recorded already matters; missing records only add to it
+        if self.incomplete is not None:
+            return None
         if s.slowest_rank_io_s < t.io_matters_min_seconds:
             return False
-        if s.share_slowest >= t.io_share_low:
-            return True
         # Old logs round times to whole seconds; say "not I/O" only if that holds for the shortest run
         # time the log allows.
         shortest = s.runtime_s - s.runtime_resolution_s
         return shortest > 0 and s.slowest_rank_io_s / shortest >= t.io_share_low
+
+    @cached_property
+    def incomplete(self) -> Incomplete | None:
+        """Why the recorded I/O cannot bound the run's I/O, or None when the counters can be trusted to.
+
+        A data module Darshan marked partial (it ran out of record memory), or one that could not be read,
+        is missing the files opened after that point; a module whose records stop at a power-of-two count
+        (Darshan's per-process record limits) while the recorded activity ends early in the run is the same
+        thing in a log whose flag was not set. Either way "I/O is small" cannot be said from it.
+        """
+        runtime = self.meta.runtime_s
+        window = self.activity_end_s
+        for name in DATA_MODULES:
+            info = self.profile.modules.get(name)
+            if info is None:
+                continue
+            if info.partial or info.read_error:
+                return Incomplete(
+                    module=name,
+                    records=info.records,
+                    reason="ran out of record memory" if info.partial else "could not be read completely",
+                    activity_end_s=window,
+                    runtime_s=runtime,
+                )
+            t = self.profile.tables.get(name)
+            if t is None or not len(t) or "rank" not in t:
+                continue
+            per_rank = int(np.unique(np.asarray(t["rank"]), return_counts=True)[1].max())
+            at_limit = per_rank >= 1024 and per_rank & (per_rank - 1) == 0
+            if at_limit and window is not None and runtime > 0 and window < _EARLY_END * runtime:
+                return Incomplete(
+                    module=name,
+                    records=per_rank,
+                    reason=f"stops at {per_rank:,} records per process, a Darshan record limit",
+                    activity_end_s=window,
+                    runtime_s=runtime,
+                )
+        return None
+
+    @cached_property
+    def activity_end_s(self) -> float | None:
+        """When the last recorded I/O ended, seconds after the job started (None without timestamps)."""
+        end: float | None = None
+        for layer, df in self.counted_layers:
+            prefix = _TIMESTAMP_PREFIX.get(layer)
+            if prefix is None or df.empty:
+                continue
+            for col in (
+                f"{prefix}_F_READ_END_TIMESTAMP",
+                f"{prefix}_F_WRITE_END_TIMESTAMP",
+                f"{prefix}_F_CLOSE_END_TIMESTAMP",
+                f"{prefix}_F_META_END_TIMESTAMP",
+            ):
+                if col in df:
+                    v = float(np.max(df[col]))
+                    end = v if end is None else max(end, v)
+        return end
 
     @cached_property
     def interfaces(self) -> list[InterfaceTotals]:
@@ -458,6 +519,23 @@ DATA_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETC
 """Modules that carry the job's data or its timing. Any other module with records in a log is named in the
 verdict's caveats as not analyzed, unless it is one we read for context (below)."""
 CONTEXT_MODULES = ("LUSTRE", "HEATMAP", "DXT_POSIX", "DXT_MPIIO", "APMPI", "APXC")
+
+_TIMESTAMP_PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO", "DFS": "DFS", "DAOS": "DAOS"}
+_EARLY_END = 0.2
+"""Recorded I/O that ends within this share of the run, in a module stopped at a record limit, is a log
+that stopped recording rather than a job that stopped doing I/O."""
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """A log whose counters cannot bound the run's I/O (``Context.incomplete``)."""
+
+    module: str
+    records: int
+    reason: str
+    activity_end_s: float | None
+    runtime_s: float
+
 
 _NOT_A_FILE_SYSTEM = frozenset({"overlay", "rootfs", "tmpfs", "squashfs", "autofs", "devtmpfs", "proc", "sysfs"})
 """Mount types that say where a container or the OS lives, not where job data goes."""

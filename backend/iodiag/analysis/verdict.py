@@ -13,6 +13,8 @@ from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 
 MAX_CAUSES = 5
+SYMPTOMS = frozenset({"J04", "P19", "T01"})
+"""Findings that say some ranks took longer, not why: ranked as causes only when nothing else explains them."""
 
 
 def percent(ratio: float) -> str:
@@ -29,6 +31,16 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
     s = ctx.io_share
     caveats = _caveats(ctx, findings)
     matters = ctx.io_matters
+    if s is not None and s.runtime_s > 0 and matters is None and ctx.incomplete is not None:
+        return Verdict(
+            io_matters=None,
+            io_share=s.share_slowest,
+            level=Severity.INFO,
+            headline=unknown_headline(ctx),
+            causes=rank_causes(findings, s.slowest_rank_io_s, s.runtime_s),
+            where_time_went=where_time_went(ctx),
+            caveats=caveats,
+        )
     if s is None or s.runtime_s <= 0 or matters is None:
         empty = any(f.code == "D03" for f in findings) or s is None
         if empty:
@@ -81,19 +93,28 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         action = f" {top.action}" if top.action else ""
         if top.command and title:
             action = f" {title}: `{top.command}`."
+        # "Largest" only where no other listed cause is larger (an upper bound ranks after measured costs).
+        largest = "largest" if all(c.seconds <= top.seconds for c in causes) else "largest measured"
+        symptom_only = top.code in SYMPTOMS
         if top.confidence is Confidence.LOW:
             headline = (
                 f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)} ({top.code}), "
                 "at most "
                 f"≈ {human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run, an upper bound).{action}"
             )
+        elif symptom_only:
+            headline = (
+                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({top.code}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run), and nothing in the "
+                f"log's counters explains why those ranks were slower.{action}"
+            )
         else:
             headline = (
-                f"{lead}; the largest cost is {_lower_first(top.title)} ({top.code}), ≈ {human_seconds(top.seconds)} "
-                f"({percent(top.share_of_runtime)} of the run).{action}"
+                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({top.code}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run).{action}"
             )
     else:
-        headline = f"{lead}; no single cause stands out. {went}"
+        headline = f"{lead}; {bandwidth_bound(ctx)}"
     return Verdict(
         io_matters=True,
         io_share=s.share_slowest,
@@ -106,7 +127,8 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
 
 
 def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> list[Cause]:
-    """Critical and warning causes by cost, one per family, each capped at the I/O time not yet attributed."""
+    """Critical and warning causes by cost, one per family, each at its finding's own cost (one number per
+    fact: the card, the verdict and the chat read the same seconds)."""
     candidates = [
         f
         for f in findings
@@ -127,17 +149,26 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
             f.code,
         )
     )
+    # A symptom (one rank slower than the rest) is a cause only when no pattern in the log explains it: a
+    # cause worth a tenth of the symptom's time is taken to be why those ranks were slow.
+    explained = any(
+        f.code not in SYMPTOMS
+        and f.impact is not None
+        and f.impact.confidence is not Confidence.LOW
+        and (f.impact.seconds or 0.0) >= 0.1 * max((g.impact.seconds or 0.0) for g in candidates if g.impact)
+        for f in candidates
+    )
     seen: set[str] = set()
-    left = io_seconds
     out: list[Cause] = []
     for f in candidates:
         family = CHECKS[f.code].family
-        if family in seen or left <= 0:
+        if family in seen or (explained and f.code in SYMPTOMS):
             continue
         seen.add(family)
         assert f.impact is not None and f.impact.seconds is not None
-        seconds = min(f.impact.seconds, left)
-        left -= seconds
+        # The finding's own cost, as its card shows it (already capped at the busiest rank's I/O time):
+        # causes may overlap, and each says how much of the run it alone explains.
+        seconds = min(f.impact.seconds, io_seconds)
         out.append(
             Cause(
                 code=f.code,
@@ -157,6 +188,91 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
         if len(out) >= MAX_CAUSES:
             break
     return out
+
+
+def unknown_headline(ctx: Context) -> str:
+    """What is known, what is missing and how to get a complete log, for a log that cannot bound the run."""
+    inc = ctx.incomplete
+    s = ctx.io_share
+    assert inc is not None and s is not None
+    window = ""
+    if inc.activity_end_s is not None and inc.runtime_s > 0:
+        window = (
+            f"; its recorded I/O ends {human_seconds(inc.activity_end_s)} into the {human_seconds(inc.runtime_s)} run"
+        )
+    return (
+        f"Unknown whether I/O is why this job is slow: Darshan's {inc.module} module {inc.reason} "
+        f"({inc.records:,} records kept), so the log holds only part of the job's I/O{window}. "
+        f"The recorded I/O took {percent(s.share_slowest)} of the run ({human_seconds(s.slowest_rank_io_s)} on the "
+        f"busiest rank), a lower bound. For a complete log, {darshan_memory_setting(ctx.meta.darshan_version)}."
+    )
+
+
+def darshan_memory_setting(version: str) -> str:
+    """The setting that lifts Darshan's record limits, as the job's Darshan version documents it."""
+    try:
+        major, minor = (int(x) for x in version.split(".")[:2])
+    except ValueError:
+        major, minor = 0, 0
+    if (major, minor) >= (3, 4):
+        return (
+            "rerun with `export DARSHAN_MODMEM=64` and a config file named by DARSHAN_CONFIG_PATH holding "
+            "`MAX_RECORDS 16384 POSIX,STDIO,MPI-IO` (Darshan 3.4 and later)"
+        )
+    return f"rerun with `export DARSHAN_MODMEM=64` (Darshan {version} sizes its record memory from it, in MiB)"
+
+
+def bandwidth_bound(ctx: Context) -> str:
+    """No pattern is at fault: what the job achieved, what bounds it, and whether more parallelism would help."""
+    s = ctx.io_share
+    assert s is not None
+    moved = s.bytes_read + s.bytes_written
+    busy = s.read_s + s.write_s
+    if moved <= 0 or s.slowest_rank_io_s <= 0:
+        return "no pattern in the log is at fault, and it moved almost no data: " + (
+            f"the time went to metadata ({human_seconds(s.meta_s)} summed over ranks)."
+            if s.meta_s > 0
+            else "nothing to tune."
+        )
+    rate = moved / s.slowest_rank_io_s
+    parts = [
+        f"no pattern in the log is at fault: it moved {human_bytes(moved)} at {human_bytes(rate)}/s "
+        f"(over the busiest rank's {human_seconds(s.slowest_rank_io_s)} of I/O"
+        + (f"; {human_bytes(moved / busy)}/s per rank while moving data" if busy > 0 else "")
+        + ")"
+    ]
+    bound = _what_bounds(ctx)
+    if bound:
+        parts.append(bound)
+    return "; ".join(parts) + "."
+
+
+def _what_bounds(ctx: Context) -> str:
+    """The resources the job's bandwidth came from, and whether adding to them would help."""
+    nodes = ctx.nodes
+    fs = ctx.file_system
+    where = f"{ctx.meta.nprocs:,} ranks" + (f" on {nodes:,} nodes" if nodes else "")
+    if fs == "lustre":
+        try:
+            from iodiag.analysis.actions import lustre_layouts
+            from iodiag.analysis.checks.lustre import ost_load
+
+            osts = len(ost_load(ctx))
+            narrow = [lay for lay in lustre_layouts(ctx) if not lay.fits and lay.suggested_count > lay.stripe_count]
+        except Exception:  # the headline stands without the layout facts
+            osts, narrow = 0, []
+        if narrow:
+            lay = narrow[0]
+            return (
+                f"bounded by {lay.stripe_count} stripe(s) on {lay.path} for {lay.writers:,} writers: more stripes "
+                f"would spread it over more OSTs (`{lay.command}`)"
+            )
+        if osts:
+            return (
+                f"the data was spread over {osts:,} OSTs by {where}: the rate is what those targets delivered; more "
+                "stripes would not help, more nodes writing in parallel or a faster storage tier would"
+            )
+    return f"{where} on {fs or 'an unknown file system'}: the rate is what that storage delivered to them"
 
 
 def action_title(f: Finding) -> str:
@@ -226,6 +342,8 @@ def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
             )
         if info.read_error:
             out.append(f"Module {info.name} could not be read completely ({info.read_error}).")
+        if info.reset_note:
+            out.append(info.reset_note + ".")
         if (
             info.name not in DATA_MODULES
             and info.name not in CONTEXT_MODULES

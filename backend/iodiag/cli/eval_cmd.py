@@ -336,6 +336,85 @@ def intents(
     )
 
 
+def blind(
+    folder: Annotated[Path, typer.Argument(help="A sealed blind set: evals/blind/<set>/ (labels, SEAL, logs/).")],
+    drishti: Annotated[
+        Path | None,
+        typer.Option("--drishti", help="Drishti 0.8's executable, to score the peer on the same logs.", metavar="EXE"),
+    ] = None,
+    truth: Annotated[
+        str, typer.Option("--truth", help="labels (a blind labeller's) or construction (the generator's).")
+    ] = "labels",
+    fmt: Annotated[
+        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = EvalFormat.text,
+) -> None:
+    """Score the verdict on a sealed blind set by class: top-1 class, io_matters (true/false/unknown), precision
+    and recall of critical+warning; Drishti beside it with --drishti. The first scoring is kept in
+    FIRST_SIGHT.<truth>.json and never overwritten: later runs say they are re-scores.
+
+    Exits 0 when the set was scored, 2 on bad input (unsealed set, a file changed after sealing).
+    """
+    from iodiag.evals.blind import run_blind
+    from iodiag.evals.triggers import CorpusError
+
+    peer = _drishti_runner(drishti) if drishti is not None else None
+    _run_eval(
+        lambda progress: run_blind(folder, peer, progress, truth=truth),
+        fmt,
+        "analyzing",
+        json_text=lambda r: r.model_dump_json(indent=1) + "\n",
+        print_text=_print_blind,
+        passed=lambda r: not any(c.error for c in r.cases),
+        usage_errors=(CorpusError,),
+    )
+
+
+def _drishti_runner(exe: Path) -> Callable[[Path], str | None]:
+    import subprocess
+    import tempfile
+
+    def run(log: Path) -> str | None:
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(
+                [str(exe), "--csv", "--export_dir", tmp, str(log.resolve())],
+                cwd=tmp,
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
+            found = sorted(Path(tmp).rglob("*.csv"))
+            return found[0].read_text() if found else None
+
+    return run
+
+
+def _print_blind(result: object, console: Console) -> None:
+    from rich.table import Table
+
+    from iodiag.evals.blind import BlindScore, summary_rows
+
+    assert isinstance(result, BlindScore)
+    when = "first sight" if result.first_sight else "RE-SCORE (the first-sight numbers are in FIRST_SIGHT.*.json)"
+    table = Table(
+        title=f"Blind set {result.set}, truth: {result.truth} ({when}; seal {result.seal[:12]})", title_justify="left"
+    )
+    for h in ("tool", "cases", "top-1 class", "io_matters", "precision", "recall", "F1"):
+        table.add_column(h, justify="left" if h == "tool" else "right")
+    for row in summary_rows(result):
+        table.add_row(*row)
+    console.print(table)
+    for c in result.cases:
+        p = c.iodiag
+        if c.error or p is None:
+            console.print(f"  {c.case}: error: {c.error}")
+        elif p.top_class != c.truth.top_class or p.io_matters != c.truth.io_matters:
+            console.print(
+                f"  {c.case}: top {p.top_class} (truth {c.truth.top_class}), io_matters {p.io_matters} "
+                f"(truth {c.truth.io_matters})"
+            )
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``eval`` command group to ``app``."""
     eval_app = command_group(app, "eval", "Evaluate iodiag against ground truth (labeled scenario logs).")
@@ -345,5 +424,6 @@ def register(app: typer.Typer) -> None:
     eval_app.command("compare")(compare_pairs)
     eval_app.command("history")(history_series)
     eval_app.command("intents")(intents)
+    eval_app.command("blind")(blind)
     # The same scorer as ``iodiag knowledge eval``, listed with the other evals.
     eval_app.command("retrieval")(knowledge_evaluate)
