@@ -65,13 +65,31 @@ def load_profile(
         raise ValueError(f"unknown optional modules: {sorted(unknown)}")
     inc = frozenset(wanted)
     _warm_library()
+    budget = default_trace_budget() if trace_budget == "default" else trace_budget
 
-    def producer() -> Any:
-        return read_log(path, inc)
+    def read(source: str) -> JobProfile:
+        def producer() -> Any:
+            return read_log(source, inc)
 
-    sink = _TraceSink(default_trace_budget() if trace_budget == "default" else trace_budget)
-    outcome = run_isolated(producer, timeout_s, memory_limit_bytes, sink) if isolate else run_inline(producer, sink)
-    return _build(path, outcome, inc, sink.finish(), sink.dropped)
+        sink = _TraceSink(budget)
+        run = run_isolated(producer, timeout_s, memory_limit_bytes, sink) if isolate else run_inline(producer, sink)
+        return _build(path, run, inc, sink.finish(), sink.dropped)
+
+    try:
+        return read(path)
+    except LogReadError as refused:
+        from iodiag.ingest.recover import zero_padded_job_region
+
+        fixed = zero_padded_job_region(path)
+        if fixed is None:
+            raise
+        try:
+            profile = read(fixed.path)
+        except LogReadError:
+            raise refused from None
+        finally:
+            os.unlink(fixed.path)
+        return replace(profile, problems=(f"recovered: {fixed.note}", *profile.problems))
 
 
 def default_trace_budget() -> int:

@@ -23,7 +23,9 @@ from tests.conftest import all_logs, log_id, shared_log, wheel_log
 
 BASES = [
     wheel_log("sample-badost.darshan"),
-    shared_log("darshan-logs/ior_pnetcdf_hdf5/shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1.darshan"),
+    shared_log(
+        "darshan-logs/ior_pnetcdf_hdf5/shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1.darshan"
+    ),
     shared_log(
         "darshan-logs/mpi_io_test_with_dxt/treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan"
     ),
@@ -140,3 +142,48 @@ def test_batch_survives_corrupt_logs(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+def _pad_job_region(valid: bytes, zeros: int) -> bytes:
+    """The log as a block-aligned copy leaves it: zeros after the header, every region map shifted past them."""
+    import struct
+
+    from iodiag.ingest.recover import header_size
+
+    version = valid[:8].split(b"\0")[0].decode()
+    fixed, modules = (32, 64) if version == "3.41" else (24, 16)
+    header = header_size(version)
+    assert valid[header] == 0x78  # the job record's zlib stream starts right after the header
+    name_off, name_len = struct.unpack("<QQ", valid[fixed : fixed + 16])
+    maps = [struct.unpack("<QQ", valid[fixed + 16 * (i + 1) : fixed + 16 * (i + 2)]) for i in range(modules)]
+    head = bytearray(valid[:header])
+    head[fixed : fixed + 16] = struct.pack("<QQ", name_off + zeros, name_len)
+    for i, (off, length) in enumerate(maps):
+        if length:
+            head[fixed + 16 * (i + 1) : fixed + 16 * (i + 2)] = struct.pack("<QQ", off + zeros, length)
+    return bytes(head) + b"\0" * zeros + valid[header:]
+
+
+@pytest.mark.parametrize("src", [BASES[0], BASES[2]], ids=["format-3.10", "format-3.41"])
+def test_zero_padding_before_the_job_record_is_recovered_with_a_caveat(src: Path, tmp_path: Path) -> None:
+    from iodiag.ingest import LogReadError
+    from iodiag.ingest.recover import header_size
+
+    padded = tmp_path / "padded.darshan"
+    padded.write_bytes(_pad_job_region(src.read_bytes(), 4096))
+    profile = load_profile(str(padded))
+    original = _base(src)
+    assert profile.meta.jobid == original.meta.jobid and profile.path == str(padded)
+    assert {n: len(t) for n, t in profile.tables.items()} == {n: len(t) for n, t in original.tables.items()}
+    assert profile.problems[0].startswith("recovered: the log has 4,096 zero bytes between its header")
+    report = analyze(profile)
+    assert not problems(report)
+    assert any("4,096 zero bytes" in f.message for f in report.findings)
+    # Damage that is not padding stays a one-line refusal.
+    broken = tmp_path / "broken.darshan"
+    data = bytearray(src.read_bytes())
+    start = header_size(data[:8].split(b"\0")[0].decode())
+    data[start : start + 80] = b"\xff" * 80
+    broken.write_bytes(bytes(data))
+    with pytest.raises(LogReadError):
+        load_profile(str(broken))
