@@ -347,6 +347,30 @@ class Context:
                     activity_end_s=window,
                     runtime_s=runtime,
                 )
+        return self._heatmap_beyond_counters(window, runtime)
+
+    def _heatmap_beyond_counters(self, window: float | None, runtime: float) -> Incomplete | None:
+        """The heatmap (its own memory, its own limits) saw POSIX traffic well after the counters' last I/O,
+        and more bytes than they hold: records are missing from the counters."""
+        if window is None or runtime <= 0 or not self.profile.has("HEATMAP"):
+            return None
+        from iodiag.analysis.heatmap_views import heatmaps
+
+        hm = heatmaps(self.profile).get("POSIX")
+        if hm is None or hm.bytes <= 0:
+            return None
+        active = np.flatnonzero(hm.timeline())
+        last = float(active[-1] + 1) * hm.bin_width if len(active) else 0.0
+        p = self.posix_records
+        counted = p.total("POSIX_BYTES_READ") + p.total("POSIX_BYTES_WRITTEN")
+        if last > window + max(_HEATMAP_SLACK_S, 0.05 * runtime) and hm.bytes > 1.1 * counted:
+            return Incomplete(
+                module="POSIX",
+                records=len(p),
+                reason=f"stops recording at {window:.1f} s while the heatmap shows I/O until {last:.1f} s",
+                activity_end_s=window,
+                runtime_s=runtime,
+            )
         return None
 
     @cached_property
@@ -521,6 +545,8 @@ verdict's caveats as not analyzed, unless it is one we read for context (below).
 CONTEXT_MODULES = ("LUSTRE", "HEATMAP", "DXT_POSIX", "DXT_MPIIO", "APMPI", "APXC")
 
 _TIMESTAMP_PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO", "DFS": "DFS", "DAOS": "DAOS"}
+_HEATMAP_SLACK_S = 10.0
+"""Heatmap bins are coarse (often seconds wide): activity this far past the counters' end is not rounding."""
 _EARLY_END = 0.2
 """Recorded I/O that ends within this share of the run, in a module stopped at a record limit, is a log
 that stopped recording rather than a job that stopped doing I/O."""

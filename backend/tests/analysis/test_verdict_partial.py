@@ -96,3 +96,43 @@ def test_io_that_matters_with_no_cause_gets_its_rate_and_bound(tmp_path: Path) -
     if not v.causes:
         assert "no single cause stands out" not in v.headline
         assert "no pattern in the log is at fault" in v.headline and "/s" in v.headline
+
+
+def test_heatmap_traffic_the_counters_lost_makes_io_matters_unknown(tmp_path: Path) -> None:
+    """A log whose POSIX records of the second phase are gone (lost records), while the heatmap, with its own
+    memory, still shows that phase's bytes: the counters cannot bound the run."""
+    from iodiag.ingest.table import Table
+    from iodiag.synth.fuzz import job_info
+    from iodiag.synth.writer import write_log
+
+    spec = {
+        "name": "two-phases",
+        "heatmap": True,
+        "job": {"nprocs": 8, "runtime": 600.0, "exe": "./sim", "mounts": [{"path": "/", "fs": "ext4"}]},
+        "program": [
+            {"ranks": "all", "file": "/scratch/in/a.{rank}", "op": "write", "count": 2, "size": "4MiB"},
+            {
+                "ranks": "all",
+                "file": "/scratch/out/b.{rank}",
+                "op": "write",
+                "count": 50,
+                "size": "4MiB",
+                "seconds_per_op": 1.0,
+                "compute": 300,
+            },
+        ],
+    }
+    path = tmp_path / "two-phases.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    whole = load_profile(str(build_entry(load_entry(path), tmp_path / "cache")), include=("HEATMAP",))
+    assert analyze(whole).verdict.io_matters is True
+    posix = whole.tables["POSIX"]
+    keep = [i for i, rid in enumerate(posix["id"].tolist()) if "/in/" in whole.names[int(rid)]]
+    tables: dict[str, Table] = {**whole.tables, "POSIX": posix.take(keep)}
+    lost = tmp_path / "lost.darshan"
+    write_log(lost, job_info(whole), dict(whole.names), tables)
+    r = analyze(load_profile(str(lost), include=("HEATMAP",)))
+    assert r.verdict.io_matters is None
+    assert "while the heatmap shows I/O until" in r.verdict.headline
+    # Without the heatmap nothing tells the log lost records: the counters are all there is.
+    assert analyze(load_profile(str(lost))).verdict.io_matters is False
