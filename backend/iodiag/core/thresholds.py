@@ -8,6 +8,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+IMPACT_MIN_SECONDS = 0.5
+"""A finding costing less than this many seconds is never above info, whatever its share of the run (the cost
+floor, ``impact_min_seconds``). docs/costs.md quotes it; tests/analysis/test_cost_floors.py holds the two equal."""
+
+IO_MATTERS_MIN_SECONDS = 1.0
+"""I/O matters only when the busiest rank spent at least this many seconds in it (``io_matters_min_seconds``);
+docs/costs.md quotes it too."""
+
 
 class ThresholdError(ValueError):
     """A thresholds file or override is invalid; the message is one line."""
@@ -90,7 +98,7 @@ class Thresholds(BaseModel):
         default=0.02, ge=0, le=1, description="a finding costing this share of the run time or more is a warning"
     )
     impact_min_seconds: float = Field(
-        default=0.25,
+        default=IMPACT_MIN_SECONDS,
         ge=0,
         description="a finding costing fewer seconds than this stays info, whatever its share (I/O itself must "
         "also reach io_matters_min_seconds before anything is above info)",
@@ -100,7 +108,7 @@ class Thresholds(BaseModel):
         default=1 << 20, ge=0, description="a finding about less data than this stays info (volume minimum)"
     )
     io_matters_min_seconds: float = Field(
-        default=1.0,
+        default=IO_MATTERS_MIN_SECONDS,
         ge=0,
         description="I/O matters only when the busiest rank spent at least this long in it (besides io_share_low): "
         "a 50 ms job has nothing to tune",
