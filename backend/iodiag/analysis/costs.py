@@ -141,6 +141,32 @@ def exact_mib(frame: Table, prefix: str) -> np.ndarray:
     return out
 
 
+def size_column(prefix: str, op: str, b: str) -> str:
+    """The request-size histogram column of bin ``b``: ``POSIX_SIZE_WRITE_1K_10K``, ``MPIIO_SIZE_WRITE_AGG_1K_10K``."""
+    return f"{prefix}_SIZE_{op}_{b}" if prefix == "POSIX" else f"{prefix}_SIZE_{op}_AGG_{b}"
+
+
+def below_mib_counts(frame: Table, prefix: str, op: str) -> np.ndarray:
+    """Per row, ``op`` requests strictly under 1 MiB: the five bins up to 1 MiB less the requests of exactly 1 MiB
+    that Darshan's 100K_1M bin also holds (from the ACCESS1-4 counters, which mix reads and writes: shared
+    between the directions by their 100K_1M counts).
+
+    Integers, unless some row has requests of exactly 1 MiB (then floats).
+    """
+    per_row: np.ndarray = sum(
+        (np.asarray(frame[size_column(prefix, op, b)]) for b in BIN_MEAN_BYTES), np.zeros(len(frame), np.int64)
+    )
+    mib = exact_mib(frame, prefix)
+    if mib.any():
+        this = _f(frame, size_column(prefix, op, "100K_1M"))
+        other = _f(frame, size_column(prefix, "WRITE" if op == "READ" else "READ", "100K_1M"))
+        both = this + other
+        mine = np.where(both > 0, np.rint(mib * this / np.maximum(both, 1)), 0)
+        per_row = per_row - np.minimum(mine, this)
+    out: np.ndarray = np.maximum(per_row, 0)
+    return out
+
+
 def excess_over_rate(time_s: float, nbytes: float, rate: float) -> float:
     """Seconds spent beyond what ``nbytes`` take at ``rate`` bytes per second."""
     if rate <= 0:

@@ -431,14 +431,68 @@ def _mpiio(**counters: Any) -> Any:
     return make_profile({"MPI-IO": [{"id": 1, "rank": -1, **counters}]})
 
 
+def _small_calls(op: str, n: int, **more: Any) -> dict[str, Any]:
+    """``n`` independent 256 KiB calls of ``op`` (no POSIX records beneath: contiguity cannot be judged)."""
+    verb = "READ" if op == "READ" else "WRITTEN"
+    return {f"MPIIO_INDEP_{op}S": n, f"MPIIO_SIZE_{op}_AGG_100K_1M": n, f"MPIIO_BYTES_{verb}": n << 18, **more}
+
+
 @pytest.mark.parametrize(("code", "op", "verb"), [("M02", "READ", "read"), ("M03", "WRITE", "write")])
 def test_no_collective_boundary(code: str, op: str, verb: str) -> None:
-    # No collective call and more than collective_operations_absolute (1000) calls in all.
-    assert code not in run(_mpiio(**{f"MPIIO_INDEP_{op}S": 1000})).codes()
-    f = hit(run(_mpiio(**{f"MPIIO_INDEP_{op}S": 1001})), code, Severity.CRITICAL)
-    assert ev(f) == {f"independent_{verb}s": 1001, f"collective_{verb}s": 0, f"independent_{verb}_share": 1.0}
+    # No collective call and more than collective_operations_absolute (1000) small calls to a shared file.
+    assert code not in run(_mpiio(**_small_calls(op, 1000))).codes()
+    f = hit(run(_mpiio(**_small_calls(op, 1001))), code, Severity.CRITICAL)
+    assert ev(f) == {
+        f"independent_{verb}s": 1001,
+        f"collective_{verb}s": 0,
+        f"independent_{verb}_share": 1.0,
+        f"mergeable_{verb}s": 1001,
+        "shared_files": 1,
+    }
     assert f.files[0].metrics[0].value == 1001
-    assert code not in run(_mpiio(**{f"MPIIO_INDEP_{op}S": 5000, f"MPIIO_COLL_{op}S": 1})).codes()
+    assert code not in run(_mpiio(**_small_calls(op, 5000, **{f"MPIIO_COLL_{op}S": 1}))).codes()
+
+
+@pytest.mark.parametrize(("code", "op"), [("M02", "READ"), ("M03", "WRITE")])
+def test_no_collective_needs_small_requests_not_exactly_1_mib(code: str, op: str) -> None:
+    # 1 MiB calls sit in the 100K_1M bin; the ACCESS counters say they are exactly 1 MiB: not small.
+    verb = "READ" if op == "READ" else "WRITTEN"
+    mib = {
+        f"MPIIO_INDEP_{op}S": 2000,
+        f"MPIIO_SIZE_{op}_AGG_100K_1M": 2000,
+        f"MPIIO_BYTES_{verb}": 2000 << 20,
+        "MPIIO_ACCESS1_ACCESS": 1 << 20,
+        "MPIIO_ACCESS1_COUNT": 2000,
+    }
+    assert code not in run(_mpiio(**mib)).codes()
+    # Without the ACCESS counters, a mean of 1 MiB with nothing under 100 KiB is not small either.
+    assert code not in run(_mpiio(**{**mib, "MPIIO_ACCESS1_ACCESS": 0, "MPIIO_ACCESS1_COUNT": 0})).codes()
+    assert code in run(_mpiio(**_small_calls(op, 2000))).codes()
+
+
+@pytest.mark.parametrize(("code", "op"), [("M02", "READ"), ("M03", "WRITE")])
+def test_no_collective_not_for_a_file_per_process(code: str, op: str) -> None:
+    # One record per rank and file: nothing for collective buffering to gather, however small the calls.
+    recs = [{"id": 10 + r, "rank": r, **_small_calls(op, 500)} for r in range(4)]
+    assert code not in run(make_profile({"MPI-IO": recs}, nprocs=4)).codes()
+    shared = [{"id": 10, "rank": r, **_small_calls(op, 500)} for r in range(4)]
+    assert code in run(make_profile({"MPI-IO": shared}, nprocs=5)).codes()
+
+
+@pytest.mark.parametrize(("code", "op"), [("M02", "READ"), ("M03", "WRITE")])
+def test_no_collective_not_for_ranks_writing_their_own_block(code: str, op: str) -> None:
+    # Small calls, but each rank's follow one another (POSIX consecutive counters): collective buffering would
+    # find the ranks' pieces of a call far apart and merge nothing.
+    beneath = {f"POSIX_{op}S": 2000, f"POSIX_CONSEC_{op}S": 1996, "POSIX_OPENS": 4, f"POSIX_SIZE_{op}_100K_1M": 2000}
+    p = make_profile(
+        {"MPI-IO": [{"id": 1, "rank": -1, **_small_calls(op, 2000)}], "POSIX": [posix(rank=-1, **beneath)]}
+    )
+    assert code not in run(p).codes()
+    strided = {**beneath, f"POSIX_CONSEC_{op}S": 0}
+    p = make_profile(
+        {"MPI-IO": [{"id": 1, "rank": -1, **_small_calls(op, 2000)}], "POSIX": [posix(rank=-1, **strided)]}
+    )
+    assert code in run(p).codes()
 
 
 @pytest.mark.parametrize(("code", "op", "verb"), [("M04", "READ", "read"), ("M05", "WRITE", "write")])

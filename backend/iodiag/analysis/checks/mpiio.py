@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from iodiag.analysis import costs
@@ -9,7 +11,10 @@ from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
-from iodiag.ingest.table import Groups
+from iodiag.core.units import human_bytes
+from iodiag.ingest.table import Table
+
+MIB = 1 << 20
 
 MPIIO = ("MPI-IO",)
 
@@ -51,54 +56,177 @@ def _collective(ctx: Context, t: Thresholds, op: str) -> tuple[int, int, int]:
     return coll, indep, coll + indep
 
 
+@dataclass(frozen=True)
+class _Candidates:
+    """Files whose independent ``op`` calls collective buffering would change, per MPI-IO record and per file."""
+
+    rows: np.ndarray
+    """Mask over ``ctx.mpiio_records``: the records of those files."""
+    ids: np.ndarray
+    calls: np.ndarray
+    """Independent ``op`` calls per file (``ids``)."""
+    small_share: np.ndarray
+    """Per record (all rows): the share of its ``op`` calls, or of the POSIX requests beneath, under 1 MiB."""
+    typical: dict[int, int]
+    """File id -> its most common request size (ACCESS counters), where known."""
+
+
+def _collective_candidates(ctx: Context, t: Thresholds, op: str) -> _Candidates:
+    """Files where collective buffering would change the requests that reach the file system.
+
+    Two-phase collective buffering gathers the pieces the ranks pass in one call and writes them as large
+    contiguous requests from a few aggregators. That changes the file system's requests only when (1) several
+    ranks access the file (a shared, rank -1 record of a job of several ranks, or records of more than one rank:
+    a file per process, or a one-process job, has nothing to gather), (2) the requests are small: more than
+    ``small_requests`` of the calls, or of the POSIX requests beneath them (a non-contiguous call split into
+    pieces), are strictly under 1 MiB (a request of exactly 1 MiB sits in Darshan's 100K_1M bin but is not
+    small: the ACCESS counters settle it), and (3) each rank's requests are not contiguous: more than
+    ``random_operations`` of the POSIX requests beneath do not start where the rank's previous one ended
+    (interleaved with other ranks' pieces, strided or random). A rank writing its own block front to back gets
+    nothing from collective buffering: the ranks' pieces in one call lie far apart, and aggregating within the
+    rank is the fix (P06, P16). Without POSIX records beneath, contiguity cannot be judged and (3) is taken as
+    true.
+    """
+    return ctx.memo(f"collective_candidates_{op}", lambda: _candidates(ctx, t, op))
+
+
+def _candidates(ctx: Context, t: Thresholds, op: str) -> _Candidates:
+    m = ctx.mpiio_records
+    n_ops = m.num(f"MPIIO_INDEP_{op}S") + m.num(f"MPIIO_NB_{op}S") + m.num(f"MPIIO_COLL_{op}S")
+    n_ops = n_ops + m.num(f"MPIIO_SPLIT_{op}S")
+    indep = m.num(f"MPIIO_INDEP_{op}S") + m.num(f"MPIIO_NB_{op}S")
+    nbytes = m.num("MPIIO_BYTES_READ" if op == "READ" else "MPIIO_BYTES_WRITTEN")
+    below = costs.below_mib_counts(m, "MPIIO", op).astype(float)
+    tiny = sum(
+        (m.num(costs.size_column("MPIIO", op, b)) for b in ("0_100", "100_1K", "1K_10K", "10K_100K")), np.zeros(len(m))
+    )
+    g = m.group_by("id")
+    f_ops, f_bytes = g.sum(n_ops), g.sum(nbytes)
+    # A rank -1 record of a one-process job is no shared file: there is no other rank to gather from.
+    shared = (g.any(m["rank"] < 0) & (ctx.meta.nprocs > 1)) | (g.nunique(m["rank"]) > 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(f_ops > 0, f_bytes / np.maximum(f_ops, 1), 0.0)
+        share = np.where(f_ops > 0, g.sum(below) / np.maximum(f_ops, 1), 0.0)
+        tiny_share = np.where(f_ops > 0, g.sum(tiny) / np.maximum(f_ops, 1), 0.0)
+    # A mean of 1 MiB or more with nothing under 100 KiB: the 100K_1M bin holds 1 MiB requests the ACCESS
+    # counters did not name (more than four sizes), not small ones.
+    small_mpi = (share > t.small_requests) & ((mean < MIB) | (tiny_share > t.small_requests))
+    small_posix, noncontig = _posix_beneath(ctx, t, op, g.keys)
+    qualifies = shared & (small_mpi | small_posix) & noncontig & (g.sum(indep) > 0)
+    ids = g.keys[qualifies]
+    rows = np.isin(m["id"], ids)
+    row_share = np.where(n_ops > 0, below / np.maximum(n_ops, 1), 0.0)
+    posix_share = g.lookup(m["id"], np.where(small_posix, 1.0, 0.0), 0.0)
+    return _Candidates(
+        rows=rows,
+        ids=ids,
+        calls=g.sum(indep)[qualifies],
+        small_share=np.clip(np.maximum(row_share, posix_share * _posix_small_share(ctx, op, m["id"])), 0, 1),
+        typical=_typical_sizes(m, ids),
+    )
+
+
+def _posix_beneath(ctx: Context, t: Thresholds, op: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per file of ``ids``: (its POSIX ``op`` requests are mostly under 1 MiB, they are not contiguous per rank).
+
+    Files without POSIX records beneath are (False, True): sizes as the MPI-IO calls say, contiguity unknown.
+    """
+    p = ctx.posix_records
+    p = p.where(np.isin(p["id"], ids)) if len(p) else p
+    if not len(p):
+        return np.zeros(len(ids), dtype=bool), np.ones(len(ids), dtype=bool)
+    g = p.group_by("id")
+    ops = g.sum(p.num(f"POSIX_{op}S"))
+    below = g.sum(costs.below_mib_counts(p, "POSIX", op).astype(float))
+    # Each rank's first request after an open does not follow a previous one: one break per open is allowed.
+    breaks = np.maximum(ops - g.sum(p.num(f"POSIX_CONSEC_{op}S")) - g.sum(p.num("POSIX_OPENS")), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        small = np.where(ops > 0, below / np.maximum(ops, 1), 0.0) > t.small_requests
+        scattered = np.where(ops > 0, breaks / np.maximum(ops, 1), 0.0) > t.random_operations
+    found = np.isin(ids, g.keys)
+    return (
+        g.lookup(ids, small, False).astype(bool) & found,
+        np.where(found, g.lookup(ids, scattered, False).astype(bool), True),
+    )
+
+
+def _posix_small_share(ctx: Context, op: str, ids: np.ndarray) -> np.ndarray:
+    """Per id, the share of the POSIX ``op`` requests of that file strictly under 1 MiB (0 without records)."""
+    p = ctx.posix_records
+    if not len(p):
+        return np.zeros(len(ids))
+    g = p.group_by("id")
+    ops = g.sum(p.num(f"POSIX_{op}S"))
+    share = np.where(ops > 0, g.sum(costs.below_mib_counts(p, "POSIX", op).astype(float)) / np.maximum(ops, 1), 0.0)
+    return g.lookup(np.asarray(ids), share, 0.0)
+
+
+def _typical_sizes(m: Table, ids: np.ndarray) -> dict[int, int]:
+    """Per file, the request size with the largest count over its records' ACCESS1-4 counters."""
+    out: dict[int, tuple[int, int]] = {}
+    sel = m.where(np.isin(m["id"], ids))
+    for i in range(1, 5):
+        acc, cnt = f"MPIIO_ACCESS{i}_ACCESS", f"MPIIO_ACCESS{i}_COUNT"
+        if acc not in sel:
+            continue
+        totals: dict[tuple[int, int], int] = {}
+        for rid, size, count in zip(sel["id"].tolist(), sel[acc].tolist(), sel[cnt].tolist(), strict=True):
+            if size > 0 and count > 0:
+                totals[(int(rid), int(size))] = totals.get((int(rid), int(size)), 0) + int(count)
+        for (rid, size), count in totals.items():
+            best = out.get(rid)
+            if best is None or (count, size) > best:
+                out[rid] = (count, size)
+    return {rid: size for rid, (_, size) in out.items()}
+
+
 def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     coll, indep, total = _collective(ctx, t, op)
     if coll != 0 or not total or total <= t.collective_operations_absolute:
         return None
-    m = ctx.mpiio_records
+    c = _collective_candidates(ctx, t, op)
+    calls = int(c.calls.sum())
+    if calls <= t.collective_operations_absolute:
+        return None
     verb = op.lower()
-    indep_op = m[f"MPIIO_INDEP_{op}S"] + m[f"MPIIO_NB_{op}S"]
-    both = m["MPIIO_INDEP_READS"] + m["MPIIO_INDEP_WRITES"] + m["MPIIO_NB_READS"] + m["MPIIO_NB_WRITES"]
-    share = np.where(both != 0, indep_op / np.where(both != 0, both, 1), 0.0)
-    keep = (share > t.collective_operations) & (both > t.collective_operations_absolute)
-    g = Groups(m["id"][keep])
-    files, n = ctx.rank_files(g.keys, g.sum(indep_op[keep]), f"independent_{verb}s", Unit.COUNT)
+    files, n = ctx.rank_files(c.ids, c.calls, f"independent_{verb}s", Unit.COUNT)
+    sizes = sorted({c.typical[int(i)] for i in c.ids.tolist() if int(i) in c.typical})
+    typical = f" (typically {human_bytes(sizes[0])})" if len(sizes) == 1 else ""
+    where = "one shared file" if n == 1 else f"{n:,} shared files"
     return Hit(
-        message=f"The job uses MPI-IO but issues no collective {verb}s: all {indep:,} MPI-IO {verb} calls "
-        f"are independent, so each rank hits the file system on its own.",
+        message=f"The job uses MPI-IO but issues no collective {verb}s: {calls:,} of its {indep:,} independent "
+        f"MPI-IO {verb} calls are small{typical}, not contiguous per rank, to {where}, so each rank sends its own "
+        f"small pieces to the file system where collective buffering would merge them into large requests.",
         evidence=[
             Metric(name=f"independent_{verb}s", value=indep, unit=Unit.COUNT),
             Metric(name=f"collective_{verb}s", value=coll, unit=Unit.COUNT),
             Metric(name=f"independent_{verb}_share", value=indep / total, unit=Unit.RATIO),
+            Metric(name=f"mergeable_{verb}s", value=calls, unit=Unit.COUNT),
+            Metric(name="shared_files", value=n, unit=Unit.COUNT),
         ],
         files=files,
         files_total=n,
-        cost=_independent_cost(ctx, t, op, indep),
+        cost=_independent_cost(ctx, t, op, c, calls),
     )
 
 
-def _independent_cost(ctx: Context, t: Thresholds, op: str, calls: int) -> costs.Cost:
-    """Independent calls under 1 MiB: their share of the MPI-IO time, less their bytes at the job's large rate.
+def _independent_cost(ctx: Context, t: Thresholds, op: str, c: _Candidates, calls: int) -> costs.Cost:
+    """The small independent calls of those files: their share of the MPI-IO time, less their bytes at the job's
+    large-request rate.
 
     Collective buffering pays off by turning small pieces into large requests; independent calls that are
-    already large (a rank writing 16 MiB blocks) would gain little from it.
+    already large (a rank writing 16 MiB blocks, or exactly 1 MiB) would gain little from it.
     """
     m = ctx.mpiio_records
-    small = sum((m.num(f"MPIIO_SIZE_{op}_AGG_{b}") for b in costs.BIN_MEAN_BYTES), np.zeros(len(m)))
-    n = (m[f"MPIIO_INDEP_{op}S"] + m[f"MPIIO_NB_{op}S"] + m[f"MPIIO_COLL_{op}S"] + m[f"MPIIO_SPLIT_{op}S"]).astype(
-        float
-    )
-    share = np.where(n > 0, np.clip(small / np.maximum(n, 1), 0, 1), 0.0)
-    time = m.num(f"MPIIO_F_{op}_TIME") * share
-    nbytes = sum(
-        (m.num(f"MPIIO_SIZE_{op}_AGG_{b}") * mean for b, mean in costs.BIN_MEAN_BYTES.items()), np.zeros(len(m))
-    )
+    time = m.num(f"MPIIO_F_{op}_TIME") * c.small_share * c.rows
+    nbytes = m.num("MPIIO_BYTES_READ" if op == "READ" else "MPIIO_BYTES_WRITTEN") * c.small_share * c.rows
     rate, own = costs.large_request_rate(ctx, op, t)
     per_row = np.clip(time - nbytes / rate, 0, None)
     return costs.modelled(
         costs.on_critical_path(ctx, m, per_row, prefix="MPIIO"),
-        f"time of the independent {op.lower()}s under 1 MiB (what collective buffering would combine) less their "
-        f"bytes at {'this job' if own else 'the reference'}'s large-request rate, on the busiest rank",
+        f"time of the independent {op.lower()}s under 1 MiB to shared files, not contiguous per rank (what "
+        f"collective buffering would merge), less their bytes at {'this job' if own else 'the reference'}'s "
+        "large-request rate, on the busiest rank",
         confidence=Confidence.MEDIUM if own else Confidence.LOW,
         ops=calls,
     )

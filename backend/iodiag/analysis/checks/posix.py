@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct, small_columns
+from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
@@ -79,21 +79,8 @@ _intensity_check("P04", "Read-intensive by volume", "volume", "read")
 
 
 def _small_counts(frame: Table, op: str) -> np.ndarray:
-    """Requests under 1 MiB per row: the five small bins less the requests of exactly 1 MiB that Darshan's
-    100K_1M bin also holds (the ACCESS counters give them, shared between reads and writes by bin counts).
-
-    Integers, unless some row has requests of exactly 1 MiB (then floats)."""
-    per_row: np.ndarray = sum((frame[c] for c in small_columns("POSIX", op)), np.zeros(len(frame), np.int64))
-    mib = costs.exact_mib(frame, "POSIX")
-    if mib.any():
-        this = frame[f"POSIX_SIZE_{op}_100K_1M"].astype(float)
-        other_op = "WRITE" if op == "READ" else "READ"
-        other = frame[f"POSIX_SIZE_{other_op}_100K_1M"].astype(float)
-        both = this + other
-        mine = np.where(both > 0, np.rint(mib * this / np.maximum(both, 1)), 0)
-        per_row = per_row - np.minimum(mine, this)
-    out: np.ndarray = np.maximum(per_row, 0)
-    return out
+    """Requests under 1 MiB per row (a request of exactly 1 MiB is not small: ``costs.below_mib_counts``)."""
+    return costs.below_mib_counts(frame, "POSIX", op)
 
 
 def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table) -> costs.Cost:
