@@ -180,13 +180,14 @@ def rate_text(rate: float) -> str:
     return f"{human_bytes(rate)}/s"
 
 
-def on_critical_path(ctx: Context, frame: Table, per_row: np.ndarray, prefix: str = "POSIX") -> float:
+def on_critical_path(ctx: Context, frame: Table, per_row: np.ndarray, prefix: str = "POSIX", of: str = "data") -> float:
     """Critical-path seconds of a cost given per record of ``frame`` (seconds summed over the record's ranks).
 
     Records of one rank add up per rank and the busiest rank counts: ranks that do the work alone (the
     aggregators under collective I/O, rank 0 writing for everyone) are the critical path, and a proportional
     share would hide them. A shared record (rank -1, summed over every rank) counts with the slowest rank's
-    share of its time, which Darshan keeps (``*_F_SLOWEST_RANK_TIME``).
+    share of the time the cost is part of (``of``: "data", read and write time, or "meta"), from what Darshan
+    keeps of that rank (``*_F_SLOWEST_RANK_TIME``): see ``_slowest_rank_share``.
     """
     if len(frame) == 0:
         return 0.0
@@ -199,11 +200,66 @@ def on_critical_path(ctx: Context, frame: Table, per_row: np.ndarray, prefix: st
         busiest = float(np.bincount(inv, weights=cost[own]).max())
     shared = 0.0
     if (~own).any():
-        frac = _slowest_rank_share(ctx, frame, ~own, prefix)
+        frac = _slowest_rank_share(ctx, frame, ~own, prefix, of)
         shared = float((cost[~own] * frac).sum())
     s = ctx.io_share
     out = busiest + shared
     return min(out, s.slowest_rank_io_s) if s is not None else out
+
+
+@dataclass(frozen=True)
+class RankMetadata:
+    """The metadata time on the critical path: the rank with the most metadata time at the top layer."""
+
+    rank: int | None
+    """That rank (None when every record is shared)."""
+    meta_s: float
+    """Its metadata time: its own records' plus its share of the shared records' (the slowest rank's)."""
+    data_s: float
+    """Its read and write time, counted the same way."""
+
+
+def busiest_rank_metadata(ctx: Context) -> RankMetadata:
+    """Metadata seconds of the rank with the most of them, each file at its top layer (``counted_layers``).
+
+    Per rank, the ``*_F_META_TIME`` of its own records; a shared (rank -1) record adds the slowest rank's share
+    of its metadata time, and its read and write time by the slowest rank's share of those
+    (``_slowest_rank_share``), as ``on_critical_path`` counts them.
+    """
+    return ctx.memo("busiest_rank_metadata", lambda: _busiest_rank_metadata(ctx))
+
+
+def _busiest_rank_metadata(ctx: Context) -> RankMetadata:
+    from iodiag.analysis.context import TOP_LAYER_TIME
+
+    own_meta: dict[int, float] = {}
+    own_data: dict[int, float] = {}
+    shared_meta = shared_data = 0.0
+    for layer, records in ctx.counted_layers:
+        if not len(records):
+            continue
+        rd, wr, md, _ = TOP_LAYER_TIME[layer]
+        prefix = md.removesuffix("_F_META_TIME")
+        meta, data = _f(records, md), _f(records, rd) + _f(records, wr)
+        ranks = np.asarray(records["rank"])
+        own = ranks >= 0
+        if own.any():
+            keys, inv = np.unique(ranks[own], return_inverse=True)
+            per_meta = np.bincount(inv, weights=meta[own])
+            per_data = np.bincount(inv, weights=data[own])
+            for k, mv, dv in zip(keys.tolist(), per_meta.tolist(), per_data.tolist(), strict=True):
+                own_meta[k] = own_meta.get(k, 0.0) + mv
+                own_data[k] = own_data.get(k, 0.0) + dv
+        if (~own).any():
+            shared_meta += float((meta[~own] * _slowest_rank_share(ctx, records, ~own, prefix, "meta")).sum())
+            shared_data += float((data[~own] * _slowest_rank_share(ctx, records, ~own, prefix, "data")).sum())
+    rank = max(own_meta, key=lambda r: (own_meta[r], -r)) if own_meta else None
+    meta_s = shared_meta + (own_meta[rank] if rank is not None else 0.0)
+    data_s = shared_data + (own_data[rank] if rank is not None else 0.0)
+    s = ctx.io_share
+    if s is not None:
+        meta_s = min(meta_s, s.slowest_rank_io_s)
+    return RankMetadata(rank, meta_s, data_s)
 
 
 def trace_segments_cost(
@@ -235,23 +291,33 @@ def files_time_cost(ctx: Context, fractions: dict[int, float], ops: tuple[str, .
     return on_critical_path(ctx, p, time * np.clip(frac, 0, 1))
 
 
-def _slowest_rank_share(ctx: Context, frame: Table, rows: np.ndarray, prefix: str) -> np.ndarray:
-    """Per shared (rank -1) record among ``rows`` (a mask), the slowest rank's share of its summed time (at
-    least 1/nprocs)."""
-    total = (
-        _f(frame, f"{prefix}_F_READ_TIME")[rows]
-        + _f(frame, f"{prefix}_F_WRITE_TIME")[rows]
-        + _f(frame, f"{prefix}_F_META_TIME")[rows]
-    )
+def _slowest_rank_share(ctx: Context, frame: Table, rows: np.ndarray, prefix: str, of: str = "data") -> np.ndarray:
+    """Per shared (rank -1) record among ``rows`` (a mask), the slowest rank's share of its summed ``of`` time
+    (at least 1/nprocs, at most all of it).
+
+    Darshan keeps the slowest rank's total (read + write + metadata) time, not its parts. For data costs the
+    slowest rank's read and write time is that total less the mean rank's metadata time, as a share of the
+    record's summed read and write time: a lone aggregator that did every write of a file all ranks opened
+    gets all of the write time, however long the other ranks' opens took (a share of the total would let
+    their summed opens dilute its writes). For metadata costs it is the slowest rank's share of the total.
+    """
+    read = _f(frame, f"{prefix}_F_READ_TIME")[rows]
+    write = _f(frame, f"{prefix}_F_WRITE_TIME")[rows]
+    meta = _f(frame, f"{prefix}_F_META_TIME")[rows]
     slow_col = f"{prefix}_F_SLOWEST_RANK_TIME"
-    slowest = _f(frame, slow_col)[rows] if slow_col in frame.columns else np.zeros(len(total))
-    floor = 1.0 / max(ctx.meta.nprocs, 1)
+    slowest = _f(frame, slow_col)[rows] if slow_col in frame.columns else np.zeros(len(read))
+    nprocs = max(ctx.meta.nprocs, 1)
+    floor = 1.0 / nprocs
+    if of == "meta":
+        part, total = slowest, read + write + meta
+    else:
+        part, total = np.maximum(slowest - meta / nprocs, 0.0), read + write
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(total > 0, np.clip(slowest / np.where(total > 0, total, 1), floor, 1.0), floor)
+        return np.where(total > 0, np.clip(part / np.where(total > 0, total, 1), floor, 1.0), floor)
 
 
 def per_file_on_critical_path(
-    ctx: Context, frame: Table, per_row: np.ndarray, prefix: str = "POSIX"
+    ctx: Context, frame: Table, per_row: np.ndarray, prefix: str = "POSIX", of: str = "data"
 ) -> dict[int, float]:
     """``on_critical_path`` for each file of ``frame`` at once (record id -> seconds), without a pass per file."""
     if len(frame) == 0:
@@ -270,7 +336,7 @@ def per_file_on_critical_path(
             {int(k): float(v) for k, v in zip(by_file.keys.tolist(), by_file.max(per_pair).tolist(), strict=True)}
         )
     if (~own).any():
-        frac = _slowest_rank_share(ctx, frame, ~own, prefix)
+        frac = _slowest_rank_share(ctx, frame, ~own, prefix, of)
         shared = Groups(ids[~own])
         for k, v in zip(shared.keys.tolist(), shared.sum(cost[~own] * frac).tolist(), strict=True):
             out[int(k)] = out.get(int(k), 0.0) + float(v)

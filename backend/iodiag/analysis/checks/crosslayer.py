@@ -550,33 +550,83 @@ def write_amplification(ctx: Context, t: Thresholds) -> Hit | None:
     family="metadata",
 )
 def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
+    # Metadata-dominated I/O: opens, stats, seeks, closes and syncs take more of the I/O time than the data. Judged
+    # on the job's summed time and on the critical path: the rank with the most metadata time (its own records
+    # plus the slowest rank's share of the shared ones), since one rank creating every file while the others
+    # write data is metadata-bound where the sum over ranks is not. The cost is that rank's metadata time.
     s = ctx.io_share
     if s is None:
         return None
     total = s.read_s + s.write_s + s.meta_s
-    if total <= 0 or s.meta_s < t.metadata_storm_share * total:
+    if total <= 0:
         return None
-    seconds = 0.0
-    opens = 0
-    from iodiag.analysis.context import TOP_LAYER_TIME
-
-    for layer, records in ctx.counted_layers:
-        md = TOP_LAYER_TIME[layer][2]
-        prefix = {"MPI-IO": "MPIIO"}.get(layer, layer)
-        seconds = max(seconds, costs.on_critical_path(ctx, records, records[md].astype(float), prefix=prefix))
-        col = f"{prefix}_OPENS"
-        if col in records:
-            opens += int(records[col].sum())
-    files = len({int(i) for _, records in ctx.counted_layers for i in records["id"].tolist()})
+    busiest = costs.busiest_rank_metadata(ctx)
+    rank_io = busiest.meta_s + busiest.data_s
+    rank_share = busiest.meta_s / rank_io if rank_io > 0 else 0.0
+    if s.meta_s < t.metadata_storm_share * total and rank_share < t.metadata_storm_share:
+        return None
+    calls = _metadata_calls(ctx)
+    opens, stats, files = calls["opens"], calls["stats"], calls["files"]
+    ranks = max(ctx.meta.nprocs, 1)
+    per_rank = calls["rank_files"] / ranks
+    who = f"rank {busiest.rank}" if busiest.rank is not None else "the slowest rank"
+    per_file = f", {opens / files:.1f} opens" + (f" and {stats / files:.1f} stats" if stats else "") if files else ""
     return Hit(
         message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
-        f"({human_seconds(s.meta_s)} summed over ranks) for {opens:,} opens of {files:,} files; the data itself "
-        f"took {human_seconds(s.read_s + s.write_s)}.",
+        f"({human_seconds(s.meta_s)} summed over ranks; the data took {human_seconds(s.read_s + s.write_s)}) and "
+        f"{human_seconds(busiest.meta_s)} on {who}, against {human_seconds(busiest.data_s)} of its reads and writes: "
+        f"{opens:,} opens and {stats:,} stats of {files:,} files ({per_rank:,.1f} per rank on average"
+        f"{per_file} per file).",
         evidence=[
             Metric(name="meta_time", value=s.meta_s, unit=Unit.SECONDS, description="summed over ranks"),
             Metric(name="meta_share", value=s.meta_s / total, unit=Unit.RATIO),
+            Metric(name="busiest_rank_meta_time", value=busiest.meta_s, unit=Unit.SECONDS),
+            Metric(name="busiest_rank_data_time", value=busiest.data_s, unit=Unit.SECONDS),
+            Metric(name="busiest_rank_meta_share", value=rank_share, unit=Unit.RATIO),
             Metric(name="opens", value=opens, unit=Unit.COUNT),
+            Metric(name="stats", value=stats, unit=Unit.COUNT),
             Metric(name="files", value=files, unit=Unit.COUNT),
+            Metric(name="files_written", value=calls["written"], unit=Unit.COUNT),
+            Metric(name="files_per_rank", value=per_rank, unit=Unit.RATIO, description="mean over ranks"),
         ],
-        cost=costs.measured(seconds, "metadata time of the busiest rank at the top layer", ops=opens or None),
+        ranks=[busiest.rank] if busiest.rank is not None else [],
+        cost=costs.measured(
+            busiest.meta_s,
+            "metadata time of the rank with the most of it, at the top layer (a shared record counts with the "
+            "slowest rank's share)",
+            ops=(opens + stats) or None,
+        ),
     )
+
+
+_OPENS = {
+    "POSIX": ("POSIX_OPENS",),
+    "STDIO": ("STDIO_OPENS",),
+    "MPI-IO": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"),
+    "DFS": ("DFS_OPENS",),
+    "DAOS": ("DAOS_OBJ_OPENS",),
+}
+_STATS = {"POSIX": ("POSIX_STATS",), "DFS": ("DFS_STATS",)}
+
+
+def _metadata_calls(ctx: Context) -> dict[str, int]:
+    """Opens and stats at each file's top layer, distinct files, files written, and (file, rank) pairs (a shared
+    record is every rank's)."""
+    opens = stats = 0
+    ids: set[int] = set()
+    written: set[int] = set()
+    rank_files = 0
+    nprocs = max(ctx.meta.nprocs, 1)
+    for layer, records in ctx.counted_layers:
+        if not len(records):
+            continue
+        opens += sum(int(records[c].sum()) for c in _OPENS.get(layer, ()) if c in records)
+        stats += sum(int(records[c].sum()) for c in _STATS.get(layer, ()) if c in records)
+        rid = records["id"]
+        ids.update(int(i) for i in np.unique(rid).tolist())
+        wcol = {"MPI-IO": "MPIIO_BYTES_WRITTEN"}.get(layer, f"{layer}_BYTES_WRITTEN")
+        if wcol in records:
+            written.update(int(i) for i in np.unique(rid[records[wcol] > 0]).tolist())
+        shared = records["rank"] < 0
+        rank_files += int((~shared).sum()) + int(shared.sum()) * nprocs
+    return {"opens": opens, "stats": stats, "files": len(ids), "written": len(written), "rank_files": rank_files}
