@@ -128,6 +128,19 @@ class Thresholds(BaseModel):
         le=1,
         description="share of a file's MPI-IO time spent above the POSIX calls beneath it (X04)",
     )
+    xlayer_gap_min_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="seconds above the POSIX calls beneath a file's MPI-IO calls, on the critical path, that are a "
+        "finding whatever their share of the MPI-IO time, when they are also xlayer_gap_runtime_share of the run (X04)",
+    )
+    xlayer_gap_runtime_share: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="share of the run time the MPI-IO wait must reach for xlayer_gap_min_seconds to fire X04 below "
+        "xlayer_gap_share",
+    )
     xlayer_amplification: float = Field(
         default=1.25, gt=1, description="bytes at a lower layer over the layer above that count as amplified (X05)"
     )
