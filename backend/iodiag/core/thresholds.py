@@ -77,6 +77,13 @@ class Thresholds(BaseModel):
     lustre_straddle_share: float = Field(
         default=0.5, ge=0, le=1, description="share of a file's requests that straddle stripes (L02)"
     )
+    lustre_lock_interleaved_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="share of a shared file's writes that do not follow the same rank's previous write (interleaved "
+        "with other ranks' pieces) from which sub-stripe unaligned writes contend for extent locks (L06)",
+    )
     lustre_spread_osts: int = Field(
         default=8, ge=2, description="OSTs a shared file on one OST could spread over, to price L01 and X03"
     )

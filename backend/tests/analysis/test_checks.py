@@ -31,6 +31,7 @@ ALL_CODES = {
     "D03",
     "D04",  # corrupt records: tests/ingest/test_integrity.py
     *(f"L{i:02d}" for i in range(1, 6)),
+    "L06",  # extent-lock contention: tests/analysis/test_causes.py and the ior-hard scenarios
     # Trace (T) and cross-layer (X) codes are tested in test_trace_findings.py and test_crosslayer.py.
     *(f"T{i:02d}" for i in range(1, 9)),  # T06-T08: test_source_lines.py and the trace-* scenarios
     *(f"X{i:02d}" for i in range(1, 7)),  # X04-X06: test_costs.py, the real logs in test_verdict.py

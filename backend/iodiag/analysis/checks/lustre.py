@@ -467,3 +467,107 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
             nbytes=int(top_bytes),
         ),
     )
+
+
+@dataclass(frozen=True)
+class _Contended:
+    layout: FileLayout
+    mean_write: float
+    interleaved: float
+    """Share of the file's writes that do not follow the same rank's previous write."""
+
+
+@check(
+    "L06",
+    title="Interleaved unaligned writes to a shared file contend for Lustre extent locks",
+    layer=Layer.LUSTRE,
+    severity=Severity.CRITICAL,
+    requires=NEEDS,
+    recommendations=("avoid-shared-file-locks", "align-file-requests", "lustre-stripe-size"),
+    family="lock-contention",
+)
+def extent_lock_contention(ctx: Context, t: Thresholds) -> Hit | None:
+    # Lustre serializes writes to one stripe object through extent locks granted to one client at a time. When
+    # several ranks write interleaved pieces smaller than a stripe that do not start on stripe boundaries
+    # (IO500's ior-hard: 47,008-byte writes, every rank's next piece n ranks further on), neighbouring pieces
+    # of different ranks share, and straddle, stripes: each write revokes another client's lock first. The
+    # writes wait on each other, so their time is the lock contention, measured on the slowest rank.
+    bad = _contended(ctx, t)
+    if not bad:
+        return None
+    bad.sort(key=lambda b: (-b.layout.bytes_written, b.layout.record_id))
+    worst = bad[0]
+    f = worst.layout
+    p = ctx.posix_records
+    ids = np.array([b.layout.record_id for b in bad], dtype=np.uint64)
+    seconds = costs.on_critical_path(ctx, p, p.num("POSIX_F_WRITE_TIME") * np.isin(p["id"], ids))
+    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
+    return Hit(
+        message=f"{ctx.path(f.record_id)}{more}: {f.writers:,} ranks wrote {human_bytes(f.bytes_written)} in "
+        f"interleaved pieces of {human_bytes(worst.mean_write)} on average, smaller than its "
+        f"{human_bytes(f.stripe_size)} stripes, {pct(f.not_aligned_share)} of them not starting on a stripe "
+        f"boundary and {pct(worst.interleaved)} not following the rank's previous write. Neighbouring ranks' pieces "
+        f"share (and straddle) stripes, so each write waits for the Lustre extent lock another rank holds.",
+        evidence=[
+            Metric(name="writers", value=f.writers, unit=Unit.COUNT),
+            Metric(name="mean_write", value=round(worst.mean_write), unit=Unit.BYTES),
+            Metric(name="stripe_size", value=f.stripe_size, unit=Unit.BYTES),
+            Metric(name="stripe_count", value=f.stripe_count, unit=Unit.COUNT),
+            Metric(name="not_aligned_share", value=f.not_aligned_share, unit=Unit.RATIO),
+            Metric(name="interleaved_share", value=worst.interleaved, unit=Unit.RATIO),
+            Metric(name="bytes_written", value=f.bytes_written, unit=Unit.BYTES),
+        ],
+        files=[
+            ctx.file(
+                b.layout.record_id,
+                Metric(name="writers", value=b.layout.writers, unit=Unit.COUNT),
+                Metric(name="mean_write", value=round(b.mean_write), unit=Unit.BYTES),
+                Metric(name="not_aligned_share", value=b.layout.not_aligned_share, unit=Unit.RATIO),
+            )
+            for b in bad[: ctx.top_n]
+        ],
+        files_total=len(bad),
+        cost=costs.measured(
+            seconds,
+            "the POSIX write time of those files on their slowest rank: each write waits for the extent lock of a "
+            "stripe other ranks write too",
+            nbytes=sum(b.layout.bytes_written for b in bad),
+        ),
+    )
+
+
+def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
+    """Lustre files written independently by several ranks in interleaved, sub-stripe, unaligned pieces."""
+    p = ctx.posix_records
+    if p.empty:
+        return []
+    g = p.group_by("id")
+    writes = g.sum(p.num("POSIX_WRITES"))
+    breaks = np.maximum(writes - g.sum(p.num("POSIX_CONSEC_WRITES")) - g.sum(p.num("POSIX_OPENS")), 0)
+    interleaved = np.where(writes > 0, breaks / np.maximum(writes, 1), 0.0)
+    collective = _collective_files(ctx)
+    out = []
+    for f in layouts(ctx):
+        if f.writers < 2 or f.bytes_written < t.lustre_min_file_bytes or f.stripe_size <= 0:
+            continue
+        if f.record_id in collective:
+            continue  # collective buffering writes aggregators' stripe-aligned domains: X01/X03's concern
+        i = int(np.searchsorted(g.keys, np.uint64(f.record_id)))
+        if i >= len(g.keys) or int(g.keys[i]) != f.record_id or writes[i] <= 0:
+            continue
+        mean = f.bytes_written / float(writes[i])
+        straddle = f.not_aligned_share >= t.lustre_straddle_share or _straddles(round(mean), f.stripe_size)
+        if mean < f.stripe_size and straddle and interleaved[i] >= t.lustre_lock_interleaved_share:
+            out.append(_Contended(f, mean, float(interleaved[i])))
+    return out
+
+
+def _collective_files(ctx: Context) -> set[int]:
+    """Files written mostly through collective MPI-IO calls."""
+    m = ctx.mpiio_records
+    if m.empty:
+        return set()
+    g = m.group_by("id")
+    coll = g.sum(m.num("MPIIO_COLL_WRITES") + m.num("MPIIO_SPLIT_WRITES"))
+    total = coll + g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
+    return {int(k) for k in g.keys[(total > 0) & (2 * coll >= total)].tolist()}
