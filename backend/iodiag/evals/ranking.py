@@ -29,7 +29,7 @@ from iodiag.evals.triggers import DEFAULT_SCENARIOS, CorpusError, build_entry, d
 
 DEFAULT_REAL_LABELS = DEFAULT_SCENARIOS.parent / "real" / "labels.yaml"
 DEFAULT_SHARED_LOGS = DEFAULT_SCENARIOS.parents[2] / "shared" / "logs"
-NOT_SCORED = ("J01", "J02", "D01", "D02", "D03")
+NOT_SCORED = ("J01", "J02", "D01", "D02", "D03", "D04")
 
 
 class RealLabel(BaseModel):

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -56,6 +56,13 @@ class LogFaults(BaseModel):
     partial: list[str] = Field(default_factory=list, description="modules Darshan flagged partial")
     damage: str | None = Field(default=None, description="a breakage of iodiag.synth.broken.BYTE_BREAKAGES")
     records: Literal["all", "none"] = Field(default="all", description="'none': the log holds no records")
+    stray_records: int = Field(
+        default=0,
+        ge=0,
+        le=100_000,
+        description="records added to the POSIX module with ids missing from the name table and ranks outside "
+        "the job (a damaged module region decodes into such records)",
+    )
 
     @field_validator("damage")
     @classmethod
@@ -78,7 +85,7 @@ class LogFaults(BaseModel):
 
     @property
     def active(self) -> bool:
-        return bool(self.partial or self.damage or self.records == "none")
+        return bool(self.partial or self.damage or self.records == "none" or self.stray_records)
 
 
 @dataclass(frozen=True)
@@ -264,7 +271,7 @@ def _write(entry: CorpusEntry, out: Path) -> None:
     if not f.active:
         build_log(entry.scenario, out)
         return
-    if f.partial or f.records == "none":
+    if f.partial or f.records == "none" or f.stray_records:
         from iodiag.synth.derive import derive_tables
         from iodiag.synth.program import simulate
         from iodiag.synth.writer import write_log
@@ -272,6 +279,8 @@ def _write(entry: CorpusEntry, out: Path) -> None:
         job, names, tables = derive_tables(entry.scenario, simulate(entry.scenario))
         if f.records == "none":
             names, tables = {}, {}
+        if f.stray_records and "POSIX" in tables:
+            tables = {**tables, "POSIX": _with_strays(tables["POSIX"], f.stray_records, job.nprocs)}
         write_log(out, job, names, tables, partial=[m for m in f.partial if m in tables])
     else:
         build_log(entry.scenario, out)
@@ -279,6 +288,17 @@ def _write(entry: CorpusEntry, out: Path) -> None:
         from iodiag.synth.broken import BYTE_BREAKAGES
 
         out.write_bytes(BYTE_BREAKAGES[f.damage](out.read_bytes()))
+
+
+def _with_strays(frame: Any, n: int, nprocs: int) -> Any:
+    """``frame`` plus ``n`` copies of its first record under ids no name has and ranks past the job's."""
+    import numpy as np
+    import pandas as pd
+
+    strays = frame.iloc[[0] * n].copy()
+    strays["id"] = np.arange(n, dtype=np.uint64) + np.uint64(1 << 62)
+    strays["rank"] = np.arange(n, dtype=np.int64) + nprocs
+    return pd.concat([frame, strays], ignore_index=True)
 
 
 # --- running ------------------------------------------------------------------------------------
