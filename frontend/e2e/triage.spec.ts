@@ -63,7 +63,8 @@ test("the help desk drafts a checked reply, the owner reads it on the job page a
   const box = thread.getByTestId("reply-text");
   await expect(box).toHaveValue(/^Hello tina,/, { timeout: 120_000 });
   // The draft answers "what do I change?" with this job's command, and says it was checked.
-  await expect(box).toHaveValue(/lfs setstripe/);
+  // The slow OST is reported, never pinned around (docs/actions.md).
+  await expect(box).toHaveValue(/storage team/);
   await expect(thread.getByTestId("draft-note")).toContainText("checked against its facts");
   await box.fill(`${await box.inputValue()}\nHelen, help desk`);
   await thread.getByTestId("send-reply").click();
@@ -76,7 +77,7 @@ test("the help desk drafts a checked reply, the owner reads it on the job page a
   await owner.goto(`${s.baseURL}/analyses/${encodeURIComponent(bad)}`);
   const mine = owner.getByTestId("reply-thread");
   await expect(mine.getByRole("heading", { name: "Messages from the help desk" })).toBeVisible();
-  await expect(mine.getByTestId("reply").first()).toContainText("lfs setstripe");
+  await expect(mine.getByTestId("reply").first()).toContainText("storage team");
   await expect(mine.getByTestId("draft-reply")).toHaveCount(0); // drafting is the help desk's tool
   await mine.getByTestId("reply-text").fill("Thanks, I restriped the directory; next run on Monday.");
   await mine.getByTestId("send-reply").click();

@@ -15,8 +15,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iodiag.analysis.action_safety import (
+    MEASURE_LABEL,
+    aggregators_seen,
+    check_action,
+    facts_for,
+    hdf5_metadata_writes,
+    layout_action,
+    safe_actions,
+)
 from iodiag.analysis.context import Context
-from iodiag.analysis.models import Action, FileEvidence, Impact, LustreLayout, OstUsage, Workload
+from iodiag.analysis.models import Action, FileEvidence, Impact, Layer, LustreLayout, OstUsage, Workload
 from iodiag.core.units import human_bytes
 
 MiB = 1 << 20
@@ -56,8 +65,14 @@ def _first_path(files: list[FileEvidence]) -> str | None:
     return files[0].path if files else None
 
 
-def _dir(path: str) -> str:
-    return shlex.quote(posixpath.dirname(path) or "/")
+def _target(ctx: Context, path: str) -> tuple[str, str]:
+    """Where ``lfs setstripe`` for a file goes, quoted for the shell, and what it is: the file's directory, or
+    the file itself (lfs creates it empty with the layout) when the directory is a file system's mount point,
+    whose default layout every user's new files would take."""
+    d = posixpath.dirname(path) or "/"
+    if posixpath.normpath(d) in {"/", *(posixpath.normpath(m.path) for m in ctx.meta.mounts)}:
+        return shlex.quote(path), "the file itself (lfs creates it empty with the layout; move an old copy away)"
+    return shlex.quote(d), "the output directory"
 
 
 def _layout(ctx: Context, record_id: str) -> object | None:
@@ -74,6 +89,12 @@ def _saves(imp: Impact | None) -> float | None:
 def _hints(pairs: list[tuple[str, str]]) -> str:
     """ROMIO hints in Cray MPICH's variable form, which also reads as the MPI_Info key=value pairs to set."""
     return 'export MPICH_MPIIO_HINTS="*:' + ":".join(f"{k}={v}" for k, v in pairs) + '"'
+
+
+def _changes(ctx: Context, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The hints that would change something: not those the log shows already in effect."""
+    in_effect = facts_for(ctx, None).hints
+    return [(k, v) for k, v in pairs if in_effect.get(k) != v.lower()]
 
 
 _HINTS_WHERE = (
@@ -97,10 +118,11 @@ def _stripe_count(ctx: Context, files: list[FileEvidence], imp: Impact | None) -
     size = lay.bytes_written + lay.bytes_read
     count = stripe_count_for(size, lay.writers, ctx.nodes)
     stripe = stripe_size_for(lay.common_size or lay.stripe_size or MiB)
+    target, what = _target(ctx, files[0].path)
     return Action(
         recommendation="lustre-stripe-count",
-        command=f"lfs setstripe -c {count} -S {_size_arg(stripe)} {_dir(files[0].path)}",
-        where="shell, on the output directory before the job creates the file (an existing file keeps its layout)",
+        command=f"lfs setstripe -c {count} -S {_size_arg(stripe)} {target}",
+        where=f"shell, on {what} before the job creates the file (an existing file keeps its layout)",
         effect=f"the {human_bytes(size)} file written by {lay.writers:,} ranks spreads over {count} OSTs instead of "
         f"{lay.stripe_count}, in {_size_arg(stripe)} stripes matching its {human_bytes(lay.common_size)} requests",
         saves_s=_saves(imp),
@@ -119,10 +141,11 @@ def _stripe_size(ctx: Context, files: list[FileEvidence], imp: Impact | None) ->
     stripe = stripe_size_for(lay.common_size or MiB)
     if stripe == lay.stripe_size:
         return None  # the layout already matches: nothing to change
+    target, what = _target(ctx, files[0].path)
     return Action(
         recommendation="lustre-stripe-size",
-        command=f"lfs setstripe -c {max(lay.stripe_count, 1)} -S {_size_arg(stripe)} {_dir(files[0].path)}",
-        where="shell, on the output directory before the file is created",
+        command=f"lfs setstripe -c {max(lay.stripe_count, 1)} -S {_size_arg(stripe)} {target}",
+        where=f"shell, on {what} before the file is created",
         effect=f"{human_bytes(lay.common_size)} requests land on whole {_size_arg(stripe)} stripes instead of "
         f"crossing {human_bytes(lay.stripe_size)} stripe boundaries",
         saves_s=_saves(imp),
@@ -140,87 +163,77 @@ def _ost_health(ctx: Context, files: list[FileEvidence], imp: Impact | None, slo
     if len(healthy) < count:
         return None
     chosen = ",".join(str(o) for o in healthy[:count])
+    # -o fixes the OSTs of every new file under the target: kept only where that is one file striped over several
+    # OSTs (action_safety's ost-pinning rule); a directory of one-OST files is spread by the file system.
+    target, what = _target(ctx, files[0].path)
     return Action(
         recommendation="lustre-ost-health",
-        command=f"lfs setstripe -c {count} -o {chosen} {_dir(files[0].path)}",
-        where="shell, on the output directory; and tell the storage team OST "
+        command=f"lfs setstripe -c {count} -o {chosen} {target}",
+        where=f"shell, on {what} before the job creates the file; and tell the storage team OST "
         f"{slow} was slow (lfs df -h shows its state)",
         effect=f"new files avoid OST {slow} and use OSTs that ran at the median rate in this job",
         saves_s=_saves(imp),
     )
 
 
-def _aggregators_seen(ctx: Context) -> int | None:
-    """Ranks that wrote at the POSIX layer to files the job opened through MPI-IO: the aggregators when the
-    writes were collective. None when a reduced (every-rank) record hides who wrote."""
-    ids = ctx.mpiio_ids
-    p = ctx.posix_records
-    if not ids or not len(p):
-        return None
-    ranks = p["rank"][p.isin("id", ids) & (p["POSIX_WRITES"] > 0)]
-    if not len(ranks) or (ranks < 0).any():
-        return None
-    return len(np.unique(ranks))
-
-
 def _romio(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
     """Collective buffering for writes, one aggregator per node. A job whose collective writes already went
     through at least one aggregator per node has those hints in effect: fewer aggregators would not shorten
     its wait, so the action is to measure where the wait goes (ranks arriving late, or the exchange)."""
-    seen = _aggregators_seen(ctx)
+    seen = aggregators_seen(ctx)
     m = ctx.mpiio_records
     collective = bool(len(m)) and float(m["MPIIO_COLL_WRITES"].sum()) > 0
     if collective and ctx.nodes and seen is not None and seen >= ctx.nodes:
         return Action(
             recommendation=rec,
             command="export MPICH_MPIIO_STATS=1 MPICH_MPIIO_TIMERS=1",
-            where="the job script before srun (Cray MPICH; with another MPI, rerun with Darshan's DXT tracing on: "
-            "DXT_MPIIO shows when each rank entered each collective call)",
+            where=f"{MEASURE_LABEL}: the job script before srun (Cray MPICH; with another MPI, rerun with Darshan's "
+            "DXT tracing on: DXT_MPIIO shows when each rank entered each collective call)",
             effect=f"collective buffering is already on, with {seen:,} aggregators for {ctx.nodes:,} nodes, so "
             "fewer or more aggregators is not the fix: the timers show whether the wait is ranks reaching the "
             "call late (balance the work before it) or the data exchange among the aggregators",
             saves_s=None,  # measuring saves nothing by itself
         )
-    pairs = [("romio_cb_write", "enable")]
-    if ctx.nodes:
-        pairs.append(("cb_nodes", str(ctx.nodes)))
-    return Action(
-        recommendation=rec,
-        command=_hints(pairs),
-        where=_HINTS_WHERE,
-        effect="collective buffering on for writes"
-        + (f", one aggregator per node ({ctx.nodes} nodes)" if ctx.nodes else ""),
-        saves_s=_saves(imp),
-    )
+    pairs = _changes(ctx, [("romio_cb_write", "enable"), *([("cb_nodes", str(ctx.nodes))] if ctx.nodes else [])])
+    if not pairs:
+        return None
+    said = {
+        "romio_cb_write": "collective buffering on for writes",
+        "cb_nodes": f"one aggregator per node ({ctx.nodes} nodes)",
+    }
+    effect = ", ".join(said[k] for k, _ in pairs)
+    return Action(recommendation=rec, command=_hints(pairs), where=_HINTS_WHERE, effect=effect, saves_s=_saves(imp))
 
 
-def _rmw(ctx: Context, imp: Impact | None) -> Action:
-    if ctx.profile.has("PNETCDF_FILE") or ctx.profile.has("PNETCDF_VAR"):
-        command = _hints([("romio_ds_write", "disable")]) + "; and ncmpi_set_fill(ncid, NC_NOFILL, NULL) in the code"
-    else:
-        command = _hints([("romio_ds_write", "disable")])
+def _rmw(ctx: Context, imp: Impact | None) -> Action | None:
+    pairs = _changes(ctx, [("romio_ds_write", "disable")])
+    if not pairs:
+        return None
     return Action(
         recommendation="avoid-read-modify-write",
-        command=command,
+        command=_hints(pairs),
         where=_HINTS_WHERE,
         effect="ROMIO stops reading each region before rewriting it (no data sieving for writes)",
         saves_s=_saves(imp),
     )
 
 
-def _amplification(ctx: Context, imp: Impact | None) -> Action:
+def _amplification(ctx: Context, imp: Impact | None) -> Action | None:
     if ctx.uses_hdf5:
         command = "H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);"
         where = "the HDF5 code, on each dataset creation property list before H5Dcreate"
         effect = "HDF5 stops writing fill values over the whole dataset before the data"
-    elif ctx.profile.has("PNETCDF_FILE") or ctx.profile.has("PNETCDF_VAR"):
-        command = "ncmpi_set_fill(ncid, NC_NOFILL, NULL);"
-        where = "the PnetCDF code, after ncmpi_create"
-        effect = "PnetCDF stops writing fill values before the data"
     else:
-        command = _hints([("romio_ds_write", "disable")])
+        # PnetCDF does not fill unless the code asks (NC_NOFILL is its default): ROMIO's data sieving is the
+        # amplification a setting removes.
+        pairs = _changes(ctx, [("romio_ds_write", "disable")])
+        if not pairs:
+            return None
+        command = _hints(pairs)
         where = _HINTS_WHERE
         effect = "ROMIO stops rewriting whole regions (data sieving) around the application's writes"
+        if ctx.profile.has("PNETCDF_FILE") or ctx.profile.has("PNETCDF_VAR"):
+            effect += "; a call to ncmpi_set_fill with NC_FILL in the code writes every variable twice: remove it"
     return Action(
         recommendation="avoid-byte-amplification", command=command, where=where, effect=effect, saves_s=_saves(imp)
     )
@@ -241,6 +254,8 @@ def _alignment(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
         command = f'export PNETCDF_HINTS="nc_header_align_size={block};nc_var_align_size={block}"'
         where = "the job script before srun/mpirun (or the same keys in the MPI_Info passed to ncmpi_create)"
     else:
+        if not _changes(ctx, [("striping_unit", str(block))]):
+            return None
         command = _hints([("striping_unit", str(block))])
         where = _HINTS_WHERE + " (ROMIO aligns its collective file domains to it)"
     return Action(
@@ -284,12 +299,12 @@ def _stdio_buffer(ctx: Context, imp: Impact | None) -> Action | None:
     )
 
 
-def _aggregate(ctx: Context, imp: Impact | None) -> Action | list[Action] | None:
-    """Fewer, larger requests: through MPI-IO, a collective buffer of the stripe size (16 MiB when there is
-    no stripe); through stdio, the stream buffer; an MPI job's POSIX writes to a shared file, the collective
-    MPI-IO call first and a file per process as the smaller change."""
+def _aggregate(ctx: Context, imp: Impact | None, layer: Layer | None) -> Action | list[Action] | None:
+    """Fewer, larger requests: through MPI-IO, collective buffering (a buffer of the stripe size when that is
+    above ROMIO's 16 MiB default); for a cost in stdio calls, the stream buffer; an MPI job's POSIX writes to a
+    shared file, the collective MPI-IO call first and a file per process as the smaller change."""
     if not len(ctx.mpiio_records):
-        if len(ctx.stdio_records):
+        if len(ctx.stdio_records) and layer is Layer.STDIO:
             return _stdio_buffer(ctx, imp)
         both = [
             _posix_to_collective(ctx, imp, "aggregate-small-requests"),
@@ -300,7 +315,10 @@ def _aggregate(ctx: Context, imp: Impact | None) -> Action | list[Action] | None
 
     stripes = [f.stripe_size for f in layouts(ctx) if f.stripe_size > 0]
     buffer = max(max(stripes) if stripes else 0, 16 * MiB)
-    pairs = [("romio_cb_write", "enable"), ("romio_cb_read", "enable"), ("cb_buffer_size", str(buffer))]
+    pairs = [("romio_cb_write", "enable"), ("romio_cb_read", "enable")]
+    pairs = _changes(ctx, pairs + ([("cb_buffer_size", str(buffer))] if buffer > 16 * MiB else []))
+    if not pairs:
+        return None
     return Action(
         recommendation="aggregate-small-requests",
         command=_hints(pairs),
@@ -318,6 +336,9 @@ def _collective(ctx: Context, imp: Impact | None) -> Action | None:
     indep = int(m["MPIIO_INDEP_WRITES"].sum()) + int(m["MPIIO_INDEP_READS"].sum())
     if indep == 0:
         return None  # already collective: nothing to switch
+    if ctx.uses_hdf5 and hdf5_metadata_writes(ctx):
+        # The datasets are already written collectively: the independent writes are HDF5's metadata.
+        return _hdf5_collective_metadata(ctx, imp, "mpiio-collective-io", indep)
     if ctx.uses_hdf5:
         command = "H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);"
         where = "the HDF5 code: a dataset transfer property list passed to every H5Dwrite/H5Dread"
@@ -337,14 +358,18 @@ def _collective(ctx: Context, imp: Impact | None) -> Action | None:
     )
 
 
-def _hdf5_collective_metadata(ctx: Context, imp: Impact | None) -> Action | None:
+def _hdf5_collective_metadata(
+    ctx: Context, imp: Impact | None, rec: str = "hdf5-collective-metadata", indep: int = 0
+) -> Action | None:
     if not ctx.uses_hdf5:
         return None
+    why = f"the {indep:,} independent MPI-IO writes are HDF5 metadata (every dataset is already written collectively): "
     return Action(
-        recommendation="hdf5-collective-metadata",
+        recommendation=rec,
         command="H5Pset_all_coll_metadata_ops(fapl, 1); H5Pset_coll_metadata_write(fapl, 1);",
         where="the HDF5 code, on the file access property list before H5Fcreate/H5Fopen (HDF5 1.10 or later)",
-        effect="one rank reads and writes HDF5 metadata and broadcasts it, instead of every rank issuing small "
+        effect=(why if indep else "")
+        + "one rank reads and writes HDF5 metadata and broadcasts it, instead of every rank issuing small "
         "metadata requests",
         saves_s=_saves(imp),
     )
@@ -441,7 +466,7 @@ def _file_per_node(ctx: Context, imp: Impact | None) -> Action | None:
             "MPI_File_open(node, path_of_this_node, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh); "
             "/* each rank: MPI_File_write_at_all at its own offset */"
         )
-        where = "the code that opens the per-rank output files"
+        where = "the code, where each rank opens its own output file"
     lustre = (
         "; on Lustre, give the larger per-node files more stripes (lfs setstripe -c)"
         if ctx.on_file_system("lustre")
@@ -545,7 +570,11 @@ def _posix_to_collective(ctx: Context, imp: Impact | None, rec: str = "mpiio-col
 def actions_for(
     ctx: Context, code: str, recs: list[str], files: list[FileEvidence], imp: Impact | None, slow_ost: int | None
 ) -> list[Action]:
-    """The concrete actions for a finding's recommendations, in the recommendations' order."""
+    """The concrete actions for a finding's recommendations, in the recommendations' order, each one safe
+    (``action_safety``: unsafe ones that no safe form replaced are dropped, measurements never come first)."""
+    from iodiag.analysis.registry import CHECKS
+
+    layer = CHECKS[code].layer if code in CHECKS else None
     rules: dict[str, Callable[[], Action | list[Action] | None]] = {
         "lustre-stripe-count": lambda: _stripe_count(ctx, files, imp),
         "lustre-stripe-size": lambda: _stripe_size(ctx, files, imp),
@@ -557,7 +586,7 @@ def actions_for(
         "hdf5-alignment": lambda: _alignment(ctx, imp, "hdf5-alignment") if ctx.uses_hdf5 else None,
         "gpfs-block-alignment": lambda: _alignment(ctx, imp, "gpfs-block-alignment"),
         "stdio-to-parallel-io": lambda: _stdio_buffer(ctx, imp),
-        "aggregate-small-requests": lambda: _aggregate(ctx, imp),
+        "aggregate-small-requests": lambda: _aggregate(ctx, imp, layer),
         "mpiio-collective-io": lambda: _collective(ctx, imp),
         "hdf5-collective-metadata": lambda: _hdf5_collective_metadata(ctx, imp),
         "reduce-metadata": lambda: _reduce_metadata(ctx, imp),
@@ -575,8 +604,7 @@ def actions_for(
         for action in made if isinstance(made, list) else [made] if made is not None else []:
             if all(a.command != action.command for a in out):
                 out.append(action)
-    del code
-    return out
+    return safe_actions(out, facts_for(ctx, layer)) if out else out
 
 
 MAX_LAYOUTS = 3
@@ -605,6 +633,9 @@ def lustre_layouts(ctx: Context) -> list[LustreLayout]:
             size = lay.stripe_size  # one OST holds every byte: no request can cross to another, whatever the size
         fits = count == lay.stripe_count and size == lay.stripe_size
         path = ctx.path(lay.record_id)
+        command = None if fits else f"lfs setstripe -c {count} -S {_size_arg(size)} {_target(ctx, path)[0]}"
+        if command and check_action(layout_action(command), facts_for(ctx, Layer.LUSTRE), first=True):
+            command = None  # no safe form: the layout is still assessed, without a command
         out.append(
             LustreLayout(
                 path=path,
@@ -615,7 +646,7 @@ def lustre_layouts(ctx: Context) -> list[LustreLayout]:
                 common_request=lay.common_size,
                 suggested_count=count,
                 suggested_size=size,
-                command=None if fits else f"lfs setstripe -c {count} -S {_size_arg(size)} {_dir(path)}",
+                command=command,
                 fits=fits,
             )
         )

@@ -126,8 +126,8 @@ _ALL = [
     Recommendation(
         id="lustre-ost-health",
         title="Report a slow or overloaded OST",
-        summary="Tell the facility's storage team which OST was slow; restripe files away from it "
-        "(lfs setstripe -o) or spread load over more OSTs.",
+        summary="Tell the facility's storage team which OST was slow (lfs df -h shows its state); a file striped "
+        "over several OSTs can name healthy ones, but never pin a directory's new files to one OST.",
         file_systems=("lustre",),
     ),
     Recommendation(

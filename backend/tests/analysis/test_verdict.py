@@ -254,13 +254,10 @@ def test_dfs_bytes_are_counted_so_stdio_is_not_all_of_the_data(tmp_path: Path) -
 def test_actions_carry_this_jobs_values() -> None:
     badost = _report(wheel_log("sample-badost.darshan"))
     l04 = badost.finding("L04")
-    assert l04 is not None and l04.actions
-    slow = int(l04.metric("slow_ost") or -1)
-    cmd = l04.actions[0].command
-    chosen = cmd.split(" -o ")[1].split()[0]
-    assert cmd.startswith("lfs setstripe -c ") and f",{slow}," not in f",{chosen},"
-    assert l04.actions[0].saves_s == pytest.approx(l04.impact.seconds if l04.impact else None)
-    assert "`lfs setstripe" in badost.verdict.headline
+    # The job writes 2,048 one-OST files per run into one directory: `lfs setstripe -c 1 -o 0 DIR` would put every
+    # one of them on OST 0 (action safety, ost-pinning), so the action is to report the OST, not to pin.
+    assert l04 is not None and not [a for a in l04.actions if " -o " in a.command]
+    assert "storage team" in badost.verdict.headline and "-o 0" not in badost.verdict.headline
 
     drishti = _report(shared_log(DRISHTI_SAMPLE))
     x06 = drishti.finding("X06")
@@ -272,10 +269,13 @@ def test_actions_carry_this_jobs_values() -> None:
     e3sm = _report(shared_log(E3SM))
     x04 = e3sm.finding("X04")
     # 56 aggregators already wrote for 8 nodes with collective buffering on: no hint would shorten the wait
-    # (cb_nodes=8 would cut the aggregators sevenfold); the action measures where it goes.
-    assert x04 is not None and x04.actions[0].command == "export MPICH_MPIIO_STATS=1 MPICH_MPIIO_TIMERS=1"
-    assert "56 aggregators for 8 nodes" in x04.actions[0].effect and x04.actions[0].saves_s is None
-    assert e3sm.verdict.causes[0].command == x04.actions[0].command
+    # (cb_nodes=8 would cut the aggregators sevenfold). Measuring where the wait goes is a step, not the fix
+    # (action safety, measurement): never a finding's first action nor the verdict's command.
+    assert x04 is not None and not x04.actions and e3sm.verdict.causes[0].command == ""
+    assert not [a for f in e3sm.findings for a in f.actions if "cb_nodes" in a.command]
+    measure = [a for f in e3sm.findings for a in f.actions[1:] if "MPICH_MPIIO_STATS" in a.command]
+    assert measure and all("56 aggregators for 8 nodes" in a.effect and a.saves_s is None for a in measure)
+    assert all(a.where.startswith("measure first") for a in measure)
 
 
 def test_stripe_rules() -> None:
@@ -312,7 +312,11 @@ def test_actions_speak_the_interface_the_job_writes_through(tmp_path: Path) -> N
     assert mpiio["mpiio-collective-io"].startswith("MPI_File_write_at_all(")
     h5 = _actions(_scenario_report("openpmd-hdf5-small-independent-writes", tmp_path))
     assert h5["mpiio-collective-io"] == "H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);"
-    assert "cb_buffer_size=16777216" in h5["aggregate-small-requests"]
+    # 16 MiB is ROMIO's default collective buffer: setting it would be a default presented as a fix.
+    assert (
+        "romio_cb_write=enable" in h5["aggregate-small-requests"]
+        and "cb_buffer_size" not in h5["aggregate-small-requests"]
+    )
     nc = _actions(_scenario_report("e2e-netcdf-fill-values-then-data", tmp_path))
     assert nc["mpiio-collective-io"].startswith("ncmpi_put_vara_double_all(")
     meta = _actions(_scenario_report("xlayer-hdf5-metadata-among-data", tmp_path))

@@ -96,9 +96,9 @@ def test_reply_thread_draft_send_and_owner_answers(server: Server) -> None:
         draft = d.json()
         assert draft["verified"] is True and draft["owner"] == "tri-alice"
         assert draft["text"].startswith("Hello tri-alice,")
-        # The draft answers "what do I change?" with this job's own numbers and the concrete command.
+        # The draft answers "what do I change?" with this job's own numbers and what to do.
         assert "L04" in draft["citations"]
-        assert "lfs setstripe" in draft["text"]
+        assert "storage team" in draft["text"] and "-o 0" not in draft["text"]  # report the OST, never pin it
         assert job["run"]["headline"].split(":")[0] in draft["text"]
         edited = draft["text"] + "\nHelen (help desk)"
         sent = h.post(f"/api/v1/analyses/{aid}/replies", json={"text": edited, "drafted": True})
