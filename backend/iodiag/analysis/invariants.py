@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from iodiag.analysis.models import Confidence, Report
+from iodiag.analysis.verdict import SAME_COST
 from iodiag.core.units import human_seconds
 
 # Fields that hold signed values by meaning (none today in the report): listed here, never silently.
@@ -84,16 +85,20 @@ def ranking_problems(report: Report) -> list[str]:
             continue
         if not math.isclose(c.seconds, min(card.impact.seconds, io), rel_tol=1e-9, abs_tol=1e-9):
             out.append(f"cause {c.code}: verdict {c.seconds} s, card {card.impact.seconds} s")
-    key = [(c.confidence is Confidence.LOW, -round(c.seconds, 3)) for c in v.causes]
-    if key != sorted(key):
-        out.append(f"causes out of order: {[(c.code, c.seconds) for c in v.causes]}")
+    # Largest first (upper bounds after measured costs); two costs within SAME_COST are the same time seen at
+    # two layers, and the root cause may lead.
+    for a, b in zip(v.causes, v.causes[1:], strict=False):
+        low_a, low_b = a.confidence is Confidence.LOW, b.confidence is Confidence.LOW
+        if (low_a and not low_b) or (low_a == low_b and b.seconds * SAME_COST > a.seconds + 1e-9):
+            out.append(f"causes out of order: {[(c.code, c.seconds) for c in v.causes]}")
+            break
     if v.causes:
         top = v.causes[0]
         if f"({top.code})" not in v.headline:
             out.append(f"headline does not name the first cause {top.code}: {v.headline}")
         if human_seconds(top.seconds) not in v.headline:
             out.append(f"headline lacks the first cause's {human_seconds(top.seconds)}: {v.headline}")
-        bigger = [c.code for c in v.causes if c.seconds > top.seconds]
+        bigger = [c.code for c in v.causes if c.seconds * SAME_COST > top.seconds]
         if bigger and "the largest cost is" in v.headline:
             out.append(f"headline says largest while {bigger} cost more")
     elif v.io_matters and "no single cause stands out" in v.headline:

@@ -15,6 +15,8 @@ from iodiag.core.units import human_bytes, human_seconds
 MAX_CAUSES = 5
 SYMPTOMS = frozenset({"J04", "P19", "T01"})
 """Findings that say some ranks took longer, not why: ranked as causes only when nothing else explains them."""
+EXPLAINS = 0.5
+"""Share of the largest cost a non-symptom cause must reach to explain a symptom."""
 
 
 def percent(ratio: float) -> str:
@@ -94,7 +96,7 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         if top.command and title:
             action = f" {title}: `{top.command}`."
         # "Largest" only where no other listed cause is larger (an upper bound ranks after measured costs).
-        largest = "largest" if all(c.seconds <= top.seconds for c in causes) else "largest measured"
+        largest = "largest" if all(c.seconds * SAME_COST <= top.seconds for c in causes) else "largest measured"
         symptom_only = top.code in SYMPTOMS
         if top.confidence is Confidence.LOW:
             headline = (
@@ -149,13 +151,15 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
             f.code,
         )
     )
+    candidates = _roots_first(candidates)
     # A symptom (one rank slower than the rest) is a cause only when no pattern in the log explains it: a
-    # cause worth a tenth of the symptom's time is taken to be why those ranks were slow.
+    # cause worth at least half the symptom's time is taken to be why those ranks were slow; a smaller one
+    # cannot account for the wait.
     explained = any(
         f.code not in SYMPTOMS
         and f.impact is not None
         and f.impact.confidence is not Confidence.LOW
-        and (f.impact.seconds or 0.0) >= 0.1 * max((g.impact.seconds or 0.0) for g in candidates if g.impact)
+        and (f.impact.seconds or 0.0) >= EXPLAINS * max((g.impact.seconds or 0.0) for g in candidates if g.impact)
         for f in candidates
     )
     seen: set[str] = set()
@@ -187,6 +191,28 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
         )
         if len(out) >= MAX_CAUSES:
             break
+    return out
+
+
+ROOTS = {"M03": frozenset({"P06", "P16"}), "M02": frozenset({"P05", "P15"})}
+"""A cause and the findings that measure the same lost time one layer down: small POSIX requests that
+independent MPI-IO calls issued are the missing collective call's doing, and its fix is the one to lead with."""
+SAME_COST = 0.95
+"""Costs within this ratio are the same time measured at two layers."""
+
+
+def _roots_first(ranked: list[Finding]) -> list[Finding]:
+    """``ranked`` with each root cause moved ahead of the lower-layer finding it explains, when both cost
+    the same time (their seconds differ only by where they were measured)."""
+    out = list(ranked)
+    for root, below in ROOTS.items():
+        r = next((i for i, f in enumerate(out) if f.code == root), None)
+        first = next((i for i, f in enumerate(out[:r]) if f.code in below), None) if r is not None else None
+        if r is None or first is None:
+            continue
+        a, b = out[first].impact, out[r].impact
+        if a and b and a.seconds and b.seconds and b.seconds >= SAME_COST * a.seconds and a.confidence == b.confidence:
+            out.insert(first, out.pop(r))
     return out
 
 

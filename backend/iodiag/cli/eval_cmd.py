@@ -345,6 +345,9 @@ def blind(
     truth: Annotated[
         str, typer.Option("--truth", help="labels (a blind labeller's) or construction (the generator's).")
     ] = "labels",
+    development: Annotated[
+        bool, typer.Option("--dev", help="A development set to tune on: no seal, no first-sight record.")
+    ] = False,
     fmt: Annotated[
         EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
     ] = EvalFormat.text,
@@ -360,7 +363,7 @@ def blind(
 
     peer = _drishti_runner(drishti) if drishti is not None else None
     _run_eval(
-        lambda progress: run_blind(folder, peer, progress, truth=truth),
+        lambda progress: run_blind(folder, peer, progress, truth=truth, development=development),
         fmt,
         "analyzing",
         json_text=lambda r: r.model_dump_json(indent=1) + "\n",
@@ -377,7 +380,7 @@ def _drishti_runner(exe: Path) -> Callable[[Path], str | None]:
     def run(log: Path) -> str | None:
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(
-                [str(exe), "--csv", "--export_dir", tmp, str(log.resolve())],
+                [str(exe.resolve()), "--csv", "--export_dir", tmp, str(log.resolve())],
                 cwd=tmp,
                 capture_output=True,
                 timeout=300,
@@ -395,7 +398,13 @@ def _print_blind(result: object, console: Console) -> None:
     from iodiag.evals.blind import BlindScore, summary_rows
 
     assert isinstance(result, BlindScore)
-    when = "first sight" if result.first_sight else "RE-SCORE (the first-sight numbers are in FIRST_SIGHT.*.json)"
+    when = (
+        "first sight"
+        if result.first_sight
+        else "development set"
+        if result.seal.startswith("development")
+        else "RE-SCORE (the first-sight numbers are in FIRST_SIGHT.*.json)"
+    )
     table = Table(
         title=f"Blind set {result.set}, truth: {result.truth} ({when}; seal {result.seal[:12]})", title_justify="left"
     )

@@ -177,24 +177,28 @@ def _problem_classes(item: dict[str, object]) -> list[str]:
     return [c for c in found if isinstance(c, str) and c in CLASSES]
 
 
-def check_seal(folder: Path) -> str:
-    """The set's combined digest, after checking every sealed file; raises when any differs."""
-    seal = folder / "SEAL"
-    if not seal.is_file():
-        raise CorpusError(f"{folder}: not sealed (no SEAL file): seal the labels before the first scoring")
-    lines = [ln.split(maxsplit=1) for ln in seal.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+def check_seal(folder: Path, truth: str = "construction") -> str:
+    """The set's combined digest, after checking every sealed file; raises when any differs.
+
+    ``SEAL`` covers the logs (and the generator's construction file); a labeller's ``labels.yaml`` is sealed
+    in ``LABELS.SEAL``, written before the first scoring.
+    """
+    seals = [folder / "SEAL"] + ([folder / "LABELS.SEAL"] if truth == "labels" else [])
     h = hashlib.sha256()
-    for digest, name in lines:
-        name = name.strip().lstrip("*")
-        path = (folder / name) if not Path(name).is_absolute() else Path(name)
-        if not path.is_file():
-            path = folder.parent.parent.parent / name  # paths written relative to the repository root
-        if not path.is_file():
-            continue  # e.g. the combined-digest line
-        got = hashlib.sha256(path.read_bytes()).hexdigest()
-        if got != digest:
-            raise CorpusError(f"{path}: does not match its seal: changed after sealing")
-        h.update(f"{digest}  {path.name}\n".encode())
+    for seal in seals:
+        if not seal.is_file():
+            raise CorpusError(f"{folder}: not sealed (no {seal.name}): seal the set before the first scoring")
+        for line in seal.read_text().splitlines():
+            parts = line.split(maxsplit=1)
+            if len(parts) != 2 or line.startswith("#"):
+                continue
+            digest, name = parts[0], parts[1].strip().lstrip("*")
+            path = folder / name
+            if not path.is_file():
+                raise CorpusError(f"{path}: sealed but missing (rebuild the set's logs)")
+            if hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+                raise CorpusError(f"{path}: does not match its seal: changed after sealing")
+            h.update(f"{digest}  {name}\n".encode())
     return h.hexdigest()
 
 
@@ -280,12 +284,15 @@ def run_blind(
     progress: Callable[[str], None] | None = None,
     record: bool = True,
     truth: str = "labels",
+    development: bool = False,
 ) -> BlindScore:
-    """Score the set once (see the module doc). ``drishti_csv``: the peer's CSV for a log, or None."""
+    """Score the set once (see the module doc). ``drishti_csv``: the peer's CSV for a log, or None.
+    ``development``: a set to tune on: no seal needed, nothing recorded as first sight."""
     from iodiag.analysis import analyze
     from iodiag.ingest import LogReadError, load_profile
 
-    digest = check_seal(folder)
+    digest = "development (unsealed)" if development else check_seal(folder, truth)
+    record = record and not development
     labels = read_labels(folder, truth)
     cases: list[CaseScore] = []
     for lab in labels:
@@ -320,7 +327,7 @@ def run_blind(
         truth=truth,
         seal=digest,
         scored_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        first_sight=not first_path.exists(),
+        first_sight=not development and not first_path.exists(),
         tools=tools,
         cases=cases,
     )
