@@ -277,7 +277,13 @@ def _what_bounds(ctx: Context) -> str:
     """The resources the job's bandwidth came from, and whether adding to them would help."""
     nodes = ctx.nodes
     fs = ctx.file_system
-    where = f"{ctx.meta.nprocs:,} ranks" + (f" on {nodes:,} nodes" if nodes else "")
+    ranks = ctx.meta.nprocs
+    if ranks <= 1:
+        return (
+            f"one process moved it all on {fs or 'an unknown file system'}: the rate is one client's, and more "
+            "processes or workers moving data in parallel would raise it"
+        )
+    where = f"{ranks:,} ranks" + (f" on {nodes:,} node{'s' if nodes != 1 else ''}" if nodes else "")
     if fs == "lustre":
         try:
             from iodiag.analysis.actions import lustre_layouts
@@ -287,7 +293,7 @@ def _what_bounds(ctx: Context) -> str:
             narrow = [lay for lay in lustre_layouts(ctx) if not lay.fits and lay.suggested_count > lay.stripe_count]
         except Exception:  # the headline stands without the layout facts
             osts, narrow = 0, []
-        if narrow:
+        if narrow and narrow[0].command:
             lay = narrow[0]
             return (
                 f"bounded by {lay.stripe_count} stripe(s) on {lay.path} for {lay.writers:,} writers: more stripes "
@@ -295,8 +301,9 @@ def _what_bounds(ctx: Context) -> str:
             )
         if osts:
             return (
-                f"the data was spread over {osts:,} OSTs by {where}: the rate is what those targets delivered; more "
-                "stripes would not help, more nodes writing in parallel or a faster storage tier would"
+                f"the data was spread over {osts:,} OST{'s' if osts != 1 else ''} by {where}: the rate is what those "
+                "targets delivered; more stripes would not help, more nodes moving data in parallel or a faster "
+                "storage tier would"
             )
     return f"{where} on {fs or 'an unknown file system'}: the rate is what that storage delivered to them"
 

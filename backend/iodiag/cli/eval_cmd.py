@@ -413,6 +413,19 @@ def _print_blind(result: object, console: Console) -> None:
     for row in summary_rows(result):
         table.add_row(*row)
     console.print(table)
+    per = Table(title="Precision / recall of critical+warning, per class", title_justify="left")
+    per.add_column("class")
+    for t in result.tools:
+        per.add_column(f"{t.tool} P", justify="right")
+        per.add_column(f"{t.tool} R", justify="right")
+    classes = sorted({c for t in result.tools for c in t.per_class})
+    for cls in classes:
+        cells: list[str] = []
+        for t in result.tools:
+            scores = t.per_class.get(cls, {})
+            cells += [_ratio_text(scores.get("precision")), _ratio_text(scores.get("recall"))]
+        per.add_row(cls, *cells)
+    console.print(per)
     for c in result.cases:
         p = c.iodiag
         if c.error or p is None:
@@ -422,6 +435,10 @@ def _print_blind(result: object, console: Console) -> None:
                 f"  {c.case}: top {p.top_class} (truth {c.truth.top_class}), io_matters {p.io_matters} "
                 f"(truth {c.truth.io_matters})"
             )
+
+
+def _ratio_text(x: object) -> str:
+    return f"{x:.2f}" if isinstance(x, float) else "n/a"
 
 
 def register(app: typer.Typer) -> None:

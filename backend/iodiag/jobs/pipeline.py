@@ -123,7 +123,8 @@ def run_stats(report: Report) -> RunStats:
         verdict_level=s.level.value,
         headline=s.headline,
         run_nodes=s.nodes,
-        time_lost_s=sum(c.seconds for c in s.causes) if s.io_time_s is not None else None,
+        # Causes may overlap in time (each carries its own cost): together they explain at most the I/O time.
+        time_lost_s=min(sum(c.seconds for c in s.causes), s.io_time_s) if s.io_time_s is not None else None,
     )
 
 

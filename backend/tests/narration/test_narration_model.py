@@ -274,7 +274,8 @@ def test_the_model_calls_a_report_tool_and_its_answer_is_checked(endpoint: str, 
     [call] = final["messages"][2]["tool_calls"]
     assert call["function"]["name"] == "costs" and final["messages"][3]["tool_call_id"] == call["id"]
     result = json.loads(final["messages"][3]["content"])  # the report's numbers, as the model read them
-    assert [c["code"] for c in result["causes"]] == [c.code for c in rep.verdict.causes] == ["L04", "J04"]
+    # J04 (the busiest rank's extra time) is the slow OST's symptom, so it is not a cause of its own.
+    assert [c["code"] for c in result["causes"]] == [c.code for c in rep.verdict.causes] == ["L04"]
     assert result["causes"][0]["seconds"] == pytest.approx(rep.verdict.causes[0].seconds, rel=1e-5)
     # The slow OST's cause carries no command: pinning the job's 2,048 files to one OST is unsafe (docs/actions.md).
     assert result["causes"][0]["command"] == rep.verdict.causes[0].command and " -o " not in rep.verdict.headline

@@ -249,7 +249,7 @@ def test_rank_and_savings_questions_are_answered_by_their_first_sentence(narrato
     assert not named.text.startswith("The busiest rank")
     saved = ask(narrator, rep, "how much time would I save?")
     first = saved.text.splitlines()[0]
-    assert first.startswith("Fixing X04 can give back at most 7.2 min (59.3% of the run)")
+    assert first.startswith("Fixing X04 can give back at most 7.2 min (59.4% of the run)")
     assert "X05 up to 3.4 min" in first and "do not add them up" in first and saved.verifier.passed
     # Other fix questions keep their usual opening.
     assert ask(narrator, rep, "how do I fix it?").text.startswith("How to fix")

@@ -383,7 +383,17 @@ FIRE_CASES: dict[str, tuple[dict[str, Any], tuple[str, Any, Any]]] = {
     "P16": (spec({"file": "/d/f", "count": 251, "size": "4KiB"}), ("count", 251, 249)),
     "P05": (spec({"ranks": 0, "file": "/d/f", "op": "read", "count": 1001, "size": "4KiB"}), ("count", 1001, 999)),
     "M03": (
-        spec({"file": "/d/f", "interface": "mpiio", "count": 251, "size": "4MiB", "seconds_per_op": 0.001}),
+        # Small interleaved independent writes to a shared file: what collective buffering would merge.
+        spec(
+            {
+                "file": "/d/f",
+                "interface": "mpiio",
+                "count": 251,
+                "size": "256KiB",
+                "layout": "interleaved",
+                "seconds_per_op": 0.001,
+            }
+        ),
         ("count", 251, 249),
     ),
     "P13": (

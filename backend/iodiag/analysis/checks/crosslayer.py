@@ -579,7 +579,7 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
         message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
         f"({human_seconds(s.meta_s)} summed over ranks; the data took {human_seconds(s.read_s + s.write_s)}) and "
         f"{human_seconds(busiest.meta_s)} on {who}, against {human_seconds(busiest.data_s)} of its reads and writes: "
-        f"{opens:,} opens and {stats:,} stats of {files:,} files ({per_rank:,.1f} per rank on average"
+        f"{_n(opens, 'open')} and {_n(stats, 'stat')} of {_n(files, 'file')} ({per_rank:,.1f} files per rank on average"
         f"{per_file} per file).",
         evidence=[
             Metric(name="meta_time", value=s.meta_s, unit=Unit.SECONDS, description="summed over ranks"),
@@ -591,7 +591,7 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="stats", value=stats, unit=Unit.COUNT),
             Metric(name="files", value=files, unit=Unit.COUNT),
             Metric(name="files_written", value=calls["written"], unit=Unit.COUNT),
-            Metric(name="files_per_rank", value=per_rank, unit=Unit.RATIO, description="mean over ranks"),
+            Metric(name="files_per_rank", value=round(per_rank, 2), unit=Unit.COUNT, description="mean over ranks"),
         ],
         ranks=[busiest.rank] if busiest.rank is not None else [],
         cost=costs.measured(
@@ -634,3 +634,7 @@ def _metadata_calls(ctx: Context) -> dict[str, int]:
         shared = records["rank"] < 0
         rank_files += int((~shared).sum()) + int(shared.sum()) * nprocs
     return {"opens": opens, "stats": stats, "files": len(ids), "written": len(written), "rank_files": rank_files}
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
