@@ -1,7 +1,8 @@
 """The system report on a hand-checkable set of scenario logs (no Dask: analyzed in this process).
 
 Three jobs: A and B make 1,001 small writes (P06, no MPI-IO: M01), C writes 1,008 small interleaved
-pieces through independent MPI-IO (M03, M07, and P06: the same small writes reach POSIX). None of the logs records its node count, so each job counts as one node.
+pieces through independent MPI-IO (M03, M07, and P06: the same small writes reach POSIX). None of the
+logs records its node count, so each job counts as one node.
 A: 1 h, 2024-03-01, /apps/bin/writer, uid 1001. B: 30 min, 2024-03-02, ./writer, uid 1002.
 C: 2 h, 2024-03-02, /apps/solver, uid 1001.
 """
