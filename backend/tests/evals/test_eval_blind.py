@@ -43,7 +43,7 @@ def _tiny_set(tmp: Path) -> Path:
     folder = tmp / "tiny"
     (folder / "logs").mkdir(parents=True)
     truth = []
-    for item in yaml.safe_load((DEV / "construction.yaml").read_text()):
+    for item in yaml.safe_load((DEV / "construction.yaml").read_text())["cases"]:
         spec = DEV / "scenarios" / f"{item['case']}.yaml"
         if "log_faults" in yaml.safe_load(spec.read_text()):
             continue
