@@ -244,42 +244,97 @@ def single_stripe_single_aggregator(ctx: Context, t: Thresholds) -> Hit | None:
     # ROMIO's Lustre driver (and Cray MPI-IO) give each stripe its aggregator(s): by default as many
     # aggregators as stripes. A shared file with one stripe then has one aggregator: the MPI-IO layer
     # looks balanced (every rank makes the same collective calls) while one rank does every POSIX
-    # write, to one OST.
+    # write (or read: a restart read collectively goes through the same lone aggregator), to one OST.
+    for op in ("writes", "reads"):
+        bad = _funnelled(ctx, t, op)
+        if bad:
+            return _funnel_hit(ctx, t, op, bad)
+    return None
+
+
+def _funnelled(ctx: Context, t: Thresholds, op: str) -> list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats]]:
+    """Single-stripe files whose collective ``op`` (writes or reads) from many ranks one rank issued at POSIX."""
     bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats]] = []
+    alone = _one_rank_moved_all(ctx)
     for f in all_files(ctx):
-        pair = _collective_file(f, t)
         lus = f.layer("Lustre")
-        if pair is None or lus is None or lus.stripe_count != 1:
+        if lus is None or lus.stripe_count != 1:
             continue
-        m, p = pair
-        if _mpi_writers(m) >= t.xlayer_min_ranks and p.writer_ranks == 1:
+        if op == "writes":
+            pair = _collective_file(f, t)
+            one = pair is not None and (
+                pair[1].writer_ranks == 1 or (pair[1].writer_ranks is None and int(f.record_id) in alone)
+            )
+            if pair is not None and _mpi_writers(pair[0]) >= t.xlayer_min_ranks and one:
+                bad.append((f, pair[0], pair[1], lus))
+            continue
+        m, p = f.layer("MPI-IO"), f.layer("POSIX")
+        if m is None or p is None or not m.reads.ops or not p.reads.ops or m.reads.bytes < t.xlayer_min_bytes:
+            continue
+        if (m.collective_reads or 0) * 2 < m.reads.ops:
+            continue
+        one = p.reader_ranks == 1 or (p.reader_ranks is None and int(f.record_id) in alone)
+        if _mpi_readers(m) >= t.xlayer_min_ranks and one:
             bad.append((f, m, p, lus))
-    if not bad:
-        return None
-    bad.sort(key=lambda b: (-b[2].writes.bytes, b[0].record_id))
+    bad.sort(key=lambda b: (-getattr(b[2], op).bytes, b[0].record_id))
+    return bad
+
+
+def _one_rank_moved_all(ctx: Context) -> set[int]:
+    """Files with a shared (reduced) POSIX record whose slowest rank moved all of its bytes: Darshan kept no
+    per-rank records, but one rank did every read and write (the others only opened it)."""
+    p = ctx.posix_records
+    if p.empty or "POSIX_SLOWEST_RANK_BYTES" not in p:
+        return set()
+    shared = np.asarray(p["rank"]) == -1
+    moved = p.num("POSIX_BYTES_READ") + p.num("POSIX_BYTES_WRITTEN")
+    slowest = p.num("POSIX_SLOWEST_RANK_BYTES")
+    one = shared & (moved > 0) & (slowest >= 0.99 * moved)
+    return {int(i) for i in np.asarray(p["id"])[one].tolist()}
+
+
+def _mpi_readers(m: LayerStats) -> int:
+    return m.reader_ranks if m.reader_ranks is not None else (m.ranks or 0)
+
+
+def _funnel_hit(
+    ctx: Context, t: Thresholds, op: str, bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats]]
+) -> Hit:
     f, m, p, lus = bad[0]
-    rank = p.writer_rank_ids[0] if p.writer_rank_ids else -1
+    writes = op == "writes"
+    noun = "write" if writes else "read"
+    calls = (m.collective_writes if writes else m.collective_reads) or 0
+    ranks = _mpi_writers(m) if writes else _mpi_readers(m)
+    rank = p.writer_rank_ids[0] if writes and p.writer_rank_ids else -1
+    who = f"rank {rank}" if rank >= 0 else "one rank"
+    stats = getattr(p, op)
     more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
     ost = f" (OST {lus.osts[0]})" if lus.osts else ""
     return Hit(
-        message=f"{f.path}{more} has stripe count 1{ost}: {m.collective_writes:,} collective MPI-IO writes "
-        f"from {_mpi_writers(m):,} ranks all reached the file system through rank {rank}, which issued "
-        f"every one of its {p.writes.ops:,} POSIX writes ({compact_bytes(p.writes.bytes)}). MPI-IO places its "
+        message=f"{f.path}{more} has stripe count 1{ost}: {calls:,} collective MPI-IO {noun}s "
+        f"from {ranks:,} ranks all reached the file system through {who}, which issued "
+        f"every one of its {stats.ops:,} POSIX {noun}s ({compact_bytes(stats.bytes)}). MPI-IO places its "
         f"aggregators per stripe, so one stripe means one aggregator and one OST for the whole job.",
         evidence=[
             Metric(name="stripe_count", value=1, unit=Unit.COUNT),
-            Metric(name="collective_writes", value=m.collective_writes or 0, unit=Unit.COUNT),
-            Metric(name="mpiio_writer_ranks", value=_mpi_writers(m), unit=Unit.COUNT),
-            Metric(name="posix_writer_ranks", value=1, unit=Unit.COUNT),
-            Metric(name="posix_writes", value=p.writes.ops, unit=Unit.COUNT),
-            Metric(name="bytes_written", value=p.writes.bytes, unit=Unit.BYTES),
+            Metric(name=f"collective_{op}", value=calls, unit=Unit.COUNT),
+            Metric(name=f"mpiio_{noun}r_ranks", value=ranks, unit=Unit.COUNT),
+            Metric(name=f"posix_{noun}r_ranks", value=1, unit=Unit.COUNT),
+            Metric(name=f"posix_{op}", value=stats.ops, unit=Unit.COUNT),
+            Metric(name="bytes_written" if writes else "bytes_read", value=stats.bytes, unit=Unit.BYTES),
         ],
         files=[
             _evidence_file(
                 ctx,
                 b[0],
-                Metric(name="bytes_written", value=b[2].writes.bytes, unit=Unit.BYTES),
-                Metric(name="mpiio_writer_ranks", value=_mpi_writers(b[1]), unit=Unit.COUNT),
+                Metric(
+                    name="bytes_written" if writes else "bytes_read", value=getattr(b[2], op).bytes, unit=Unit.BYTES
+                ),
+                Metric(
+                    name=f"mpiio_{noun}r_ranks",
+                    value=_mpi_writers(b[1]) if writes else _mpi_readers(b[1]),
+                    unit=Unit.COUNT,
+                ),
             )
             for b in bad[: ctx.top_n]
         ],
@@ -289,11 +344,15 @@ def single_stripe_single_aggregator(ctx: Context, t: Thresholds) -> Hit | None:
             ctx,
             costs.files_time_cost(
                 ctx,
-                {int(b[0].record_id): 1 - 1 / min(_mpi_writers(b[1]), t.lustre_spread_osts) for b in bad},
-                ("WRITE",),
+                {
+                    int(b[0].record_id): 1
+                    - 1 / min(_mpi_writers(b[1]) if writes else _mpi_readers(b[1]), t.lustre_spread_osts)
+                    for b in bad
+                },
+                ("WRITE",) if writes else ("READ",),
             ),
-            f"the lone aggregator's write time on the file, less what it would be over up to {t.lustre_spread_osts} "
-            "stripes and aggregators",
+            f"the lone aggregator's {noun} time on the file, less what it would be over up to "
+            f"{t.lustre_spread_osts} stripes and aggregators",
         ),
     )
 
