@@ -545,8 +545,7 @@ def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
     writes = g.sum(p.num("POSIX_WRITES"))
     breaks = np.maximum(writes - g.sum(p.num("POSIX_CONSEC_WRITES")) - g.sum(p.num("POSIX_OPENS")), 0)
     interleaved = np.where(writes > 0, breaks / np.maximum(writes, 1), 0.0)
-    collective = _collective_files(ctx)
-    independent = _small_independent_files(ctx)
+    collective, independent = _mpiio_writes(ctx)
     out = []
     for f in layouts(ctx):
         if f.writers < 2 or f.bytes_written < t.lustre_min_file_bytes or f.stripe_size <= 0:
@@ -566,24 +565,17 @@ def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
     return out
 
 
-def _small_independent_files(ctx: Context) -> set[int]:
-    """Files the application wrote through independent MPI-IO calls of under 1 MiB on average."""
+def _mpiio_writes(ctx: Context) -> tuple[set[int], set[int]]:
+    """(files written mostly through collective MPI-IO calls, files written through independent MPI-IO calls
+    of under 1 MiB on average), from one grouping of the MPI-IO records."""
     m = ctx.mpiio_records
     if m.empty:
-        return set()
-    g = m.group_by("id")
-    calls = g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
-    written = g.sum(m.num("MPIIO_BYTES_WRITTEN"))
-    small = (calls > 0) & (written < calls * float(1 << 20))
-    return {int(k) for k in g.keys[small].tolist()}
-
-
-def _collective_files(ctx: Context) -> set[int]:
-    """Files written mostly through collective MPI-IO calls."""
-    m = ctx.mpiio_records
-    if m.empty:
-        return set()
+        return set(), set()
     g = m.group_by("id")
     coll = g.sum(m.num("MPIIO_COLL_WRITES") + m.num("MPIIO_SPLIT_WRITES"))
-    total = coll + g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
-    return {int(k) for k in g.keys[(total > 0) & (2 * coll >= total)].tolist()}
+    indep = g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
+    written = g.sum(m.num("MPIIO_BYTES_WRITTEN"))
+    total = coll + indep
+    collective = (total > 0) & (2 * coll >= total)
+    small = (indep > 0) & (written < indep * float(1 << 20))
+    return {int(k) for k in g.keys[collective].tolist()}, {int(k) for k in g.keys[small].tolist()}
