@@ -1059,6 +1059,7 @@ def add_secondary(rng: random.Random, d: Draft, t: float) -> None:
             ranks="all",
             files=c.p("conf/" + rng.choice(["s{i}.yaml", "param{i}.in", "table{i}.dat"])),
             count_files=nf,
+            interface=c.iface,  # on DAOS the conf files are reached through DFS like the rest
             op="open_stat",
             meta_seconds=m,
             _role="sec:metadata",
