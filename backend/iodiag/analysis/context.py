@@ -171,6 +171,23 @@ class Context:
             parts.append(("POSIX", p if keep.all() else p.where(keep)))
         return parts
 
+    def rank_work_ratio(self, rank: int) -> float | None:
+        """Bytes the rank moved through its own records, over the mean rank's bytes (all records, each file once
+        at its top layer). None when the job moved nothing or the rank's share cannot be told (shared records).
+        A rank slow because it had more work shows a ratio well above 1; one slow at the same work, about 1."""
+        own = total = 0
+        for layer, records in self.counted_layers:
+            if not len(records):
+                continue
+            rd, wr = TOP_LAYER_BYTES[layer]
+            moved = records.num(rd) + records.num(wr)
+            total += int(moved.sum())
+            own += int(moved[np.asarray(records["rank"]) == rank].sum())
+        n = self.meta.nprocs
+        if total <= 0 or n <= 0:
+            return None
+        return own / (total / n)
+
     def path(self, record_id: int) -> str:
         return self.profile.name(record_id)
 

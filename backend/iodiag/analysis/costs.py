@@ -143,7 +143,7 @@ def exact_mib(frame: Table, prefix: str) -> np.ndarray:
 
 def size_column(prefix: str, op: str, b: str) -> str:
     """The request-size histogram column of bin ``b``: ``POSIX_SIZE_WRITE_1K_10K``, ``MPIIO_SIZE_WRITE_AGG_1K_10K``."""
-    return f"{prefix}_SIZE_{op}_{b}" if prefix == "POSIX" else f"{prefix}_SIZE_{op}_AGG_{b}"
+    return f"{prefix}_SIZE_{op}_AGG_{b}" if prefix == "MPIIO" else f"{prefix}_SIZE_{op}_{b}"
 
 
 def below_mib_counts(frame: Table, prefix: str, op: str) -> np.ndarray:

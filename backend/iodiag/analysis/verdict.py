@@ -128,6 +128,48 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
     )
 
 
+WORK_IMBALANCE = 2.0
+"""A slow rank that moved this many times the mean rank's bytes was slow because it had more work."""
+
+
+def settle_symptoms(ctx: Context, findings: list[Finding]) -> list[Finding]:
+    """Symptom findings (some ranks took longer) shown as info when a cause on the same ranks explains them.
+
+    A slow OST makes the ranks with files on it the slowest at the same work: shown as a second critical
+    problem, the symptom would send the user after the imbalance instead of its cause. Explained means: a
+    cause (not itself a symptom, not an upper bound) worth at least ``EXPLAINS`` of the symptom's seconds names
+    one of the symptom's ranks, and the slow rank did not have much more work than the others
+    (``WORK_IMBALANCE``): rank 0 writing everyone's output is a problem of its own, whatever interface it
+    used. Causes that name no ranks explain nothing here.
+    """
+    causes = [
+        f
+        for f in findings
+        if f.code not in SYMPTOMS
+        and f.severity in (Severity.CRITICAL, Severity.WARNING)
+        and f.ranks
+        and f.impact is not None
+        and f.impact.seconds
+        and f.impact.confidence is not Confidence.LOW
+        and CHECKS.get(f.code) is not None
+        and CHECKS[f.code].kind == Kind.CAUSE
+    ]
+    out: list[Finding] = []
+    for f in findings:
+        if f.code in SYMPTOMS and f.severity in (Severity.CRITICAL, Severity.WARNING) and f.impact and f.ranks:
+            own = f.impact.seconds or 0.0
+            by = next(
+                (g for g in causes if (g.impact.seconds or 0.0) >= EXPLAINS * own and set(g.ranks) & set(f.ranks)),  # type: ignore[union-attr]
+                None,
+            )
+            ratio = ctx.rank_work_ratio(f.ranks[0])
+            if by is not None and ratio is not None and ratio < WORK_IMBALANCE:
+                note = f" (Shown as info: explained by {_lower_first(by.title)} ({by.code}) on the same ranks.)"
+                f = f.model_copy(update={"severity": Severity.INFO, "message": f.message + note})
+        out.append(f)
+    return out
+
+
 def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> list[Cause]:
     """Critical and warning causes by cost, one per family, each at its finding's own cost (one number per
     fact: the card, the verdict and the chat read the same seconds)."""

@@ -96,6 +96,12 @@ class Thresholds(BaseModel):
     ost_busy_factor: float = Field(
         default=3.0, gt=1, description="an OST with this many times the median bytes is overloaded (L05)"
     )
+    ost_busy_keeps_up: float = Field(
+        default=0.9,
+        gt=0,
+        description="an overloaded OST that moved its bytes faster per byte than this share of the median OST's "
+        "time per byte kept up with its load: not a cost (L05)",
+    )
 
     # Severity from cost (every finding's impact; docs/costs.md).
     severity_critical_share: float = Field(
@@ -152,7 +158,11 @@ class Thresholds(BaseModel):
         default=1.25, gt=1, description="bytes at a lower layer over the layer above that count as amplified (X05)"
     )
     metadata_storm_share: float = Field(
-        default=0.5, ge=0, le=1, description="share of the I/O time spent in metadata calls (J03)"
+        default=0.12,
+        ge=0,
+        le=1,
+        description="share of the I/O time spent in metadata calls, summed or on the rank with the most of them, "
+        "from which that time is a cost (J03); its seconds decide the severity",
     )
 
     # DXT trace checks (T01-T05); they run only on logs read with their DXT traces.

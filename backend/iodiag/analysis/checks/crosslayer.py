@@ -605,7 +605,7 @@ def write_amplification(ctx: Context, t: Thresholds) -> Hit | None:
 
 @check(
     "J03",
-    title="Metadata calls take most of the I/O time (metadata storm)",
+    title="Metadata calls take a large share of the I/O time (metadata storm)",
     layer=Layer.JOB,
     severity=Severity.WARNING,
     recommendations=("reduce-metadata",),

@@ -393,7 +393,12 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     worst = int(hit[_descending(per_gib[hit])[0]])
     ost, worst_per_gib = int(load["ost"][worst]), float(per_gib[worst])
     files = sorted(_ost_files(ctx, ost), key=lambda f: -f.io_time)
-    ranks = list(dict.fromkeys(r for f in files for r in f.ranks))  # slowest files' ranks first
+    # The ranks that waited longest on the OST first: a rank's time over all its files there.
+    waited: dict[int, float] = {}
+    for f in files:
+        for r in f.ranks:
+            waited[r] = waited.get(r, 0.0) + f.io_time / max(len(f.ranks), 1)
+    ranks = sorted(waited, key=lambda r: (-waited[r], r))
     return Hit(
         message=f"OST {ost} was {worst_per_gib / median:.1f}x slower per byte than the median of the "
         f"{len(load)} OSTs this job used ({worst_per_gib:.1f} s/GiB against {median:.1f} s/GiB); "
@@ -443,6 +448,12 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
         return None
     top = int(busy[_descending(load["bytes"][busy])[0]])
     ost, top_bytes = int(load["ost"][top]), float(load["bytes"][top])
+    # Extra bytes cost time only when the OST could not keep up with them: an OST that moved its load faster
+    # per byte than the median OST (a lone writer's big file, a large shared file among small ones) was not
+    # what the job waited on, however many bytes it carried.
+    per_gib = load["time"] / (load["bytes"] / 2**30)
+    if float(per_gib[top]) < t.ost_busy_keeps_up * float(np.median(per_gib)):
+        return None
     total = float(load["bytes"].sum())
     files = sorted(_ost_files(ctx, ost), key=lambda f: -(f.bytes_written + f.bytes_read))
     return Hit(

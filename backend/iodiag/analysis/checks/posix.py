@@ -78,12 +78,20 @@ _intensity_check("P03", "Write-intensive by volume", "volume", "write")
 _intensity_check("P04", "Read-intensive by volume", "volume", "read")
 
 
-def _small_counts(frame: Table, op: str) -> np.ndarray:
+def _small_counts(frame: Table, op: str, prefix: str = "POSIX") -> np.ndarray:
     """Requests under 1 MiB per row (a request of exactly 1 MiB is not small: ``costs.below_mib_counts``)."""
-    return costs.below_mib_counts(frame, "POSIX", op)
+    return costs.below_mib_counts(frame, prefix, op)
 
 
-def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table) -> costs.Cost:
+def _calls(frame: Table, prefix: str, op: str) -> np.ndarray:
+    """``op`` (READ/WRITE) calls per row; DFS counts dfs_readx/dfs_writex calls apart from dfs_read/dfs_write."""
+    n = frame.num(f"{prefix}_{op}S")
+    if prefix == "DFS":
+        n = n + frame.num(f"DFS_{op}XS")
+    return n
+
+
+def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table, prefix: str = "POSIX") -> costs.Cost:
     """Time in the small requests beyond the same bytes at this job's own large-request rate.
 
     Per record, the small requests' time is their share of the record's requests times its read (write)
@@ -92,27 +100,27 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table) -> co
     0.8-1 MiB are not what aggregation would fix), although detection keeps Drishti's 1 MiB boundary.
     """
     verb = "read" if op == "READ" else "write"
-    if op == "READ" and ctx.unrequested_read_ids:
+    if op == "READ" and ctx.unrequested_read_ids and prefix == "POSIX":
         frame = frame.where(~frame.isin("id", ctx.unrequested_read_ids))
     n_small = sum(
-        (frame[f"POSIX_SIZE_{op}_{b}"] for b in ("0_100", "100_1K", "1K_10K", "10K_100K")),
+        (frame[f"{prefix}_SIZE_{op}_{b}"] for b in ("0_100", "100_1K", "1K_10K", "10K_100K")),
         np.zeros(len(frame), np.int64),
     ).astype(float)
-    n_all = frame[f"POSIX_{op}S"].astype(float)
-    time = frame[f"POSIX_F_{op}_TIME"].astype(float)
-    share = np.where(n_all > 0, n_small / np.maximum(n_all, 1), 0.0)
+    n_all = _calls(frame, prefix, op).astype(float)
+    time = frame[f"{prefix}_F_{op}_TIME"].astype(float)
+    share = np.where(n_all > 0, np.minimum(n_small / np.maximum(n_all, 1), 1.0), 0.0)
     small_time_rows = time * share
     small_time = float(small_time_rows.sum())
-    moved = frame["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].astype(float)
+    moved = frame[f"{prefix}_BYTES_READ" if op == "READ" else f"{prefix}_BYTES_WRITTEN"].astype(float)
     est = (
-        costs.small_bytes(frame, "POSIX", op)
-        - frame[f"POSIX_SIZE_{op}_100K_1M"].astype(float) * (costs.BIN_MEAN_BYTES["100K_1M"])
+        costs.small_bytes(frame, prefix, op)
+        - frame[f"{prefix}_SIZE_{op}_100K_1M"].astype(float) * (costs.BIN_MEAN_BYTES["100K_1M"])
     )
     small_b = float(np.clip(est, 0, moved).sum())
     rate, own = costs.large_request_rate(ctx, op, t)
     ideal_rows = np.clip(est, 0, moved) / rate if rate > 0 else np.zeros(len(frame))
     excess_rows = np.clip(small_time_rows - ideal_rows, 0, None)
-    seconds = costs.on_critical_path(ctx, frame, excess_rows)
+    seconds = costs.on_critical_path(ctx, frame, excess_rows, prefix=prefix)
     where = (
         "this job's own large-request rate" if own else "the reference rank bandwidth (the job made no large requests)"
     )
@@ -125,10 +133,10 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table) -> co
     )
 
 
-def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool) -> Hit | None:
+def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool, prefix: str = "POSIX") -> Hit | None:
     verb = "read" if op == "READ" else "write"
-    total = _sum(frame, f"POSIX_{op}S")
-    per_row = _small_counts(frame, op)
+    total = int(_calls(frame, prefix, op).sum())
+    per_row = _small_counts(frame, op, prefix)
     small = int(per_row.sum())
     if not (small and total and small / total > t.small_requests and small > t.small_requests_absolute):
         return None
@@ -137,8 +145,9 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
     share = per_file / total
     files, n = ctx.rank_files(g.keys, per_file, f"small_{verb}s", Unit.COUNT, share, f"share_of_{verb}s")
     where = " to shared files" if shared_only else ""
+    through = " through DAOS's DFS API" if prefix == "DFS" else ""
     return Hit(
-        message=f"{small:,} small {verb} requests (under 1 MiB){where} make up {pct(small / total)} of "
+        message=f"{small:,} small {verb} requests (under 1 MiB){where}{through} make up {pct(small / total)} of "
         f"all {total:,} {verb} requests.",
         evidence=[
             Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
@@ -151,8 +160,20 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
             *ctx.collective_advice(op),
             *_hdf5_recs(ctx, "hdf5-alignment"),
         ),
-        cost=small_request_cost(ctx, t, op, frame),
+        cost=small_request_cost(ctx, t, op, frame, prefix),
     )
+
+
+def _small_any(ctx: Context, t: Thresholds, op: str) -> Hit | None:
+    """P05/P06 at the layer the job's requests reached storage through: POSIX, or DFS on DAOS (the same size
+    histogram and timers; a DAOS job without the DFS mount issues no POSIX calls to count). The costlier of
+    the two when a job used both."""
+    hits = [
+        h
+        for prefix, frame in (("POSIX", ctx.posix_records), ("DFS", ctx.records("DFS")))
+        if len(frame) and (h := _small(ctx, t, op, frame, shared_only=False, prefix=prefix)) is not None
+    ]
+    return max(hits, key=lambda h: (h.cost.seconds or 0.0) if h.cost else 0.0) if hits else None
 
 
 @check(
@@ -160,13 +181,13 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
     title="Many small read requests",
     layer=Layer.POSIX,
     severity=Severity.CRITICAL,
-    requires=POSIX,
+    requires=(),
     recommendations=("aggregate-small-requests",),
     family="small-requests",
     origin="drishti",
 )
 def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _small(ctx, t, "READ", ctx.posix_records, shared_only=False)
+    return _small_any(ctx, t, "READ")
 
 
 @check(
@@ -174,13 +195,13 @@ def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
     title="Many small write requests",
     layer=Layer.POSIX,
     severity=Severity.CRITICAL,
-    requires=POSIX,
+    requires=(),
     recommendations=("aggregate-small-requests",),
     family="small-requests",
     origin="drishti",
 )
 def small_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _small(ctx, t, "WRITE", ctx.posix_records, shared_only=False)
+    return _small_any(ctx, t, "WRITE")
 
 
 @check(
