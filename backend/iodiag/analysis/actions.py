@@ -116,8 +116,21 @@ def _stripe_count(ctx: Context, files: list[FileEvidence], imp: Impact | None) -
 
     assert isinstance(lay, FileLayout)
     size = lay.bytes_written + lay.bytes_read
-    count = stripe_count_for(size, lay.writers, ctx.nodes)
     stripe = stripe_size_for(lay.common_size or lay.stripe_size or MiB)
+    if lay.bytes_written == 0 and lay.readers > 0:
+        # An input the job only reads keeps the layout it was written with: restriping means rewriting it once,
+        # which ``lfs migrate`` does in place (no one may hold it open meanwhile).
+        count = stripe_count_for(size, lay.readers, ctx.nodes)
+        return Action(
+            recommendation="lustre-stripe-count",
+            command=f"lfs migrate -c {count} -S {_size_arg(stripe)} {shlex.quote(files[0].path)}",
+            where="shell, once before the next run, on the input file (lfs migrate rewrites it with the new layout; "
+            "nothing may have it open meanwhile)",
+            effect=f"the {human_bytes(size)} file read by {lay.readers:,} ranks spreads over {count} OSTs instead of "
+            f"{lay.stripe_count}, in {_size_arg(stripe)} stripes matching its {human_bytes(lay.common_size)} requests",
+            saves_s=_saves(imp),
+        )
+    count = stripe_count_for(size, lay.writers, ctx.nodes)
     target, what = _target(ctx, files[0].path)
     return Action(
         recommendation="lustre-stripe-count",

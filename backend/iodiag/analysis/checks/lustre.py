@@ -28,6 +28,7 @@ class FileLayout:
     io_time: float
     extent: int
     writers: int
+    readers: int
     common_size: int
     common_share: float
     not_aligned_share: float
@@ -90,6 +91,9 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     wrote = posix["POSIX_WRITES"] > 0
     wg = Groups(_distinct_pairs(posix["id"][wrote], posix["rank"][wrote])[0])  # one row per (file, writing rank)
     writers = wg.lookup(fid, wg.count(), 0)
+    read = posix["POSIX_READS"] > 0
+    rg = Groups(_distinct_pairs(posix["id"][read], posix["rank"][read])[0])  # one row per (file, reading rank)
+    readers = rg.lookup(fid, rg.count(), 0)
     cid, csize, ccount = _common_access(posix)
     cg = Groups(cid)
     size = cg.lookup(fid, csize, 0)
@@ -103,7 +107,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     own = posix["rank"] >= 0
     ranks = _grouped_tuples(*_distinct_pairs(posix["id"][own], posix["rank"][own]), flatten=False)
     out = []
-    for rid, n_ops, sz, cnt, ss, sc, bw, br, t, ext, shared, w, na in zip(
+    for rid, n_ops, sz, cnt, ss, sc, bw, br, t, ext, shared, w, r, na in zip(
         fid.tolist(),
         ops.tolist(),
         size.tolist(),
@@ -116,6 +120,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
         extent.tolist(),
         files["shared"].tolist(),
         writers.tolist(),
+        readers.tolist(),
         files["POSIX_FILE_NOT_ALIGNED"].tolist(),
         strict=True,
     ):
@@ -132,6 +137,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
                 io_time=float(t),
                 extent=max(int(ext) + 1, 0),
                 writers=nprocs if shared and w > 0 else int(w),
+                readers=nprocs if shared and r > 0 else int(r),
                 common_size=common,
                 common_share=min(float(cnt) / ops_f, 1.0) if common else 0.0,
                 not_aligned_share=min(float(na) / ops_f, 1.0) if ops_f > 0 else 0.0,
@@ -193,30 +199,39 @@ def _file_hit(
     family="single-ost",
 )
 def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
-    bad = [
-        f
-        for f in layouts(ctx)
-        if f.stripe_count == 1 and f.writers >= t.lustre_many_ranks and f.bytes_written >= t.lustre_min_file_bytes
-    ]
+    # One OST serves every byte of a stripe-count-1 file, whichever direction: thousands of ranks reading one
+    # snapshot wait on one storage server as surely as thousands writing it.
+    def many(ranks: int, nbytes: int) -> bool:
+        return ranks >= t.lustre_many_ranks and nbytes >= t.lustre_min_file_bytes
+
+    written = [f for f in layouts(ctx) if f.stripe_count == 1 and many(f.writers, f.bytes_written)]
+    read = [f for f in layouts(ctx) if f.stripe_count == 1 and many(f.readers, f.bytes_read)]
+    bad = list({f.record_id: f for f in written + read}.values())
     if not bad:
         return None
-    worst = max(bad, key=lambda f: f.writers)
+    worst = max(bad, key=lambda f: (max(f.writers if f in written else 0, f.readers if f in read else 0), f.record_id))
+    if worst in written and worst.writers >= (worst.readers if worst in read else 0):
+        what = f"{worst.writers:,} ranks wrote {human_bytes(worst.bytes_written)}"
+    else:
+        what = f"{worst.readers:,} ranks read {human_bytes(worst.bytes_read)}"
+    seconds = costs.files_time_cost(
+        ctx, {f.record_id: 1 - 1 / min(f.writers, t.lustre_spread_osts) for f in written}, ("WRITE",)
+    ) + costs.files_time_cost(ctx, {f.record_id: 1 - 1 / min(f.readers, t.lustre_spread_osts) for f in read}, ("READ",))
     return _file_hit(
         ctx,
         bad,
-        f"{len(bad):,} file(s) written by many ranks sit on a single OST (stripe count 1): in the worst, "
-        f"{worst.writers:,} ranks wrote {human_bytes(worst.bytes_written)} through one storage server.",
+        f"{len(bad):,} file(s) used by many ranks sit on a single OST (stripe count 1): in the worst, "
+        f"{what} through one storage server.",
         [
             Metric(name="files", value=len(bad), unit=Unit.COUNT),
-            Metric(name="max_writers", value=worst.writers, unit=Unit.COUNT),
+            *([Metric(name="max_writers", value=max(f.writers for f in written), unit=Unit.COUNT)] if written else []),
+            *([Metric(name="max_readers", value=max(f.readers for f in read), unit=Unit.COUNT)] if read else []),
         ],
         costs.modelled(
-            costs.files_time_cost(
-                ctx, {f.record_id: 1 - 1 / min(f.writers, t.lustre_spread_osts) for f in bad}, ("WRITE",)
-            ),
-            f"the files' write time on the busiest rank, less what it would be spread over up to "
+            seconds,
+            f"the files' write (and read) time on the busiest rank, less what it would be spread over up to "
             f"{t.lustre_spread_osts} OSTs (one OST's bandwidth is the limit)",
-            nbytes=sum(f.bytes_written for f in bad),
+            nbytes=sum(f.bytes_written for f in written) + sum(f.bytes_read for f in read),
         ),
     )
 
