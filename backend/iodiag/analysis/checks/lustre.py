@@ -26,6 +26,9 @@ class FileLayout:
     bytes_written: int
     bytes_read: int
     io_time: float
+    wall_time: float
+    """The file's read and write time as the job waited for it: its slowest rank's, not the sum over ranks (a
+    shared file 8,192 ranks read at once is not 8,192 times slower per byte than a file one rank reads)."""
     extent: int
     writers: int
     readers: int
@@ -94,6 +97,14 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     read = posix["POSIX_READS"] > 0
     rg = Groups(_distinct_pairs(posix["id"][read], posix["rank"][read])[0])  # one row per (file, reading rank)
     readers = rg.lookup(fid, rg.count(), 0)
+    # Per file, the slowest rank's data time: a shared (reduced) record keeps it (less nothing: Darshan's
+    # slowest-rank time includes the metadata calls, a small part for files worth comparing); per-rank records
+    # give it directly.
+    rank_time = posix.num("POSIX_F_READ_TIME") + posix.num("POSIX_F_WRITE_TIME")
+    if "POSIX_F_SLOWEST_RANK_TIME" in posix.columns:
+        rank_time = np.where(posix["rank"] < 0, posix.num("POSIX_F_SLOWEST_RANK_TIME"), rank_time)
+    tg = posix.group_by("id")
+    wall = tg.lookup(fid, tg.max(rank_time), 0.0)
     cid, csize, ccount = _common_access(posix)
     cg = Groups(cid)
     size = cg.lookup(fid, csize, 0)
@@ -107,7 +118,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     own = posix["rank"] >= 0
     ranks = _grouped_tuples(*_distinct_pairs(posix["id"][own], posix["rank"][own]), flatten=False)
     out = []
-    for rid, n_ops, sz, cnt, ss, sc, bw, br, t, ext, shared, w, r, na in zip(
+    for rid, n_ops, sz, cnt, ss, sc, bw, br, t, wt, ext, shared, w, r, na in zip(
         fid.tolist(),
         ops.tolist(),
         size.tolist(),
@@ -117,6 +128,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
         files["POSIX_BYTES_WRITTEN"].tolist(),
         files["POSIX_BYTES_READ"].tolist(),
         io_time.tolist(),
+        wall.tolist(),
         extent.tolist(),
         files["shared"].tolist(),
         writers.tolist(),
@@ -135,6 +147,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
                 bytes_written=int(bw),
                 bytes_read=int(br),
                 io_time=float(t),
+                wall_time=min(float(wt), float(t)),
                 extent=max(int(ext) + 1, 0),
                 writers=nprocs if shared and w > 0 else int(w),
                 readers=nprocs if shared and r > 0 else int(r),
@@ -324,7 +337,8 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
 
 def ost_load(ctx: Context) -> Table:
     """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached: columns ``ost``
-    (ascending, OSTs with traffic only), ``bytes``, ``time`` (seconds) and ``files``."""
+    (ascending, OSTs with traffic only), ``bytes``, ``time`` (seconds, summed over ranks), ``wall`` (seconds,
+    each file's slowest rank: what speed per byte is compared by) and ``files``."""
     return ctx.memo("ost_load", lambda: _ost_load(ctx))
 
 
@@ -333,6 +347,7 @@ def _ost_load(ctx: Context) -> Table:
     spread: list[int] = []
     each: list[float] = []  # bytes per OST
     times: list[float] = []
+    walls: list[float] = []
     ids: list[int] = []
     for f in layouts(ctx):
         if not f.osts:
@@ -344,6 +359,7 @@ def _ost_load(ctx: Context) -> Table:
         spread.append(used)
         each.append((f.bytes_written + f.bytes_read) / used)
         times.append(f.io_time)
+        walls.append(f.wall_time)
         ids.append(f.record_id)
     if not osts:
         return Table(
@@ -351,6 +367,7 @@ def _ost_load(ctx: Context) -> Table:
                 "ost": np.zeros(0, dtype=np.int64),
                 "bytes": np.zeros(0),
                 "time": np.zeros(0),
+                "wall": np.zeros(0),
                 "files": np.zeros(0, np.int64),
             }
         )
@@ -361,6 +378,7 @@ def _ost_load(ctx: Context) -> Table:
             "ost": g.keys,
             "bytes": g.sum(np.repeat(np.asarray(each, dtype=float), n)),
             "time": g.sum(np.repeat(np.asarray(times, dtype=float), n)),
+            "wall": g.sum(np.repeat(np.asarray(walls, dtype=float), n)),
             "files": g.nunique(np.repeat(np.asarray(ids, dtype=np.uint64), n)),
         }
     )
@@ -381,6 +399,22 @@ def _descending(values: np.ndarray) -> np.ndarray:
     return order
 
 
+def _crowded_osts(ctx: Context, t: Thresholds) -> set[int]:
+    """OSTs that carry at least half their bytes in stripe-count-1 files used by many ranks (``lustre_many_ranks``)."""
+    crowded: dict[int, float] = {}
+    total: dict[int, float] = {}
+    for f in layouts(ctx):
+        if not f.osts:
+            continue
+        moved = float(f.bytes_written + f.bytes_read) / len(f.osts)
+        many = f.stripe_count == 1 and max(f.writers, f.readers) >= t.lustre_many_ranks
+        for o in f.osts:
+            total[o] = total.get(o, 0.0) + moved
+            if many:
+                crowded[o] = crowded.get(o, 0.0) + moved
+    return {o for o, b in crowded.items() if total.get(o, 0.0) > 0 and b >= 0.5 * total[o]}
+
+
 def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
     return [f for f in layouts(ctx) if ost in f.osts]  # called once per finding, not per OST
 
@@ -398,11 +432,21 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     load = compared_osts(ctx, t)
     if len(load) < t.ost_min_count:
         return None
+    # Slow per byte on two clocks. Time summed over ranks per byte is each stream's speed: it flags an OST
+    # that thousands of ranks share at once (a single-stripe shared file: contention, L01/L05) as surely as
+    # a slow one. The time the job waited on each file (its slowest rank) per byte is the OST's delivered
+    # speed: it flags a file one rank writes alone next to files many ranks write in parallel (the client's
+    # single stream, J04). A slow OST is slow on both; each of the others is slow on one only.
     per_gib = load["time"] / (load["bytes"] / 2**30)
-    median = float(np.median(per_gib))
-    if median <= 0:
+    wall_gib = load["wall"] / (load["bytes"] / 2**30)
+    median, wall_median = float(np.median(per_gib)), float(np.median(wall_gib))
+    if median <= 0 or wall_median <= 0:
         return None
-    hit = np.flatnonzero(per_gib >= t.ost_slow_factor * median)
+    hit = np.flatnonzero((per_gib >= t.ost_slow_factor * median) & (wall_gib >= t.ost_slow_factor * wall_median))
+    # An OST whose bytes come mostly from a single-stripe file that many ranks use at once is slow per byte by
+    # contention, whatever the hardware: that is L01's finding, and the log cannot tell a slow OST under it.
+    crowded = _crowded_osts(ctx, t)
+    hit = np.array([i for i in hit.tolist() if int(load["ost"][i]) not in crowded], dtype=np.int64)
     if not len(hit):
         return None
     worst = int(hit[_descending(per_gib[hit])[0]])
@@ -466,7 +510,7 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
     # Extra bytes cost time only when the OST could not keep up with them: an OST that moved its load faster
     # per byte than the median OST (a lone writer's big file, a large shared file among small ones) was not
     # what the job waited on, however many bytes it carried.
-    per_gib = load["time"] / (load["bytes"] / 2**30)
+    per_gib = load["time"] / (load["bytes"] / 2**30)  # each stream's speed: did the extra streams slow it?
     if float(per_gib[top]) < t.ost_busy_keeps_up * float(np.median(per_gib)):
         return None
     total = float(load["bytes"].sum())
