@@ -21,9 +21,11 @@ from iodiag.analysis.models import (
     JobFacts,
     JobSummary,
     ModuleSummary,
+    RankTable,
     Report,
     SeverityCounts,
 )
+from iodiag.analysis.rank_usage import rank_table
 from iodiag.analysis.registry import CHECKS, CheckSpec, Hit
 from iodiag.analysis.source_lines import addr2line, known, source_lines
 from iodiag.core.thresholds import Thresholds
@@ -53,6 +55,8 @@ def analyze(
     for code in sorted(CHECKS):
         spec = CHECKS[code]
         if not all(profile.has(m) for m in spec.requires):
+            continue
+        if spec.requires_any and not any(profile.has(m) for m in spec.requires_any):
             continue
         try:
             result = spec.fn(ctx, t)
@@ -84,7 +88,16 @@ def analyze(
         file_system=ctx.file_system,
         lustre_layouts=_optional("Lustre layout assessment", lustre_layouts, ctx, problems),
         osts=_optional("per-OST load", ost_usage, ctx, problems),
+        rank_table=_rank_table(ctx, problems),
     )
+
+
+def _rank_table(ctx: Context, problems: list[str]) -> RankTable:
+    try:
+        return rank_table(ctx)
+    except Exception as exc:  # per-rank facts are for questions; the report stands without them
+        problems.append(f"per-rank table failed: {type(exc).__name__}: {exc}")
+        return RankTable()
 
 
 def _optional(what: str, build: Callable[[Context], list[T]], ctx: Context, problems: list[str]) -> list[T]:

@@ -411,6 +411,43 @@ class OstUsage(_Model):
     files: int
 
 
+class RankUsage(_Model):
+    """One rank's own I/O: its per-rank records at each file's top layer (shared, reduced records excluded)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rank: int
+    bytes_read: int
+    bytes_written: int
+    read_s: float
+    write_s: float
+    meta_s: float
+    files: int = Field(description="files it has a record of its own for")
+
+
+class RankSeconds(_Model):
+    model_config = ConfigDict(frozen=True)
+
+    rank: int
+    seconds: float
+
+
+class RankTable(_Model):
+    """Per-rank facts as far as Darshan kept them. A file every rank opened is often reduced to one shared record
+    (rank -1) that keeps only totals plus the fastest and slowest rank: those ranks' share of it is unknown."""
+
+    ranks: list[RankUsage] = Field(default_factory=list, description="ranks with records of their own, by rank")
+    truncated: bool = Field(default=False, description="only the ranks with the most I/O time are listed")
+    shared_files: int = Field(default=0, description="files held as shared (reduced) records")
+    shared_bytes: int = Field(default=0, description="bytes read and written in shared records")
+    shared_fastest: list[RankSeconds] = Field(
+        default_factory=list, description="the rank Darshan kept as fastest of each of the largest shared files"
+    )
+    shared_slowest: list[RankSeconds] = Field(
+        default_factory=list, description="the rank Darshan kept as slowest of each of the largest shared files"
+    )
+
+
 class Report(_Model):
     schema_version: str = SCHEMA_VERSION
     tool_version: str
@@ -441,6 +478,7 @@ class Report(_Model):
     osts: list[OstUsage] = Field(
         default_factory=list, description="every OST the job used (at most 512), the most I/O time first"
     )
+    rank_table: RankTable = Field(default_factory=RankTable, description="per-rank I/O, as far as the log keeps it")
 
     def codes(self) -> set[str]:
         return {f.code for f in self.findings}

@@ -73,6 +73,8 @@ class CheckSpec:
     """Workloads the check's advice fits; elsewhere it still fires (detection) but stays info."""
     family: str = ""
     """Findings of one family describe the same lost time; the verdict names a family once."""
+    requires_any: tuple[str, ...] = ()
+    """Modules of which at least one must have records (the same check over POSIX or DFS)."""
 
 
 CHECKS: dict[str, CheckSpec] = {}
@@ -90,8 +92,10 @@ def check(
     kind: str | None = None,
     applies_to: frozenset[Workload] | None = None,
     family: str = "",
+    requires_any: tuple[str, ...] = (),
 ) -> Callable[[CheckFn], CheckFn]:
-    """Register a check. ``requires`` names modules that must have records for it to run."""
+    """Register a check. ``requires`` names modules that must have records for it to run; ``requires_any``
+    modules of which one must."""
 
     def register(fn: CheckFn) -> CheckFn:
         if code in CHECKS:
@@ -112,6 +116,7 @@ def check(
             kind=k,
             applies_to=applies_to or ALL_WORKLOADS,
             family=family or code,
+            requires_any=requires_any,
         )
         return fn
 

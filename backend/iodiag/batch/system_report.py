@@ -160,11 +160,18 @@ def _regressions(all_jobs: pd.DataFrame, findings: pd.DataFrame, in_window: set[
     return out[:n]
 
 
+def _any_of() -> set[str]:
+    """Codes whose check needs any one of its modules, not all of them."""
+    from iodiag.analysis.registry import CHECKS
+
+    return {code for code, spec in CHECKS.items() if spec.requires_any}
+
+
 def _requires() -> dict[str, tuple[str, ...]]:
     import iodiag.analysis.engine  # noqa: F401  (registers the checks)
     from iodiag.analysis.registry import CHECKS
 
-    return {code: spec.requires for code, spec in CHECKS.items()}
+    return {code: spec.requires or spec.requires_any for code, spec in CHECKS.items()}
 
 
 def _titles() -> dict[str, tuple[str, str]]:
@@ -237,7 +244,8 @@ def build(
         req = requires.get(code, ())
         if req not in iface_count:
             need = frozenset(req)
-            iface_count[req] = sum(1 for s in iface_sets if need <= s)
+            either = code in _any_of()
+            iface_count[req] = sum(1 for s in iface_sets if (need & s if either else need <= s))
         denom = iface_count[req]
         by_day = affected.groupby("day").size()
         title, layer = titles.get(code, (str(g["title"].iloc[0]), str(g["layer"].iloc[0])))

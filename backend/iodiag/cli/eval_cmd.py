@@ -437,6 +437,72 @@ def _print_blind(result: object, console: Console) -> None:
             )
 
 
+def questions(
+    folder: Annotated[Path, typer.Argument(help="A question set: evals/questions/<set>/ (questions.yaml, SEAL).")],
+    route: Annotated[
+        str, typer.Option("--route", help="default (the service's own, model if configured) or template.")
+    ] = "default",
+    development: Annotated[
+        bool, typer.Option("--dev", help="A development set to tune on: no seal, no first-sight record.")
+    ] = False,
+    fmt: Annotated[
+        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
+    ] = EvalFormat.text,
+) -> None:
+    """Score answers to a blind question set: answered in the first sentence, every fact right, wrong claims,
+    actions where one is due, latency. The first scoring is kept in FIRST_SIGHT.<route>.json, never overwritten.
+
+    Exits 0 when the set was scored, 2 on bad input (unsealed set, a file changed after sealing).
+    """
+    from iodiag.evals.questions import run_questions
+    from iodiag.evals.triggers import CorpusError
+
+    if route not in ("default", "template"):
+        raise typer.BadParameter("--route is default or template")
+    _run_eval(
+        lambda progress: run_questions(folder, route, progress, development=development),
+        fmt,
+        "asking",
+        json_text=lambda r: r.model_dump_json(indent=1) + "\n",
+        print_text=_print_questions,
+        passed=lambda r: not any(c.error for c in r.cases),
+        usage_errors=(CorpusError,),
+    )
+
+
+def _print_questions(result: object, console: Console) -> None:
+    from rich.table import Table
+
+    from iodiag.evals.questions import QuestionScore
+
+    assert isinstance(result, QuestionScore)
+    when = (
+        "first sight"
+        if result.first_sight
+        else "development set"
+        if result.seal.startswith("development")
+        else ("RE-SCORE (the first-sight numbers are in FIRST_SIGHT.*.json)")
+    )
+    table = Table(title=f"Questions {result.set}, route {result.route} ({when})", title_justify="left")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("questions", str(result.questions))
+    table.add_row("answered in the first sentence", f"{result.first_sentence:.1%}")
+    table.add_row("every fact right", f"{result.facts_right:.1%}")
+    table.add_row("answers with a wrong claim", str(result.wrong_answers))
+    table.add_row(
+        f"actions right ({result.actions_due} due)",
+        f"{result.actions_right:.1%}" if result.actions_right is not None else "n/a",
+    )
+    table.add_row("median answer", f"{result.median_s:.2f} s")
+    console.print(table)
+    for c in result.cases:
+        if c.error:
+            console.print(f"  {c.id}: error: {c.error}")
+        elif not (c.first_ok and c.facts_ok) or c.wrong or c.action_ok is False:
+            console.print(f"  {c.id}: {c.question!r}: missing {c.missing} wrong {c.wrong} action {c.action_ok}")
+
+
 def _ratio_text(x: object) -> str:
     return f"{x:.2f}" if isinstance(x, float) else "n/a"
 
@@ -451,5 +517,6 @@ def register(app: typer.Typer) -> None:
     eval_app.command("history")(history_series)
     eval_app.command("intents")(intents)
     eval_app.command("blind")(blind)
+    eval_app.command("questions")(questions)
     # The same scorer as ``iodiag knowledge eval``, listed with the other evals.
     eval_app.command("retrieval")(knowledge_evaluate)

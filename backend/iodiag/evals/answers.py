@@ -167,6 +167,9 @@ def resolve_log(ref: str, cases_dir: Path = DEFAULT_CASES) -> Path:
         if spec is None or not spec.submodule_search_locations:
             raise EvalError("the darshan package is not installed")
         return Path(next(iter(spec.submodule_search_locations))) / "tests" / "input" / rest
+    if kind == "blind":  # blind:<set>/<case>: a blind set's log, rebuilt from its scenarios (evals/blind/README.md)
+        bset, _, case = rest.partition("/")
+        return REPO_ROOT / "evals" / "blind" / bset / "logs" / f"{case.removesuffix('.darshan')}.darshan"
     if kind == "scenario":
         from iodiag.evals.triggers import build_entry, default_cache_dir, load_entry
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from iodiag.analysis.models import Finding, Report, Severity
 from iodiag.analysis.registry import CHECKS
 from iodiag.knowledge.models import Passage
+from iodiag.narration import fact_query
 from iodiag.narration.facts import TOP_FILE_FACTS, Fact, FactKind, FactSheet, build_facts, problems, rank_findings
 from iodiag.narration.grounding import CODE
 from iodiag.narration.intents import Intent, Question, classify
@@ -52,6 +53,7 @@ class Plan:
     facts: list[Fact] = field(default_factory=list)  # what the answer may say, most important first
     passages: list[Passage] = field(default_factory=list)
     by_code: dict[str, list[Passage]] = field(default_factory=dict)  # the passages fetched for each finding
+    lead: Fact | None = None  # a plain fact question's answer (fact_query): the answer's first sentence
 
     @property
     def intent(self) -> Intent:
@@ -148,6 +150,10 @@ class Composer:
         }[q.intent]
         plan.facts += self._absent(q, report)
         builder(plan)
+        if intent is None and (query := fact_query.parse(question)) is not None:
+            plan.lead = fact_query.answer(report, query)
+            if plan.lead is not None:
+                plan.facts.insert(0, plan.lead)
         plan.facts = _dedupe_facts(plan.facts)
         plan.passages = list({p.chunk_id: p for p in plan.passages}.values())
         return plan

@@ -20,7 +20,19 @@ from iodiag.narration.untrusted import clean, quote
 from iodiag.render import wording
 
 FactKind = Literal[
-    "verdict", "job", "data", "summary", "crosslayer", "finding", "evidence", "file", "ranks", "why", "fix", "absent"
+    "verdict",
+    "job",
+    "data",
+    "summary",
+    "crosslayer",
+    "finding",
+    "evidence",
+    "file",
+    "ranks",
+    "why",
+    "fix",
+    "absent",
+    "answer",
 ]
 
 # Modules that say which I/O library the application used, most specific first: fixes are worded for

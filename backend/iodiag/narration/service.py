@@ -116,7 +116,7 @@ class Narrator:
         t0 = time.monotonic()
         conversation = Conversation(report, self.composer(), history)
         plan = conversation.plan(question)
-        if plan.intent is Intent.COMPARE_RUNS:
+        if plan.intent is Intent.COMPARE_RUNS and plan.lead is None:  # "did it use HDF5?" asks this run's facts
             answer = answer_comparison(comparison, executable(report.job.exe), previous_start, t0=t0)
             for line in answer.text.splitlines():
                 yield AnswerChunk(delta=line + "\n")

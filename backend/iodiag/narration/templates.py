@@ -94,6 +94,9 @@ class TemplateWriter:
             lines = [*body[:cut], *absent, *body[cut:]]
         else:
             lines = absent + body
+        if plan.lead is not None:
+            # A plain fact question: its answer first, then what the report has to say around it.
+            lines = [plan.lead.text, "", *(ln for ln in lines if ln not in absent)]
         return "\n".join(lines).strip() + "\n"
 
     def reply_body(self, plan: Plan) -> str:

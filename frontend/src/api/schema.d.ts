@@ -1660,6 +1660,76 @@ export interface components {
             timeline?: components["schemas"]["TimelinePlot"] | null;
             transfer_sizes?: components["schemas"]["TransferSizePlot"] | null;
         };
+        /** RankSeconds */
+        RankSeconds: {
+            /** Rank */
+            rank: number;
+            /** Seconds */
+            seconds: number;
+        };
+        /**
+         * RankTable
+         * @description Per-rank facts as far as Darshan kept them. A file every rank opened is often reduced to one shared record
+         *     (rank -1) that keeps only totals plus the fastest and slowest rank: those ranks' share of it is unknown.
+         */
+        RankTable: {
+            /**
+             * Ranks
+             * @description ranks with records of their own, by rank
+             */
+            ranks?: components["schemas"]["RankUsage"][];
+            /**
+             * Shared Bytes
+             * @description bytes read and written in shared records
+             * @default 0
+             */
+            shared_bytes: number;
+            /**
+             * Shared Fastest
+             * @description the rank Darshan kept as fastest of each of the largest shared files
+             */
+            shared_fastest?: components["schemas"]["RankSeconds"][];
+            /**
+             * Shared Files
+             * @description files held as shared (reduced) records
+             * @default 0
+             */
+            shared_files: number;
+            /**
+             * Shared Slowest
+             * @description the rank Darshan kept as slowest of each of the largest shared files
+             */
+            shared_slowest?: components["schemas"]["RankSeconds"][];
+            /**
+             * Truncated
+             * @description only the ranks with the most I/O time are listed
+             * @default false
+             */
+            truncated: boolean;
+        };
+        /**
+         * RankUsage
+         * @description One rank's own I/O: its per-rank records at each file's top layer (shared, reduced records excluded).
+         */
+        RankUsage: {
+            /** Bytes Read */
+            bytes_read: number;
+            /** Bytes Written */
+            bytes_written: number;
+            /**
+             * Files
+             * @description files it has a record of its own for
+             */
+            files: number;
+            /** Meta S */
+            meta_s: number;
+            /** Rank */
+            rank: number;
+            /** Read S */
+            read_s: number;
+            /** Write S */
+            write_s: number;
+        };
         /** Readiness */
         Readiness: {
             /** Database */
@@ -1847,6 +1917,8 @@ export interface components {
              * @description things the reader could not do
              */
             problems?: string[];
+            /** @description per-rank I/O, as far as the log keeps it */
+            rank_table?: components["schemas"]["RankTable"];
             /**
              * Schema Version
              * @default 2.2

@@ -1,0 +1,79 @@
+"""Per-rank I/O for the report: what each rank read, wrote and waited for, from its own records.
+
+Darshan keeps a record per (file, rank) unless the file was opened by every rank, in which case it is reduced
+to one shared record (rank -1) holding totals and only the fastest and slowest rank. A question about one
+rank is answered from its own records, and says what a shared file hides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
+from iodiag.analysis.models import RankSeconds, RankTable, RankUsage
+
+MAX_RANKS = 4096
+"""Ranks listed in full up to this; beyond it, the ones with the most I/O time."""
+
+
+def rank_table(ctx: Context) -> RankTable:
+    acc: dict[str, dict[int, float]] = {k: {} for k in ("br", "bw", "rs", "ws", "ms", "files")}
+    shared_files = shared_bytes = 0
+    fastest: list[tuple[float, int, float]] = []  # (bytes, rank, seconds) per shared record
+    slowest: list[tuple[float, int, float]] = []
+    for layer, records in ctx.counted_layers:
+        if not len(records):
+            continue
+        rd, wr, md, slow_col = TOP_LAYER_TIME[layer]
+        br_col, bw_col = TOP_LAYER_BYTES[layer]
+        prefix = slow_col.removesuffix("_F_SLOWEST_RANK_TIME")
+        ranks = np.asarray(records["rank"])
+        own = ranks >= 0
+        cols = {"br": records.num(br_col), "bw": records.num(bw_col), "rs": records.num(rd), "ws": records.num(wr)}
+        cols["ms"] = records.num(md)
+        cols["files"] = np.ones(len(records))
+        if own.any():
+            keys, inv = np.unique(ranks[own], return_inverse=True)
+            for name, values in cols.items():
+                sums = np.bincount(inv, weights=np.asarray(values, dtype=float)[own])
+                d = acc[name]
+                for k, v in zip(keys.tolist(), sums.tolist(), strict=True):
+                    d[k] = d.get(k, 0.0) + v
+        if (~own).any():
+            moved = (np.asarray(cols["br"], dtype=float) + np.asarray(cols["bw"], dtype=float))[~own]
+            shared_files += int((~own).sum())
+            shared_bytes += int(moved.sum())
+            for which, out in (("FASTEST", fastest), ("SLOWEST", slowest)):
+                who_col, time_col = f"{prefix}_{which}_RANK", f"{prefix}_F_{which}_RANK_TIME"
+                if who_col in records.columns and time_col in records.columns:
+                    who = np.asarray(records[who_col])[~own]
+                    secs = records.num(time_col)[~own]
+                    out.extend((float(b), int(r), float(t)) for b, r, t in zip(moved, who, secs, strict=True))
+    rows = [
+        RankUsage(
+            rank=int(r),
+            bytes_read=int(acc["br"].get(r, 0.0)),
+            bytes_written=int(acc["bw"].get(r, 0.0)),
+            read_s=acc["rs"].get(r, 0.0),
+            write_s=acc["ws"].get(r, 0.0),
+            meta_s=acc["ms"].get(r, 0.0),
+            files=int(acc["files"].get(r, 0.0)),
+        )
+        for r in sorted(acc["files"])
+    ]
+    truncated = len(rows) > MAX_RANKS
+    if truncated:
+        rows = sorted(rows, key=lambda u: (-(u.read_s + u.write_s + u.meta_s), u.rank))[:MAX_RANKS]
+        rows.sort(key=lambda u: u.rank)
+
+    def top(pairs: list[tuple[float, int, float]]) -> list[RankSeconds]:
+        return [RankSeconds(rank=r, seconds=t) for _, r, t in sorted(pairs, key=lambda x: -x[0])[:3] if r >= 0]
+
+    return RankTable(
+        ranks=rows,
+        truncated=truncated,
+        shared_files=shared_files,
+        shared_bytes=shared_bytes,
+        shared_fastest=top(fastest),
+        shared_slowest=top(slowest),
+    )

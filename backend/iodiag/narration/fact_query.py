@@ -1,0 +1,700 @@
+"""Questions about plain facts of the log, answered from the report's numbers in the first sentence.
+
+The intents are about findings; "did it use HDF5?", "how many bytes did rank 3 write?" or "what file system was
+the output on?" are about the job's facts, and a finding near them is not their answer. This module turns such a
+question into a typed :class:`Query` (a metric, a scope, an operation), runs it over the report's counters
+(interfaces, files, per-rank records, Lustre layouts, OSTs) and words the answer as one sentence whose every
+number is a :class:`Fact` value, so the verifier checks it like any other. A question it does not recognise
+gives None and the finding-centred answer stands alone.
+
+Per-rank questions say what Darshan did not keep: a file every rank opened is often reduced to one shared
+record holding only totals and the fastest and slowest rank.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from typing import Literal
+
+from pydantic import BaseModel
+
+from iodiag.analysis.models import InterfaceTotals, RankUsage, Report, Severity
+from iodiag.core.units import human_bytes, human_seconds
+from iodiag.narration.facts import Fact
+from iodiag.narration.quantities import Quantity, exact
+
+Metric = Literal[
+    "bytes",
+    "time",
+    "uses",
+    "top_interface",
+    "file_system",
+    "runtime",
+    "ranks",
+    "files",
+    "io_share",
+    "rate",
+    "metadata",
+    "stripe",
+    "slow_ost",
+    "write_vs_read",
+    "slow_rank",
+    "osts",
+    "collective",
+    "sharing",
+]
+Scope = Literal["job", "interface", "rank", "file"]
+Direction = Literal["read", "write", "both"]
+
+
+class Query(BaseModel):
+    """One fact to look up: ``metric`` of ``scope`` (``target`` names the rank, interface or file)."""
+
+    metric: Metric
+    scope: Scope = "job"
+    target: str | None = None
+    direction: Direction = "both"
+    yes_no: bool = False
+
+
+# --- questions -> queries -----------------------------------------------------------------------------------
+
+_INTERFACES = {
+    "hdf5": "HDF5",
+    "h5": "HDF5",
+    "pnetcdf": "PnetCDF",
+    "netcdf": "PnetCDF",
+    "mpi-io": "MPI-IO",
+    "mpiio": "MPI-IO",
+    "mpi io": "MPI-IO",
+    "stdio": "STDIO",
+    "fwrite": "STDIO",
+    "fread": "STDIO",
+    "posix": "POSIX",
+    "dfs": "DFS",
+    "daos": "DAOS",
+}
+_IFACE = re.compile(r"\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b", re.IGNORECASE)
+_RANK = re.compile(r"\brank\s*#?\s*(\d+)\b", re.IGNORECASE)
+_WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
+_READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
+# A file named in the question: a word with an extension (restart.0040.bin, test123.h5, .npz files).
+_NAMED = re.compile(r"(?<![\w/])([\w.-]*\.(?:h5|hdf5|nc|bin|dat|npz|npy|raw|xtc|csv|out|txt|chk|ckpt|log|in|yaml))\b")
+_YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
+
+
+def _direction(q: str) -> Direction:
+    w, r = bool(_WRITE.search(q)), bool(_READ.search(q))
+    return "write" if w and not r else "read" if r and not w else "both"
+
+
+def parse(question: str) -> Query | None:
+    """The query a question asks, or None when it is not a plain fact question these rules know."""
+    q = " ".join(question.lower().split())
+    if re.match(r"^(what|how) (is|are|does|do)\b.*\b(mean|work)|^(what is|what are|explain|define)\b", q) and not (
+        re.search(r"\b(my|this|the job|it|rank \d+)\b", q)
+    ):
+        return None  # a concept ("what is collective buffering?"), not a fact of this log
+    if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
+        return None  # advice: the finding-centred answer leads with what to change
+    yes_no = bool(_YES_NO.match(q))
+    rank = _RANK.search(q)
+    if rank:
+        target = rank.group(1)
+        if re.search(r"\b(why|slow\w*|straggl\w*)\b", q):
+            return Query(metric="slow_rank", scope="rank", target=target)
+        if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*)\b", q):
+            return Query(metric="time", scope="rank", target=target, direction=_direction(q))
+        if (
+            re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q)
+            or _WRITE.search(q)
+            or _READ.search(q)
+        ):
+            return Query(metric="bytes", scope="rank", target=target, direction=_direction(q))
+    named = _NAMED.search(question)
+    if re.search(r"\bcollective\b", q):
+        return Query(
+            metric="collective", direction=_direction(q), target=named.group(1) if named else None, yes_no=yes_no
+        )
+    if re.search(r"\bwhy\b.*\bwrit\w*\b.*\b(longer|slower|more time)\b.*\bread", q) or re.search(
+        r"\bwhy\b.*\bread\w*\b.*\b(longer|slower|more time)\b.*\bwrit", q
+    ):
+        return Query(metric="write_vs_read")
+    if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
+        return Query(metric="top_interface")
+    iface = _IFACE.search(q)
+    if iface and (yes_no or re.search(r"\b(use|used|using|through|via)\b", q)) and not re.search(r"\bhow much\b", q):
+        return Query(metric="uses", scope="interface", target=_INTERFACES[iface.group(1).lower()], yes_no=True)
+    if iface and re.search(r"\bhow much\b", q):
+        return Query(metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()])
+    target = named.group(1) if named else None
+    if re.search(r"\bhow many\b.*\bosts?\b|\bosts?\b.*\bhow many\b", q):
+        return Query(metric="osts")
+    if re.search(r"\bshared\b.*\b(per[- ]process|per rank|own file|one per)\b|\bfile[- ]per[- ]process\b|\bn-?n\b", q):
+        return Query(metric="sharing")
+    if re.search(r"\b(file ?system|fs|mount)\b", q):
+        return Query(metric="file_system", direction=_direction(q), target=target)
+    if re.search(r"\bstripe", q):
+        return Query(metric="stripe", target=target)
+    if yes_no and re.search(r"\bosts?\b.*\b(slow|bad|faulty|degraded)\b|\b(slow|bad)\b.*\bosts?\b", q):
+        return Query(metric="slow_ost", yes_no=True)
+    if re.search(r"\b(bandwidth|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q):
+        return Query(metric="rate", direction=_direction(q))
+    if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
+        return Query(metric="metadata")
+    if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
+        return Query(metric="ranks")
+    if re.search(r"\bhow many\b.*\bfiles\b", q):
+        return Query(metric="files")
+    if re.search(
+        r"\b(fraction|share|percent\w*|%|proportion)\b.*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
+    ):
+        return Query(metric="io_share")
+    if re.search(r"\bhow long\b.*\b(run|job|take|last)\b|\brun ?time\b|\bwall ?time\b|\belapsed\b", q):
+        return Query(metric="runtime")
+    if re.search(
+        r"\bhow much\b.*\b(data|bytes|read|writ\w*|wrote)\b|\bhow many bytes\b|\btotal\b.*\b(read|writ\w*)\b", q
+    ):
+        return Query(metric="bytes", direction=_direction(q))
+    return None
+
+
+# --- queries -> one checked sentence ----------------------------------------------------------------------------
+
+
+def answer(report: Report, query: Query) -> Fact | None:
+    """The query's answer as a fact (its text is the answer's first sentence), or None when the report cannot
+    say."""
+    fn = _ANSWERS.get(query.metric)
+    if fn is None:
+        return None
+    out = fn(report, query)
+    if out is None:
+        return None
+    text, values, files, ranks = out
+    return Fact(f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks))
+
+
+_Out = tuple[str, list[Quantity], list[str], list[int]] | None
+
+
+def _lower_first(text: str) -> str:
+    return text[0].lower() + text[1:] if len(text) > 1 and text[0].isupper() and not text[1].isupper() else text
+
+
+def _b(n: float) -> str:
+    return human_bytes(n)
+
+
+def _s(n: float) -> str:
+    return human_seconds(n)
+
+
+def _counted(report: Report) -> list[InterfaceTotals]:  # the interfaces whose bytes and time make the totals
+    return [i for i in report.interfaces if i.counted]
+
+
+def _uses(report: Report, q: Query) -> _Out:
+    name = q.target or ""
+    names = (
+        ("HDF5", "H5D", "H5F")
+        if name == "HDF5"
+        else ("PnetCDF", "PNETCDF_FILE", "PNETCDF_VAR")
+        if (name == "PnetCDF")
+        else (name,)
+    )
+    rows = [i for i in report.interfaces if i.name in names]
+    used = [i for i in rows if i.records > 0]
+    if not used:
+        present = ", ".join(i.name for i in report.interfaces if i.records > 0) or "no instrumented interface"
+        return f"No: the log has no {name} records; the job's I/O went through {present}.", [], [], []
+    i = max(used, key=lambda x: x.bytes_read + x.bytes_written)
+    ops = i.operations
+    moved = i.bytes_read + i.bytes_written
+    text = (
+        f"Yes: {i.name} shows {ops:,} operations moving {_b(moved)} "
+        f"({_b(i.bytes_written)} written, {_b(i.bytes_read)} read) in {i.records:,} record(s)."
+    )
+    return (
+        text,
+        [
+            exact(ops, "bare"),
+            exact(moved, "bytes"),
+            exact(i.bytes_written, "bytes"),
+            exact(i.bytes_read, "bytes"),
+            exact(i.records, "bare"),
+        ],
+        [],
+        [],
+    )
+
+
+def _top_interface(report: Report, q: Query) -> _Out:
+    rows = [i for i in _counted(report) if i.bytes_read + i.bytes_written > 0]
+    if not rows:
+        return None
+    total = sum(i.bytes_read + i.bytes_written for i in rows)
+    rows.sort(key=lambda i: -(i.bytes_read + i.bytes_written))
+    top = rows[0]
+    moved = top.bytes_read + top.bytes_written
+    rest = "; ".join(f"{i.name} {_b(i.bytes_read + i.bytes_written)}" for i in rows[1:3])
+    text = f"{top.name} did most of the I/O: {_b(moved)} of the job's {_b(total)} ({moved / total:.0%})" + (
+        f", against {rest}." if rest else "."
+    )
+    values = [exact(moved, "bytes"), exact(total, "bytes"), exact(moved / total * 100, "percent")]
+    values += [exact(i.bytes_read + i.bytes_written, "bytes") for i in rows[1:3]]
+    return text, values, [], []
+
+
+def _own(report: Report, rank: int) -> RankUsage | None:
+    return next((u for u in report.rank_table.ranks if u.rank == rank), None)
+
+
+def _shared_note(report: Report) -> tuple[str, list[Quantity]]:
+    t = report.rank_table
+    if not t.shared_files:
+        return "", []
+    slow = t.shared_slowest[0] if t.shared_slowest else None
+    fast = t.shared_fastest[0] if t.shared_fastest else None
+    kept = ""
+    values: list[Quantity] = [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes")]
+    if slow and fast:
+        kept = (
+            f" (of the largest, rank {fast.rank} was fastest, {_s(fast.seconds)}, and rank {slow.rank} slowest, "
+            f"{_s(slow.seconds)})"
+        )
+        values += [exact(fast.seconds, "seconds"), exact(slow.seconds, "seconds")]
+    return (
+        f" Darshan also holds {t.shared_files:,} shared file(s) ({_b(t.shared_bytes)}) as one record for all ranks, "
+        f"keeping only the fastest and slowest rank{kept}, so each rank's part of those is not recorded.",
+        values,
+    )
+
+
+def _rank_bytes(report: Report, q: Query) -> _Out:
+    rank = int(q.target or 0)
+    if rank >= report.job.nprocs:
+        return (
+            f"The job had {report.job.nprocs:,} ranks (0 to {report.job.nprocs - 1:,}): there is no rank {rank}.",
+            [exact(report.job.nprocs, "bare"), exact(report.job.nprocs - 1, "bare")],
+            [],
+            [],
+        )
+    u = _own(report, rank)
+    note, nv = _shared_note(report)
+    if u is None:
+        if report.rank_table.truncated:
+            return None
+        return f"Rank {rank} has no file records of its own in the log.{note}", nv, [], [rank]
+    if q.direction == "write":
+        head = f"Rank {rank} wrote {_b(u.bytes_written)}"
+    elif q.direction == "read":
+        head = f"Rank {rank} read {_b(u.bytes_read)}"
+    else:
+        head = f"Rank {rank} wrote {_b(u.bytes_written)} and read {_b(u.bytes_read)}"
+    text = f"{head} through its own records ({u.files:,} file(s)).{note}"
+    return (
+        text,
+        [exact(u.bytes_written, "bytes"), exact(u.bytes_read, "bytes"), exact(u.files, "bare"), *nv],
+        [],
+        [rank],
+    )
+
+
+def _rank_time(report: Report, q: Query) -> _Out:
+    rank = int(q.target or 0)
+    u = _own(report, rank)
+    note, nv = _shared_note(report)
+    if u is None:
+        return (
+            (f"Rank {rank} has no file records of its own in the log.{note}", nv, [], [rank])
+            if not (report.rank_table.truncated)
+            else None
+        )
+    total = u.read_s + u.write_s + u.meta_s
+    run = report.job.runtime_s
+    share = f", {total / run:.0%} of the {_s(run)} run" if run > 0 else ""
+    text = (
+        f"Rank {rank} spent {_s(total)} in I/O on its own records{share}: {_s(u.write_s)} writing, {_s(u.read_s)} "
+        f"reading and {_s(u.meta_s)} in metadata calls.{note}"
+    )
+    values = [
+        exact(total, "seconds"),
+        exact(u.write_s, "seconds"),
+        exact(u.read_s, "seconds"),
+        exact(u.meta_s, "seconds"),
+    ]
+    if run > 0:
+        values += [exact(total / run * 100, "percent"), exact(run, "seconds")]
+    return text, values + nv, [], [rank]
+
+
+def _slow_rank(report: Report, q: Query) -> _Out:
+    rank = int(q.target or 0)
+    rows = report.rank_table.ranks
+    u = _own(report, rank)
+    if u is None:
+        return _rank_time(report, q)
+    times = [r.read_s + r.write_s + r.meta_s for r in rows]
+    median = statistics.median(times)
+    s = report.io_share
+    if (len(rows) < 0.5 * report.job.nprocs or len(rows) < 2) and s is not None and s.runtime_s > 0:
+        # Most ranks live only in shared records: the mean rank's I/O time is the yardstick.
+        median = s.share_mean * s.runtime_s
+    mine = u.read_s + u.write_s + u.meta_s
+    values = [exact(mine, "seconds"), exact(median, "seconds")]
+    if mine < 1.5 * median or mine - median < 1.0:
+        return (
+            f"Rank {rank} is not slow: it spent {_s(mine)} in I/O on its own records against {_s(median)} for the "
+            "median rank.",
+            values,
+            [],
+            [rank],
+        )
+    why = next(
+        (
+            f
+            for f in report.findings
+            if rank in f.ranks
+            and f.severity in (Severity.CRITICAL, Severity.WARNING)
+            and f.code not in ("J02", "J04", "P19", "T01")
+        ),
+        None,
+    )
+    reason = f" {why.title} ({why.code}) names it." if why else " No finding in the log explains it."
+    more = (
+        "more data"
+        if (u.bytes_read + u.bytes_written) > 2 * statistics.median([r.bytes_read + r.bytes_written for r in rows])
+        else "the same kind of work"
+    )
+    text = (
+        f"Rank {rank} spent {_s(mine)} in I/O on its own records, {mine / median:.1f}x the median rank's "
+        f"{_s(median)}, moving {_b(u.bytes_read + u.bytes_written)} ({more}).{reason}"
+    )
+    values += [exact(mine / median, "times"), exact(u.bytes_read + u.bytes_written, "bytes")]
+    return text, values, [], [rank]
+
+
+def _iface_bytes(report: Report, q: Query) -> _Out:
+    rows = [i for i in report.interfaces if i.name == q.target]
+    if not rows or not rows[0].records:
+        return f"None: the log has no {q.target} records.", [], [], []
+    i = rows[0]
+    return (
+        f"{i.name} moved {_b(i.bytes_read + i.bytes_written)}: {_b(i.bytes_written)} written and "
+        f"{_b(i.bytes_read)} read.",
+        [exact(i.bytes_read + i.bytes_written, "bytes"), exact(i.bytes_written, "bytes"), exact(i.bytes_read, "bytes")],
+        [],
+        [],
+    )
+
+
+def _job_bytes(report: Report, q: Query) -> _Out:
+    rows = _counted(report)
+    read = sum(i.bytes_read for i in rows)
+    written = sum(i.bytes_written for i in rows)
+    key = (lambda f: -f.bytes_read) if q.direction == "read" else (lambda f: -f.bytes_written)
+    files = sorted(report.top_files, key=key)[:3]
+    if q.direction == "read":
+        files = [f for f in files if f.bytes_read]
+        head = f"The job read {_b(read)}"
+        tail = ", most from " + ", ".join(f"`{f.path}` ({_b(f.bytes_read)})" for f in files) if files else ""
+    elif q.direction == "write":
+        files = [f for f in files if f.bytes_written]
+        head = f"The job wrote {_b(written)}"
+        tail = ", most to " + ", ".join(f"`{f.path}` ({_b(f.bytes_written)})" for f in files) if files else ""
+    else:
+        head, tail, files = f"The job wrote {_b(written)} and read {_b(read)}", "", []
+    values = [exact(read, "bytes"), exact(written, "bytes")]
+    values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
+    return f"{head}{tail}.", values, [f.path for f in files], []
+
+
+def _file_system(report: Report, q: Query) -> _Out:
+    files = sorted(
+        report.top_files,
+        key=(lambda f: -f.bytes_written)
+        if q.direction == "write"
+        else (lambda f: -f.bytes_read)
+        if q.direction == "read"
+        else (lambda f: -(f.bytes_read + f.bytes_written)),
+    )
+    files = [f for f in files if f.file_system]
+    files = [f for f in files if _named(f.path, q.target)] or files
+    if files:
+        f = files[0]
+        what = (
+            "named"
+            if q.target
+            else "output"
+            if q.direction == "write"
+            else "input"
+            if q.direction == "read"
+            else ("busiest")
+        )
+        others = sorted({g.file_system for g in report.top_files if g.file_system and g.file_system != f.file_system})
+        also = f"; other files were on {', '.join(o for o in others if o)}" if others else ""
+        fs = f.file_system or ""
+        named = {"lustre": "Lustre", "daos": "DAOS"}.get(fs, fs.upper() if len(fs) <= 4 else fs)
+        text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved){also}."
+        return text, [exact(f.bytes_read + f.bytes_written, "bytes")], [f.path], []
+    if report.file_system:
+        return f"Most of the job's bytes went to {report.file_system}.", [], [], []
+    return None
+
+
+def _named(path: str, target: str | None) -> bool:
+    """Whether ``path`` is the file (or one of the files, for ``.npz``) the question names."""
+    if not target:
+        return True
+    base = path.rsplit("/", 1)[-1]
+    return base == target or (target.startswith(".") and base.endswith(target)) or target in base
+
+
+def _osts(report: Report, q: Query) -> _Out:
+    if not report.osts:
+        return "The log has no Lustre layouts, so it names no OSTs.", [], [], []
+    n = len(report.osts)
+    return f"The job's files landed on {n:,} OST(s).", [exact(n, "bare")], [], []
+
+
+def _collective(report: Report, q: Query) -> _Out:
+    xl = report.cross_layer
+    mpi = next((la for la in (xl.job_layers if xl else []) if la.layer == "MPI-IO"), None)
+    if mpi is None:
+        return "No: the job made no MPI-IO calls, so no collective I/O.", [], [], []
+    cw, iw = mpi.collective_writes or 0, mpi.independent_writes or 0
+    cr, ir = mpi.collective_reads or 0, mpi.independent_reads or 0
+    if q.direction == "read":
+        coll, ind, verb = cr, ir, "reads"
+    elif q.direction == "write" or cw + iw:
+        coll, ind, verb = cw, iw, "writes"
+    else:
+        coll, ind, verb = cr, ir, "reads"
+    answer = "Yes" if coll and coll >= ind else "Partly" if coll else "No"
+    text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}."
+    return text, [exact(coll, "bare"), exact(ind, "bare")], [], []
+
+
+def _sharing(report: Report, q: Query) -> _Out:
+    t = report.rank_table
+    own_files = sum(u.files for u in t.ranks)
+    ranks = len(t.ranks)
+    if t.shared_files and not own_files:
+        return (
+            f"Shared: {t.shared_files:,} file(s) are shared by the ranks ({_b(t.shared_bytes)}); no rank has a "
+            "file of its own.",
+            [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes")],
+            [],
+            [],
+        )
+    if not t.shared_files:
+        return (
+            f"One per process: {ranks:,} rank(s) each used files of their own ({own_files:,} file records), "
+            "none shared by all ranks.",
+            [exact(ranks, "bare"), exact(own_files, "bare")],
+            [],
+            [],
+        )
+    return (
+        f"Both: {t.shared_files:,} shared file(s) ({_b(t.shared_bytes)}) and {own_files:,} records of files single "
+        f"ranks used on their own.",
+        [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes"), exact(own_files, "bare")],
+        [],
+        [],
+    )
+
+
+def _stripe(report: Report, q: Query) -> _Out:
+    if not report.lustre_layouts:
+        fs = report.file_system or "a file system without Lustre layouts"
+        return f"The log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.", [], [], []
+    named = [x for x in report.lustre_layouts if _named(x.path, q.target)] or report.lustre_layouts
+    lay = max(named, key=lambda x: x.bytes_moved)
+    text = (
+        f"`{lay.path}` has stripe count {lay.stripe_count} and stripe size {_b(lay.stripe_size)} for "
+        f"{_b(lay.bytes_moved)} moved by {lay.writers:,} writing rank(s)"
+    )
+    values = [
+        exact(lay.stripe_count, "bare"),
+        exact(lay.stripe_size, "bytes"),
+        exact(lay.bytes_moved, "bytes"),
+        exact(lay.writers, "bare"),
+    ]
+    if not lay.fits and lay.command:
+        text += f"; for its size and writers, {lay.suggested_count} stripes of {_b(lay.suggested_size)} would fit"
+        values += [exact(lay.suggested_count, "bare"), exact(lay.suggested_size, "bytes")]
+    return text + ".", values, [lay.path], []
+
+
+def _slow_ost(report: Report, q: Query) -> _Out:
+    f = report.finding("L04")
+    if f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING, Severity.INFO):
+        ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
+        return f"Yes: OST {ost} was slow. {f.message}", [], [], []
+    if not report.osts:
+        return "The log has no Lustre layouts, so it cannot tell whether an OST was slow.", [], [], []
+    per = [o.io_time_s / max(o.bytes, 1) * 2**30 for o in report.osts if o.bytes >= 64 << 20]
+    if len(per) < 2:
+        return (
+            f"No OST can be compared with another: the job used {len(report.osts)} OST(s) with enough data.",
+            [exact(len(report.osts), "bare")],
+            [],
+            [],
+        )
+    spread = max(per) / max(min(per), 1e-12)
+    return (
+        f"No: none of the {len(per)} OSTs that carried enough data was slow per byte against the others "
+        f"(the slowest took {spread:.1f}x the fastest's time per GiB).",
+        [exact(len(per), "bare"), exact(spread, "times")],
+        [],
+        [],
+    )
+
+
+def _rate(report: Report, q: Query) -> _Out:
+    rows = [i for i in report.interfaces if i.records and (i.bytes_read + i.bytes_written) > 0]
+    if not rows:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    for i in rows:
+        for verb, nbytes, secs in (("writing", i.bytes_written, i.write_s), ("reading", i.bytes_read, i.read_s)):
+            if (q.direction == "write" and verb == "reading") or (q.direction == "read" and verb == "writing"):
+                continue
+            if nbytes and secs > 0:
+                rate = nbytes / secs
+                parts.append(
+                    f"{i.name} {verb} ran at {_b(rate)}/s per rank ({_b(nbytes)} over {_s(secs)} of rank time)"
+                )
+                values += [exact(rate, "rate"), exact(nbytes, "bytes"), exact(secs, "seconds")]
+    if not parts:
+        return None
+    s = report.io_share
+    head = ""
+    if s is not None and s.slowest_rank_io_s > 0:
+        total = sum(i.bytes_read + i.bytes_written for i in _counted(report))
+        job_rate = total / s.slowest_rank_io_s
+        head = f"The job moved {_b(total)} in {_s(s.slowest_rank_io_s)} of I/O on its busiest rank ({_b(job_rate)}/s); "
+        values += [
+            exact(total, "bytes"),
+            exact(s.slowest_rank_io_s, "seconds"),
+            exact(total / s.slowest_rank_io_s, "rate"),
+        ]
+    return head + "; ".join(parts) + ".", values, [], []
+
+
+def _metadata(report: Report, q: Query) -> _Out:
+    rows = _counted(report)
+    meta = sum(i.meta_s for i in rows)
+    data = sum(i.read_s + i.write_s for i in rows)
+    if meta + data <= 0:
+        return None
+    return (
+        f"Metadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, {meta / (meta + data):.0%} of "
+        f"the job's I/O time; reads and writes took {_s(data)}.",
+        [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")],
+        [],
+        [],
+    )
+
+
+def _ranks(report: Report, q: Query) -> _Out:
+    n = report.job.nprocs
+    return f"The job ran {n:,} rank(s).", [exact(n, "bare")], [], []
+
+
+def _files(report: Report, q: Query) -> _Out:
+    return f"The job did I/O on {report.files_with_io:,} file(s).", [exact(report.files_with_io, "bare")], [], []
+
+
+def _runtime(report: Report, q: Query) -> _Out:
+    r = report.job.runtime_s
+    return f"The job ran for {_s(r)}.", [exact(r, "seconds")], [], []
+
+
+def _io_share(report: Report, q: Query) -> _Out:
+    s = report.io_share
+    if s is None:
+        return None
+    return (
+        f"I/O took {s.share_slowest:.0%} of the {_s(s.runtime_s)} run on the busiest rank ({_s(s.slowest_rank_io_s)}); "
+        f"the average rank spent {s.share_mean:.0%}.",
+        [
+            exact(s.share_slowest * 100, "percent"),
+            exact(s.runtime_s, "seconds"),
+            exact(s.slowest_rank_io_s, "seconds"),
+            exact(s.share_mean * 100, "percent"),
+        ],
+        [],
+        [],
+    )
+
+
+def _write_vs_read(report: Report, q: Query) -> _Out:
+    rows = _counted(report)
+    w_s, r_s = sum(i.write_s for i in rows), sum(i.read_s for i in rows)
+    w_b, r_b = sum(i.bytes_written for i in rows), sum(i.bytes_read for i in rows)
+    if w_s <= 0 or r_s <= 0:
+        return None
+    slower, faster = ("Writing", "reading") if w_s >= r_s else ("Reading", "writing")
+    cause = next(
+        (
+            f
+            for f in report.findings
+            if f.severity in (Severity.CRITICAL, Severity.WARNING)
+            and f.impact
+            and f.code not in ("J02", "J04", "P19", "T01")
+            and f.code in {c.code for c in report.verdict.causes}
+        ),
+        None,
+    )
+    why = (
+        f" The largest cost in the log is {_lower_first(cause.title)} ({cause.code})."
+        if cause
+        else (" No finding in the log explains the difference: it is the storage's own speed for each direction.")
+    )
+    text = (
+        f"{slower} took {_s(max(w_s, r_s))} summed over ranks against {_s(min(w_s, r_s))} {faster}: "
+        f"{_b(w_b)} written at {_b(w_b / w_s)}/s and {_b(r_b)} read at {_b(r_b / r_s)}/s per rank.{why}"
+    )
+    values = [
+        exact(w_s, "seconds"),
+        exact(r_s, "seconds"),
+        exact(w_b, "bytes"),
+        exact(r_b, "bytes"),
+        exact(w_b / w_s, "rate"),
+        exact(r_b / r_s, "rate"),
+    ]
+    return text, values, [], []
+
+
+def _rank_dispatch(report: Report, q: Query) -> _Out:
+    return (
+        _rank_bytes(report, q)
+        if q.scope == "rank"
+        else (_iface_bytes(report, q) if q.scope == "interface" else _job_bytes(report, q))
+    )
+
+
+_ANSWERS = {
+    "uses": _uses,
+    "top_interface": _top_interface,
+    "bytes": _rank_dispatch,
+    "time": _rank_time,
+    "slow_rank": _slow_rank,
+    "file_system": _file_system,
+    "stripe": _stripe,
+    "slow_ost": _slow_ost,
+    "rate": _rate,
+    "metadata": _metadata,
+    "ranks": _ranks,
+    "files": _files,
+    "runtime": _runtime,
+    "io_share": _io_share,
+    "write_vs_read": _write_vs_read,
+    "osts": _osts,
+    "collective": _collective,
+    "sharing": _sharing,
+}

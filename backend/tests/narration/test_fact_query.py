@@ -1,0 +1,116 @@
+"""Plain fact questions are answered in the first sentence from the log's own numbers (issue 28).
+
+Real logs: sample-badost (2,048 IOR ranks, 256 MiB each to its own file, one slow OST), sample-goodost (the
+healthy control) and an HDF5 run. Truths come from PyDarshan, computed here beside each assertion.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import darshan
+import pytest
+
+from iodiag.analysis import analyze
+from iodiag.analysis.models import Report
+from iodiag.ingest import load_profile
+from iodiag.narration import fact_query
+from iodiag.narration.service import Narrator
+from iodiag.narration.verifier import split_sentences
+from tests.conftest import shared_log, wheel_log
+
+HDF5_LOG = "darshan-logs/hdf5_diagonal_write_only/hdf5_diagonal_write_bytes_range_dxt.darshan"
+
+
+@cache
+def report(name: str) -> Report:
+    path = shared_log(name) if "/" in name else wheel_log(name)
+    return analyze(load_profile(str(path)))
+
+
+def first_sentence(name: str, question: str) -> str:
+    text = Narrator().template_answer(report(name), question).text
+    _, sentences = next(iter(split_sentences(text)))
+    return sentences[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "metric", "target"),
+    [
+        ("did it use HDF5?", "uses", "HDF5"),
+        ("which interface did most of the I/O?", "top_interface", None),
+        ("how many bytes did rank 3 write", "bytes", "3"),
+        ("how long did rank 2 spend writing", "time", "2"),
+        ("why is rank 0 so slow??", "slow_rank", "0"),
+        ("what filesystem was the output file on?", "file_system", None),
+        ("stripe?", "stripe", None),
+        ("Is any OST slow?", "slow_ost", None),
+        ("why did writing take so much longer than reading?", "write_vs_read", None),
+        ("how many ranks?", "ranks", None),
+    ],
+)
+def test_questions_become_queries(question: str, metric: str, target: str | None) -> None:
+    q = fact_query.parse(question)
+    assert q is not None and q.metric == metric and q.target == target
+
+
+def test_finding_questions_are_not_fact_queries() -> None:
+    assert fact_query.parse("why is my job slow?") is None
+    assert fact_query.parse("how do I fix the small writes?") is None
+
+
+def test_rank_bytes_are_the_ranks_own_records() -> None:
+    log = darshan.DarshanReport(str(wheel_log("sample-badost.darshan")), read_all=True)
+    df = log.records["POSIX"].to_df()["counters"]
+    truth = int(df[df["rank"] == 3]["POSIX_BYTES_WRITTEN"].sum())
+    assert truth == 256 * 2**20
+    first = first_sentence("sample-badost.darshan", "how many bytes did rank 3 write")
+    assert first.startswith("Rank 3 wrote 256.00 MiB")
+
+
+def test_a_rank_question_says_what_a_shared_record_hides() -> None:
+    text = Narrator().template_answer(report("sample-badost.darshan"), "how many bytes did rank 3 write").text
+    assert "fastest and slowest rank" in text and "not recorded" in text
+
+
+def test_a_rank_that_is_not_slow_is_told_so() -> None:
+    first = first_sentence("sample-badost.darshan", "why is rank 0 slow")
+    assert first.startswith("Rank 0 is not slow")
+
+
+def test_a_missing_rank_is_named_as_missing() -> None:
+    assert "there is no rank 99" in first_sentence(HDF5_LOG, "how many bytes did rank 99 write?")
+
+
+def test_yes_no_questions_start_with_yes_or_no() -> None:
+    assert first_sentence(HDF5_LOG, "did it use HDF5?").startswith("Yes: HDF5")
+    assert first_sentence("sample-badost.darshan", "did it use HDF5?").startswith("No: the log has no HDF5")
+    assert first_sentence("sample-badost.darshan", "is any OST slow?").startswith("Yes: OST 14")
+    assert first_sentence("sample-goodost.darshan", "is one of the OSTs slow?").startswith("No: none of the 24 OSTs")
+
+
+def test_the_interface_that_moved_most_bytes_leads() -> None:
+    first = first_sentence("sample-badost.darshan", "which interface did most of the I/O?")
+    assert first.startswith("POSIX did most of the I/O: 512.00 GiB")
+
+
+def test_fact_answers_pass_the_verifier() -> None:
+    # Every number of the lead is a fact value: the verifier keeps the sentence whole, as the first line.
+    n = Narrator()
+    r = report("sample-badost.darshan")
+    for q in (
+        "did it use HDF5?",
+        "how many bytes did rank 3 write",
+        "what bandwidth did it get writing?",
+        "why did writing take so much longer than reading?",
+        "stripe?",
+        "how long did the job run?",
+    ):
+        query = fact_query.parse(q)
+        assert query is not None
+        lead = fact_query.answer(r, query)
+        assert lead is not None
+        a = n.template_answer(r, q)
+        assert a.text.splitlines()[0] == lead.text, q
+        assert a.verifier is not None
+        assert not [v for v in a.verifier.violations if v.text and v.text in lead.text], (q, a.verifier.violations)
