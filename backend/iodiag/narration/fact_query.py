@@ -338,16 +338,17 @@ def _slow_rank(report: Report, q: Query) -> _Out:
         return _rank_time(report, q)
     times = [r.read_s + r.write_s + r.meta_s for r in rows]
     median = statistics.median(times)
+    yardstick = "median"
     s = report.io_share
     if (len(rows) < 0.5 * report.job.nprocs or len(rows) < 2) and s is not None and s.runtime_s > 0:
         # Most ranks live only in shared records: the mean rank's I/O time is the yardstick.
-        median = s.share_mean * s.runtime_s
+        median, yardstick = s.share_mean * s.runtime_s, "mean"
     mine = u.read_s + u.write_s + u.meta_s
     values = [exact(mine, "seconds"), exact(median, "seconds")]
     if mine < 1.5 * median or mine - median < 1.0:
         return (
             f"Rank {rank} is not slow: it spent {_s(mine)} in I/O on its own records against {_s(median)} for the "
-            "median rank.",
+            f"{yardstick} rank.",
             values,
             [],
             [rank],
@@ -362,17 +363,28 @@ def _slow_rank(report: Report, q: Query) -> _Out:
         ),
         None,
     )
-    reason = f" {why.title} ({why.code}) names it." if why else " No finding in the log explains it."
-    more = (
-        "more data"
-        if (u.bytes_read + u.bytes_written) > 2 * statistics.median([r.bytes_read + r.bytes_written for r in rows])
-        else "the same kind of work"
-    )
+    moved = u.bytes_read + u.bytes_written
+    total = sum(i.bytes_read + i.bytes_written for i in _counted(report))
+    mean_bytes = total / max(report.job.nprocs, 1)
+    heavy = mean_bytes > 0 and moved > 2 * mean_bytes
+    more = f"{moved / mean_bytes:.1f}x the mean rank's data: the work sits on it" if heavy else "no more data than most"
+    if why is not None:
+        from iodiag.analysis.verdict import action_for
+
+        todo = action_for(why)
+        reason = f" {why.title} ({why.code}) names it" + (f": {_lower_first(todo)}" if todo else ".")
+        reason = reason if reason.endswith(".") else reason + "."
+    elif heavy:
+        reason = " Spreading that work over the ranks (or reading it once and broadcasting) is the fix."
+    else:
+        reason = " No finding in the log explains it."
     text = (
-        f"Rank {rank} spent {_s(mine)} in I/O on its own records, {mine / median:.1f}x the median rank's "
-        f"{_s(median)}, moving {_b(u.bytes_read + u.bytes_written)} ({more}).{reason}"
+        f"Rank {rank} spent {_s(mine)} in I/O on its own records, {mine / median:.1f}x the {yardstick} rank's "
+        f"{_s(median)}, moving {_b(moved)} ({more}).{reason}"
     )
-    values += [exact(mine / median, "times"), exact(u.bytes_read + u.bytes_written, "bytes")]
+    values += [exact(mine / median, "times"), exact(moved, "bytes")]
+    if heavy:
+        values.append(exact(moved / mean_bytes, "times"))
     return text, values, [], [rank]
 
 
