@@ -480,6 +480,41 @@ test("a user compares two runs of one application: run history, then the compare
   expect(seen.errors).toEqual([]);
 });
 
+test("a factual question is answered in the first sentence with this job's numbers", async ({ page }) => {
+  test.skip(!aliceJob, "needs the job uploaded by the first test");
+  const s = state();
+  const report = await apiGet<Report>(`/api/v1/analyses/${aliceJob}/report.json`, s.tokens.alice);
+  await signIn(page, s.tokens.alice);
+  await page.goto(`${s.baseURL}/analyses/${encodeURIComponent(aliceJob)}`);
+  const chat = page.getByTestId("chat");
+  const badges = chat.getByTestId("provenance");
+  await expect(chat.getByTestId("msg-user").first()).toBeVisible();
+  await expect(badges.first()).toBeVisible();
+  const firstSentence = async (question: string): Promise<string> => {
+    const before = await badges.count();
+    await chat.getByLabel("Your question").fill(question);
+    await chat.getByRole("button", { name: "Ask", exact: true }).click();
+    await expect(badges).toHaveCount(before + 1, { timeout: 120_000 });
+    const text = (await chat.getByTestId("msg-assistant").last().innerText()).trim();
+    return text.split(/(?<=[.!?])\s/)[0] ?? "";
+  };
+  // Which interface moved most bytes: the one the report's own interface totals name.
+  const moved = (i: { bytes_read: number; bytes_written: number }): number => i.bytes_read + i.bytes_written;
+  const counted = (report.interfaces ?? []).filter((i) => i.counted && moved(i) > 0);
+  counted.sort((a, b) => moved(b) - moved(a));
+  expect(await firstSentence("which interface did most of the I/O?")).toMatch(
+    new RegExp(`^${counted[0]?.name ?? "POSIX"} did most of the I/O: `),
+  );
+  // Per-rank bytes: rank 0's own records, or that it has none.
+  const rank0 = report.rank_table?.ranks?.find((r) => r.rank === 0);
+  expect(await firstSentence("how many bytes did rank 0 write?")).toMatch(
+    rank0 ? /^Rank 0 wrote [0-9.,]+ [KMGTP]?i?B through its own records/ : /^Rank 0 has no file records of its own/,
+  );
+  // The file system of the busiest file, as the report names it.
+  const fs = report.top_files?.find((f) => f.file_system)?.file_system;
+  if (fs) expect((await firstSentence("what file system was that file on?")).toLowerCase()).toContain(fs.toLowerCase());
+});
+
 test("the three suggested questions each get their own, specific answer", async ({ page }) => {
   test.skip(!aliceJob, "needs the job uploaded by the first test");
   const s = state();
