@@ -432,6 +432,13 @@ class RankSeconds(_Model):
     seconds: float
 
 
+class AccessSize(_Model):
+    model_config = ConfigDict(frozen=True)
+
+    size: int
+    count: int
+
+
 class RankTable(_Model):
     """Per-rank facts as far as Darshan kept them. A file every rank opened is often reduced to one shared record
     (rank -1) that keeps only totals plus the fastest and slowest rank: those ranks' share of it is unknown."""
@@ -446,6 +453,12 @@ class RankTable(_Model):
     shared_slowest: list[RankSeconds] = Field(
         default_factory=list, description="the rank Darshan kept as slowest of each of the largest shared files"
     )
+    access_sizes: list[AccessSize] = Field(
+        default_factory=list,
+        description="the job's most common POSIX request sizes (Darshan's ACCESS1-4 over every record, reads and "
+        "writes together), most frequent first",
+    )
+    posix_requests: int = Field(default=0, description="POSIX reads and writes, to put access_sizes in proportion")
 
 
 class Report(_Model):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
-from iodiag.analysis.models import RankSeconds, RankTable, RankUsage
+from iodiag.analysis.models import AccessSize, RankSeconds, RankTable, RankUsage
 
 MAX_RANKS = 4096
 """Ranks listed in full up to this; beyond it, the ones with the most I/O time."""
@@ -69,7 +69,10 @@ def rank_table(ctx: Context) -> RankTable:
     def top(pairs: list[tuple[float, int, float]]) -> list[RankSeconds]:
         return [RankSeconds(rank=r, seconds=t) for _, r, t in sorted(pairs, key=lambda x: -x[0])[:3] if r >= 0]
 
+    sizes, requests = _access_sizes(ctx)
     return RankTable(
+        access_sizes=sizes,
+        posix_requests=requests,
         ranks=rows,
         truncated=truncated,
         shared_files=shared_files,
@@ -77,3 +80,21 @@ def rank_table(ctx: Context) -> RankTable:
         shared_fastest=top(fastest),
         shared_slowest=top(slowest),
     )
+
+
+def _access_sizes(ctx: Context) -> tuple[list[AccessSize], int]:
+    """The four most common POSIX request sizes over all records (Darshan keeps four per record, reads and writes
+    together), and the number of POSIX reads and writes."""
+    p = ctx.posix_records
+    if not len(p) or "POSIX_ACCESS1_ACCESS" not in p.columns:
+        return [], 0
+    counts: dict[int, int] = {}
+    for i in range(1, 5):
+        size = np.asarray(p[f"POSIX_ACCESS{i}_ACCESS"], dtype=np.int64)
+        cnt = np.asarray(p[f"POSIX_ACCESS{i}_COUNT"], dtype=np.int64)
+        keep = (size > 0) & (cnt > 0)
+        for s, c in zip(size[keep].tolist(), cnt[keep].tolist(), strict=True):
+            counts[s] = counts.get(s, 0) + c
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], -kv[0]))[:4]
+    requests = int(p.num("POSIX_READS").sum() + p.num("POSIX_WRITES").sum())
+    return [AccessSize(size=s, count=c) for s, c in top], requests

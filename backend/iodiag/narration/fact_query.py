@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from iodiag.analysis.models import InterfaceTotals, RankUsage, Report, Severity
+from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.facts import Fact
 from iodiag.narration.quantities import Quantity, exact
@@ -43,6 +44,8 @@ Metric = Literal[
     "osts",
     "collective",
     "sharing",
+    "request_size",
+    "io_bound",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -113,6 +116,14 @@ def parse(question: str) -> Query | None:
         ):
             return Query(metric="bytes", scope="rank", target=target, direction=_direction(q))
     named = _NAMED.search(question)
+    if re.search(r"\b(request|transfer|access|block|i/?o|write|read) ?sizes?\b|\bwhat size\b", q):
+        return Query(metric="request_size")
+    if re.search(
+        r"\bi/?o[- ]bound\b|\bis (the )?i/?o (why|the reason|a big part|the problem|a bottleneck)"
+        r"|\bbecause of (the )?i/?o\b|\bi/?o (a|the) (big|large|main) (part|share)\b",
+        q,
+    ):
+        return Query(metric="io_bound", yes_no=True)
     if re.search(r"\bcollective\b", q):
         return Query(
             metric="collective", direction=_direction(q), target=named.group(1) if named else None, yes_no=yes_no
@@ -239,7 +250,7 @@ def _top_interface(report: Report, q: Query) -> _Out:
     top = rows[0]
     moved = top.bytes_read + top.bytes_written
     rest = "; ".join(f"{i.name} {_b(i.bytes_read + i.bytes_written)}" for i in rows[1:3])
-    text = f"{top.name} did most of the I/O: {_b(moved)} of the job's {_b(total)} ({moved / total:.0%})" + (
+    text = f"{top.name} did most of the I/O: {_b(moved)} of the job's {_b(total)} ({percent(moved / total)})" + (
         f", against {rest}." if rest else "."
     )
     values = [exact(moved, "bytes"), exact(total, "bytes"), exact(moved / total * 100, "percent")]
@@ -314,7 +325,7 @@ def _rank_time(report: Report, q: Query) -> _Out:
         )
     total = u.read_s + u.write_s + u.meta_s
     run = report.job.runtime_s
-    share = f", {total / run:.0%} of the {_s(run)} run" if run > 0 else ""
+    share = f", {percent(total / run)} of the {_s(run)} run" if run > 0 else ""
     text = (
         f"Rank {rank} spent {_s(total)} in I/O on its own records{share}: {_s(u.write_s)} writing, {_s(u.read_s)} "
         f"reading and {_s(u.meta_s)} in metadata calls.{note}"
@@ -604,7 +615,8 @@ def _metadata(report: Report, q: Query) -> _Out:
     if meta + data <= 0:
         return None
     return (
-        f"Metadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, {meta / (meta + data):.0%} of "
+        f"Metadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
+        f"{percent(meta / (meta + data))} of "
         f"the job's I/O time; reads and writes took {_s(data)}.",
         [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")],
         [],
@@ -631,8 +643,9 @@ def _io_share(report: Report, q: Query) -> _Out:
     if s is None:
         return None
     return (
-        f"I/O took {s.share_slowest:.0%} of the {_s(s.runtime_s)} run on the busiest rank ({_s(s.slowest_rank_io_s)}); "
-        f"the average rank spent {s.share_mean:.0%}.",
+        f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
+        f"({_s(s.slowest_rank_io_s)}); "
+        f"the average rank spent {percent(s.share_mean)}.",
         [
             exact(s.share_slowest * 100, "percent"),
             exact(s.runtime_s, "seconds"),
@@ -690,6 +703,39 @@ def _rank_dispatch(report: Report, q: Query) -> _Out:
     )
 
 
+def _request_size(report: Report, q: Query) -> _Out:
+    t = report.rank_table
+    if not t.access_sizes:
+        return None
+    top = t.access_sizes[0]
+    total = sum(a.count for a in t.access_sizes)
+    rest = ", ".join(f"{_b(a.size)} ({a.count:,})" for a in t.access_sizes[1:3])
+    text = f"Most POSIX requests were {_b(top.size)}: {top.count:,} of the {t.posix_requests:,} reads and writes" + (
+        f"; next {rest}." if rest else "."
+    )
+    values = [exact(top.size, "bytes"), exact(top.count, "bare"), exact(t.posix_requests, "bare"), exact(total, "bare")]
+    values += [v for a in t.access_sizes[1:3] for v in (exact(a.size, "bytes"), exact(a.count, "bare"))]
+    return text, values, [], []
+
+
+def _io_bound(report: Report, q: Query) -> _Out:
+    v, s = report.verdict, report.io_share
+    if s is None or v.io_matters is None:
+        return "The log cannot tell: it does not hold all of the job's I/O.", [], [], []
+    share = (
+        f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
+        f"({_s(s.slowest_rank_io_s)})"
+    )
+    values = [
+        exact(s.share_slowest * 100, "percent"),
+        exact(s.runtime_s, "seconds"),
+        exact(s.slowest_rank_io_s, "seconds"),
+    ]
+    if v.io_matters:
+        return f"Yes: {share}.", values, [], []
+    return f"No: {share}; the rest is computation and communication.", values, [], []
+
+
 _ANSWERS = {
     "uses": _uses,
     "top_interface": _top_interface,
@@ -709,4 +755,6 @@ _ANSWERS = {
     "osts": _osts,
     "collective": _collective,
     "sharing": _sharing,
+    "request_size": _request_size,
+    "io_bound": _io_bound,
 }

@@ -114,3 +114,19 @@ def test_fact_answers_pass_the_verifier() -> None:
         assert a.text.splitlines()[0] == lead.text, q
         assert a.verifier is not None
         assert not [v for v in a.verifier.violations if v.text and v.text in lead.text], (q, a.verifier.violations)
+
+
+def test_request_size_and_io_bound_are_answered_from_counters() -> None:
+    log = darshan.DarshanReport(str(wheel_log("sample-badost.darshan")), read_all=True)
+    df = log.records["POSIX"].to_df()["counters"]
+    sizes: dict[int, int] = {}
+    for i in range(1, 5):
+        for size, n in zip(df[f"POSIX_ACCESS{i}_ACCESS"], df[f"POSIX_ACCESS{i}_COUNT"], strict=True):
+            if size > 0 and n > 0:
+                sizes[int(size)] = sizes.get(int(size), 0) + int(n)
+    top = max(sizes, key=lambda k: sizes[k])
+    assert top == 4 * 2**20
+    assert first_sentence("sample-badost.darshan", "what request size did it mostly use?").startswith(
+        f"Most POSIX requests were 4.00 MiB: {sizes[top]:,} of the"
+    )
+    assert first_sentence("sample-badost.darshan", "is my job I/O bound?").startswith("Yes: I/O took >99%")

@@ -411,6 +411,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AccessSize */
+        AccessSize: {
+            /** Count */
+            count: number;
+            /** Size */
+            size: number;
+        };
         /**
          * Action
          * @description A concrete setting for one of a finding's recommendations, computed from this job.
@@ -1673,6 +1680,17 @@ export interface components {
          *     (rank -1) that keeps only totals plus the fastest and slowest rank: those ranks' share of it is unknown.
          */
         RankTable: {
+            /**
+             * Access Sizes
+             * @description the job's most common POSIX request sizes (Darshan's ACCESS1-4 over every record, reads and writes together), most frequent first
+             */
+            access_sizes?: components["schemas"]["AccessSize"][];
+            /**
+             * Posix Requests
+             * @description POSIX reads and writes, to put access_sizes in proportion
+             * @default 0
+             */
+            posix_requests: number;
             /**
              * Ranks
              * @description ranks with records of their own, by rank
