@@ -148,7 +148,9 @@ def parse(question: str) -> Query | None:
         return Query(metric="file_system", direction=_direction(q), target=target)
     if re.search(r"\bstripe", q):
         return Query(metric="stripe", target=target)
-    if yes_no and re.search(r"\bosts?\b.*\b(slow|bad|faulty|degraded)\b|\b(slow|bad)\b.*\bosts?\b", q):
+    ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
+    if asks and re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q):
         return Query(metric="slow_ost", yes_no=True)
     if re.search(r"\b(bandwidth|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q):
         return Query(metric="rate", direction=_direction(q))

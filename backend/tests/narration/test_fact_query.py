@@ -45,6 +45,8 @@ def first_sentence(name: str, question: str) -> str:
         ("what filesystem was the output file on?", "file_system", None),
         ("stripe?", "stripe", None),
         ("Is any OST slow?", "slow_ost", None),
+        ("Could a single bad OST be dragging this job down?", "slow_ost", None),
+        ("are any of the OSTs underperforming in this run?", "slow_ost", None),
         ("why did writing take so much longer than reading?", "write_vs_read", None),
         ("how many ranks?", "ranks", None),
     ],
