@@ -398,13 +398,7 @@ def _print_blind(result: object, console: Console) -> None:
     from iodiag.evals.blind import BlindScore, summary_rows
 
     assert isinstance(result, BlindScore)
-    when = (
-        "first sight"
-        if result.first_sight
-        else "development set"
-        if result.seal.startswith("development")
-        else "RE-SCORE (the first-sight numbers are in FIRST_SIGHT.*.json)"
-    )
+    when = _scoring_state(result.first_sight, result.seal)
     table = Table(
         title=f"Blind set {result.set}, truth: {result.truth} ({when}; seal {result.seal[:12]})", title_justify="left"
     )
@@ -476,13 +470,7 @@ def _print_questions(result: object, console: Console) -> None:
     from iodiag.evals.questions import QuestionScore
 
     assert isinstance(result, QuestionScore)
-    when = (
-        "first sight"
-        if result.first_sight
-        else "development set"
-        if result.seal.startswith("development")
-        else ("RE-SCORE (the first-sight numbers are in FIRST_SIGHT.*.json)")
-    )
+    when = _scoring_state(result.first_sight, result.seal)
     table = Table(title=f"Questions {result.set}, route {result.route} ({when})", title_justify="left")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -501,6 +489,15 @@ def _print_questions(result: object, console: Console) -> None:
             console.print(f"  {c.id}: error: {c.error}")
         elif not (c.first_ok and c.facts_ok) or c.wrong or c.action_ok is False:
             console.print(f"  {c.id}: {c.question!r}: missing {c.missing} wrong {c.wrong} action {c.action_ok}")
+
+
+def _scoring_state(first_sight: bool, seal: str) -> str:
+    """How a sealed-set score reads: the one first sight, a development set, or a re-score."""
+    if first_sight:
+        return "first sight"
+    if seal.startswith("development"):
+        return "development set"
+    return "RE-SCORE (the first-sight numbers are in FIRST_SIGHT.*.json)"
 
 
 def _ratio_text(x: object) -> str:

@@ -62,7 +62,12 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
     return Hit(
         message=f"{pct(share)} of the job's data ({human_bytes(stdio)}) moves through STDIO "
         f"(fread/fwrite/fprintf), a buffered, serial interface"
-        + (f"; rank {ranks[0]} spent {human_seconds(float(busy.max()))} in STDIO calls." if ranks else "."),
+        + (
+            f"; rank {ranks[0]} spent {human_seconds(float(busy.max()))} in STDIO calls."
+            # A shared record's time is every rank's: a rank's own calls would then understate what the cost counts.
+            if ranks and not (s.num("STDIO_F_WRITE_TIME") + s.num("STDIO_F_READ_TIME"))[s["rank"] < 0].any()
+            else "."
+        ),
         ranks=ranks,
         evidence=[
             Metric(name="stdio_bytes", value=stdio, unit=Unit.BYTES),
