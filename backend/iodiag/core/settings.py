@@ -83,6 +83,15 @@ class Settings(BaseSettings):
         default=4 << 30, ge=64 << 20, description="resident memory limit of one analysis worker"
     )
     job_max_attempts: int = Field(default=3, ge=1, description="a job whose worker dies this often fails")
+    max_inflation_ratio: float = Field(
+        default=150.0, gt=1, description="a log may inflate to this many times its size (decompression bombs)"
+    )
+    min_inflation_mib: float = Field(
+        default=32.0, gt=0, description="inflated size any log may reach, whatever its size"
+    )
+    user_concurrency: int = Field(
+        default=1, ge=1, description="running analyses per owner while other owners' logs wait (fair share)"
+    )
     thresholds_file: Path | None = Field(default=None, description="site thresholds (TOML) for every analysis")
     job_read_dxt: bool = Field(default=True, description="read DXT traces (T findings, timeline plots)")
     lease_s: float = Field(default=30.0, gt=0, description="a running job not heartbeated for this long is re-queued")

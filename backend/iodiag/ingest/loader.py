@@ -14,6 +14,7 @@ import numpy as np
 
 from iodiag.ingest.errors import LogReadError
 from iodiag.ingest.header import check_log_file
+from iodiag.ingest.inflation import check_inflation, limit_from_env
 from iodiag.ingest.integrity import Screened, screen
 from iodiag.ingest.isolation import ChildOutcome, run_inline, run_isolated
 from iodiag.ingest.libreader import OPTIONAL_MODULES, read_log
@@ -57,6 +58,7 @@ def load_profile(
     """
     path = str(path)
     check_log_file(path)
+    check_inflation(path, limit_from_env())
     wanted = set(include)
     if "DXT" in wanted:
         wanted |= {"DXT_POSIX", "DXT_MPIIO"}

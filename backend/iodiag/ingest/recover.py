@@ -20,7 +20,7 @@ from dataclasses import dataclass
 _MAP = 16
 
 
-def _layout(version: str) -> tuple[int, int]:
+def header_layout(version: str) -> tuple[int, int]:
     """(bytes before the name map, modules) for a log format version."""
     try:
         parsed = tuple(int(x) for x in version.split("."))
@@ -37,7 +37,7 @@ class Recovered:
 
 
 def header_size(version: str) -> int:
-    fixed, modules = _layout(version)
+    fixed, modules = header_layout(version)
     return fixed + _MAP + modules * (_MAP + 4)
 
 
@@ -57,7 +57,7 @@ def zero_padded_job_region(path: str) -> Recovered | None:
     except OSError:
         return None
     version = data[:8].split(b"\0", 1)[0].decode("ascii", "replace")
-    fixed, _ = _layout(version)
+    fixed, _ = header_layout(version)
     start = header_size(version)
     if len(data) < start:
         return None
@@ -73,7 +73,7 @@ def zero_padded_job_region(path: str) -> Recovered | None:
     # inflate a region that holds more than its stream: the zeros go, and every later region moves up.
     fmt = "<Q" if little else ">Q"
     head = bytearray(data[:start])
-    _, modules = _layout(version)
+    _, modules = header_layout(version)
     for i in range(1 + modules):
         at = fixed + _MAP * i
         off, length = struct.unpack(fmt, head[at : at + 8])[0], struct.unpack(fmt, head[at + 8 : at + 16])[0]
@@ -90,4 +90,4 @@ def zero_padded_job_region(path: str) -> Recovered | None:
     return None
 
 
-__all__ = ["Recovered", "zero_padded_job_region"]
+__all__ = ["Recovered", "header_layout", "zero_padded_job_region"]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from iodiag.core.settings import Settings
+from iodiag.ingest.inflation import DEFAULT_LIMIT, InflationLimit
 from iodiag.services.logcheck import BadLog, check_upload
 from iodiag.store import BlobStore, Database
 from iodiag.store import analyses as repo
@@ -49,10 +51,12 @@ class Meta:
     cb_nodes: int | None = None
 
 
-def accept(db: Database, blobs: BlobStore, writer: BlobWriter, meta: Meta) -> Submitted:
+def accept(
+    db: Database, blobs: BlobStore, writer: BlobWriter, meta: Meta, limit: InflationLimit = DEFAULT_LIMIT
+) -> Submitted:
     sha = writer.finish()
     try:
-        check_upload(str(writer.path))
+        check_upload(str(writer.path), limit)
     except BadLog as exc:
         raise Rejected(422, str(exc)) from None
     # Stored before the transaction, to keep the database's write lock short.
@@ -70,6 +74,10 @@ def accept(db: Database, blobs: BlobStore, writer: BlobWriter, meta: Meta) -> Su
         new = repo.NewAnalysis(sha256=sha, size_bytes=writer.size, **vars(meta))
         analysis_id = repo.insert_queued(conn, new)
         return Submitted(analysis_id, True, "queued")
+
+
+def inflation_limit(settings: Settings) -> InflationLimit:
+    return InflationLimit(ratio=settings.max_inflation_ratio, floor_bytes=int(settings.min_inflation_mib * 2**20))
 
 
 class _RolledBack(Exception):

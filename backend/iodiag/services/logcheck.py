@@ -2,7 +2,8 @@
 
 ``iodiag.ingest.header`` catches the wrong file (magic, version, size); here we also read the
 header's region map and refuse a file that ends before its regions do, which is what an upload cut
-short or a partly copied log looks like. Nothing is decompressed: the check costs one small read.
+short or a partly copied log looks like, and one whose regions inflate past what a log of its size
+holds (``iodiag.ingest.inflation``), so a decompression bomb never reaches a worker.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import struct
 
 from iodiag.ingest import LogReadError
 from iodiag.ingest.header import check_log_file
+from iodiag.ingest.inflation import DEFAULT_LIMIT, InflationLimit, check_inflation
 
 # Format 3.41 (Darshan 3.4.1+) widened the partial flags and the module table: the name map moved
 # from byte 24 to 32 and the table from 16 to 64 modules. Each map is (offset, length), two uint64.
@@ -22,11 +24,20 @@ class BadLog(ValueError):
     """The file is not a readable Darshan log; the message is one line without the path."""
 
 
-def check_upload(path: str) -> None:
+def check_upload(path: str, limit: InflationLimit = DEFAULT_LIMIT) -> None:
     try:
         size = check_log_file(path)
     except LogReadError as exc:
         raise BadLog(exc.reason) from None
+    _check_regions(path, size)
+    try:
+        # Last: it reads the whole file, and only a log whose regions all lie inside it is worth that.
+        check_inflation(path, limit)
+    except LogReadError as exc:
+        raise BadLog(exc.reason) from None
+
+
+def _check_regions(path: str, size: int) -> None:
     with open(path, "rb") as fh:
         head = fh.read(32 + 16 + 16 * 64)
     version = head[:8].split(b"\0", 1)[0].decode("ascii", "replace")

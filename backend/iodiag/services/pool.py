@@ -5,9 +5,10 @@ process, watching its wall-clock time and resident memory; a heartbeat thread re
 every job this server holds and re-queues jobs whose lease ran out elsewhere. The threads only
 wait on pipes and the database; the analysis itself runs in the worker processes.
 
-A job is never lost and never stuck: a crashed worker re-queues it (until ``job_max_attempts``),
-a killed server's leases run out and another server (or this one, restarted) re-queues it, and a
-clean shutdown hands it back at once.
+A job is never lost and never stuck: a killed server's leases run out and another server (or this
+one, restarted) re-queues it (until ``job_max_attempts``), and a clean shutdown hands it back at
+once. A job whose worker dies under a living server, or passes its time or memory limit, is
+"rejected" at once: the cause is in the log, and retrying it would only take slots from others.
 """
 
 from __future__ import annotations
@@ -273,12 +274,14 @@ class _Slot:
                     return
                 if elapsed > st.job_timeout_s:
                     child.kill()
-                    self._fail(job, f"the analysis exceeded the time limit of {st.job_timeout_s:g} s", elapsed)
+                    self._fail(
+                        job, f"rejected: the analysis exceeded the time limit of {st.job_timeout_s:g} s", elapsed
+                    )
                     return
                 if child.rss() > st.job_memory_limit_bytes:
                     child.kill()
                     limit_mib = st.job_memory_limit_bytes >> 20
-                    self._fail(job, f"the analysis exceeded the memory limit of {limit_mib} MiB", elapsed)
+                    self._fail(job, f"rejected: the analysis exceeded the memory limit of {limit_mib} MiB", elapsed)
                     return
                 msg = child.recv(_WATCH_S) or {}
                 event = msg.get("event")
@@ -309,10 +312,9 @@ class _Slot:
             child.proc.wait(timeout=5)
         how = child.how_it_died()
         log.warning("worker for analysis %s %s (attempt %d)", job.analysis_id, how, job.attempts)
-        if job.attempts >= self.pool.settings.job_max_attempts:
-            self._fail(job, f"the analysis worker {how} ({job.attempts} attempts)", 0.0)
-        else:
-            self._release_quietly(count_attempt=True)
+        # The server is alive, so what killed its worker was in this log: another attempt would only
+        # crash the next worker and hold a slot twice more. (A dead server's jobs come back by lease.)
+        self._fail(job, f"rejected: the analysis worker {how} while analyzing this log; it is not retried", 0.0)
 
     def _complete(self, job: jobs.Claimed, result: JobResult, seconds: float) -> None:
         pool = self.pool

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from iodiag.synth.broken import BYTE_BREAKAGES
+from iodiag.synth.hostile import decompression_bomb
 from tests.api.test_api_support import LOG_A, LOG_B, Server, shared_server, upload, upload_bytes
 
 
@@ -53,6 +54,10 @@ def test_rejected_uploads(server: Server, tmp_path: Path) -> None:
                 continue  # passes the structural check; the worker reports it (see below)
             r = upload_bytes(c, breakage(valid))
             assert r.status_code == 422, (name, r.text)
+        # A decompression bomb (POSIX inflating to 256 MiB of zeros) never reaches a worker.
+        bomb = tmp_path / "bomb.darshan"
+        decompression_bomb(LOG_A, bomb, 256 << 20)
+        assert_error(upload_bytes(c, bomb.read_bytes()), 422, "inflate to over")
         # Larger than the server's 4 MiB limit: refused from its Content-Length, before it is read.
         assert_error(upload_bytes(c, valid + os.urandom(5 << 20)), 413, "too large")
 

@@ -195,3 +195,23 @@ def test_a_long_analysis_shows_its_stages_from_a_worker_that_yields_the_cpu(slow
         assert {"analyzing", "rendering"} & set(seen), (seen, body["analysis_s"])
     finally:
         server.stop()
+
+
+def test_a_log_that_kills_its_worker_is_rejected_at_once_and_the_next_log_runs(slow_log: Path) -> None:
+    server = Server.start_new({**HELD, "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20)}, workers=1)
+    try:
+        assert server.proc is not None
+        with server.client("crashy") as c:
+            aid = upload(c, slow_log).json()["id"]
+            wait_running(server, aid, "crashy")
+            for pid in children(server.proc.pid):
+                os.kill(pid, signal.SIGSEGV)  # what a reader bug on a hostile log looks like from outside
+            failed = wait_done(c, aid, timeout=60)
+            assert failed["status"] == "failed" and failed["attempts"] == 1, failed
+            assert str(failed["error"]).startswith("rejected: the analysis worker") and "not retried" in str(
+                failed["error"]
+            )
+            after = wait_done(c, upload(c, LOG_B).json()["id"], timeout=120)
+            assert after["status"] == "done", after
+    finally:
+        server.stop()

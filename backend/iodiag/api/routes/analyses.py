@@ -140,7 +140,7 @@ async def _from_path(request: Request, ctx: AppContext, who: Principal) -> intak
                     writer.copy_from(fh)
                 except BlobTooLarge:
                     raise Rejected(413, f"log too large: over the limit of {writer.limit} bytes") from None
-            return intake.accept(ctx.db, ctx.blobs, writer, meta)
+            return intake.accept(ctx.db, ctx.blobs, writer, meta, intake.inflation_limit(ctx.settings))
 
     return await run_in_threadpool(copy_and_accept)
 
@@ -232,7 +232,7 @@ async def submit_sample(response: Response, ctx: Ctx, who: Caller) -> schemas.Su
         with ctx.blobs.writer(ctx.settings.max_upload_bytes) as writer:
             with open(str(path), "rb") as fh:
                 writer.copy_from(fh)
-            return intake.accept(ctx.db, ctx.blobs, writer, meta)
+            return intake.accept(ctx.db, ctx.blobs, writer, meta, intake.inflation_limit(ctx.settings))
 
     result = await run_in_threadpool(copy_and_accept)
     if result.created:
