@@ -16,6 +16,12 @@ next log, as job-completion hooks that wait for the verdict do: submissions arri
 the workers analyse. ``--mode flood`` resubmits at once instead: a saturating loop whose median latency is
 about clients / throughput whatever the server does per request.
 
+``--scenario neighbour`` measures something else: a victim's small log (submit to verdict) alone, then
+behind 6 decompression bombs and behind 6 heavy logs (a million DXT segments each) sent by another user
+just before it; on SQLite, and on PostgreSQL too with --postgres. Goal: at most 2 s over its quiet
+latency behind the bombs (they are refused at submission), and at most one heavy job's time behind the
+heavy logs (owners take turns for the workers; first come, first served would make it wait for all six).
+
 Reported: lost analyses (must be 0), 5xx answers (must be 0), submission latency p50/p99 (target p99
 < 200 ms; accepted submissions only, retries through the outage excluded; also the p99 outside the
 restart and the two seconds after it, when the new server is still starting its workers), analyses
@@ -196,7 +202,11 @@ def main() -> None:
         help="repeat the whole run (a fresh server and database each time); prints each and the median",
     )
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "service.json")
+    ap.add_argument("--scenario", choices=("load", "neighbour"), default="load")
     args = ap.parse_args()
+    if args.scenario == "neighbour":
+        neighbour(args)
+        return
 
     tmp = Path(tempfile.mkdtemp(prefix="iodiag-bench-"))
     (tmp / "logs").mkdir()
@@ -358,6 +368,125 @@ def one_run(args: argparse.Namespace, logs: list[Path], data: Path) -> dict[str,
     hist = [line for line in metrics.splitlines() if line.startswith("iodiag_analysis_seconds_count")]
     print("\n" + "\n".join(hist))
     return result
+
+
+def _post(c: httpx.Client, path: Path, name: str) -> httpx.Response:
+    return c.post("/api/v1/analyses", files={"file": (name, path.read_bytes(), "application/octet-stream")})
+
+
+def _latency(c: httpx.Client, log: Path) -> float:
+    """Seconds from sending ``log`` to its analysis being done."""
+    t = time.perf_counter()
+    r = _post(c, log, log.name)
+    assert r.status_code == 202, r.text
+    aid = r.json()["id"]
+    while True:
+        body = c.get(f"/api/v1/analyses/{aid}").json()
+        if body["status"] in ("done", "failed"):
+            assert body["status"] == "done", body
+            return time.perf_counter() - t
+        time.sleep(0.05)
+
+
+def neighbour(args: argparse.Namespace) -> None:
+    """A victim's latency alone, behind 6 bombs and behind 6 heavy logs from another user."""
+    import subprocess
+
+    from iodiag.synth.hostile import decompression_bomb
+    from tests.conftest import wheel_log
+
+    tmp = Path(tempfile.mkdtemp(prefix="iodiag-neighbour-"))
+    try:
+        small_src = (
+            REPO.parent / "shared" / "logs" / "darshan-logs" / "release_logs" / "mpi-io-test-x86_64-3.4.1.darshan"
+        )
+        victims = []
+        for i in range(12):
+            v = tmp / f"victim-{i}.darshan"
+            v.write_bytes(small_src.read_bytes() + i.to_bytes(8, "little"))
+            victims.append(v)
+        bombs = []
+        for i in range(6):
+            b = tmp / f"bomb-{i}.darshan"
+            decompression_bomb(wheel_log("sample.darshan"), b, (1 << 30) + 4096 * i)
+            bombs.append(b)
+        heavy_src = tmp / "heavy.darshan"
+        subprocess.run(
+            [sys.executable, "-m", "iodiag", "synth", "--dxt-segments", "1000000", "-o", str(heavy_src)],
+            check=True,
+            capture_output=True,
+        )
+        heavy = []
+        for i in range(6):
+            h = tmp / f"heavy-{i}.darshan"
+            h.write_bytes(heavy_src.read_bytes() + i.to_bytes(8, "little"))
+            heavy.append(h)
+        print(
+            f"victim {small_src.stat().st_size / 1e3:.0f} kB; bombs {bombs[0].stat().st_size / 1e6:.2f} MB "
+            f"(1 GiB inflated); heavy {heavy[0].stat().st_size / 1e6:.1f} MB (1M DXT segments)"
+        )
+        results = []
+        for db in ["sqlite"] + (["postgresql"] if args.postgres else []):
+            url = fresh_postgres_url(args.postgres) if db == "postgresql" else ""
+            data = tmp / f"data-{db}"
+            data.mkdir()
+            env = {
+                "IODIAG_WORKERS": str(args.workers),
+                "IODIAG_POLL_S": "0.2",
+                "IODIAG_MAX_UPLOAD_BYTES": str(64 << 20),
+            }
+            server = Server(data, env, url)
+            tokens = {who: server.token(who, "user") for who in ("victim", "mallory")}
+            server.start()
+            try:
+                clients = {
+                    who: httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {t}"}, timeout=60)
+                    for who, t in tokens.items()
+                }
+                v, m = clients["victim"], clients["mallory"]
+                quiet = [_latency(v, victims[i]) for i in range(5)]
+                codes = [_post(m, b, b.name).status_code for b in bombs]
+                after_bombs = [_latency(v, victims[5])]
+                heavy_ids = [_post(m, h, h.name).json()["id"] for h in heavy]
+                after_heavy = _latency(v, victims[6])
+                heavy_s = []
+                for aid in heavy_ids:
+                    while (body := m.get(f"/api/v1/analyses/{aid}").json())["status"] not in ("done", "failed"):
+                        time.sleep(0.2)
+                    heavy_s.append(float(body["analysis_s"] or 0))
+                for c in clients.values():
+                    c.close()
+            finally:
+                server.stop()
+            q = statistics.median(quiet)
+            results.append(
+                {
+                    "database": db,
+                    "workers": args.workers,
+                    "victim_quiet_s": q,
+                    "bombs_refused": sum(1 for code in codes if code == 422),
+                    "victim_after_6_bombs_s": after_bombs[0],
+                    "victim_after_6_heavy_s": after_heavy,
+                    "heavy_job_median_s": statistics.median(heavy_s),
+                    "heavy_jobs_total_s": sum(heavy_s),
+                }
+            )
+        print(
+            f"\n{'database':<12}{'quiet s':>9}{'6 bombs s':>11}{'refused':>9}{'over':>7}"
+            f"{'6 heavy s':>11}{'one heavy s':>13}{'FIFO would':>12}"
+        )
+        for r in results:
+            print(
+                f"{r['database']:<12}{r['victim_quiet_s']:>9.2f}{r['victim_after_6_bombs_s']:>11.2f}"
+                f"{r['bombs_refused']:>7}/6{r['victim_after_6_bombs_s'] - r['victim_quiet_s']:>7.2f}"
+                f"{r['victim_after_6_heavy_s']:>11.2f}{r['heavy_job_median_s']:>13.2f}"
+                f"{r['heavy_jobs_total_s'] / args.workers:>11.1f}+"
+            )
+        out = args.out.with_name("service_neighbour.json") if args.out.name == "service.json" else args.out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

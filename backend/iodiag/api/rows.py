@@ -18,8 +18,10 @@ API = "/api/v1"
 _FINDINGS = TypeAdapter(list[Finding])
 
 
-def summary(row: Analysis, regression: Regression | None = None) -> schemas.AnalysisSummary:
-    return schemas.AnalysisSummary(**_summary_fields(row), regression=regression)
+def summary(
+    row: Analysis, regression: Regression | None = None, positions: dict[str, int] | None = None
+) -> schemas.AnalysisSummary:
+    return schemas.AnalysisSummary(**_summary_fields(row, positions), regression=regression)
 
 
 def _run(row: Analysis) -> schemas.RunOut | None:
@@ -45,8 +47,9 @@ def _hours(seconds: float | None, nodes: int | None) -> float | None:
     return seconds * nodes / 3600.0 if seconds is not None and nodes else None
 
 
-def _summary_fields(row: Analysis) -> dict[str, object]:
+def _summary_fields(row: Analysis, positions: dict[str, int] | None = None) -> dict[str, object]:
     return {
+        "queue_position": (positions or {}).get(row.id) if row.status == "queued" else None,
         "id": row.id,
         "owner": row.owner,
         "submitted_by": row.submitted_by,
@@ -91,12 +94,12 @@ def links(analysis_id: str) -> schemas.AnalysisLinks:
     )
 
 
-def detail(row: Analysis, report_json: bytes | None) -> schemas.AnalysisOut:
+def detail(row: Analysis, report_json: bytes | None, positions: dict[str, int] | None = None) -> schemas.AnalysisOut:
     findings = None
     if report_json is not None:
         # Only the findings are wanted: skip validating the rest of a possibly large report.
         findings = _FINDINGS.validate_python(json.loads(report_json).get("findings", []))
-    return schemas.AnalysisOut(**_summary_fields(row), findings=findings, links=links(row.id))
+    return schemas.AnalysisOut(**_summary_fields(row, positions), findings=findings, links=links(row.id))
 
 
 def token(row: ApiToken) -> schemas.TokenOut:

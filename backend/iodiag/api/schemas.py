@@ -100,6 +100,12 @@ class AnalysisSummary(BaseModel):
     started_at: datetime | None
     finished_at: datetime | None
     analysis_s: float | None
+    queue_position: int | None = Field(
+        default=None,
+        ge=1,
+        description="while queued: its place in the line (1 starts next); owners take turns, so a burst from "
+        "one owner does not push another's log back",
+    )
     counts: SeverityCounts
     max_severity: SeverityName | None
     triage: Triage

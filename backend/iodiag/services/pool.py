@@ -193,7 +193,7 @@ class _Slot:
                 if self.child is None or not self.child.alive():
                     self._respawn()
                 with pool.db.write() as s:
-                    self.job = jobs.claim(s, pool.owner, pool.settings.lease_s)
+                    self.job = jobs.claim(s, pool.owner, pool.settings.lease_s, pool.settings.user_concurrency)
                 if self.job is None:
                     pool._wait_for_work()
                     continue

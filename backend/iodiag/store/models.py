@@ -86,6 +86,7 @@ class Analysis(Base):
     __table_args__ = (
         UniqueConstraint("owner", "sha256", name="uq_analyses_owner_sha256"),
         Index("ix_analyses_created_at_id", "created_at", "id"),
+        Index("ix_analyses_owner_started_at", "owner", "started_at"),  # fair share: who was served last
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)

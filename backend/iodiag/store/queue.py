@@ -57,26 +57,118 @@ _STAT_COLUMNS = frozenset(
 )
 
 
-def claim(session: Session, owner: str, lease_s: float) -> Claimed | None:
-    """Take the oldest unclaimed job. Row-level: concurrent claimers never get the same job."""
+@dataclass(frozen=True)
+class _Waiting:
+    """An owner with queued jobs, and what decides whose turn it is."""
+
+    owner: str
+    job_ids: list[int]  # queued, oldest first
+    running: int
+    last_started: float  # epoch seconds of their newest start; -inf when never served
+
+    def key(self, user_concurrency: int) -> tuple[bool, float, int]:
+        return (self.running >= user_concurrency, self.last_started, self.job_ids[0])
+
+
+def _waiting(session: Session) -> list[_Waiting]:
+    queued = session.execute(
+        select(Job.id, Analysis.owner)
+        .join(Analysis, Analysis.id == Job.analysis_id)
+        .where(Job.lease_owner.is_(None))
+        .order_by(Job.id)
+    ).all()
+    if not queued:
+        return []
+    jobs_of: dict[str, list[int]] = {}
+    for job_id, who in queued:
+        jobs_of.setdefault(who, []).append(job_id)
+    running = dict(
+        session.execute(
+            select(Analysis.owner, func.count())
+            .join(Job, Job.analysis_id == Analysis.id)
+            .where(Job.lease_owner.is_not(None))
+            .group_by(Analysis.owner)
+        ).all()
+    )
+    last = dict(
+        session.execute(
+            select(Analysis.owner, func.max(Analysis.started_at))
+            .where(Analysis.owner.in_(list(jobs_of)))
+            .group_by(Analysis.owner)
+        ).all()
+    )
+    waiting = []
+    for who, ids in jobs_of.items():
+        started = last.get(who)
+        waiting.append(_Waiting(who, ids, int(running.get(who, 0)), started.timestamp() if started else float("-inf")))
+    return waiting
+
+
+def fair_order(waiting: list[_Waiting], user_concurrency: int) -> list[int]:
+    """Every queued job id in the order they would start if no more arrived: owners take turns.
+
+    An owner below ``user_concurrency`` running jobs goes before one at it, and among those alike the
+    owner served longest ago goes first (never served: first of all); each owner's own jobs keep their
+    order. So a burst from one owner delays another owner's log by at most the one job already running,
+    and workers never idle while anyone waits (an owner alone may use them all)."""
+    heads = {w.owner: 0 for w in waiting}
+    state = {w.owner: [w.running, w.last_started] for w in waiting}
+    by_owner = {w.owner: w for w in waiting}
+    order: list[int] = []
+    tick = max([w.last_started for w in waiting if w.last_started > float("-inf")], default=0.0)
+    while True:
+        live = [w for w in waiting if heads[w.owner] < len(w.job_ids)]
+        if not live:
+            return order
+        who = min(
+            live,
+            key=lambda w: (
+                state[w.owner][0] >= user_concurrency,
+                state[w.owner][1],
+                w.job_ids[heads[w.owner]],
+            ),
+        ).owner
+        order.append(by_owner[who].job_ids[heads[who]])
+        heads[who] += 1
+        tick += 1.0  # served now: to the back of the line (running counts are assumed to stay)
+        state[who][1] = tick
+
+
+def claim(session: Session, owner: str, lease_s: float, user_concurrency: int = 1) -> Claimed | None:
+    """Take the job whose owner's turn it is (``fair_order``). Row-level: concurrent claimers never get the
+    same job."""
+    waiting = _waiting(session)
+    if not waiting:
+        return None
     now = time.time()
     values = {"lease_owner": owner, "lease_expires": now + lease_s, "attempts": Job.attempts + 1}
-    oldest = select(Job.id).where(Job.lease_owner.is_(None)).order_by(Job.id).limit(1)
-    if session.get_bind().dialect.name == "postgresql":
-        job_id = session.scalar(oldest.with_for_update(skip_locked=True))
-        if job_id is None:
-            return None
-        session.execute(update(Job).where(Job.id == job_id).values(**values))
+    postgres = session.get_bind().dialect.name == "postgresql"
+    # One candidate per owner, best first: another claimer may hold the best (PostgreSQL) or have taken it.
+    for w in sorted(waiting, key=lambda w: w.key(user_concurrency)):
+        candidate = w.job_ids[0]
+        if postgres:
+            # This owner's oldest job that no concurrent claimer has locked (it may hold the one we read).
+            job_id = session.scalar(
+                select(Job.id)
+                .join(Analysis, Analysis.id == Job.analysis_id)
+                .where(Analysis.owner == w.owner, Job.lease_owner.is_(None))
+                .order_by(Job.id)
+                .limit(1)
+                .with_for_update(of=Job, skip_locked=True)
+            )
+            if job_id is None:
+                continue
+            session.execute(update(Job).where(Job.id == job_id).values(**values))
+        else:
+            # The write transaction (BEGIN IMMEDIATE) makes the read above and this update atomic among processes.
+            job_id = session.scalar(
+                update(Job).where(Job.id == candidate, Job.lease_owner.is_(None)).values(**values).returning(Job.id)
+            )
+            if job_id is None:
+                continue
+        break
     else:
-        # The write transaction (BEGIN IMMEDIATE) makes this one statement atomic among processes.
-        job_id = session.scalar(
-            update(Job)
-            .where(Job.id == oldest.scalar_subquery(), Job.lease_owner.is_(None))
-            .values(**values)
-            .returning(Job.id)
-        )
-        if job_id is None:
-            return None
+        return None
     job = session.get(Job, job_id, populate_existing=True)
     assert job is not None
     row = session.get(Analysis, job.analysis_id)
@@ -84,6 +176,17 @@ def claim(session: Session, owner: str, lease_s: float) -> Claimed | None:
     row.status, row.stage, row.progress, row.error = "running", "reading", 0.05, None
     row.started_at, row.attempts = utcnow(), job.attempts
     return Claimed(job.id, row.id, row.sha256, row.filename, job.attempts, row.nodes, row.cb_nodes)
+
+
+def queue_positions(session: Session, user_concurrency: int = 1) -> dict[str, int]:
+    """Analysis id -> its place in the queue (1: starts next), for every queued analysis."""
+    waiting = _waiting(session)
+    if not waiting:
+        return {}
+    order = fair_order(waiting, user_concurrency)
+    place = {job_id: i + 1 for i, job_id in enumerate(order)}
+    rows = session.execute(select(Job.id, Job.analysis_id).where(Job.id.in_(order))).all()
+    return {analysis_id: place[job_id] for job_id, analysis_id in rows}
 
 
 def renew(session: Session, owner: str, lease_s: float) -> int:

@@ -320,3 +320,48 @@ def test_blob_store_writes_atomically_and_once(tmp_path: Path) -> None:
     assert store.sweep_tmp(older_than_s=0) == 1
     store.delete(digest)
     assert not store.exists(digest)
+
+
+def test_owners_take_turns_so_a_burst_never_buries_another_owners_log(db: Database) -> None:
+    with db.write() as s:
+        for i in range(6):
+            repo.create(s, new(owner="mallory", sha=sha(300 + i)))
+        victim = repo.create(s, new(owner="victim", sha=sha(400)))
+        carol = repo.create(s, new(owner="carol", sha=sha(401)))
+    with db.read() as s:
+        positions = jobs.queue_positions(s)
+    # Nobody has been served yet: oldest first, one job per owner per turn.
+    assert positions[victim.id] == 2 and positions[carol.id] == 3
+    assert sorted(positions.values()) == list(range(1, 9))
+    with db.write() as s:
+        first = jobs.claim(s, "w1", 30)
+    assert first is not None and first.analysis_id not in (victim.id, carol.id)  # mallory's oldest
+    with db.write() as s:
+        second = jobs.claim(s, "w2", 30)
+    assert second is not None and second.analysis_id == victim.id  # not mallory's second
+    with db.read() as s:
+        assert jobs.queue_positions(s)[carol.id] == 1
+    with db.write() as s:
+        assert jobs.complete(s, "w1", first, _outcome(), 1.0)
+        third = jobs.claim(s, "w1", 30)
+    # Mallory was served, then the victim: carol has never been, so it is her turn.
+    assert third is not None and third.analysis_id == carol.id
+    # Alone in the queue, one owner may use every worker (up to the last of its jobs).
+    with db.write() as s:
+        rest = [jobs.claim(s, f"x{i}", 30) for i in range(6)]
+    assert [j is not None for j in rest] == [True] * 5 + [False]
+
+
+def test_a_user_concurrency_of_two_lets_an_owner_run_two_before_others_wait(db: Database) -> None:
+    with db.write() as s:
+        for i in range(3):
+            repo.create(s, new(owner="ann", sha=sha(500 + i)))
+        bob = repo.create(s, new(owner="bob", sha=sha(510)))
+    with db.write() as s:
+        a1 = jobs.claim(s, "w1", 30, user_concurrency=2)
+    with db.write() as s:
+        b1 = jobs.claim(s, "w2", 30, user_concurrency=2)
+    with db.write() as s:
+        a2 = jobs.claim(s, "w3", 30, user_concurrency=2)
+    assert a1 is not None and b1 is not None and a2 is not None
+    assert b1.analysis_id == bob.id and a2.analysis_id not in (a1.analysis_id, bob.id)

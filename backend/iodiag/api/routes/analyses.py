@@ -23,7 +23,7 @@ from iodiag.comparison import Comparison, NotComparable
 from iodiag.services import comparing, history, intake
 from iodiag.services.intake import Rejected
 from iodiag.services.timeline import NoTrace
-from iodiag.store import BlobTooLarge
+from iodiag.store import BlobTooLarge, queue
 from iodiag.store import analyses as repo
 from iodiag.store.models import Analysis
 from iodiag.store.tokens import Principal
@@ -304,7 +304,10 @@ def list_analyses(
     with ctx.db.read() as s:
         total, found = repo.list_visible(s, who, filters, limit, offset, sort)
         flagged = history.flags(s, found)
-        items = [rows.summary(r, flagged.get(r.id)) for r in found]
+        positions = (
+            queue.queue_positions(s, ctx.settings.user_concurrency) if any(r.status == "queued" for r in found) else {}
+        )
+        items = [rows.summary(r, flagged.get(r.id), positions) for r in found]
     return schemas.AnalysisPage(total=total, limit=limit, offset=offset, items=items)
 
 
@@ -363,11 +366,14 @@ def _done_output(ctx: AppContext, who: Principal, analysis_id: str, kind: str) -
 )
 def get_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.AnalysisOut:
     row = visible_or_404(ctx, who, analysis_id)
-    report = None
+    report, positions = None, None
     if row.status == "done":
         with ctx.db.read() as s:
             report = repo.output(s, analysis_id, "json")
-    return rows.detail(row, report)
+    elif row.status == "queued":
+        with ctx.db.read() as s:
+            positions = queue.queue_positions(s, ctx.settings.user_concurrency)
+    return rows.detail(row, report, positions)
 
 
 @router.get(
