@@ -502,6 +502,11 @@ export interface components {
             owner: string;
             /** Progress */
             progress: number;
+            /**
+             * Queue Position
+             * @description while queued: its place in the line (1 starts next); owners take turns, so a burst from one owner does not push another's log back
+             */
+            queue_position?: number | null;
             /** @description in lists: this run's I/O time is far above its application's usual */
             regression?: components["schemas"]["Regression"] | null;
             /** @description null until done (and for analyses made before 0.x kept it) */
@@ -572,6 +577,11 @@ export interface components {
             owner: string;
             /** Progress */
             progress: number;
+            /**
+             * Queue Position
+             * @description while queued: its place in the line (1 starts next); owners take turns, so a burst from one owner does not push another's log back
+             */
+            queue_position?: number | null;
             /** @description in lists: this run's I/O time is far above its application's usual */
             regression?: components["schemas"]["Regression"] | null;
             /** @description null until done (and for analyses made before 0.x kept it) */

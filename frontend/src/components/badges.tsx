@@ -30,8 +30,17 @@ export function Counts({ c, compact = false, labelled = false }: { c: Schemas["S
   );
 }
 
-export function StatusBadge({ a }: { a: Pick<AnalysisSummary, "status" | "stage" | "progress"> }) {
-  const label = a.status === "running" ? `${a.stage} ${Math.round(a.progress * 100)} %` : a.status;
+export function StatusBadge({
+  a,
+}: {
+  a: Pick<AnalysisSummary, "status" | "stage" | "progress"> & { queue_position?: number | null };
+}) {
+  const label =
+    a.status === "running"
+      ? `${a.stage} ${Math.round(a.progress * 100)} %`
+      : a.status === "queued" && a.queue_position
+        ? `queued #${a.queue_position}`
+        : a.status;
   return (
     <span className={`badge status-${a.status}`}>
       <span className="sr-only">Analysis status: </span>

@@ -73,7 +73,13 @@ function Progress({ a, error }: { a: AnalysisOut; error: string | null }) {
       ) : (
         <div className="card" data-testid="progress">
           <p aria-live="polite">
-            <StatusBadge a={a} /> {a.status === "queued" ? "Waiting for a worker…" : `Stage: ${a.stage}`}
+            <StatusBadge a={a} /> {a.status === "queued"
+              ? a.queue_position === 1
+                ? "Next in line for a worker…"
+                : a.queue_position
+                  ? `Waiting for a worker: ${a.queue_position - 1} ${a.queue_position === 2 ? "analysis" : "analyses"} ahead of it (users take turns)…`
+                  : "Waiting for a worker…"
+              : `Stage: ${a.stage}`}
           </p>
           <progress max={1} value={a.status === "queued" ? undefined : a.progress} aria-label="Analysis progress" />
           <span className="muted small"> {percent(a.progress)}</span>
