@@ -1,7 +1,9 @@
-"""A cap on request bodies other than log uploads (which stream into the store under their own limit).
+"""Caps on request headers (every request) and on bodies other than log uploads (which stream into the
+store under their own limit).
 
 FastAPI reads a JSON body whole before validating it; without a cap one request could make the
-server hold any amount of memory.
+server hold any amount of memory. The HTTP parser accepts headers of any size when they arrive in
+one read; every route's headers are small, so a larger set is refused before any route sees it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SMALL_BODY_LIMIT = 1 << 20
+HEADER_LIMIT = 32 << 10
 
 
 class BodyLimitMiddleware:
@@ -20,6 +23,9 @@ class BodyLimitMiddleware:
         self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and sum(len(k) + len(v) for k, v in scope.get("headers", [])) > HEADER_LIMIT:
+            await _reject(send, 431, f"request headers too large (limit {HEADER_LIMIT} bytes)")
+            return
         if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS", "DELETE"):
             await self.app(scope, receive, send)
             return
@@ -34,7 +40,7 @@ class BodyLimitMiddleware:
             except ValueError:
                 too_big = True
             if too_big:
-                await _reject(send)
+                await _reject(send, 413, f"request body too large (limit {SMALL_BODY_LIMIT} bytes)")
                 return
             await self.app(scope, receive, send)
             return
@@ -48,7 +54,7 @@ class BodyLimitMiddleware:
                 break
             size += len(message.get("body", b""))
             if size > self.limit:
-                await _reject(send)
+                await _reject(send, 413, f"request body too large (limit {SMALL_BODY_LIMIT} bytes)")
                 return
             if not message.get("more_body", False):
                 break
@@ -59,12 +65,12 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
 
-async def _reject(send: Send) -> None:
-    body = json.dumps({"detail": f"request body too large (limit {SMALL_BODY_LIMIT} bytes)"}).encode()
+async def _reject(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
         }
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from python_multipart.exceptions import MultipartParseError
+from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 FILE_FIELD = "file"
 TEXT_FIELDS = ("user", "job_id", "nodes", "cb_nodes")
 _MAX_FIELD = 256
+_MAX_BOUNDARY = 70  # RFC 2046; the parser itself fails past 256 with an exception of its own
 _BATCH = 256 << 10  # parse in batches, in a thread: hashing and writing a large log must not block the loop
 
 
@@ -103,8 +104,15 @@ async def read_upload(request: Request, writer: BlobWriter, content_type: str) -
     boundary = params.get(b"boundary")
     if not boundary:
         raise Rejected(400, "multipart body without a boundary")
+    if len(boundary) > _MAX_BOUNDARY:
+        raise Rejected(
+            400, f"multipart boundary of {len(boundary):,} characters; at most {_MAX_BOUNDARY} are allowed (RFC 2046)"
+        )
     parts = _Parts(writer)
-    parser = MultipartParser(boundary, parts.callbacks())
+    try:
+        parser = MultipartParser(boundary, parts.callbacks())
+    except FormParserError:
+        raise Rejected(400, "malformed multipart boundary") from None
     batch = bytearray()
     try:
         async for chunk in request.stream():
@@ -116,7 +124,7 @@ async def read_upload(request: Request, writer: BlobWriter, content_type: str) -
             # Most logs are small: the last (often only) batch is parsed here, sparing a thread hop.
             parser.write(bytes(batch))
         parser.finalize()
-    except MultipartParseError as exc:
+    except FormParserError as exc:
         if "header size" in str(exc).lower():
             # The parser caps one part's headers (a few KiB); in practice only a file name runs into it.
             raise Rejected(
