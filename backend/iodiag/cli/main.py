@@ -21,6 +21,7 @@ from iodiag.cli import (
     common,
     compare_cmd,
     eval_cmd,
+    hook_cmd,
     knowledge_cmd,
     serve_cmd,
     synth_cmd,
@@ -34,6 +35,7 @@ COMMAND_MODULES: dict[str, ModuleType] = {
     "synth_cmd": synth_cmd,
     "eval_cmd": eval_cmd,
     "serve_cmd": serve_cmd,
+    "hook_cmd": hook_cmd,
     "knowledge_cmd": knowledge_cmd,
     "batch_cmd": batch_cmd,
 }
@@ -51,6 +53,7 @@ OWNERS = {
     "token": "serve_cmd",
     "submit": "serve_cmd",
     "openapi": "serve_cmd",
+    "hook": "hook_cmd",
     "knowledge": "knowledge_cmd",
     "batch": "batch_cmd",
     "report-system": "batch_cmd",

@@ -119,10 +119,12 @@ def register(app: typer.Typer) -> None:
         try:
             from iodiag.store import tokens
 
-            db = _database(settings_for(data_dir, database_url))
+            st = settings_for(data_dir, database_url)
+            db = _database(st)
             with db.write() as s:
                 if tokens.revoke(s, token_id) is None:
                     raise CliError(f"no token {token_id}")
+            tokens.announce_revocation(st.data_dir)  # running servers drop their checked tokens now
             typer.echo(f"revoked token {token_id}")
         except typer.Exit:
             raise
@@ -153,7 +155,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Submit logs to an iodiag server; prints one line per log: LOG, id, new|existing.
 
-        Retries connection errors and 5xx answers with backoff; a 4xx answer prints the server's reason, exit 2.
+        Retries connection errors, 408, 429 and 5xx with backoff; another 4xx prints the server's reason, exit 2.
         """
         from iodiag.cli.common import CliError, fail
 
@@ -224,28 +226,43 @@ def _serve(st: Settings, log_level: str) -> None:
 # --- submit ---------------------------------------------------------------------------------------
 
 
-class _Refused(Exception):
-    """The server answered 4xx: the message is its one-line detail."""
+class Refused(Exception):
+    """The server answered 4xx (``status``), or the log cannot be read (``status`` 0): the message is one line."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
 
 
-def _request(client: Any, method: str, url: str, **kwargs: Any) -> Any:
-    """One request with retries on connection errors and 5xx (exponential backoff with jitter)."""
+class Unreachable(RuntimeError):
+    """No answer from the server through every retry (refused, timed out): nothing was decided about the log."""
+
+
+_BUSY = frozenset({408, 429})  # "try again later" answers, retried like 5xx
+
+
+def _request(client: Any, method: str, url: str, *, retries: int = _RETRIES, **kwargs: Any) -> Any:
+    """One request, tried up to ``retries`` times on connection errors, 408, 429 and 5xx (exponential backoff
+    with jitter). Raises ``Refused`` on any other 4xx, ``Unreachable`` when the last try got no answer, and
+    ``RuntimeError`` when it got a 5xx."""
     import httpx
 
     delay = _BACKOFF_S
-    for attempt in range(_RETRIES):
+    tries = max(1, retries)
+    for attempt in range(tries):
+        unreachable = False
         try:
             resp = client.request(method, url, **kwargs)
         except httpx.TransportError as exc:
-            problem = f"cannot reach the server ({type(exc).__name__})"
+            problem, unreachable = f"cannot reach the server ({type(exc).__name__})", True
         else:
-            if resp.status_code < 500:
+            if resp.status_code < 500 and resp.status_code not in _BUSY:
                 if resp.status_code >= 400:
-                    raise _Refused(_detail(resp))
+                    raise Refused(_detail(resp), resp.status_code)
                 return resp
-            problem = f"server error {resp.status_code}: {_detail(resp)}"
-        if attempt == _RETRIES - 1:
-            raise RuntimeError(problem)
+            problem = f"server error {_detail(resp)}"
+        if attempt == tries - 1:
+            raise Unreachable(problem) if unreachable else RuntimeError(problem)
         time.sleep(delay * (0.5 + random.random()))
         delay = min(delay * 2, _BACKOFF_MAX_S)
     raise AssertionError("unreachable")
@@ -279,13 +296,13 @@ def _submit_all(
     with httpx.Client(base_url=base, headers=headers, timeout=timeout) as client:
         for log in logs:
             try:
-                resp = _submit_one(client, log, user, job_id, server_path)
+                resp = submit_one(client, log, user, job_id, server_path)
                 body = resp.json()
                 line = f"{log}\t{body['id']}\t{'new' if body.get('created') else 'existing'}"
                 if wait:
                     line += "\t" + _wait_done(client, body["id"])
                 typer.echo(line)
-            except _Refused as exc:
+            except Refused as exc:
                 error_line(f"{log}: {exc}")
                 code = EXIT_USAGE
             except (RuntimeError, OSError) as exc:
@@ -294,16 +311,27 @@ def _submit_all(
     return code
 
 
-def _submit_one(client: Any, log: Path, user: str | None, job_id: str | None, server_path: bool) -> Any:
+def submit_one(
+    client: Any,
+    log: Path,
+    user: str | None,
+    job_id: str | None,
+    server_path: bool,
+    *,
+    retries: int = _RETRIES,
+) -> Any:
+    """POST one log (or its path) to /api/v1/analyses; raises as ``_request`` does."""
     fields = {k: v for k, v in (("user", user), ("job_id", job_id)) if v}
     if server_path:
-        return _request(client, "POST", "/api/v1/analyses", json={"path": str(log.resolve()), **fields})
+        return _request(
+            client, "POST", "/api/v1/analyses", retries=retries, json={"path": str(log.resolve()), **fields}
+        )
     try:
         data = log.read_bytes()
     except OSError as exc:
-        raise _Refused(f"cannot read: {exc.strerror or exc}") from None
+        raise Refused(f"cannot read: {exc.strerror or exc}") from None
     files = {"file": (log.name, data, "application/octet-stream")}
-    return _request(client, "POST", "/api/v1/analyses", files=files, data=fields)
+    return _request(client, "POST", "/api/v1/analyses", retries=retries, files=files, data=fields)
 
 
 def _wait_done(client: Any, analysis_id: str, limit_s: float = 3600) -> str:

@@ -5,11 +5,15 @@ The Slurm epilog and PBS epilogue scripts run for real (bash, curl) over a fake 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import datetime as dt
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +25,9 @@ from tests.conftest import REPO
 SLURM = REPO / "hooks" / "slurm-epilog.sh"
 PBS = REPO / "hooks" / "pbs-epilogue.sh"
 pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="the hook scripts need curl")
+# Whatever a test leaves undelivered is spooled here, never in the default /var/spool/iodiag-hook.
+SPOOL = Path(tempfile.gettempdir()) / f"iodiag-test-spool-{os.getpid()}"
+atexit.register(shutil.rmtree, SPOOL, True)
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +43,22 @@ def dated(root: Path, user: str, jobid: str, exe: str, days_ago: int = 0) -> Pat
 
 
 def run_hook(script: Path, env: dict[str, str], *args: str) -> float:
+    """Run a hook as slurmd runs its epilog: in a process group of its own, killed whole once the script exits."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("IODIAG_", "SLURM_", "DARSHAN_", "PBS_"))}
     started = time.monotonic()
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         ["bash", str(script), *args],
-        env={**base, "IODIAG_HOOK_CONF": "/nonexistent", **env},
-        capture_output=True,
+        env={**base, "IODIAG_HOOK_CONF": "/nonexistent", "IODIAG_HOOK_SPOOL": str(SPOOL), **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=30,
+        start_new_session=True,
     )
+    _, err = proc.communicate(timeout=30)
     took = time.monotonic() - started
-    assert proc.returncode == 0, proc.stderr
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # slurmd's "kill children too"
+    assert proc.returncode == 0, err
     return took
 
 
@@ -125,6 +137,8 @@ def test_hooks_never_fail_or_hold_the_epilog(tmp_path: Path) -> None:
         "DARSHAN_LOG_DIR": str(tree),
         "SLURM_JOB_ID": "1",
         "SLURM_JOB_USER": "hank",
+        "IODIAG_HOOK_SPOOL": str(tmp_path / "spool"),
+        "IODIAG_HOOK_RETRY_S": "1",
     }
     assert run_hook(SLURM, env) < 3
     assert run_hook(SLURM, {**env, "SLURM_JOB_USER": "bad user;rm -rf /"}) < 3
