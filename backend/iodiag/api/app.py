@@ -18,12 +18,13 @@ from iodiag.api.limits import BodyLimitMiddleware
 from iodiag.api.metrics import Metrics, MetricsMiddleware
 from iodiag.api.routes import admin, analyses, chat, health, me, replies, system_report, tokens
 from iodiag.api.rows import API as API_PREFIX
-from iodiag.api.state import AppContext
+from iodiag.api.state import AppContext, AuthThrottle, TokenCache
 from iodiag.core.settings import Settings
 from iodiag.services import intake
 from iodiag.services.chat import ChatService
 from iodiag.services.pool import WorkerPool
 from iodiag.store import BlobStore, Database, migrate
+from iodiag.store import tokens as token_repo
 
 log = logging.getLogger("iodiag.api")
 
@@ -40,7 +41,15 @@ def create_app(settings: Settings) -> FastAPI:
         pool = WorkerPool(settings, db, blobs, metrics.analysis_finished) if settings.workers > 0 else None
         chat_service = ChatService(settings)
         app.state.metrics = metrics
-        app.state.ctx = AppContext(settings=settings, db=db, blobs=blobs, pool=pool, chat=chat_service)
+        app.state.ctx = AppContext(
+            settings=settings,
+            db=db,
+            blobs=blobs,
+            pool=pool,
+            chat=chat_service,
+            tokens=TokenCache(stamp=settings.data_dir / token_repo.REVOCATION_STAMP),
+            auth_failures=AuthThrottle(settings.auth_failure_burst, settings.auth_failures_per_s),
+        )
         if pool is not None:
             pool.start()
         log.info("iodiag %s serving; database %s; %d worker(s)", __version__, db.redacted_url(), settings.workers)

@@ -89,6 +89,12 @@ class Settings(BaseSettings):
     min_inflation_mib: float = Field(
         default=32.0, gt=0, description="inflated size any log may reach, whatever its size"
     )
+    auth_failure_burst: int = Field(
+        default=20, ge=1, description="failed authentications a client address may make at once"
+    )
+    auth_failures_per_s: float = Field(
+        default=2.0, gt=0, description="then this many a second; beyond, 429 with Retry-After"
+    )
     user_concurrency: int = Field(
         default=1, ge=1, description="running analyses per owner while other owners' logs wait (fair share)"
     )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -57,6 +60,19 @@ def list_tokens(session: Session, include_revoked: bool = False) -> list[ApiToke
     if not include_revoked:
         q = q.where(ApiToken.revoked_at.is_(None))
     return list(session.scalars(q))
+
+
+REVOCATION_STAMP = "token-revocations"
+"""A file in the data directory replaced on every revocation: each server checks it on every request
+(one ``stat``), so a token revoked by any process that shares the data directory stops working at once."""
+
+
+def announce_revocation(data_dir: Path) -> None:
+    """Tell every server that shares ``data_dir`` to forget the tokens it has checked."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tmp = data_dir / f".{REVOCATION_STAMP}.{os.getpid()}.{secrets.token_hex(4)}"
+    tmp.write_text(f"{time.time_ns()}\n")
+    os.replace(tmp, data_dir / REVOCATION_STAMP)  # a new inode: a change no clock resolution can hide
 
 
 def revoke(session: Session, token_id: int) -> ApiToken | None:

@@ -48,5 +48,6 @@ def revoke_token(ctx: Ctx, who: Admin, token_id: Annotated[int, Path(ge=1, le=2*
         if row is None:
             raise HTTPException(404, f"no token {token_id}")
         out = rows.token(row)
+    token_repo.announce_revocation(ctx.settings.data_dir)  # and on every server sharing the data directory
     ctx.tokens.clear()  # revocation bites at once on this server
     return out
