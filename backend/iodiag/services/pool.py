@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import secrets
 import shutil
-import socket
 import subprocess
 import threading
 import time
@@ -26,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from iodiag.core.childproc import ChildGone, PipeChild
+from iodiag.core.host import hostname, is_gone, process_tag
 from iodiag.core.settings import Settings
 from iodiag.jobs.pipeline import JobResult, JobSpec
 from iodiag.store import BlobStore, Database
@@ -45,14 +44,7 @@ _ChildGone = ChildGone
 
 
 def owner_prefix() -> str:
-    return f"{socket.gethostname()}:"
-
-
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8] or "noboot"
-    except OSError:
-        return "noboot"
+    return f"{hostname()}:"
 
 
 def owner_is_dead(owner: str) -> bool:
@@ -61,18 +53,7 @@ def owner_is_dead(owner: str) -> bool:
     parts = owner.split(":")
     if len(parts) != 4 or not parts[2].isdigit():
         return False
-    _host, boot, pid, _nonce = parts
-    if boot != _boot_id():
-        return True
-    if int(pid) == os.getpid():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return is_gone(*parts[:3])
 
 
 class _Child(PipeChild):
@@ -92,7 +73,7 @@ class WorkerPool:
         self.on_finished = on_finished
         # host:boot:pid:nonce — a restarted server on this host can tell its dead predecessor's leases
         # (another boot, or a pid that is gone) and take their jobs back at once (``_take_back_dead``).
-        self.owner = f"{owner_prefix()}{_boot_id()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.owner = f"{process_tag()}:{secrets.token_hex(4)}"
         self.jobs_dir = settings.data_dir / "jobs"
         self._stop = threading.Event()
         self._wake = threading.Event()

@@ -1,8 +1,8 @@
 """Uploaded logs, stored by the sha256 of their bytes under ``data_dir/logs/ab/abcdef....darshan``.
 
 A log is written to a temporary file in the same file system, hashed while it is written, flushed
-to disk and only then linked under its final name: a crash leaves a stray temporary file (swept at
-start-up), never a half-written log under a real name.
+to disk and only then linked under its final name: a crash leaves a stray temporary file (removed at
+the next start-up), never a half-written log under a real name.
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, Self
 
+from iodiag.core.host import is_gone, process_tag
+
 _STALE_TMP_S = 3600.0
+_TAG_SEP = "~"
 _COPY_CHUNK = 1 << 20
 
 
@@ -30,7 +33,8 @@ class BlobWriter:
     """A temporary file that hashes and counts what is written and refuses to grow past ``limit``."""
 
     def __init__(self, tmp_dir: Path, limit: int) -> None:
-        fd, name = tempfile.mkstemp(dir=tmp_dir, suffix=".part")
+        # Named by its process, so a restarted server can tell the files of a writer that died.
+        fd, name = tempfile.mkstemp(dir=tmp_dir, prefix=process_tag(_TAG_SEP) + _TAG_SEP, suffix=".part")
         self.path = Path(name)
         self._fh: BinaryIO = os.fdopen(fd, "wb")
         self._hash = hashlib.sha256()
@@ -116,11 +120,17 @@ class BlobStore:
             self.path(sha256).unlink()
 
     def sweep_tmp(self, older_than_s: float = _STALE_TMP_S) -> int:
-        """Remove temporary files left by a crash; returns how many."""
+        """Remove temporary files left by a crash; returns how many.
+
+        A file whose writer is certainly gone (a process of this host that no longer runs, or of an
+        earlier boot) goes at once; any other (another host's, or unnamed) once it is ``older_than_s``
+        old, since a live writer on a shared data directory may still be filling it."""
         now, n = time.time(), 0
         for p in self.tmp.iterdir():
             with contextlib.suppress(FileNotFoundError):
-                if now - p.stat().st_mtime > older_than_s:
+                parts = p.name.split(_TAG_SEP)
+                dead = len(parts) >= 4 and is_gone(*parts[:3])
+                if dead or now - p.stat().st_mtime > older_than_s:
                     p.unlink()
                     n += 1
         return n

@@ -215,3 +215,38 @@ def test_a_log_that_kills_its_worker_is_rejected_at_once_and_the_next_log_runs(s
             assert after["status"] == "done", after
     finally:
         server.stop()
+
+
+def test_an_upload_cut_by_kill_9_leaves_nothing_after_the_restart(tmp_path: Path) -> None:
+    import socket
+
+    server = Server.start_new(workers=0)
+    try:
+        token = server.token("cut")
+        boundary = "cutcutcut"
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.darshan"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        body_len = len(head) + (8 << 20)
+        host, port = server.url.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(
+            (
+                f"POST /api/v1/analyses HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {body_len}\r\n\r\n"
+            ).encode()
+            + head
+            + b"\0" * (2 << 20)  # a quarter of the log, then the server dies
+        )
+        deadline = time.monotonic() + 30
+        while not server.temp_files() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.temp_files(), "the upload never reached the store"
+        server.stop(signal.SIGKILL)
+        sock.close()
+        assert server.temp_files()  # what kill -9 leaves
+        server.start()
+        assert server.temp_files() == []  # gone at start, not an hour later
+    finally:
+        server.stop()

@@ -6,6 +6,8 @@ SQLite always; PostgreSQL too when IODIAG_TEST_POSTGRES_URL is set (``tests/pg_s
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 import time
 import zlib
@@ -18,6 +20,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import IntegrityError
 
+from iodiag.core import host
 from iodiag.store import BlobStore, BlobTooLarge, Database, migrate, tokens
 from iodiag.store import analyses as repo
 from iodiag.store import queue as jobs
@@ -320,6 +323,23 @@ def test_blob_store_writes_atomically_and_once(tmp_path: Path) -> None:
     assert store.sweep_tmp(older_than_s=0) == 1
     store.delete(digest)
     assert not store.exists(digest)
+
+
+def test_a_dead_writers_partial_uploads_go_at_the_next_start_and_live_ones_stay(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    here, boot = host.hostname(), host.boot_id()
+    dead = store.tmp / f"{here}~{boot}~{gone.pid}~abc.part"
+    earlier_boot = store.tmp / f"{here}~00000000~{os.getpid()}~abd.part"
+    elsewhere = store.tmp / f"other-node~{boot}~{gone.pid}~abe.part"  # a live writer on another host, maybe
+    for p in (dead, earlier_boot, elsewhere):
+        p.write_bytes(b"half an upload")
+    with store.writer(limit=100) as live:
+        live.write(b"still coming")
+        assert live.path.name.startswith(f"{here}~{boot}~{os.getpid()}~")
+        assert store.sweep_tmp() == 2  # fresh files, yet their writers are certainly gone
+        assert sorted(store.tmp.iterdir()) == sorted([elsewhere, live.path])
 
 
 def test_owners_take_turns_so_a_burst_never_buries_another_owners_log(db: Database) -> None:
