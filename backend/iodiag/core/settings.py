@@ -7,6 +7,7 @@ bundled ONNX embedder and the bundled GGUF model.
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -30,6 +31,11 @@ class Settings(BaseSettings):
     )
     knowledge_dir: Path = Field(
         default=REPO_ROOT / "knowledge" / "docs", description="The Markdown tuning documents the index is built from."
+    )
+    knowledge_seed_dir: Path | None = Field(
+        default=Path(sys.prefix) / "share" / "iodiag" / "knowledge-index",
+        description="A prebuilt knowledge index (made at install by `iodiag knowledge build --seed`): a new data "
+        "directory starts from a copy of it instead of embedding every document before the first answer",
     )
     prompts_dir: Path = Field(default=REPO_ROOT / "prompts", description="Versioned prompt templates.")
 

@@ -12,9 +12,12 @@ another facility's does not.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import threading
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from iodiag.knowledge.bm25 import BM25, tokenize
 from iodiag.knowledge.embeddings import Embedder, Vectors, get_embedder
@@ -112,6 +115,36 @@ class KnowledgeBase:
         elif read_query_ranks(index_dir) is None and build_if_missing:  # built before ranks were kept
             write_query_ranks(index_dir, embedder, finding_queries())
         return cls(settings, docs, embedder)
+
+    @staticmethod
+    def ensure_index(settings: Settings) -> Literal["fresh", "copied", "built"]:
+        """Make ``settings.knowledge_index_dir`` fresh now, before anything is served from it: as it is,
+        from a copy of the prebuilt seed (``knowledge_seed_dir``) when that one is fresh, or built."""
+        docs = load_docs(settings.knowledge_dir)
+        embedder = get_embedder(settings)
+        target = settings.knowledge_index_dir
+
+        def ready(index_dir: Path) -> bool:
+            return is_fresh(index_dir, docs, embedder.id) and read_query_ranks(index_dir) is not None
+
+        if ready(target):
+            return "fresh"
+        seed = settings.knowledge_seed_dir
+        if seed is not None and seed.resolve() != target.resolve() and ready(seed):
+            # Copied beside the target and renamed into place: a copy cut short is never taken for an index.
+            tmp = target.with_name(f"{target.name}.copy-{os.getpid()}")
+            old = target.with_name(f"{target.name}.old-{os.getpid()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(seed, tmp)
+            if target.exists():
+                os.replace(target, old)
+            os.replace(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+            return "copied"
+        build_index(target, docs, embedder)
+        write_query_ranks(target, embedder, finding_queries())
+        return "built"
 
     # --- documents -------------------------------------------------------------------------------
 

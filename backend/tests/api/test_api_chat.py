@@ -85,3 +85,19 @@ def test_chat_bad_input(server: Server) -> None:
         assert c.post(url, json={}).status_code == 422
         assert c.post(url, content=b"nope", headers={"Content-Type": "application/json"}).status_code == 422
         assert c.post("/api/v1/analyses/nope/chat", json={"question": "hi"}).status_code == 404
+
+
+def test_a_new_data_directory_has_its_knowledge_index_before_the_first_question() -> None:
+    # The real documents this time: the server starts from the prebuilt seed made at install.
+    server = Server.start_new({"IODIAG_LLM_PROVIDER": "none"}, workers=1)
+    try:
+        assert (server.data_dir / "knowledge-index" / "manifest.json").is_file()  # there before any question
+        with server.client("first") as c:
+            aid = upload(c, LOG_DRISHTI).json()["id"]
+            assert wait_done(c, aid)["status"] == "done"
+            events = sse(c, f"/api/v1/analyses/{aid}/chat", "How do I fix it?")
+            answer = Answer.model_validate_json(events[-1][1])
+        assert [ct for ct in answer.citations if ct.kind == "doc"], answer.citations
+        assert "knowledge index copied" in server.server_log()
+    finally:
+        server.stop()

@@ -617,3 +617,22 @@ def test_a_named_counter_or_a_definition_question_finds_the_section_that_defines
     assert (seq.doc_id, seq.heading) == ("access", "Sequential requests")
     # A question that defines nothing and names nothing keeps the fused ranking.
     assert kb.search("darshan log counters", k=1)[0].doc_id == "reading"
+
+
+def test_a_new_data_directory_starts_from_the_prebuilt_seed_and_a_stale_seed_is_not_used(tmp_path: Path) -> None:
+    docs_dir = copy_fixtures(tmp_path / "docs")
+    seed = tmp_path / "seed"
+    # What `iodiag knowledge build --seed` does at install: the seed is a data directory's index of its own.
+    assert KnowledgeBase.ensure_index(settings_for(tmp_path / "installer", docs_dir, knowledge_seed_dir=None)) == "built"
+    shutil.copytree(tmp_path / "installer" / "knowledge-index", seed)
+    fresh = settings_for(tmp_path / "new", docs_dir, knowledge_seed_dir=seed)
+    assert KnowledgeBase.ensure_index(fresh) == "copied"
+    assert KnowledgeBase.ensure_index(fresh) == "fresh"
+    kb = KnowledgeBase.open(fresh, build_if_missing=False)  # usable as it is: nothing left to build
+    assert kb.search("small writes", k=1)
+    assert not list(tmp_path.glob("new/knowledge-index.*"))  # no copy left beside it
+    # Documents changed since the install: the seed is stale, so this data directory is built instead.
+    (docs_dir / "small-writes.md").write_text(
+        (docs_dir / "small-writes.md").read_text(encoding="utf-8") + "\nMore words.\n", encoding="utf-8"
+    )
+    assert KnowledgeBase.ensure_index(settings_for(tmp_path / "newer", docs_dir, knowledge_seed_dir=seed)) == "built"
