@@ -16,6 +16,9 @@ next log, as job-completion hooks that wait for the verdict do: submissions arri
 the workers analyse. ``--mode flood`` resubmits at once instead: a saturating loop whose median latency is
 about clients / throughput whatever the server does per request.
 
+``--scenario auth-flood``: a valid client's request latency alone, then while 4 threads send invalid
+tokens as fast as they can (6,000 in all); how many of those got 401, 429 and anything else.
+
 ``--scenario neighbour`` measures something else: a victim's small log (submit to verdict) alone, then
 behind 6 decompression bombs and behind 6 heavy logs (a million DXT segments each) sent by another user
 just before it; on SQLite, and on PostgreSQL too with --postgres. Goal: at most 2 s over its quiet
@@ -202,10 +205,13 @@ def main() -> None:
         help="repeat the whole run (a fresh server and database each time); prints each and the median",
     )
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "service.json")
-    ap.add_argument("--scenario", choices=("load", "neighbour"), default="load")
+    ap.add_argument("--scenario", choices=("load", "neighbour", "auth-flood"), default="load")
     args = ap.parse_args()
     if args.scenario == "neighbour":
         neighbour(args)
+        return
+    if args.scenario == "auth-flood":
+        auth_flood(args)
         return
 
     tmp = Path(tempfile.mkdtemp(prefix="iodiag-bench-"))
@@ -485,6 +491,78 @@ def neighbour(args: argparse.Namespace) -> None:
         out = args.out.with_name("service_neighbour.json") if args.out.name == "service.json" else args.out
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2) + "\n")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def auth_flood(args: argparse.Namespace) -> None:
+    """p50/p99 of a valid token's GET /me alone and during a flood of invalid tokens from the same address."""
+    tmp = Path(tempfile.mkdtemp(prefix="iodiag-authflood-"))
+    try:
+        server = Server(tmp, {"IODIAG_WORKERS": "0"})
+        good = server.token("steady")
+        server.start()
+
+        def timed(c: httpx.Client, n: int) -> list[float]:
+            out = []
+            for _ in range(n):
+                t = time.perf_counter()
+                assert c.get("/api/v1/me").status_code == 200
+                out.append(time.perf_counter() - t)
+                time.sleep(0.01)
+            return out
+
+        codes: dict[int, int] = {}
+        lock = threading.Lock()
+        sent = [0]
+
+        def flood() -> None:
+            with httpx.Client(base_url=server.url, timeout=30) as c:
+                while True:
+                    with lock:
+                        if sent[0] >= 6000:
+                            return
+                        sent[0] += 1
+                        i = sent[0]
+                    code = c.get("/api/v1/me", headers={"Authorization": f"Bearer iod_bad{i}"}).status_code
+                    with lock:
+                        codes[code] = codes.get(code, 0) + 1
+
+        try:
+            with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {good}"}, timeout=30) as c:
+                timed(c, 20)  # warm
+                quiet = timed(c, 300)
+                threads = [threading.Thread(target=flood) for _ in range(4)]
+                t0 = time.perf_counter()
+                for th in threads:
+                    th.start()
+                during = timed(c, 300)
+                for th in threads:
+                    th.join()
+                flood_s = time.perf_counter() - t0
+        finally:
+            server.stop()
+        rate = sum(codes.values()) / flood_s
+        print(f"\n{'valid GET /me':<22}{'p50 ms':>9}{'p99 ms':>9}")
+        for name, lat in (("alone", quiet), ("during the flood", during)):
+            print(f"{name:<22}{1000 * statistics.median(lat):>9.1f}{1000 * pct(lat, 0.99):>9.1f}")
+        print(f"\nflood: {sum(codes.values())} invalid tokens at {rate:.0f}/s; answers {dict(sorted(codes.items()))}")
+        out = args.out.with_name("service_auth_flood.json") if args.out.name == "service.json" else args.out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(
+            json.dumps(
+                {
+                    "valid_p50_ms_alone": 1000 * statistics.median(quiet),
+                    "valid_p99_ms_alone": 1000 * pct(quiet, 0.99),
+                    "valid_p50_ms_during_flood": 1000 * statistics.median(during),
+                    "valid_p99_ms_during_flood": 1000 * pct(during, 0.99),
+                    "flood_rate_per_s": rate,
+                    "flood_answers": {str(k): v for k, v in sorted(codes.items())},
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -14,7 +14,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from iodiag import __version__
 from iodiag.api import docs, errors, ui
 from iodiag.api.headers import SecurityHeadersMiddleware
-from iodiag.api.limits import BodyLimitMiddleware
+from iodiag.api.limits import AuthThrottleMiddleware, BodyLimitMiddleware
 from iodiag.api.metrics import Metrics, MetricsMiddleware
 from iodiag.api.routes import admin, analyses, chat, health, me, replies, system_report, tokens
 from iodiag.api.rows import API as API_PREFIX
@@ -62,7 +62,7 @@ def create_app(settings: Settings) -> FastAPI:
             blobs=blobs,
             pool=pool,
             chat=chat_service,
-            tokens=TokenCache(stamp=settings.data_dir / token_repo.REVOCATION_STAMP),
+            tokens=TokenCache(settings.token_cache_s, stamp=settings.data_dir / token_repo.REVOCATION_STAMP),
             auth_failures=AuthThrottle(settings.auth_failure_burst, settings.auth_failures_per_s),
         )
         if pool is not None:
@@ -91,6 +91,7 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
     )
     errors.install(app)
+    app.add_middleware(AuthThrottleMiddleware)  # innermost: its 429s are counted and carry the usual headers
     app.add_middleware(BodyLimitMiddleware, exempt=(f"{API_PREFIX}/analyses",))
     app.add_middleware(MetricsMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)

@@ -12,6 +12,8 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from iodiag.store.tokens import hash_token
+
 SMALL_BODY_LIMIT = 1 << 20
 HEADER_LIMIT = 32 << 10
 
@@ -65,13 +67,40 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
 
-async def _reject(send: Send, status: int, detail: str) -> None:
+async def _reject(send: Send, status: int, detail: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps({"detail": detail}).encode()
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(extra or []),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+class AuthThrottleMiddleware:
+    """Answers 429 to a throttled address's unknown bearer token before routing (see ``AuthThrottle``):
+    a flood of bad tokens then costs the server a hash and a dictionary lookup per request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            ctx = getattr(scope["app"].state, "ctx", None)
+            auth = dict(scope.get("headers", [])).get(b"authorization", b"")
+            if ctx is not None and auth[:7].lower() == b"bearer ":
+                address = scope["client"][0] if scope.get("client") else "?"
+                wait = ctx.auth_failures.retry_after(address)
+                if wait:
+                    key = hash_token(auth[7:].strip().decode("latin-1"))
+                    if ctx.tokens.get(key) is None and not ctx.tokens.known(key):
+                        detail = f"too many failed authentications from {address}; try again in {wait} s"
+                        await _reject(send, 429, detail, [(b"retry-after", str(wait).encode())])
+                        return
+        await self.app(scope, receive, send)

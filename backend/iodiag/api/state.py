@@ -22,12 +22,16 @@ for it: every revocation replaces the data directory's stamp (``tokens.announce_
 changed stamp empties the cache before the next request is answered."""
 
 
+KNOWN_GOOD_S = 3600.0
+
+
 class TokenCache:
     def __init__(self, ttl_s: float = TOKEN_CACHE_S, stamp: Path | None = None) -> None:
         self.ttl_s = ttl_s
         self.stamp = stamp
         self._seen: tuple[int, int] | None = self._stamp_id()
         self._entries: dict[str, tuple[Principal, float]] = {}
+        self._known: dict[str, float] = {}  # hash -> until when: it authenticated lately
         self._filling: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -62,7 +66,17 @@ class TokenCache:
             if len(self._entries) > 10_000:
                 self._entries.clear()
                 self._filling.clear()
-            self._entries[token_hash] = (principal, time.monotonic() + self.ttl_s)
+            if len(self._known) > 10_000:
+                self._known.clear()
+            now = time.monotonic()
+            self._entries[token_hash] = (principal, now + self.ttl_s)
+            self._known[token_hash] = now + KNOWN_GOOD_S
+
+    def known(self, token_hash: str) -> bool:
+        """Whether this token authenticated within ``KNOWN_GOOD_S``: its lookup is never throttled (it is
+        still looked up, so a revocation holds). A guesser cannot hit a hash that only real tokens have."""
+        with self._lock:
+            return self._known.get(token_hash, 0.0) > time.monotonic()
 
     def clear(self) -> None:
         with self._lock:
@@ -72,8 +86,9 @@ class TokenCache:
 class AuthThrottle:
     """Failed authentications per client address, as a token bucket: ``burst`` failures at once, then
     ``per_s`` a second. An address with an empty bucket is answered 429 before its token is looked up,
-    so a flood of bad tokens costs neither a thread nor a database query; a token already checked
-    (cached) still passes, so a valid client behind the same address is not slowed."""
+    so a flood of bad tokens costs neither a thread nor a database query; a token that authenticated
+    lately (``TokenCache.known``) is still looked up, so a valid client behind the same address is not
+    refused."""
 
     def __init__(self, burst: int = 20, per_s: float = 2.0) -> None:
         self.burst = float(burst)

@@ -95,6 +95,9 @@ class Settings(BaseSettings):
     min_inflation_mib: float = Field(
         default=32.0, gt=0, description="inflated size any log may reach, whatever its size"
     )
+    token_cache_s: float = Field(
+        default=5.0, ge=0, description="how long a checked token is believed without asking the database"
+    )
     auth_failure_burst: int = Field(
         default=20, ge=1, description="failed authentications a client address may make at once"
     )

@@ -16,7 +16,9 @@ from tests.api.test_api_support import Server
 
 @pytest.fixture()
 def server() -> Iterator[Server]:
-    s = Server.start_new({"IODIAG_AUTH_FAILURE_BURST": "5", "IODIAG_AUTH_FAILURES_PER_S": "1"}, workers=0)
+    s = Server.start_new(
+        {"IODIAG_AUTH_FAILURE_BURST": "5", "IODIAG_AUTH_FAILURES_PER_S": "1", "IODIAG_TOKEN_CACHE_S": "0.2"}, workers=0
+    )
     yield s
     s.stop()
 
@@ -76,7 +78,12 @@ def test_bad_tokens_are_throttled_per_address_and_valid_ones_are_not(server: Ser
             r = bad.get("/api/v1/me")
             assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
             assert "too many failed authentications" in r.json()["detail"]
-            # The valid token beside the flood is answered as before.
-            assert [ok.get("/api/v1/me").status_code for _ in range(20)] == [200] * 20
+            with server.client("newcomer") as new:  # a token never seen from there waits like the flood
+                assert new.get("/api/v1/me").status_code == 429
+            # The valid token beside the flood is answered as before, also once its cache entry has run out
+            # (0.2 s here) and it is looked up again.
+            for _ in range(4):
+                assert [ok.get("/api/v1/me").status_code for _ in range(5)] == [200] * 5
+                time.sleep(0.25)
             time.sleep(int(r.headers["Retry-After"]) + 0.1)
             assert bad.get("/api/v1/me").status_code == 401  # after the wait, a real answer again
