@@ -623,7 +623,9 @@ def test_a_new_data_directory_starts_from_the_prebuilt_seed_and_a_stale_seed_is_
     docs_dir = copy_fixtures(tmp_path / "docs")
     seed = tmp_path / "seed"
     # What `iodiag knowledge build --seed` does at install: the seed is a data directory's index of its own.
-    assert KnowledgeBase.ensure_index(settings_for(tmp_path / "installer", docs_dir, knowledge_seed_dir=None)) == "built"
+    assert (
+        KnowledgeBase.ensure_index(settings_for(tmp_path / "installer", docs_dir, knowledge_seed_dir=None)) == "built"
+    )
     shutil.copytree(tmp_path / "installer" / "knowledge-index", seed)
     fresh = settings_for(tmp_path / "new", docs_dir, knowledge_seed_dir=seed)
     assert KnowledgeBase.ensure_index(fresh) == "copied"
