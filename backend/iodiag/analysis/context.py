@@ -13,6 +13,7 @@ from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFa
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 from iodiag.ingest.table import Table
+from iodiag.ingest.truncation import CUT_READ_ERROR
 
 T = TypeVar("T")
 
@@ -347,7 +348,11 @@ class Context:
                 return Incomplete(
                     module=name,
                     records=info.records,
-                    reason="ran out of record memory" if info.partial else "could not be read completely",
+                    reason="ran out of record memory"
+                    if info.partial
+                    else "is cut short (the file ends before its data does)"
+                    if info.read_error == CUT_READ_ERROR
+                    else "could not be read completely",
                     activity_end_s=window,
                     runtime_s=runtime,
                 )

@@ -11,6 +11,7 @@ from iodiag.analysis.recommendations import RECOMMENDATIONS
 from iodiag.analysis.registry import CHECKS, Kind
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
+from iodiag.ingest.truncation import COPY_AGAIN, CUT_READ_ERROR
 
 MAX_CAUSES = 5
 SYMPTOMS = frozenset({"J04", "P19", "T01"})
@@ -45,6 +46,16 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         )
     if s is None or s.runtime_s <= 0 or matters is None:
         empty = any(f.code == "D03" for f in findings) or s is None
+        if empty and ctx.incomplete is not None:
+            # Nothing recorded because the data modules could not be read, not because there was no I/O.
+            inc = ctx.incomplete
+            return Verdict(
+                io_matters=None,
+                level=Severity.INFO,
+                headline=f"Unknown whether I/O is why this job is slow: Darshan's {inc.module} module {inc.reason}, "
+                f"so the log holds none of the job's I/O. {_how_to_complete(ctx)}.",
+                caveats=caveats,
+            )
         if empty:
             # A job that recorded no I/O at all did not lose its run time to I/O (unless Darshan was off,
             # which the caveat says).
@@ -272,8 +283,18 @@ def unknown_headline(ctx: Context) -> str:
         f"Unknown whether I/O is why this job is slow: Darshan's {inc.module} module {inc.reason} "
         f"({inc.records:,} records kept), so the log holds only part of the job's I/O{window}. "
         f"The recorded I/O took {percent(s.share_slowest)} of the run ({human_seconds(s.slowest_rank_io_s)} on the "
-        f"busiest rank), a lower bound. For a complete log, {darshan_memory_setting(ctx.meta.darshan_version)}."
+        f"busiest rank), a lower bound. {_how_to_complete(ctx)}."
     )
+
+
+def _how_to_complete(ctx: Context) -> str:
+    inc = ctx.incomplete
+    info = ctx.profile.modules.get(inc.module) if inc is not None else None
+    if info is not None and info.read_error == CUT_READ_ERROR:
+        return COPY_AGAIN
+    if info is not None and info.read_error:
+        return "Collect the log again: this copy is damaged"
+    return f"For a complete log, {darshan_memory_setting(ctx.meta.darshan_version)}"
 
 
 def darshan_memory_setting(version: str) -> str:
@@ -415,6 +436,8 @@ def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
                 f"Module {info.name} is partial (Darshan ran out of memory for it): its totals are lower bounds, "
                 "and checks that compare it with other layers stand down or lower their confidence."
             )
+        if info.read_error == CUT_READ_ERROR:
+            continue  # one caveat for the whole cut, below
         if info.read_error:
             out.append(f"Module {info.name} could not be read completely ({info.read_error}).")
         if info.reset_note:
@@ -426,6 +449,13 @@ def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
             and not info.read_error
         ):
             out.append(f"Module {info.name} is in the log but not analyzed: its I/O is not in these numbers.")
+    cut = next((p for p in ctx.profile.problems if p.startswith("cut short: ")), None)
+    if cut is not None:
+        # The note and how to get a whole log; the headline gives the latter itself when it is "unknown".
+        body = cut.removeprefix("cut short: ")
+        if ctx.incomplete is not None and ctx.profile.modules[ctx.incomplete.module].read_error == CUT_READ_ERROR:
+            body = body.removesuffix(f". {COPY_AGAIN}")
+        out.append(body[:1].upper() + body[1:] + ("" if body.endswith(".") else "."))
     waits = ctx.waiting_rows
     if waits.any():
         waited = float(ctx.posix_records["POSIX_F_META_TIME"][waits].sum())

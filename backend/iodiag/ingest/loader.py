@@ -23,6 +23,7 @@ from iodiag.ingest.stacks import CallStacks, parse, split_names, stack_column
 from iodiag.ingest.table import Table
 from iodiag.ingest.trace import SEGMENT_DTYPE, Trace, TraceBuilder
 from iodiag.ingest.trace_stream import TraceStream, TraceSummary
+from iodiag.ingest.truncation import COPY_AGAIN, CUT_READ_ERROR, CutShort, cut_short
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_LIMIT = 8 << 30
@@ -58,6 +59,13 @@ def load_profile(
     """
     path = str(path)
     check_log_file(path)
+    cut = cut_short(path)
+    if cut is not None and cut.unusable is not None:
+        raise LogReadError(
+            path,
+            f"the log is cut short (truncated at byte {cut.file_bytes:,}, inside {cut.unusable}): nothing in it can "
+            f"be analysed. {COPY_AGAIN}",
+        )
     check_inflation(path, limit_from_env())
     wanted = set(include)
     if "DXT" in wanted:
@@ -78,7 +86,8 @@ def load_profile(
         return _build(path, run, inc, sink.finish(), sink.dropped)
 
     try:
-        return read(path)
+        profile = read(path)
+        return profile if cut is None else _mark_cut(profile, cut)
     except LogReadError as refused:
         from iodiag.ingest.recover import zero_padded_job_region
 
@@ -92,6 +101,17 @@ def load_profile(
         finally:
             os.unlink(fixed.path)
         return replace(profile, problems=(f"recovered: {fixed.note}", *profile.problems))
+
+
+def _mark_cut(profile: JobProfile, cut: CutShort) -> JobProfile:
+    """Say which modules the end of the file cut, in their read errors and in the log's problems (the
+    library calls a region that stops early "corrupted record data")."""
+    modules = dict(profile.modules)
+    for name in cut.cut:
+        info = modules.get(name)
+        if info is not None:
+            modules[name] = info.model_copy(update={"read_error": CUT_READ_ERROR})
+    return replace(profile, modules=modules, problems=(f"cut short: {cut.note()}. {COPY_AGAIN}", *profile.problems))
 
 
 def default_trace_budget() -> int:

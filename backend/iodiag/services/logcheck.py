@@ -1,9 +1,9 @@
 """A cheap structural check of an uploaded log, so bad input is refused at submission, not in a worker.
 
 ``iodiag.ingest.header`` catches the wrong file (magic, version, size); here we also read the
-header's region map and refuse a file that ends before its regions do, which is what an upload cut
-short or a partly copied log looks like, and one whose regions inflate past what a log of its size
-holds (``iodiag.ingest.inflation``), so a decompression bomb never reaches a worker.
+header's region map: a file cut short inside its header, job record or record names is refused (a log
+cut later is accepted and analysed as far as it goes, with a caveat), and so is one whose regions
+inflate past what a log of its size holds (``iodiag.ingest.inflation``), so a decompression bomb never reaches a worker.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import struct
 from iodiag.ingest import LogReadError
 from iodiag.ingest.header import check_log_file
 from iodiag.ingest.inflation import DEFAULT_LIMIT, InflationLimit, check_inflation
+from iodiag.ingest.truncation import COPY_AGAIN, cut_short
 
 # Format 3.41 (Darshan 3.4.1+) widened the partial flags and the module table: the name map moved
 # from byte 24 to 32 and the table from 16 to 64 modules. Each map is (offset, length), two uint64.
@@ -31,7 +32,7 @@ def check_upload(path: str, limit: InflationLimit = DEFAULT_LIMIT) -> None:
         raise BadLog(exc.reason) from None
     _check_regions(path, size)
     try:
-        # Last: it reads the whole file, and only a log whose regions all lie inside it is worth that.
+        # Last: it reads the whole file, which only a log that passed the cheap checks is worth.
         check_inflation(path, limit)
     except LogReadError as exc:
         raise BadLog(exc.reason) from None
@@ -44,12 +45,23 @@ def _check_regions(path: str, size: int) -> None:
     endian = "<" if struct.unpack_from("<q", head, 8)[0] == _MAGIC else ">"
     name_at, n_mods = _LAYOUTS[tuple(int(x) for x in version.split(".")) >= (3, 41)]
     maps_end = name_at + 16 * (1 + n_mods)
+    cut = cut_short(path)
+    if cut is not None and cut.unusable is not None:
+        raise BadLog(
+            f"the log is cut short (truncated at byte {cut.file_bytes:,}, inside {cut.unusable}): nothing in it can "
+            f"be analysed. {COPY_AGAIN}"
+        )
     if len(head) < maps_end:
-        raise BadLog(f"truncated: {size} bytes is shorter than the log header")
+        raise BadLog(f"truncated: {size} bytes is shorter than the log header. {COPY_AGAIN}")
     for i in range(1 + n_mods):
         off, length = struct.unpack_from(endian + "QQ", head, name_at + 16 * i)
         if length == 0:
             continue
         what = "the record-name region" if i == 0 else f"module region {i - 1}"
-        if off < maps_end or off + length > size:
-            raise BadLog(f"truncated or corrupted: {what} spans bytes {off}-{off + length} of a {size}-byte file")
+        # A region past the end is a log cut short, analysed as far as it goes (``ingest.truncation``);
+        # one that starts inside the header cannot be any log's.
+        if off < maps_end or (cut is None and off + length > size):
+            raise BadLog(
+                f"corrupted: its header maps {what} to bytes {off:,}-{off + length:,} of a {size:,}-byte file, "
+                "which no Darshan log does; the file was damaged after it was written"
+            )

@@ -37,12 +37,6 @@ def _reports() -> list[tuple[str, Report]]:
     return out
 
 
-def _reports() -> list[tuple[str, Report]]:
-    out = [(log_id(p), _report(p)) for p in all_logs()]
-    out += [(name, _report(p, facts)) for name, p, facts in _scenario_logs()]
-    return out
-
-
 def test_invariants_hold_on_every_log_and_scenario() -> None:
     reports = _reports()
     assert len(reports) >= 150

@@ -11,7 +11,7 @@ import pytest
 
 from iodiag.synth.broken import BYTE_BREAKAGES
 from iodiag.synth.hostile import decompression_bomb
-from tests.api.test_api_support import LOG_A, LOG_B, Server, shared_server, upload, upload_bytes
+from tests.api.test_api_support import LOG_A, LOG_B, Server, shared_server, upload, upload_bytes, wait_done
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +43,18 @@ def assert_error(r: httpx.Response, status: int, words: str = "") -> None:
 def test_rejected_uploads(server: Server, tmp_path: Path) -> None:
     valid = LOG_A.read_bytes()
     with server.client("mallory") as c:
-        assert_error(upload_bytes(c, b"hello, I am a text file, not a Darshan log at all"), 422, "not a darshan log")
-        assert_error(upload_bytes(c, b""), 422, "empty")
+        # Each says what is wrong and what to do.
+        assert_error(upload_bytes(c, b"hello, I am a text file, not a Darshan log at all"), 422, "text file")
+        assert_error(upload_bytes(c, os.urandom(64)), 422, "send the .darshan file")
+        assert_error(upload_bytes(c, b""), 422, "was the job still running? Darshan writes the log when the job ends")
         assert_error(upload_bytes(c, valid[:20]), 422, "too short")
-        assert_error(upload_bytes(c, valid[:600]), 422, "truncated")
-        assert_error(upload_bytes(c, valid[: len(valid) - 100]), 422, "truncated")
-        assert_error(upload_bytes(c, b"\x1f\x8b" + os.urandom(200)), 422, "gzip")
+        assert_error(upload_bytes(c, valid[:600]), 422, "cut short (truncated at byte 600, inside its header")
+        assert_error(upload_bytes(c, b"\x1f\x8b" + os.urandom(200)), 422, "gunzip")
         for name, breakage in BYTE_BREAKAGES.items():
             if name == "corrupt-stream":
                 continue  # passes the structural check; the worker reports it (see below)
+            if name == "truncated-region":
+                continue  # a log cut short is analysed as far as it goes (the test after this one)
             r = upload_bytes(c, breakage(valid))
             assert r.status_code == 422, (name, r.text)
         # A decompression bomb (POSIX inflating to 256 MiB of zeros) never reaches a worker.
@@ -179,3 +182,15 @@ def test_bad_query_parameters(server: Server) -> None:
             {"owner": "a b"},
         ):
             assert_error(c.get("/api/v1/analyses", params=params), 422)
+
+
+def test_a_log_cut_short_in_its_modules_is_analysed_as_far_as_it_goes(server: Server) -> None:
+    valid = LOG_A.read_bytes()
+    with server.client("half") as c:
+        r = upload_bytes(c, valid[: len(valid) - 100], "half.darshan")
+        assert r.status_code == 202, r.text
+        done = wait_done(c, r.json()["id"])
+        assert done["status"] == "done", done
+        report = c.get(f"/api/v1/analyses/{done['id']}/report.json").json()
+        caveats = " ".join(report["verdict"]["caveats"])
+        assert "cut short" in caveats and "HEATMAP lies past the end" in caveats, caveats

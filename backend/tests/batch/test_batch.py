@@ -37,7 +37,10 @@ REAL = [
     shared_log("darshan-logs/release_logs/mpi-io-test-x86_64-3.4.0.darshan"),
     wheel_log("sample-dxt-simple.darshan"),
 ]
-BAD_REASON = "too short to be a Darshan log (8 bytes)"
+BAD_REASON = (
+    "the file is only 8 bytes, too short to be a Darshan log: it was cut short while being written or copied; "
+    "copy it again once the job has finished"
+)
 
 
 @pytest.fixture(scope="module")
@@ -284,7 +287,7 @@ def test_dask_exec_runs_the_service_pipeline(
     monkeypatch.setenv("IODIAG_DASK_SCHEDULER", scheduler)
     assert dask_exec.run(spec, lambda _s, _p: None).findings == want.findings
     bad = spec.model_copy(update={"log_path": str(corpus / "bad.darshan")})
-    with pytest.raises(JobError, match=r"^too short to be a Darshan log"):
+    with pytest.raises(JobError, match=r"^the file is only \d+ bytes, too short to be a Darshan log"):
         dask_exec.run(bad, lambda _s, _p: None)
     slow = spec.model_copy(update={"read_timeout_s": 0.001})
     with pytest.raises(JobError, match=r"exceeded the time limit of 0\.001 s"):

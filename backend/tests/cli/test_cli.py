@@ -184,7 +184,8 @@ def test_many_logs_with_bad_ones(bad_logs: tuple[Path, Path]) -> None:
     assert_clean_stderr(proc)
     errors = error_lines(proc)
     assert errors == [
-        f"iodiag: error: {zero}: is empty (0 bytes)",
+        f"iodiag: error: {zero}: the file is empty (0 bytes): was the job still running? Darshan writes the log "
+        "when the job ends (at MPI_Finalize, or at exit without MPI); use it once the job has finished",
         f"iodiag: error: {folder}: is a directory, not a Darshan log",
     ]
     assert proc.stderr.count("iodiag: error:") == 2
