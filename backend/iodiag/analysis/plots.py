@@ -235,7 +235,8 @@ class PhasesPlot(_Plot):
 
 
 class OstPlot(_Plot):
-    """Bytes and I/O time per Lustre OST (each file spread evenly over the OSTs its data reached)."""
+    """Bytes and I/O time per Lustre OST: each file's bytes and its I/O time (summed over ranks) split evenly
+    over the OSTs its data reached, so both add up to those files' totals."""
 
     ost: list[int]
     bytes: list[float]
@@ -807,10 +808,10 @@ def ost_plot(profile: JobProfile, ctx: Context | None = None) -> OstPlot | None:
         points_shown=len(load),
         x=Axis(label="OST", unit="OST"),
         y=Axis(label="bytes", unit="B"),
-        totals=Totals(bytes=round(float(load["bytes"].sum())), ops=0, time=float(load["time"].sum())),
+        totals=Totals(bytes=round(float(load["bytes"].sum())), ops=0, time=float(load["share"].sum())),
         ost=[int(i) for i in load["ost"]],
         bytes=[float(v) for v in load["bytes"]],
-        time=[float(v) for v in load["time"]],
+        time=[float(v) for v in load["share"]],
         files=[int(v) for v in load["files"]],
     )
 

@@ -83,7 +83,7 @@ def run_facts(profile: JobProfile) -> RunFacts:
     osts = [
         OstTime(ost=int(ost), bytes=float(nbytes), time_s=float(t), files=int(n))
         for ost, nbytes, t, n in zip(
-            load["ost"].tolist(), load["bytes"].tolist(), load["time"].tolist(), load["files"].tolist(), strict=True
+            load["ost"].tolist(), load["bytes"].tolist(), load["share"].tolist(), load["files"].tolist(), strict=True
         )
     ]
     return RunFacts(size_histograms=hists, lustre=lustre, osts=osts)

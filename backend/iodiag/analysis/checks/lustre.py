@@ -337,8 +337,10 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
 
 def ost_load(ctx: Context) -> Table:
     """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached: columns ``ost``
-    (ascending, OSTs with traffic only), ``bytes``, ``time`` (seconds, summed over ranks), ``wall`` (seconds,
-    each file's slowest rank: what speed per byte is compared by) and ``files``."""
+    (ascending, OSTs with traffic only), ``bytes``, ``time`` (seconds, summed over ranks: each file's whole
+    time on each of its OSTs, which serve it at once), ``share`` (the same time split evenly over the
+    file's OSTs, so the column adds up to the files' time), ``wall`` (seconds, each file's slowest rank:
+    what speed per byte is compared by) and ``files``."""
     return ctx.memo("ost_load", lambda: _ost_load(ctx))
 
 
@@ -367,6 +369,7 @@ def _ost_load(ctx: Context) -> Table:
                 "ost": np.zeros(0, dtype=np.int64),
                 "bytes": np.zeros(0),
                 "time": np.zeros(0),
+                "share": np.zeros(0),
                 "wall": np.zeros(0),
                 "files": np.zeros(0, np.int64),
             }
@@ -378,6 +381,7 @@ def _ost_load(ctx: Context) -> Table:
             "ost": g.keys,
             "bytes": g.sum(np.repeat(np.asarray(each, dtype=float), n)),
             "time": g.sum(np.repeat(np.asarray(times, dtype=float), n)),
+            "share": g.sum(np.repeat(np.asarray(times, dtype=float) / n, n)),
             "wall": g.sum(np.repeat(np.asarray(walls, dtype=float), n)),
             "files": g.nunique(np.repeat(np.asarray(ids, dtype=np.uint64), n)),
         }
