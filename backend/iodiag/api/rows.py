@@ -19,9 +19,14 @@ _FINDINGS = TypeAdapter(list[Finding])
 
 
 def summary(
-    row: Analysis, regression: Regression | None = None, positions: dict[str, int] | None = None
+    row: Analysis,
+    regression: Regression | None = None,
+    positions: dict[str, int] | None = None,
+    unread: dict[str, int] | None = None,
 ) -> schemas.AnalysisSummary:
-    return schemas.AnalysisSummary(**_summary_fields(row, positions), regression=regression)
+    return schemas.AnalysisSummary(
+        **_summary_fields(row, positions), regression=regression, unread_replies=(unread or {}).get(row.id, 0)
+    )
 
 
 def _run(row: Analysis) -> schemas.RunOut | None:
@@ -94,12 +99,16 @@ def links(analysis_id: str) -> schemas.AnalysisLinks:
     )
 
 
-def detail(row: Analysis, report_json: bytes | None, positions: dict[str, int] | None = None) -> schemas.AnalysisOut:
+def detail(
+    row: Analysis, report_json: bytes | None, positions: dict[str, int] | None = None, unread: int = 0
+) -> schemas.AnalysisOut:
     findings = None
     if report_json is not None:
         # Only the findings are wanted: skip validating the rest of a possibly large report.
         findings = _FINDINGS.validate_python(json.loads(report_json).get("findings", []))
-    return schemas.AnalysisOut(**_summary_fields(row, positions), findings=findings, links=links(row.id))
+    return schemas.AnalysisOut(
+        **_summary_fields(row, positions), findings=findings, links=links(row.id), unread_replies=unread
+    )
 
 
 def token(row: ApiToken) -> schemas.TokenOut:

@@ -109,6 +109,9 @@ class AnalysisSummary(BaseModel):
     counts: SeverityCounts
     max_severity: SeverityName | None
     triage: Triage
+    unread_replies: int = Field(
+        default=0, ge=0, description="replies in this job's thread, written by others, that the caller has not read"
+    )
     run: RunOut | None = Field(default=None, description="null until done (and for analyses made before 0.x kept it)")
     regression: Regression | None = Field(
         default=None, description="in lists: this run's I/O time is far above its application's usual"
@@ -218,6 +221,13 @@ class MeOut(BaseModel):
     user: str
     role: Role
     via: Literal["token", "proxy"]
+    unread_replies: int = Field(default=0, ge=0, description="unread replies over every thread the caller may see")
+    unread_threads: int = Field(default=0, ge=0, description="threads holding them")
+
+
+class ThreadRead(BaseModel):
+    analysis_id: str
+    last_seen_id: int = Field(description="the newest reply now counted as read (0: the thread is empty)")
 
 
 class TokenIn(_In):

@@ -208,3 +208,15 @@ class Reply(Base):
     text: Mapped[str] = mapped_column(Text)
     drafted: Mapped[bool] = mapped_column(Boolean, default=False)  # started from the generated draft
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ReplyRead(Base):
+    """How far each person has read a job's reply thread: what is newer and not theirs is unread."""
+
+    __tablename__ = "reply_reads"
+
+    analysis_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("analyses.id", ondelete="CASCADE"), primary_key=True
+    )
+    user: Mapped[str] = mapped_column(String(64), primary_key=True)
+    last_seen_id: Mapped[int] = mapped_column(Integer, default=0)

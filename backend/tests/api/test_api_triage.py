@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,9 @@ def test_reply_thread_draft_send_and_owner_answers(server: Server) -> None:
         assert "L04" in draft["citations"]
         assert "storage team" in draft["text"] and "-o 0" not in draft["text"]  # report the OST, never pin it
         assert job["run"]["headline"].split(":")[0] in draft["text"]
+        # Written for a person: no bare citation marks, guides as links to their pages.
+        assert not re.search(r"\[[A-Z]\d{2}\]|\[doc:", draft["text"]), draft["text"]
+        assert "](/docs/lustre-slow-ost)" in draft["text"]
         edited = draft["text"] + "\nHelen (help desk)"
         sent = h.post(f"/api/v1/analyses/{aid}/replies", json={"text": edited, "drafted": True})
         assert sent.status_code == 201, sent.text
@@ -130,3 +134,34 @@ def test_sample_log_one_click(server: Server) -> None:
         assert again.status_code == 200 and again.json()["id"] == done["id"]
     with server.client("tri-hook2", role="hook") as k:
         assert k.post("/api/v1/analyses/sample").status_code == 403
+
+
+def test_unread_replies_appear_on_both_sides_and_clear_when_read(server: Server) -> None:
+    base: dict[str, int] = {}  # staff see every thread, other tests' too: their page count is counted from here
+
+    def unread(c: httpx.Client, aid: str) -> tuple[int, int, int]:
+        listed = {i["id"]: i["unread_replies"] for i in c.get("/api/v1/analyses").json()["items"]}
+        me = c.get("/api/v1/me").json()
+        total = me["unread_replies"] - base.setdefault(me["user"], me["unread_replies"] - listed[aid])
+        return listed[aid], c.get(f"/api/v1/analyses/{aid}").json()["unread_replies"], total
+
+    with server.client("unr-owner") as o, server.client("unr-desk", role="helpdesk") as h:
+        aid = _done(o, BADOST)["id"]
+        unread(h, aid)  # the desk's count before this thread exists
+        assert unread(o, aid) == (0, 0, 0)
+        h.post(f"/api/v1/analyses/{aid}/replies", json={"text": "Please restripe the output directory."})
+        h.post(f"/api/v1/analyses/{aid}/replies", json={"text": "And rerun."})
+        assert unread(o, aid) == (2, 2, 2)  # the owner's list, the job and the page title's count
+        assert unread(h, aid) == (0, 0, 0)  # what one wrote is not unread for oneself
+        assert o.post(f"/api/v1/analyses/{aid}/replies/read").json()["last_seen_id"] > 0
+        assert unread(o, aid) == (0, 0, 0)
+        o.post(f"/api/v1/analyses/{aid}/replies", json={"text": "Done, thanks."})
+        assert unread(h, aid) == (1, 1, 1)  # the desk's row flags the owner's answer
+        assert unread(o, aid) == (0, 0, 0)
+        with server.client("unr-desk2", role="helpdesk") as h2:
+            assert unread(h2, aid) == (3, 3, 3)  # a colleague has read nothing yet
+        h.post(f"/api/v1/analyses/{aid}/replies/read")
+        assert unread(h, aid) == (0, 0, 0)
+    with server.client("unr-stranger") as x:
+        assert x.post(f"/api/v1/analyses/{aid}/replies/read").status_code == 404
+        assert x.get("/api/v1/me").json()["unread_replies"] == 0

@@ -168,6 +168,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analyses/{analysis_id}/replies/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count the thread as read by the caller (clears its unread marker) */
+        post: operations["mark_thread_read_api_v1_analyses__analysis_id__replies_read_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/analyses/{analysis_id}/report.html": {
         parameters: {
             query?: never;
@@ -535,6 +552,12 @@ export interface components {
             /** Submitted By */
             submitted_by: string;
             triage: components["schemas"]["Triage"];
+            /**
+             * Unread Replies
+             * @description replies in this job's thread, written by others, that the caller has not read
+             * @default 0
+             */
+            unread_replies: number;
         };
         /** AnalysisPage */
         AnalysisPage: {
@@ -610,6 +633,12 @@ export interface components {
             /** Submitted By */
             submitted_by: string;
             triage: components["schemas"]["Triage"];
+            /**
+             * Unread Replies
+             * @description replies in this job's thread, written by others, that the caller has not read
+             * @default 0
+             */
+            unread_replies: number;
         };
         /** Answer */
         Answer: {
@@ -1473,6 +1502,18 @@ export interface components {
              * @enum {string}
              */
             role: "user" | "hook" | "helpdesk" | "admin";
+            /**
+             * Unread Replies
+             * @description unread replies over every thread the caller may see
+             * @default 0
+             */
+            unread_replies: number;
+            /**
+             * Unread Threads
+             * @description threads holding them
+             * @default 0
+             */
+            unread_threads: number;
             /** User */
             user: string;
             /**
@@ -1590,7 +1631,8 @@ export interface components {
         };
         /**
          * OstPlot
-         * @description Bytes and I/O time per Lustre OST (each file spread evenly over the OSTs its data reached).
+         * @description Bytes and I/O time per Lustre OST: each file's bytes and its I/O time (summed over ranks) split evenly
+         *     over the OSTs its data reached, so both add up to those files' totals.
          */
         OstPlot: {
             /** Bytes */
@@ -2346,6 +2388,16 @@ export interface components {
              * @description job start, exclusive
              */
             until: string | null;
+        };
+        /** ThreadRead */
+        ThreadRead: {
+            /** Analysis Id */
+            analysis_id: string;
+            /**
+             * Last Seen Id
+             * @description the newest reply now counted as read (0: the thread is empty)
+             */
+            last_seen_id: number;
         };
         /**
          * TimelineDensity
@@ -3548,6 +3600,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mark_thread_read_api_v1_analyses__analysis_id__replies_read_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysis_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadRead"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -25,6 +25,7 @@ from iodiag.services.intake import Rejected
 from iodiag.services.timeline import NoTrace
 from iodiag.store import BlobTooLarge, queue
 from iodiag.store import analyses as repo
+from iodiag.store import replies as reply_repo
 from iodiag.store.models import Analysis
 from iodiag.store.tokens import Principal
 
@@ -307,7 +308,8 @@ def list_analyses(
         positions = (
             queue.queue_positions(s, ctx.settings.user_concurrency) if any(r.status == "queued" for r in found) else {}
         )
-        items = [rows.summary(r, flagged.get(r.id), positions) for r in found]
+        unread = reply_repo.unread_counts(s, who, [r.id for r in found])
+        items = [rows.summary(r, flagged.get(r.id), positions, unread) for r in found]
     return schemas.AnalysisPage(total=total, limit=limit, offset=offset, items=items)
 
 
@@ -367,13 +369,13 @@ def _done_output(ctx: AppContext, who: Principal, analysis_id: str, kind: str) -
 def get_analysis(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.AnalysisOut:
     row = visible_or_404(ctx, who, analysis_id)
     report, positions = None, None
-    if row.status == "done":
-        with ctx.db.read() as s:
+    with ctx.db.read() as s:
+        if row.status == "done":
             report = repo.output(s, analysis_id, "json")
-    elif row.status == "queued":
-        with ctx.db.read() as s:
+        elif row.status == "queued":
             positions = queue.queue_positions(s, ctx.settings.user_concurrency)
-    return rows.detail(row, report, positions)
+        unread = reply_repo.unread_counts(s, who, [analysis_id]).get(analysis_id, 0)
+    return rows.detail(row, report, positions, unread)
 
 
 @router.get(

@@ -1,4 +1,4 @@
-"""Who am I: the caller's user name and role."""
+"""Who am I: the caller's user name and role, and how many replies wait for them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import cast
 from fastapi import APIRouter
 
 from iodiag.api import rows, schemas
-from iodiag.api.deps import Caller
+from iodiag.api.deps import Caller, Ctx
+from iodiag.store import replies as reply_repo
 
 router = APIRouter(prefix=rows.API, tags=["auth"])
 
@@ -15,7 +16,13 @@ router = APIRouter(prefix=rows.API, tags=["auth"])
 @router.get(
     "/me", response_model=schemas.MeOut, summary="The caller's identity", responses={401: {"model": schemas.ErrorOut}}
 )
-def me(who: Caller) -> schemas.MeOut:
+def me(ctx: Ctx, who: Caller) -> schemas.MeOut:
+    with ctx.db.read() as s:
+        replies, threads = reply_repo.unread_total(s, who)
     return schemas.MeOut(
-        user=who.user, role=cast(schemas.Role, who.role), via="token" if who.token_id is not None else "proxy"
+        user=who.user,
+        role=cast(schemas.Role, who.role),
+        via="token" if who.token_id is not None else "proxy",
+        unread_replies=replies,
+        unread_threads=threads,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 from fastapi import APIRouter, HTTPException
@@ -74,6 +75,32 @@ def add_reply(ctx: Ctx, who: Caller, analysis_id: str, body: schemas.ReplyIn) ->
         return _out(reply_repo.add(s, analysis_id, who.user, who.role, text, body.drafted))
 
 
+@router.post(
+    "/{analysis_id}/replies/read",
+    response_model=schemas.ThreadRead,
+    summary="Count the thread as read by the caller (clears its unread marker)",
+    responses={**AUTH, **NOT_FOUND},
+)
+def mark_thread_read(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.ThreadRead:
+    visible_or_404(ctx, who, analysis_id)
+    with ctx.db.write() as s:
+        newest = reply_repo.mark_read(s, analysis_id, who.user)
+    return schemas.ThreadRead(analysis_id=analysis_id, last_seen_id=newest)
+
+
+_FINDING_MARK = re.compile(r"\s?\[[A-Z]\d{2}\]")
+_DOC_MARK = re.compile(r"“([^”]+)” \[doc:([a-z0-9-]+)\]")
+_BARE_DOC_MARK = re.compile(r"\s?\[doc:([a-z0-9-]+)\]")
+
+
+def for_a_person(text: str) -> str:
+    """A checked answer as the job's owner should read it: the verifier's citation marks ("[J02]") go (the
+    finding's name is in the sentence), and a guide named with its mark becomes a link to the guide page."""
+    text = _DOC_MARK.sub(lambda m: f"[{m.group(1)}](/docs/{m.group(2)})", text)
+    text = _BARE_DOC_MARK.sub("", text)
+    return _FINDING_MARK.sub("", text)
+
+
 def _draft(ctx: AppContext, who: Principal, analysis_id: str) -> schemas.ReplyDraft:
     row = visible_or_404(ctx, who, analysis_id)
     if row.status != "done":
@@ -92,7 +119,7 @@ def _draft(ctx: AppContext, who: Principal, analysis_id: str) -> schemas.ReplyDr
     text = (
         f"Hello {row.owner},\n\n"
         f"we looked at the I/O of {job} ({row.filename}). What the log shows:\n\n"
-        f"{body.text}\n\n"
+        f"{for_a_person(body.text)}\n\n"
         "Reply here if anything is unclear or once you have tried the change; we can look at the next run with you."
     )
     return schemas.ReplyDraft(
