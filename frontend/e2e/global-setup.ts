@@ -20,8 +20,8 @@ export interface E2EState {
   baseURL: string;
   apiURL: string;
   dataDir: string;
-  /** One user per spec file that needs its own jobs (erin: responsive, frank: first use, gwen: report tools, sam: screenshots). */
-  tokens: { alice: string; bob: string; helen: string; carol: string; dave: string; erin: string; frank: string; gwen: string; sam: string; tina: string; zoe: string };
+  /** One user per spec file that needs its own jobs (axel: accessibility, erin: responsive, frank: first use, gwen: report tools, sam: screenshots). */
+  tokens: { alice: string; axel: string; bob: string; helen: string; carol: string; dave: string; erin: string; frank: string; gwen: string; sam: string; tina: string; zoe: string };
   realLog: string;
   /** The 384-rank DXT log of the shared corpus (26,000 segments: the timeline's density view); null without it. */
   scaleLog: string | null;
@@ -127,6 +127,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       .trim();
   const tokens = {
     alice: token("alice", "user"),
+    axel: token("axel", "user"),
     bob: token("bob", "user"),
     helen: token("helen", "helpdesk"),
     carol: token("carol", "user"),

@@ -2,6 +2,7 @@
 // one, and a sample log one click away (POST /api/v1/analyses/sample, the same answer as an upload).
 import { useState } from "react";
 import { api, ApiError, call } from "../api/client";
+import { focusHeadingOnArrival } from "../lib/focus";
 import { Link, navigate } from "../lib/router";
 
 /** Analyze the bundled sample log and open its analysis. */
@@ -13,7 +14,9 @@ export function SampleButton({ primary = false }: { primary?: boolean }) {
     setError(null);
     try {
       const out = await call(api.POST("/api/v1/analyses/sample"));
-      navigate(`/analyses/${encodeURIComponent(out.id)}`);
+      const to = `/analyses/${encodeURIComponent(out.id)}`;
+      focusHeadingOnArrival(to);
+      navigate(to);
     } catch (e) {
       setError(e instanceof ApiError && e.status === 503 ? "This server has no sample log: upload one of your own." : e instanceof Error ? e.message : String(e));
       setBusy(false);

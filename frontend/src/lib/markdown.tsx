@@ -2,8 +2,9 @@
 // text, never markup. Supports what the answers and knowledge documents use: headings, paragraphs,
 // lists, fenced code (with a copy button), tables, block quotes, `code`, **bold**, *em*, links
 // (http(s) and in-app paths only) and citation markers ([P08], [doc:lustre-striping]).
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useRef, useState } from "react";
 import { Link } from "./router";
+import { ScrollBox, scrollAttrs, useScrolls } from "./scroll";
 
 export interface CiteRenderer {
   finding?: (code: string, key: string) => ReactNode;
@@ -199,13 +200,17 @@ export function CopyButton({ text, what, label = "Copy" }: { text: string; what:
 }
 
 export function CodeBlock({ text, lang, what }: { text: string; lang?: string; what?: string }) {
+  const name = what ?? describeCode(text, lang);
+  // A line too long for the box scrolls sideways: then the keyboard can scroll it too.
+  const preRef = useRef<HTMLPreElement>(null);
+  const scrolls = useScrolls(preRef);
   return (
     <div className="codeblock">
       <div className="codeblock-bar">
         <span className="muted">{lang || "code"}</span>
-        <CopyButton text={text} what={what ?? describeCode(text, lang)} />
+        <CopyButton text={text} what={name} />
       </div>
-      <pre>
+      <pre ref={preRef} {...scrollAttrs(scrolls, name)}>
         <code>{text}</code>
       </pre>
     </div>
@@ -222,7 +227,11 @@ function lines(ls: string[], opts: Options, key: string): ReactNode[] {
   return out;
 }
 
-export function Markdown({ source, cite, breaks, className }: { source: string; className?: string } & Options) {
+/**
+ * `topLevel`: the heading level of a `#` heading. 2 by default, for Markdown under the page's own h1 (a chat
+ * answer); 1 where the document is the page (a guide: its `#` title is the page's h1, its `##` sections h2).
+ */
+export function Markdown({ source, cite, breaks, className, topLevel = 2 }: { source: string; className?: string; topLevel?: 1 | 2 } & Options) {
   const opts: Options = { cite, breaks };
   const blocks = parseBlocks(source);
   return (
@@ -231,7 +240,7 @@ export function Markdown({ source, cite, breaks, className }: { source: string; 
         const key = `b${i}`;
         switch (b.t) {
           case "h": {
-            const level = Math.min(6, b.level + 1);
+            const level = Math.min(6, b.level + topLevel - 1);
             const Tag = `h${level}` as "h2";
             return <Tag key={key}>{renderInline(b.text, opts, key)}</Tag>;
           }
@@ -259,7 +268,7 @@ export function Markdown({ source, cite, breaks, className }: { source: string; 
             );
           case "table":
             return (
-              <div key={key} className="table-wrap">
+              <ScrollBox key={key} label={`Table: ${b.head.map((c) => c.replace(/[`*_]/g, "")).join(", ")}`}>
                 <table className="md-table">
                   <thead>
                     <tr>
@@ -278,7 +287,7 @@ export function Markdown({ source, cite, breaks, className }: { source: string; 
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </ScrollBox>
             );
         }
         return null;

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { NotFound } from "../components/NotFound";
 import { type AnalysisOut, api, ApiError, call, type Finding, type PlotData, type Report } from "../api/client";
 import { ErrorNote, SEVERITIES, sortFindings, Spinner, StatusBadge } from "../components/badges";
+import { arrivalDone, arrivedToFocus, focusUnlessBusy } from "../lib/focus";
 import { useKnowledge } from "../lib/knowledge";
 import { percent, seconds } from "../lib/format";
 import { Link } from "../lib/router";
@@ -19,6 +20,15 @@ const STAGES = ["queued", "reading", "analyzing", "rendering", "storing", "done"
 export function AnalysisPage({ id }: { id: string }) {
   const [a, setA] = useState<AnalysisOut | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
+  // Opened by an upload: the page's heading takes focus once it is shown (the progress page's, then the report's).
+  const path = `/analyses/${encodeURIComponent(id)}`;
+  const [arrived] = useState(() => arrivedToFocus(path));
+  useEffect(
+    () => () => {
+      arrivalDone(path);
+    },
+    [path],
+  );
 
   useEffect(() => {
     let live = true;
@@ -50,15 +60,19 @@ export function AnalysisPage({ id }: { id: string }) {
 
   if (error?.status === 404 || error?.status === 422) return <NotFound what="analysis" detail={`There is no analysis with id “${id}”, or it is not yours to see.`} />;
   if (!a) return <div className="page">{error ? <ErrorNote error={error.message} /> : <Spinner label="Loading the analysis…" />}</div>;
-  if (a.status !== "done") return <Progress a={a} error={error?.message ?? null} />;
-  return <Done a={a} />;
+  if (a.status !== "done") return <Progress a={a} error={error?.message ?? null} focusHeading={arrived} />;
+  return <Done a={a} focusHeading={arrived} />;
 }
 
-function Progress({ a, error }: { a: AnalysisOut; error: string | null }) {
+function Progress({ a, error, focusHeading }: { a: AnalysisOut; error: string | null; focusHeading: boolean }) {
   const at = STAGES.indexOf(a.stage as (typeof STAGES)[number]);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focusHeading) focusUnlessBusy(headingRef.current);
+  }, [focusHeading]);
   return (
     <div className="page narrow">
-      <h1>
+      <h1 ref={headingRef} tabIndex={-1}>
         Analyzing <span className="path">{a.filename}</span>
       </h1>
       {a.status === "failed" ? (
@@ -98,7 +112,7 @@ function Progress({ a, error }: { a: AnalysisOut; error: string | null }) {
   );
 }
 
-function Done({ a }: { a: AnalysisOut }) {
+function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
   const [report, setReport] = useState<Report | null>(null);
   const [plots, setPlots] = useState<PlotData | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -109,6 +123,7 @@ function Done({ a }: { a: AnalysisOut }) {
   const [showOk, setShowOk] = useState(false);
   const knowledge = useKnowledge();
   const plotsRef = useRef<HTMLElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
     let live = true;
@@ -132,6 +147,11 @@ function Done({ a }: { a: AnalysisOut }) {
     };
   }, [a.id]);
 
+  // After an upload: the report's heading takes focus once the report is shown.
+  useEffect(() => {
+    if (focusHeading && report) focusUnlessBusy(headingRef.current);
+  }, [focusHeading, report]);
+
   const findings = useMemo(() => sortFindings(report?.findings ?? []), [report]);
   const codes = useMemo(() => new Set(findings.map((f) => f.code)), [findings]);
   const hasPlots = plots !== null && Object.values(plots).some(Boolean);
@@ -142,12 +162,19 @@ function Done({ a }: { a: AnalysisOut }) {
     return { key: `${f.code}-${String(sel?.n ?? 0)}`, code: f.code, title: f.title, ranks: f.ranks ?? [], window: findingWindow(f) };
   }, [selected, findings, sel]);
 
-  const select = useCallback((f: Finding) => {
-    setSel((s) => (s?.code === f.code ? null : { code: f.code, n: (s?.n ?? 0) + 1 }));
-    requestAnimationFrame(() => {
-      plotsRef.current?.scrollIntoView({ behavior: "smooth", block: "start" });
-    });
-  }, []);
+  const select = useCallback(
+    (f: Finding) => {
+      const on = selected !== f.code;
+      setSel((s) => (s?.code === f.code ? null : { code: f.code, n: (s?.n ?? 0) + 1 }));
+      requestAnimationFrame(() => {
+        // Shown: focus goes to the plot it points to, the first that draws a finding's ranks and time
+        // window (the timeline where the log has one); the plots' section scrolls in, banner and all.
+        if (on) plotsRef.current?.querySelector<HTMLElement>(".plot-card[data-highlights]")?.focus({ preventScroll: true });
+        plotsRef.current?.scrollIntoView({ behavior: "smooth", block: "start" });
+      });
+    },
+    [selected],
+  );
 
   const citeFinding = useCallback((code: string) => {
     const f = findings.find((x) => x.code === code);
@@ -172,7 +199,7 @@ function Done({ a }: { a: AnalysisOut }) {
   return (
     <div className="report-layout">
       <div className="report-main">
-        <ReportHeader a={a} report={report} onFinding={citeFinding} />
+        <ReportHeader a={a} report={report} onFinding={citeFinding} headingRef={headingRef} />
         <RunHistory a={a} />
         <ReplyThread a={a} />
         <div className="report-bar">

@@ -18,6 +18,7 @@ import { ErrorNote, SeverityBadge, Spinner } from "../components/badges";
 import { NotFound } from "../components/NotFound";
 import { bytes, cost, count, dateTime, humanSeconds, metric, share } from "../lib/format";
 import { Link } from "../lib/router";
+import { ScrollBox } from "../lib/scroll";
 import type { XLink } from "../plots/PlotCanvas";
 import { offsetMax, type OstMetric, OstView, PhasesView, sizeRange, SpatialityView, timeExtent, TimelineView, TransferSizesView } from "../plots/Plots";
 import { WithCode } from "../report/Header";
@@ -331,7 +332,7 @@ function FindingDeltas({ c }: { c: Comparison }) {
 
 function ChangeTable({ list, group }: { list: FindingChange[]; group: string }) {
   return (
-    <div className="table-wrap">
+    <ScrollBox label={`${group} findings`}>
       <table className="data compact deltas">
         <thead>
           <tr>
@@ -365,7 +366,7 @@ function ChangeTable({ list, group }: { list: FindingChange[]; group: string }) 
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 
@@ -433,7 +434,7 @@ function Metrics({ rows }: { rows: MetricRow[] }) {
           only what changed
         </label>
       </div>
-      <div className="table-wrap">
+      <ScrollBox label="Numbers of run A and run B">
         <table className="data compact metrics" data-testid="metrics">
           <thead>
             <tr>
@@ -475,7 +476,7 @@ function Metrics({ rows }: { rows: MetricRow[] }) {
             </tbody>
           ))}
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }
@@ -547,37 +548,38 @@ function StackedPlots({ c, pa, pb, ids }: { c: Comparison; pa: Loaded<PlotData>;
   const panel = (tag: Tag, p: PlotData, s: RunSummary, kind: Kind, what: string): ReactNode => {
     if (!shared) return null;
     const uid = `-${tag.toLowerCase()}`;
+    const run = `Run ${tag}`;
     const onRange = handlers[kind];
     const xLink: XLink | null = onRange ? { range: ranges[kind] ?? null, onRange } : null;
     const missing = <p className="muted plot-missing">Run {tag} has no {what}.</p>;
     switch (kind) {
       case "timeline":
         return p.timeline ? (
-          <TimelineView p={p.timeline} hl={null} runtime={s.runtime_s} uid={uid} xMax={shared.xMax} xLink={xLink} analysisId={ids[tag]} />
+          <TimelineView p={p.timeline} hl={null} runtime={s.runtime_s} uid={uid} run={run} xMax={shared.xMax} xLink={xLink} analysisId={ids[tag]} />
         ) : (
           missing
         );
       case "phases":
         return p.phases ? (
-          <PhasesView p={p.phases} hl={null} runtime={s.runtime_s} nprocs={s.nprocs} uid={uid} xMax={shared.xMax} xLink={xLink} />
+          <PhasesView p={p.phases} hl={null} runtime={s.runtime_s} nprocs={s.nprocs} uid={uid} run={run} xMax={shared.xMax} xLink={xLink} />
         ) : (
           missing
         );
       case "transfer_sizes":
         return p.transfer_sizes ? (
-          <TransferSizesView p={p.transfer_sizes} hl={null} runtime={s.runtime_s} uid={uid} xMax={shared.xMax} yRange={shared.sizes} xLink={xLink} />
+          <TransferSizesView p={p.transfer_sizes} hl={null} runtime={s.runtime_s} uid={uid} run={run} xMax={shared.xMax} yRange={shared.sizes} xLink={xLink} />
         ) : (
           missing
         );
       case "spatiality":
         return p.spatiality ? (
-          <SpatialityView p={p.spatiality} hl={null} runtime={s.runtime_s} uid={uid} xMax={shared.xMax} yRange={shared.offsets} xLink={xLink} />
+          <SpatialityView p={p.spatiality} hl={null} runtime={s.runtime_s} uid={uid} run={run} xMax={shared.xMax} yRange={shared.offsets} xLink={xLink} />
         ) : (
           missing
         );
       case "osts":
         return p.osts ? (
-          <OstView p={p.osts} uid={uid} osts={shared.osts} yMax={shared.yMax} metric={ostMetric} onMetric={setOstMetric} xLink={xLink} />
+          <OstView p={p.osts} uid={uid} run={run} osts={shared.osts} yMax={shared.yMax} metric={ostMetric} onMetric={setOstMetric} xLink={xLink} />
         ) : (
           missing
         );

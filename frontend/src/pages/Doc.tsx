@@ -23,7 +23,7 @@ export function DocPage({ id }: { id: string }) {
         {doc.layer}
         {doc.codes.length > 0 && ` · explains ${doc.codes.join(", ")}`} · updated {doc.updated}
       </p>
-      <Markdown source={doc.body} />
+      <Markdown source={doc.body} topLevel={1} />
       {doc.sources.length > 0 && (
         <section>
           <h2>Sources</h2>

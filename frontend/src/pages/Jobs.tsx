@@ -4,6 +4,7 @@ import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, Sta
 import { EmptyJobs } from "../components/FirstSteps";
 import { dateTime, humanSeconds, percent } from "../lib/format";
 import { Link } from "../lib/router";
+import { ScrollBox } from "../lib/scroll";
 import { WithCode } from "../report/Header";
 import { isStaff, useSession } from "../session";
 
@@ -509,7 +510,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
               {scope === "mine" && <Link to="/upload">Upload a log.</Link>}
             </p>
           ) : (
-            <div className="table-wrap">
+            <ScrollBox label={scope === "all" ? "All jobs" : "My jobs"}>
               <table className="data jobs" data-testid="jobs-table">
                 <thead>
                   <tr>
@@ -552,7 +553,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           )}
         </>
       )}

@@ -1,6 +1,7 @@
 import { type DragEvent, useEffect, useRef, useState } from "react";
 import { api, ApiError, call, type UploadHandle, uploadLog } from "../api/client";
 import { SampleButton, WhereLogsAre } from "../components/FirstSteps";
+import { focusHeadingOnArrival } from "../lib/focus";
 import { bytes, percent } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useSession } from "../session";
@@ -61,7 +62,9 @@ export function UploadPage() {
     );
     try {
       const out = await handle.current.promise;
-      navigate(`/analyses/${encodeURIComponent(out.id)}`);
+      const to = `/analyses/${encodeURIComponent(out.id)}`;
+      focusHeadingOnArrival(to);
+      navigate(to);
     } catch (e) {
       setProgress(null);
       setError(e instanceof ApiError ? e.message : String(e));

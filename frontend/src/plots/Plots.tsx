@@ -1,7 +1,8 @@
 // The report's plots, drawn from GET /analyses/{id}/plots (at most 20k points each, exact totals).
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
 import { api, call, type Schemas } from "../api/client";
 import { bytes, count, percent, seconds } from "../lib/format";
+import { ScrollBox } from "../lib/scroll";
 import { type DrawCtx, PlotCanvas, type XLink } from "./PlotCanvas";
 
 export interface Highlight {
@@ -18,13 +19,25 @@ type Op = "write" | "read";
  * Options for drawing two runs' plots on the same axes (the compare view): `uid` keeps element ids and
  * radio groups apart when a plot kind is shown twice; `xMax` is the time extent both panels share,
  * `yRange` the y extent (raw values) where both runs' y axes mean the same (request sizes, offsets),
- * and `xLink` keeps their zoom in step.
+ * and `xLink` keeps their zoom in step; `run` ("Run A") goes into the plot's heading, so that the two
+ * panels' names differ.
  */
 export interface Shared {
   uid?: string;
+  run?: string;
   xMax?: number;
   yRange?: [number, number];
   xLink?: XLink | null;
+}
+
+/** A plot card's heading (it names the card); in the compare view it says which run it shows, to screen readers. */
+function PlotTitle({ id, run, children }: { id: string; run?: string; children: ReactNode }) {
+  return (
+    <h3 id={id}>
+      {run && <span className="sr-only">{run}: </span>}
+      {children}
+    </h3>
+  );
 }
 
 function maxOf(xs: readonly number[]): number {
@@ -361,6 +374,7 @@ export function TimelineView({
   hl,
   runtime,
   uid = "",
+  run,
   xMax: sharedX = 0,
   xLink,
   analysisId,
@@ -432,9 +446,9 @@ export function TimelineView({
             : `full resolution: ${count(win.data.points_total)} segment${win.data.points_total === 1 ? "" : "s"} in this window`
           : null;
   return (
-    <section className="plot-card" aria-labelledby={`plot-timeline${uid}`}>
+    <section className="plot-card" aria-labelledby={`plot-timeline${uid}`} tabIndex={-1} data-highlights>
       <header>
-        <h3 id={`plot-timeline${uid}`}>Per-rank timeline</h3>
+        <PlotTitle id={`plot-timeline${uid}`} run={run}>Per-rank timeline</PlotTitle>
         <LayerPicker layers={layers} value={layer} onChange={setLayer} name={`timeline-layer${uid}`} />
       </header>
       <PlotCanvas
@@ -505,6 +519,7 @@ export function TransferSizesView({
   hl,
   runtime,
   uid = "",
+  run,
   xMax: sharedX = 0,
   yRange,
   xLink,
@@ -559,9 +574,9 @@ export function TransferSizesView({
   const h = p.histogram;
   const binMax = Math.max(1, ...h.counts.flat());
   return (
-    <section className="plot-card" aria-labelledby={`plot-sizes${uid}`}>
+    <section className="plot-card" aria-labelledby={`plot-sizes${uid}`} tabIndex={-1} data-highlights>
       <header>
-        <h3 id={`plot-sizes${uid}`}>Transfer sizes over time</h3>
+        <PlotTitle id={`plot-sizes${uid}`} run={run}>Transfer sizes over time</PlotTitle>
         <LayerPicker layers={layers} value={layer} onChange={setLayer} name={`sizes-layer${uid}`} />
       </header>
       <PlotCanvas
@@ -587,7 +602,7 @@ export function TransferSizesView({
       </PlotCanvas>
       <details className="histogram">
         <summary>Exact request-size histogram (all {count(p.totals.ops)} requests)</summary>
-        <div className="table-wrap">
+        <ScrollBox label="Exact request-size histogram">
           <table className="data compact">
             <thead>
               <tr>
@@ -613,7 +628,7 @@ export function TransferSizesView({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </details>
     </section>
   );
@@ -626,6 +641,7 @@ export function SpatialityView({
   hl,
   runtime,
   uid = "",
+  run,
   xMax: sharedX = 0,
   yRange,
   xLink,
@@ -685,9 +701,9 @@ export function SpatialityView({
     [p, hidden],
   );
   return (
-    <section className="plot-card" aria-labelledby={`plot-spatial${uid}`}>
+    <section className="plot-card" aria-labelledby={`plot-spatial${uid}`} tabIndex={-1} data-highlights>
       <header>
-        <h3 id={`plot-spatial${uid}`}>Spatiality: file offset over time</h3>
+        <PlotTitle id={`plot-spatial${uid}`} run={run}>Spatiality: file offset over time</PlotTitle>
       </header>
       <PlotCanvas
         testId="plot-spatiality"
@@ -748,6 +764,7 @@ export function PhasesView({
   runtime,
   nprocs,
   uid = "",
+  run,
   xMax: sharedX = 0,
   xLink,
 }: { p: Schemas["PhasesPlot"]; hl: Highlight | null; runtime: number; nprocs: number } & Shared) {
@@ -798,9 +815,9 @@ export function PhasesView({
   );
   const nStrag = stragglers.filter(Boolean).length;
   return (
-    <section className="plot-card" aria-labelledby={`plot-phases${uid}`}>
+    <section className="plot-card" aria-labelledby={`plot-phases${uid}`} tabIndex={-1} data-highlights>
       <header>
-        <h3 id={`plot-phases${uid}`}>I/O phases and stragglers</h3>
+        <PlotTitle id={`plot-phases${uid}`} run={run}>I/O phases and stragglers</PlotTitle>
         <span className={nStrag ? "badge warning" : "badge ok"}>{nStrag ? `${count(nStrag)} straggler phase(s)` : "no stragglers"}</span>
       </header>
       <PlotCanvas
@@ -847,6 +864,7 @@ export type OstMetric = "bytes" | "time";
 export function OstView({
   p,
   uid = "",
+  run,
   osts,
   yMax: sharedY,
   metric: metricProp,
@@ -905,9 +923,9 @@ export function OstView({
   );
   const xTick = useCallback((v: number) => (Number.isInteger(v) && v >= 0 && v < n ? String(ids[v] ?? "") : null), [ids, n]);
   return (
-    <section className="plot-card" aria-labelledby={`plot-osts${uid}`}>
+    <section className="plot-card" aria-labelledby={`plot-osts${uid}`} tabIndex={-1}>
       <header>
-        <h3 id={`plot-osts${uid}`}>Load per Lustre OST</h3>
+        <PlotTitle id={`plot-osts${uid}`} run={run}>Load per Lustre OST</PlotTitle>
         <fieldset className="segmented">
           <legend className="sr-only">OST metric</legend>
           {(["bytes", "time"] as const).map((m) => (
@@ -1043,7 +1061,7 @@ export function HeatmapView({ p, hl, runtime, uid = "" }: { p: Schemas["HeatmapP
   );
   const summary = heatmapSummary(p);
   return (
-    <section className="plot-card" aria-labelledby={`plot-heatmap${uid}`}>
+    <section className="plot-card" aria-labelledby={`plot-heatmap${uid}`} tabIndex={-1} data-highlights>
       <header>
         <h3 id={`plot-heatmap${uid}`}>Heatmap: bytes by rank and time</h3>
         <fieldset className="segmented">

@@ -5,6 +5,7 @@ import { CHAT_INPUT_ID, focusChat, useChatSkip } from "../lib/chatfocus";
 import type { Knowledge } from "../lib/knowledge";
 import { Markdown } from "../lib/markdown";
 import { Link } from "../lib/router";
+import { useScrolls } from "../lib/scroll";
 
 const SUGGESTED = ["Why is my job slow?", "Which file is worst?", "What exactly should I set?"];
 
@@ -42,6 +43,8 @@ export function ChatPanel({
   const abort = useRef<AbortController | null>(null);
   const seq = useRef(0);
   const logRef = useRef<HTMLDivElement>(null);
+  // A conversation longer than its box scrolls: then the keyboard can scroll it too.
+  const logScrolls = useScrolls(logRef);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const panelRef = useRef<HTMLElement>(null);
   // Narrow screens: the chat is below the report; the floating "Ask" button shows while it is out of view.
@@ -152,7 +155,7 @@ export function ChatPanel({
     <>
       <aside className="chat card" aria-labelledby="chat-title" data-testid="chat" ref={panelRef}>
         <h2 id="chat-title">Ask about this job</h2>
-        <div className="chat-log" ref={logRef} aria-live="polite" aria-busy={busy}>
+        <div className="chat-log" ref={logRef} role="log" aria-live="polite" aria-busy={busy} aria-label="Conversation" tabIndex={logScrolls ? 0 : undefined}>
           {loadError && <p className="error">{loadError}</p>}
           {turns.length === 0 && !loadError && (
             <p className="muted small">

@@ -1,5 +1,6 @@
 import type { Schemas } from "../api/client";
 import { bytes, count, seconds } from "../lib/format";
+import { ScrollBox } from "../lib/scroll";
 
 type LayerStats = Schemas["LayerStats"];
 
@@ -8,7 +9,7 @@ function LayerTable({ layers, caption }: { layers: LayerStats[]; caption: string
   const size = (o: Schemas["OpStats"] | undefined) => (o?.ops ? bytes(o.median_bytes ?? o.mean_bytes) : "–");
   const coll = (c: number | null | undefined, i: number | null | undefined) => (c === null || c === undefined ? "–" : `${count(c)} / ${count(i ?? 0)}`);
   return (
-    <div className="table-wrap">
+    <ScrollBox label={`Across the I/O stack: ${caption}`}>
       <table className="data compact crosslayer">
         <caption className="sr-only">{caption}</caption>
         <thead>
@@ -46,7 +47,7 @@ function LayerTable({ layers, caption }: { layers: LayerStats[]; caption: string
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

@@ -5,6 +5,7 @@ import type { Knowledge, KnowledgeDoc } from "../lib/knowledge";
 import { bytes, cost, count, metric, seconds } from "../lib/format";
 import { CodeBlock, codeBlocks, CopyButton, describeCode } from "../lib/markdown";
 import { Link } from "../lib/router";
+import { ScrollBox } from "../lib/scroll";
 
 const RANKS_SHOWN = 32;
 
@@ -61,7 +62,7 @@ export function FindingCard({
       {evidence.length > 0 && (
         <details className="evidence" open={f.severity === "critical" || f.severity === "warning"}>
           <summary>Evidence</summary>
-          <div className="table-wrap">
+          <ScrollBox label={`Evidence for ${f.code}`}>
             <table className="data compact">
               <tbody>
                 {evidence.map((m) => (
@@ -75,7 +76,7 @@ export function FindingCard({
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
         </details>
       )}
       {files.length > 0 && (
@@ -128,7 +129,7 @@ export function FindingCard({
       {f.source_lines && f.source_lines.length > 0 && (
         <details className="source-lines" open>
           <summary>Source lines that issued these requests</summary>
-          <div className="table-wrap">
+          <ScrollBox label={`Source lines for ${f.code}`}>
             <table className="data compact">
               <thead>
                 <tr>
@@ -168,7 +169,7 @@ export function FindingCard({
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
         </details>
       )}
       {(f.actions ?? []).length > 0 && (

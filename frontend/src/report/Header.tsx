@@ -1,12 +1,25 @@
+import type { Ref } from "react";
 import type { AnalysisOut, Report, Schemas } from "../api/client";
 import { Counts } from "../components/badges";
 import { bytes, cost, count, dateTime, humanSeconds, percent, seconds, share } from "../lib/format";
+import { ScrollBox } from "../lib/scroll";
 
 type Verdict = Schemas["Verdict"];
 type Interface = Schemas["InterfaceTotals"];
 
 /** The report's header: which job, the backend's verdict (displayed, never recomputed), the job's facts and its interfaces. */
-export function ReportHeader({ a, report, onFinding }: { a: AnalysisOut; report: Report; onFinding?: (code: string) => void }) {
+export function ReportHeader({
+  a,
+  report,
+  onFinding,
+  headingRef,
+}: {
+  a: AnalysisOut;
+  report: Report;
+  onFinding?: (code: string) => void;
+  /** The h1: it takes focus when the report opens after an upload. */
+  headingRef?: Ref<HTMLHeadingElement>;
+}) {
   const job = report.job;
   const io = report.io_share;
   // Reports stored by an iodiag before schema 2.0 carry no verdict.
@@ -17,7 +30,7 @@ export function ReportHeader({ a, report, onFinding }: { a: AnalysisOut; report:
   return (
     <section className="report-head card" aria-labelledby="report-title">
       <div className="head-main">
-        <h1 id="report-title">
+        <h1 id="report-title" ref={headingRef} tabIndex={-1}>
           Job {a.job_id ?? String(job.jobid)} <span className="exe">{job.exe}</span>
         </h1>
         <p className="logname muted small">
@@ -185,7 +198,7 @@ function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string)
 /** Every data-bearing interface (Darshan module) with its own totals: a DFS or DAOS job shows its bytes here. */
 function Interfaces({ rows }: { rows: Interface[] }) {
   return (
-    <div className="interfaces table-wrap">
+    <ScrollBox className="interfaces table-wrap" label="Interfaces (times summed over ranks)">
       <table className="data compact" data-testid="interfaces">
         <caption className="small muted">Interfaces (times summed over ranks)</caption>
         <thead>
@@ -221,7 +234,7 @@ function Interfaces({ rows }: { rows: Interface[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

@@ -6,6 +6,7 @@ import { type AnalysisOut, api, call, type HistoryOut, type RunPoint } from "../
 import { ErrorNote, SeverityBadge, Spinner } from "../components/badges";
 import { count, dateTime, humanSeconds, share } from "../lib/format";
 import { Link } from "../lib/router";
+import { ScrollBox } from "../lib/scroll";
 import { useSession } from "../session";
 import { WithCode } from "./Header";
 
@@ -83,7 +84,7 @@ function HistoryBody({ h, current }: { h: HistoryOut; current: string }) {
         </p>
       )}
       <Trend runs={runs} current={current} />
-      <div className="table-wrap">
+      <ScrollBox label={`Runs of ${exe}`}>
         <table className="data compact runs" data-testid="history-table">
           <caption className="sr-only">Runs of {exe}, newest first</caption>
           <thead>
@@ -145,7 +146,7 @@ function HistoryBody({ h, current }: { h: HistoryOut; current: string }) {
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {rows.length > ROWS_SHOWN + 1 && (
         <button
           type="button"
