@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from iodiag.analysis.models import Finding, SeverityCounts
+from iodiag.comparison import Comparison
 from iodiag.comparison.history import Regression, RunPoint
 from iodiag.core.users import USER_NAME
 from iodiag.narration.models import Answer
@@ -268,3 +269,12 @@ class SettingsOut(BaseModel):
     """The service settings, secrets redacted."""
 
     values: dict[str, str | int | float | bool | list[str] | None]
+
+
+class MedianComparison(BaseModel):
+    """A run against its application's typical run (``comparison``: A is the median run, B this one)."""
+
+    analysis_id: str
+    baseline_id: str = Field(description="the median run: of the other runs' I/O times, the middle one")
+    runs: int = Field(ge=1, description="finished runs of the same application (owner and executable) it came from")
+    comparison: Comparison

@@ -6,6 +6,7 @@ from sqlalchemy.orm import Session
 
 from iodiag.analysis.models import Report
 from iodiag.comparison import Comparison, RunFacts, compare
+from iodiag.services import history
 from iodiag.store import analyses
 from iodiag.store.models import Analysis
 
@@ -36,3 +37,27 @@ def compare_rows(session: Session, a: Analysis, b: Analysis, force: bool = False
         facts_a=stored_facts(session, a),
         facts_b=stored_facts(session, b),
     )
+
+
+class NoHistory(Exception):
+    """The application has no other finished run to compare with; the message is one line."""
+
+
+def median_run(session: Session, row: Analysis) -> tuple[Analysis, int]:
+    """The application's typical run: of its other finished runs with an I/O time, the one whose I/O time is
+    the median (the lower one of an even count), and how many runs it was chosen from."""
+    others = [p for p in history.runs(session, row) if p.id != row.id and p.io_time_s is not None]
+    if not others:
+        what = f"`{row.executable}`" if row.executable else "this job's executable"
+        raise NoHistory(f"no other finished run of {what} by {row.owner} to compare with")
+    ranked = sorted(others, key=lambda p: (p.io_time_s or 0.0, p.when))
+    chosen = ranked[(len(ranked) - 1) // 2]
+    baseline = session.get(Analysis, chosen.id)
+    assert baseline is not None
+    return baseline, len(ranked)
+
+
+def compare_with_median(session: Session, row: Analysis) -> tuple[Comparison, Analysis, int]:
+    """This run (B) against its application's median run (A): what is unusual about it."""
+    baseline, n = median_run(session, row)
+    return compare_rows(session, baseline, row), baseline, n

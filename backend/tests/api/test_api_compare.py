@@ -127,3 +127,25 @@ def test_history_flags_the_labelled_regressions_and_the_list_and_system_report_s
         assert len(mine) == 2 and all(r["ratio"] >= 1.5 for r in mine)
         html = c.get("/api/v1/system-report", params={"format": "html"}).text
         assert "Regressions" in html
+
+
+def test_a_run_against_its_applications_median_run(
+    server: Server, series_logs: list[tuple[Path, bool]]
+) -> None:
+    with server.client("cmp-mia") as c:
+        ids = [_done(c, log, f"mia-day{day}.darshan")["id"] for day, (log, _) in enumerate(series_logs)]
+        runs = c.get(f"/api/v1/analyses/{ids[8]}/history").json()["runs"]
+        r = c.get(f"/api/v1/analyses/{ids[8]}/compare/median")
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["runs"] == 8 and body["analysis_id"] == ids[8]
+        others = sorted((p["io_time_s"], p["id"]) for p in runs if p["id"] != ids[8])
+        assert body["baseline_id"] == others[(len(others) - 1) // 2][1]  # the middle of the other runs
+        cmp = Comparison.model_validate(body["comparison"])
+        io = cmp.metric("I/O time, busiest rank")
+        assert io is not None and io.b > io.a  # day 8 is a labelled regression: slower than the typical run
+        assert c.get(f"/api/v1/analyses/{ids[8]}/compare/{ids[0]}").status_code == 200  # the route is still there
+    with server.client("cmp-solo") as c:
+        alone = _done(c, LOG_A)["id"]
+        r = c.get(f"/api/v1/analyses/{alone}/compare/median")
+        assert r.status_code == 409 and "no other finished run" in r.json()["detail"]

@@ -79,6 +79,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analyses/{analysis_id}/compare/median": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This run against its application's median run
+         * @description Registered before ``/compare/{other_id}``: "median" is not an analysis id.
+         */
+        get: operations["compare_with_median_api_v1_analyses__analysis_id__compare_median_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/analyses/{analysis_id}/history": {
         parameters: {
             query?: never;
@@ -1494,6 +1514,25 @@ export interface components {
              * @description ranks that wrote it at the POSIX layer (the aggregators under collective I/O)
              */
             writers: number;
+        };
+        /**
+         * MedianComparison
+         * @description A run against its application's typical run (``comparison``: A is the median run, B this one).
+         */
+        MedianComparison: {
+            /** Analysis Id */
+            analysis_id: string;
+            /**
+             * Baseline Id
+             * @description the median run: of the other runs' I/O times, the middle one
+             */
+            baseline_id: string;
+            comparison: components["schemas"]["Comparison"];
+            /**
+             * Runs
+             * @description finished runs of the same application (owner and executable) it came from
+             */
+            runs: number;
         };
         /** MeOut */
         MeOut: {
@@ -3220,6 +3259,64 @@ export interface operations {
                 };
             };
             /** @description not done, or not the same executable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_with_median_api_v1_analyses__analysis_id__compare_median_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysis_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MedianComparison"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such analysis (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not done, or no other finished run of the application */
             409: {
                 headers: {
                     [name: string]: unknown;

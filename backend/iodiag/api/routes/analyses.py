@@ -491,6 +491,27 @@ def run_history(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.HistoryOut:
 
 
 @router.get(
+    "/{analysis_id}/compare/median",
+    response_model=schemas.MedianComparison,
+    summary="This run against its application's median run",
+    responses={
+        **AUTH,
+        **NOT_FOUND,
+        409: {"model": schemas.ErrorOut, "description": "not done, or no other finished run of the application"},
+    },
+)
+def compare_with_median(ctx: Ctx, who: Caller, analysis_id: str) -> schemas.MedianComparison:
+    """Registered before ``/compare/{other_id}``: "median" is not an analysis id."""
+    row = visible_or_404(ctx, who, analysis_id)
+    try:
+        with ctx.db.read() as s:
+            comparison, baseline, n = comparing.compare_with_median(s, row)
+    except (comparing.NotReady, comparing.NoHistory, NotComparable) as exc:
+        raise HTTPException(409, str(exc)) from None
+    return schemas.MedianComparison(analysis_id=row.id, baseline_id=baseline.id, runs=n, comparison=comparison)
+
+
+@router.get(
     "/{analysis_id}/compare/{other_id}",
     response_model=Comparison,
     summary="What changed from this run to another",
