@@ -129,9 +129,7 @@ def test_history_flags_the_labelled_regressions_and_the_list_and_system_report_s
         assert "Regressions" in html
 
 
-def test_a_run_against_its_applications_median_run(
-    server: Server, series_logs: list[tuple[Path, bool]]
-) -> None:
+def test_a_run_against_its_applications_median_run(server: Server, series_logs: list[tuple[Path, bool]]) -> None:
     with server.client("cmp-mia") as c:
         ids = [_done(c, log, f"mia-day{day}.darshan")["id"] for day, (log, _) in enumerate(series_logs)]
         runs = c.get(f"/api/v1/analyses/{ids[8]}/history").json()["runs"]
