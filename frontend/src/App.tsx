@@ -11,6 +11,7 @@ import { SignInPage } from "./pages/SignIn";
 import { UploadPage } from "./pages/Upload";
 import { isStaff, SessionContext } from "./session";
 import { NotFound } from "./components/NotFound";
+import { refreshUnread, setUnread, UnreadBadge, useUnread, useUnreadTitle } from "./components/unread";
 
 export function App() {
   const [theme, toggleTheme] = useTheme();
@@ -18,6 +19,8 @@ export function App() {
   const [checking, setChecking] = useState(() => tokenStore.get() !== null);
   const [chatSkip, setChatSkip] = useState(false);
   const loc = useLocation();
+  const unread = useUnread();
+  useUnreadTitle(me ? unread.replies : 0);
 
   const signOut = useCallback(() => {
     tokenStore.clear();
@@ -32,7 +35,9 @@ export function App() {
     let live = true;
     call(api.GET("/api/v1/me"))
       .then((m) => {
-        if (live) setMe(m);
+        if (!live) return;
+        setMe(m);
+        setUnread(m.unread_replies, m.unread_threads);
       })
       .catch(() => {
         if (live) signOut();
@@ -44,6 +49,12 @@ export function App() {
       live = false;
     };
   }, [signOut]);
+
+  // A thread read on a job's page clears its marker: ask again on every move between pages.
+  const signedIn = me !== null;
+  useEffect(() => {
+    if (signedIn) refreshUnread();
+  }, [loc.path, signedIn]);
 
   const themeButton = (
     <button
@@ -73,6 +84,7 @@ export function App() {
         themeButton={themeButton}
         onSignedIn={(m) => {
           setMe(m);
+          setUnread(m.unread_replies, m.unread_threads);
           if (loc.path === "/signin") navigate("/", { replace: true });
         }}
       />
@@ -92,10 +104,11 @@ export function App() {
   else if ((m = match("/docs/:id", path))) page = <DocPage id={m.id ?? ""} key={m.id} />;
   else page = <NotFound what="page" />;
 
-  const nav = [
+  // The unread total sits on the list that holds those threads: the help desk's is all jobs.
+  const nav: { to: string; label: string; also?: string[]; unread?: boolean }[] = [
     { to: "/upload", label: "Upload" },
-    { to: "/jobs", label: "My jobs", also: ["/"] },
-    ...(staff ? [{ to: "/all", label: "All jobs" }] : []),
+    { to: "/jobs", label: "My jobs", also: ["/"], unread: !staff },
+    ...(staff ? [{ to: "/all", label: "All jobs", unread: true }] : []),
   ];
 
   return (
@@ -127,6 +140,12 @@ export function App() {
                   <li key={n.to}>
                     <Link to={n.to} aria-current={current ? "page" : undefined}>
                       {n.label}
+                      {n.unread && (
+                        <>
+                          {" "}
+                          <UnreadBadge n={unread.replies} testId="nav-unread" />
+                        </>
+                      )}
                     </Link>
                   </li>
                 );

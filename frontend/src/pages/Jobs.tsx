@@ -1,12 +1,16 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type AnalysisSummary, api, ApiError, call, type ListQuery, tokenStore, type TriageIn, type TriageStatus } from "../api/client";
 import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/badges";
+import { Digest, lastVisit } from "../components/Digest";
 import { EmptyJobs } from "../components/FirstSteps";
+import { type ColId, COLUMNS, ColumnsMenu, exeName, nodeHours, timeLost, useColumns } from "../components/jobcols";
+import { refreshUnread, UnreadBadge } from "../components/unread";
 import { dateTime, humanSeconds, percent } from "../lib/format";
-import { Link } from "../lib/router";
+import { Link, navigate } from "../lib/router";
 import { ScrollBox } from "../lib/scroll";
 import { WithCode } from "../report/Header";
 import { isStaff, useSession } from "../session";
+import "../styles/jobs.css";
 
 const TRIAGE: TriageStatus[] = ["open", "in-progress", "resolved", "wontfix"];
 const STATUSES = ["queued", "running", "done", "failed"] as const;
@@ -27,7 +31,9 @@ type SortKey =
   | "nodes"
   | "io_share"
   | "node_hours"
-  | "time_lost";
+  | "time_lost"
+  | "node_hours_lost"
+  | "unread";
 
 // Impact columns are sorted by the server, so the page loaded is the top of the whole list, not of the newest.
 const SERVER_SORT: Partial<Record<SortKey, NonNullable<ListQuery["sort"]>>> = {
@@ -37,6 +43,7 @@ const SERVER_SORT: Partial<Record<SortKey, NonNullable<ListQuery["sort"]>>> = {
   io_share: "io_share",
   node_hours: "node_hours",
   time_lost: "time_lost",
+  node_hours_lost: "node_hours_lost",
 };
 
 type Filters = {
@@ -62,11 +69,6 @@ function loadSaved(): Saved[] {
   }
 }
 
-/** Node-hours to two decimals; a sliver shows as "< 0.01", not as a zero that reads like nothing was lost. */
-function nodeHours(h: number): string {
-  return h > 0 && h < 0.005 ? "< 0.01" : h.toFixed(2);
-}
-
 function runNumber(r: AnalysisSummary, key: SortKey): number | null {
   const run = r.run;
   if (!run) return null;
@@ -83,6 +85,8 @@ function runNumber(r: AnalysisSummary, key: SortKey): number | null {
       return run.node_hours ?? null;
     case "time_lost":
       return run.time_lost_s ?? null;
+    case "node_hours_lost":
+      return run.node_hours_lost ?? null;
     default:
       return null;
   }
@@ -107,13 +111,13 @@ async function topFinding(id: string): Promise<string | null> {
   return p;
 }
 
-/** The top finding of each row (undefined while unknown), fetched four at a time; rows with a verdict headline need none. */
-function useTopFindings(rows: AnalysisSummary[]): Map<string, string | null | undefined> {
+/** The top finding of each row (undefined while unknown), fetched four at a time; rows with a verdict headline need none, unless `every`. */
+function useTopFindings(rows: AnalysisSummary[], every = false): Map<string, string | null | undefined> {
   const [fetched, setFetched] = useState<ReadonlyMap<string, string | null>>(new Map());
   useEffect(() => {
     const state = { live: true };
     const want = rows.filter(
-      (r) => r.status === "done" && !r.run?.headline && r.counts.critical + r.counts.warning + r.counts.info > 0 && !topCache.has(r.id),
+      (r) => r.status === "done" && (every || !r.run?.headline) && r.counts.critical + r.counts.warning + r.counts.info > 0 && !topCache.has(r.id),
     );
     const worker = async () => {
       for (let r = want.shift(); r && state.live; r = want.shift()) {
@@ -130,7 +134,7 @@ function useTopFindings(rows: AnalysisSummary[]): Map<string, string | null | un
     return () => {
       state.live = false;
     };
-  }, [rows]);
+  }, [rows, every]);
   return useMemo(() => {
     const known = (id: string) => (fetched.has(id) ? fetched.get(id) : topCache.has(id) ? (topCache.get(id) ?? null) : undefined);
     return new Map(rows.map((r) => [r.id, known(r.id)]));
@@ -163,6 +167,18 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
   const [compact] = useState(() => window.matchMedia("(max-width: 720px)").matches);
+  const [unreadOnly, setUnreadOnly] = useState(false);
+  const [cols, toggleCol, resetCols] = useColumns(me.user);
+  const digestable = scope === "all" && staff;
+  const [view, setView] = useState<"list" | "digest">("list");
+  const since = useMemo(() => lastVisit(me.user), [me.user]);
+  const [expanded, setExpanded] = useState<string | null>(null);
+  const [activeId, setActiveId] = useState<string | null>(null);
+  const available = useMemo<ColId[]>(
+    () => COLUMNS.map((c) => c.id).filter((c) => (c !== "user" || scope === "all") && (c !== "notes" || staff)),
+    [scope, staff],
+  );
+  const shown = available.filter((c) => cols.has(c));
 
   useEffect(() => {
     document.title = `${scope === "all" ? "All jobs" : "My jobs"} · iodiag`;
@@ -200,6 +216,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
           if (!live) return;
           setPage({ total: p.total, items: p.items });
           setError(null);
+          refreshUnread();
         })
         .catch((e: unknown) => {
           if (live) setError(e instanceof ApiError ? e.message : String(e));
@@ -211,30 +228,33 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     };
   }, [query, refresh]);
 
-  // While something is queued or running, keep the list fresh.
+  // While something is queued or running, keep the list fresh; otherwise look again now and then (new replies).
   const pending = page?.items.some((r) => r.status === "queued" || r.status === "running") ?? false;
   useEffect(() => {
-    if (!pending) return;
-    const t = setInterval(() => {
-      setRefresh((n) => n + 1);
-    }, 3000);
+    const t = setInterval(
+      () => {
+        if (document.visibilityState === "visible") setRefresh((n) => n + 1);
+      },
+      pending ? 3000 : 30000,
+    );
     return () => {
       clearInterval(t);
     };
   }, [pending]);
 
   const items = useMemo(() => page?.items ?? [], [page]);
-  const tops = useTopFindings(items);
+  const tops = useTopFindings(items, view === "digest");
 
   const rows = useMemo(() => {
     const s = search.trim().toLowerCase();
+    const unread = unreadOnly ? items.filter((r) => r.unread_replies > 0) : items;
     const filtered = s
-      ? items.filter((r) =>
+      ? unread.filter((r) =>
           [r.filename, r.exe, r.job_id, r.owner, r.id, r.triage.assignee, r.triage.note, r.run?.headline, tops.get(r.id), r.triage.status, r.status, r.regression ? "regression" : null]
             .filter(Boolean)
             .some((v) => String(v).toLowerCase().includes(s)),
         )
-      : items;
+      : unread;
     const sevKey = (r: AnalysisSummary) =>
       [r.counts.critical, r.counts.warning, r.counts.info].reduce((acc, v) => acc * 100000 + v, 0) - severityRank(r.max_severity ?? "ok");
     const key = (r: AnalysisSummary): string | number => {
@@ -257,6 +277,8 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
           return TRIAGE.indexOf(r.triage.status);
         case "assignee":
           return r.triage.assignee ?? "";
+        case "unread":
+          return r.unread_replies;
         default:
           return 0;
       }
@@ -275,23 +297,23 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
       const kb = key(b);
       return (ka < kb ? -1 : ka > kb ? 1 : 0) * sort.dir;
     });
-  }, [items, search, sort, tops]);
+  }, [items, search, sort, tops, unreadOnly]);
 
   const onSaved = useCallback((row: AnalysisSummary) => {
     setPage((p) => (p ? { ...p, items: p.items.map((r) => (r.id === row.id ? row : r)) } : p));
   }, []);
 
-  const head = (key: SortKey, label: string) => {
+  const head = (key: SortKey, label: string, className: string) => {
     const on = sort.key === key;
     return (
-      <th scope="col" aria-sort={on ? (sort.dir === 1 ? "ascending" : "descending") : "none"}>
+      <th scope="col" className={className} aria-sort={on ? (sort.dir === 1 ? "ascending" : "descending") : "none"}>
         <button
           type="button"
           className="sort"
           onClick={() => {
             setSort((s) => ({
               key,
-              dir: s.key === key ? (s.dir === 1 ? -1 : 1) : key === "date" || key === "severity" || SERVER_SORT[key] ? -1 : 1,
+              dir: s.key === key ? (s.dir === 1 ? -1 : 1) : key === "date" || key === "severity" || key === "unread" || SERVER_SORT[key] ? -1 : 1,
             }));
           }}
         >
@@ -302,7 +324,32 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     );
   };
 
-  const narrowed = Object.values(filters).some((v) => v.trim() !== "") || search.trim() !== "";
+  // Rows are a list the keyboard walks: ArrowUp/ArrowDown (Home/End) move between jobs, Enter opens one.
+  const onRowKey = (e: KeyboardEvent<HTMLTableSectionElement>) => {
+    const target = e.target as HTMLElement;
+    if (target.closest("select, input, textarea, .row-editor, .row-details")) return;
+    const row = target.closest<HTMLTableRowElement>('tr[data-testid="job-row"]');
+    if (!row) return;
+    const all = Array.from(e.currentTarget.querySelectorAll<HTMLTableRowElement>('tr[data-testid="job-row"]'));
+    const i = all.indexOf(row);
+    let next: HTMLTableRowElement | undefined;
+    if (e.key === "ArrowDown") next = all[Math.min(i + 1, all.length - 1)];
+    else if (e.key === "ArrowUp") next = all[Math.max(i - 1, 0)];
+    else if (e.key === "Home") next = all[0];
+    else if (e.key === "End") next = all[all.length - 1];
+    else if (e.key === "Enter" && target === row) {
+      e.preventDefault();
+      navigate(`/analyses/${encodeURIComponent(row.dataset.id ?? "")}`);
+      return;
+    } else return;
+    e.preventDefault();
+    if (next) {
+      setActiveId(next.dataset.id ?? null);
+      next.focus();
+    }
+  };
+
+  const narrowed = Object.values(filters).some((v) => v.trim() !== "") || search.trim() !== "" || unreadOnly;
 
   const setF = (k: keyof typeof filters) => (e: { target: { value: string } }) => {
     setFilters((f) => ({ ...f, [k]: e.target.value }));
@@ -492,6 +539,28 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
             Export CSV
           </button>
           {exporting && <span className="muted small">{exporting}</span>}
+          <label className="inline-check">
+            <input
+              type="checkbox"
+              checked={unreadOnly}
+              onChange={(e) => {
+                setUnreadOnly(e.target.checked);
+              }}
+              data-testid="filter-unread"
+            />{" "}
+            Unread only
+          </label>
+          {view === "list" && <ColumnsMenu cols={cols} available={available} onToggle={toggleCol} onReset={resetCols} />}
+        </div>
+      )}
+      {digestable && !firstRun && (
+        <div className="view-switch" role="group" aria-label="View">
+          <button type="button" className="btn small" aria-pressed={view === "list"} onClick={() => { setView("list"); }} data-testid="view-list">
+            List
+          </button>
+          <button type="button" className="btn small" aria-pressed={view === "digest"} onClick={() => { setView("digest"); }} data-testid="view-digest">
+            Daily digest
+          </button>
         </div>
       )}
       {error && <ErrorNote error={error} />}
@@ -502,7 +571,9 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
             {rows.length === page.total ? `${page.total} job(s)` : `${rows.length} shown of ${page.total} job(s)`}
             {page.total > items.length ? ` (newest ${items.length} loaded)` : ""}
           </p>
-          {page.total === 0 && scope === "mine" && !narrowed ? (
+          {view === "digest" ? (
+            <Digest rows={rows} since={since} tops={tops} />
+          ) : page.total === 0 && scope === "mine" && !narrowed ? (
             <EmptyJobs />
           ) : rows.length === 0 ? (
             <p className="empty">
@@ -511,39 +582,36 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
             </p>
           ) : (
             <ScrollBox label={scope === "all" ? "All jobs" : "My jobs"}>
-              <table className="data jobs" data-testid="jobs-table">
+              <table className="data jobs triage-list" data-testid="jobs-table">
                 <thead>
                   <tr>
-                    {head("severity", "Findings")}
-                    {head("time_lost", "Time lost")}
-                    {head("top", "Verdict")}
-                    {scope === "all" && head("user", "User")}
-                    {head("exe", "Executable / log")}
-                    {head("job", "Job")}
-                    {head("runtime", "Run time")}
-                    {head("nprocs", "Ranks")}
-                    {head("nodes", "Nodes")}
-                    {head("io_share", "I/O share")}
-                    {head("node_hours", "Node-hours")}
-                    {head("date", "Submitted")}
-                    {head("status", "Status")}
-                    {head("triage", "Triage")}
-                    {head("assignee", "Assignee")}
-                    {staff && (
-                      <th scope="col" className="notes-col">
-                        Notes
-                      </th>
+                    {shown.map((c) =>
+                      c === "notes" ? (
+                        <th key={c} scope="col" className="notes-col c-notes">
+                          Notes
+                        </th>
+                      ) : (
+                        <HeadCell key={c} c={c} head={head} />
+                      ),
                     )}
                   </tr>
                 </thead>
-                <tbody>
-                  {rows.map((r) => (
+                <tbody onKeyDown={onRowKey}>
+                  {rows.map((r, i) => (
                     <JobRow
                       key={r.id}
                       r={r}
                       top={tops.get(r.id)}
-                      showUser={scope === "all"}
+                      cols={shown}
                       staff={staff}
+                      tabStop={r.id === activeId || (i === 0 && !rows.some((x) => x.id === activeId))}
+                      onActive={() => {
+                        setActiveId(r.id);
+                      }}
+                      expanded={expanded === r.id}
+                      onExpand={(on) => {
+                        setExpanded(on ? r.id : null);
+                      }}
                       editing={editing === r.id}
                       onEdit={(on) => {
                         setEditing(on ? r.id : null);
@@ -561,19 +629,62 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
   );
 }
 
+const HEADS: Record<Exclude<ColId, "notes">, [SortKey, string, string]> = {
+  unread: ["unread", "Unread", "c-unread"],
+  findings: ["severity", "Findings", "c-findings"],
+  lost: ["time_lost", "Time lost", "c-lost"],
+  share: ["io_share", "I/O share", "c-share"],
+  top: ["top", "Top cause", "c-top"],
+  user: ["user", "User", "c-user"],
+  exe: ["exe", "Executable", "c-exe"],
+  job: ["job", "Job", "c-job"],
+  submitted: ["date", "Submitted", "c-date"],
+  triage: ["triage", "Triage", "c-triage"],
+  assignee: ["assignee", "Assignee", "c-assignee"],
+  runtime: ["runtime", "Run time", "c-num"],
+  ranks: ["nprocs", "Ranks", "c-num"],
+  nodes: ["nodes", "Nodes", "c-num"],
+  nodeh: ["node_hours", "Node-hours", "c-num"],
+  nodeh_lost: ["node_hours_lost", "Node-h lost", "c-num"],
+};
+
+function HeadCell({ c, head }: { c: Exclude<ColId, "notes">; head: (key: SortKey, label: string, className: string) => ReactNode }) {
+  const [key, label, cls] = HEADS[c];
+  return <>{head(key, label, cls)}</>;
+}
+
+/** Submitted, short: the time today, the day this year, the date before. */
+function shortDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const now = new Date();
+  const full = dateTime(iso);
+  if (d.toDateString() === now.toDateString()) return full.slice(11);
+  if (d.getFullYear() === now.getFullYear()) return full.slice(5, 10);
+  return full.slice(0, 10);
+}
+
 function JobRow({
   r,
   top,
-  showUser,
+  cols,
   staff,
+  tabStop,
+  onActive,
+  expanded,
+  onExpand,
   editing,
   onEdit,
   onSaved,
 }: {
   r: AnalysisSummary;
   top: string | null | undefined;
-  showUser: boolean;
+  cols: ColId[];
   staff: boolean;
+  tabStop: boolean;
+  onActive: () => void;
+  expanded: boolean;
+  onExpand: (on: boolean) => void;
   editing: boolean;
   onEdit: (on: boolean) => void;
   onSaved: (r: AnalysisSummary) => void;
@@ -591,84 +702,127 @@ function JobRow({
       return false;
     }
   };
-  const cols = 14 + (showUser ? 1 : 0) + (staff ? 1 : 0);
   const run = r.run;
-  const lostHours = run?.node_hours_lost;
-  return (
-    <>
-      <tr data-testid="job-row" data-id={r.id}>
-        <td className="counts-cell">
-          <Counts c={r.counts} />
-        </td>
-        <td data-label="Time lost" className="num" data-testid="cell-time-lost">
-          {run?.time_lost_s != null ? humanSeconds(run.time_lost_s) : "–"}
-          {lostHours != null && lostHours > 0 && <div className="muted small">{nodeHours(lostHours)} node-h</div>}
-        </td>
-        <td className="top" data-label="Verdict">
-          {r.regression && (
-            <span className="badge regression" title={r.regression.explanation} data-testid="regression-badge">
-              regression<span className="sr-only">: {r.regression.explanation}</span>
-            </span>
-          )}
-          {r.status !== "done" ? null : r.run?.headline ? (
-            <span className="headline" title={r.run.headline} data-testid="row-headline">
-              <WithCode text={r.run.headline} />
-            </span>
-          ) : top === undefined && r.counts.critical + r.counts.warning + r.counts.info > 0 ? (
-            "…"
-          ) : (
-            (top ?? "no problems found")
-          )}
-        </td>
-        {showUser && <td data-label="User">{r.owner}</td>}
-        <td className="exe">
-          <Link to={`/analyses/${encodeURIComponent(r.id)}`}>{r.exe ?? r.filename}</Link>
-          {r.exe && <div className="muted small path">{r.filename}</div>}
-        </td>
-        <td data-label="Job">{r.job_id ?? "–"}</td>
-        <td data-label="Run time" className="num" data-testid="cell-runtime">
-          {run?.runtime_s != null ? humanSeconds(run.runtime_s) : "–"}
-        </td>
-        <td data-label="Ranks" className="num">
-          {run?.nprocs != null ? run.nprocs.toLocaleString() : "–"}
-        </td>
-        <td data-label="Nodes" className="num">
-          {run?.nodes ?? "–"}
-        </td>
-        <td data-label="I/O share" className="num" data-testid="cell-io-share">
-          {run?.io_share != null ? percent(run.io_share) : "–"}
-        </td>
-        <td data-label="Node-hours" className="num">
-          {run?.node_hours != null ? nodeHours(run.node_hours) : "–"}
-        </td>
-        <td data-label="Submitted">
-          <time dateTime={r.created_at}>{dateTime(r.created_at)}</time>
-        </td>
-        <td data-label="Status">
-          <StatusBadge a={r} />
-        </td>
-        <td data-label="Triage">
-          {staff ? (
-            <select
-              aria-label={`Triage status of ${r.exe ?? r.filename}`}
-              value={r.triage.status}
-              data-testid="triage-select"
-              onChange={(e) => void patch({ status: e.target.value as TriageStatus })}
+  const name = exeName(r);
+  const lost = timeLost(r);
+  const headline = r.status === "done" ? run?.headline?.replaceAll("`", "") : undefined;
+  const topText =
+    r.status !== "done" ? "" : headline ? headline : top === undefined && r.counts.critical + r.counts.warning + r.counts.info > 0 ? "…" : (top ?? "no problems found");
+  const cell = (c: ColId): ReactNode => {
+    switch (c) {
+      case "unread":
+        return (
+          <td key={c} className="c-unread" data-label={r.unread_replies ? "Unread" : undefined}>
+            <UnreadBadge n={r.unread_replies} />
+          </td>
+        );
+      case "findings":
+        return (
+          <td key={c} className="counts-cell c-findings">
+            {r.status === "done" ? <Counts c={r.counts} compact /> : <StatusBadge a={r} />}
+          </td>
+        );
+      case "lost":
+        return (
+          <td key={c} data-label="Time lost" className="num c-lost" data-testid="cell-time-lost" title={lost.title}>
+            {lost.text}
+            {lost.title && lost.text === "unknown" && <span className="sr-only"> ({lost.title})</span>}
+          </td>
+        );
+      case "share":
+        return (
+          <td key={c} data-label="I/O share" className="num c-share" data-testid="cell-io-share">
+            {run?.io_share != null ? percent(run.io_share) : "–"}
+          </td>
+        );
+      case "top":
+        return (
+          <td key={c} className="top c-top" data-label="Top cause" title={topText && topText !== "…" ? topText : undefined} data-testid="cell-top">
+            {r.regression && (
+              <span className="badge regression" title={r.regression.explanation} data-testid="regression-badge">
+                regression<span className="sr-only">: {r.regression.explanation}</span>
+              </span>
+            )}
+            {r.status === "done" && run?.headline ? (
+              <span className="headline" data-testid="row-headline">
+                <WithCode text={run.headline} />
+              </span>
+            ) : (
+              topText
+            )}
+          </td>
+        );
+      case "user":
+        return (
+          <td key={c} data-label="User" className="c-user" title={r.owner}>
+            {r.owner}
+          </td>
+        );
+      case "exe":
+        return (
+          <td key={c} className="exe c-exe" title={r.exe ?? r.filename}>
+            <button
+              type="button"
+              className="expander"
+              aria-expanded={expanded}
+              aria-label={`Details of ${name}`}
+              data-testid="row-expand"
+              onClick={() => {
+                onExpand(!expanded);
+              }}
             >
-              {TRIAGE.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          ) : (
-            <span className={`badge triage-${r.triage.status}`}>
-              <span className="sr-only">Triage: </span>
-              {r.triage.status}
-            </span>
-          )}
-        </td>
-        <td data-label="Assignee">{r.triage.assignee ?? "–"}</td>
-        {staff && (
-          <td className="notes-cell">
+              <span aria-hidden="true">{expanded ? "▾" : "▸"}</span>
+            </button>
+            <Link to={`/analyses/${encodeURIComponent(r.id)}`} data-testid="row-link">
+              {name}
+            </Link>
+          </td>
+        );
+      case "job":
+        return (
+          <td key={c} data-label="Job" className="c-job" title={r.job_id ?? undefined}>
+            {r.job_id ?? "–"}
+          </td>
+        );
+      case "submitted":
+        return (
+          <td key={c} data-label="Submitted" className="c-date">
+            <time dateTime={r.created_at} title={dateTime(r.created_at)}>
+              {shortDate(r.created_at)}
+            </time>
+          </td>
+        );
+      case "triage":
+        return (
+          <td key={c} data-label="Triage" className="c-triage">
+            {staff ? (
+              <select
+                aria-label={`Triage status of ${name}`}
+                value={r.triage.status}
+                data-testid="triage-select"
+                onChange={(e) => void patch({ status: e.target.value as TriageStatus })}
+              >
+                {TRIAGE.map((s) => (
+                  <option key={s}>{s}</option>
+                ))}
+              </select>
+            ) : (
+              <span className={`badge triage-${r.triage.status}`}>
+                <span className="sr-only">Triage: </span>
+                {r.triage.status}
+              </span>
+            )}
+          </td>
+        );
+      case "assignee":
+        return (
+          <td key={c} data-label="Assignee" className="c-assignee" title={r.triage.assignee ?? undefined}>
+            {r.triage.assignee ?? "–"}
+          </td>
+        );
+      case "notes":
+        return (
+          <td key={c} className="notes-cell c-notes">
             <button
               type="button"
               className="btn small"
@@ -680,11 +834,99 @@ function JobRow({
               {r.triage.note ? "Note ✎" : "Add note"}
             </button>
           </td>
-        )}
+        );
+      case "runtime":
+        return (
+          <td key={c} data-label="Run time" className="num c-num" data-testid="cell-runtime">
+            {run?.runtime_s != null ? humanSeconds(run.runtime_s) : "–"}
+          </td>
+        );
+      case "ranks":
+        return (
+          <td key={c} data-label="Ranks" className="num c-num">
+            {run?.nprocs != null ? run.nprocs.toLocaleString() : "–"}
+          </td>
+        );
+      case "nodes":
+        return (
+          <td key={c} data-label="Nodes" className="num c-num">
+            {run?.nodes ?? "–"}
+          </td>
+        );
+      case "nodeh":
+        return (
+          <td key={c} data-label="Node-hours" className="num c-num">
+            {run?.node_hours != null ? nodeHours(run.node_hours) : "–"}
+          </td>
+        );
+      case "nodeh_lost":
+        return (
+          <td key={c} data-label="Node-h lost" className="num c-num">
+            {run?.node_hours_lost != null ? nodeHours(run.node_hours_lost) : "–"}
+          </td>
+        );
+    }
+  };
+  return (
+    <>
+      <tr
+        data-testid="job-row"
+        data-id={r.id}
+        tabIndex={tabStop ? 0 : -1}
+        onFocus={(e) => {
+          if (e.target === e.currentTarget) onActive();
+        }}
+      >
+        {cols.map(cell)}
       </tr>
+      {expanded && (
+        <tr className="row-details" data-testid="row-details">
+          <td colSpan={cols.length}>
+            <dl>
+              <dt>Command line</dt>
+              <dd>
+                <code className="cmdline" data-testid="row-cmdline">
+                  {r.exe ?? "(not in the log)"}
+                </code>
+              </dd>
+              <dt>Log file</dt>
+              <dd>{r.filename}</dd>
+              {topText && (
+                <>
+                  <dt>Top cause</dt>
+                  <dd>{topText}</dd>
+                </>
+              )}
+              <dt>Time lost</dt>
+              <dd>
+                {lost.text}
+                {run?.node_hours_lost != null ? ` (${nodeHours(run.node_hours_lost)} node-hours)` : ""}
+                {lost.text === "unknown" && lost.title ? ` — ${lost.title}` : ""}
+              </dd>
+              <dt>Run</dt>
+              <dd>
+                {run?.runtime_s != null ? humanSeconds(run.runtime_s) : "–"}, {run?.nprocs ?? "–"} ranks, {run?.nodes ?? "–"} nodes
+                {run?.node_hours != null ? `, ${nodeHours(run.node_hours)} node-hours` : ""}
+              </dd>
+              <dt>Submitted</dt>
+              <dd>{dateTime(r.created_at)}</dd>
+              <dt>Analysis</dt>
+              <dd>
+                <StatusBadge a={r} />
+              </dd>
+              {r.triage.note && (
+                <>
+                  <dt>Note</dt>
+                  <dd className="note">{r.triage.note}</dd>
+                </>
+              )}
+            </dl>
+          </td>
+        </tr>
+      )}
       {(editing || err) && (
         <tr className="row-editor">
-          <td colSpan={cols}>
+          <td colSpan={cols.length}>
             {err && <ErrorNote error={err} />}
             {editing && <TriageEditor r={r} onCancel={() => { onEdit(false); }} onSave={async (b) => { if (await patch(b)) onEdit(false); }} />}
           </td>
