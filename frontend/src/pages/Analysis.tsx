@@ -6,14 +6,15 @@ import { arrivalDone, arrivedToFocus, focusUnlessBusy } from "../lib/focus";
 import { useKnowledge } from "../lib/knowledge";
 import { percent, seconds } from "../lib/format";
 import { Link } from "../lib/router";
-import { HeatmapView, type Highlight, OstView, PhasesView, SpatialityView, TimelineView, TransferSizesView } from "../plots/Plots";
+import { HeatmapView, type Highlight, type OstMetric, OstView, PhasesView, SpatialityView, TimelineView, TransferSizesView } from "../plots/Plots";
 import { ChatPanel } from "../report/Chat";
 import { CrossLayer } from "../report/CrossLayer";
 import { Exports } from "../report/Exports";
-import { FindingCard, findingWindow } from "../report/FindingCard";
+import { ComparePicker } from "../report/ComparePicker";
+import { FindingCard, findingWindow, OST_CODES } from "../report/FindingCard";
 import { ReportHeader } from "../report/Header";
 import { RunHistory } from "../report/History";
-import { ReplyThread } from "../report/Replies";
+import { goToThread, MessagesLink, ReplyThread } from "../report/Replies";
 
 const STAGES = ["queued", "reading", "analyzing", "rendering", "storing", "done"] as const;
 
@@ -124,6 +125,14 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
   const knowledge = useKnowledge();
   const plotsRef = useRef<HTMLElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const threadRef = useRef<HTMLElement>(null);
+  const [unread, setUnread] = useState(a.unread_replies);
+  const [replyCount, setReplyCount] = useState<number | null>(null);
+  const onRead = useCallback(() => {
+    setUnread(0);
+  }, []);
+  // The OST plot opens on I/O time where a finding is about a slow or overloaded OST (time is what they cost).
+  const [ostMetric, setOstMetric] = useState<OstMetric | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -155,6 +164,8 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
   const findings = useMemo(() => sortFindings(report?.findings ?? []), [report]);
   const codes = useMemo(() => new Set(findings.map((f) => f.code)), [findings]);
   const hasPlots = plots !== null && Object.values(plots).some(Boolean);
+  const ostFinding = findings.some((f) => OST_CODES.has(f.code) && f.severity !== "ok");
+  const ostShown: OstMetric = ostMetric ?? (ostFinding ? "time" : "bytes");
 
   const highlight = useMemo<Highlight | null>(() => {
     const f = findings.find((x) => x.code === selected);
@@ -166,14 +177,22 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
     (f: Finding) => {
       const on = selected !== f.code;
       setSel((s) => (s?.code === f.code ? null : { code: f.code, n: (s?.n ?? 0) + 1 }));
+      const ost = on && OST_CODES.has(f.code) && plots?.osts;
+      if (ost) setOstMetric("time");
       requestAnimationFrame(() => {
+        if (ost) {
+          const card = plotsRef.current?.querySelector<HTMLElement>('[data-testid="ost-card"]');
+          card?.focus({ preventScroll: true });
+          card?.scrollIntoView({ behavior: "smooth", block: "start" });
+          return;
+        }
         // Shown: focus goes to the plot it points to, the first that draws a finding's ranks and time
         // window (the timeline where the log has one); the plots' section scrolls in, banner and all.
         if (on) plotsRef.current?.querySelector<HTMLElement>(".plot-card[data-highlights]")?.focus({ preventScroll: true });
         plotsRef.current?.scrollIntoView({ behavior: "smooth", block: "start" });
       });
     },
-    [selected],
+    [selected, plots],
   );
 
   const citeFinding = useCallback((code: string) => {
@@ -199,9 +218,24 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
   return (
     <div className="report-layout">
       <div className="report-main">
-        <ReportHeader a={a} report={report} onFinding={citeFinding} headingRef={headingRef} />
+        <ReportHeader
+          a={a}
+          report={report}
+          onFinding={citeFinding}
+          headingRef={headingRef}
+          extra={
+            <MessagesLink
+              unread={unread}
+              count={replyCount}
+              onGo={() => {
+                goToThread(threadRef);
+              }}
+            />
+          }
+        />
         <RunHistory a={a} />
-        <ReplyThread a={a} />
+        <ComparePicker a={a} />
+        <ReplyThread a={a} unread={unread} onRead={onRead} onCount={setReplyCount} sectionRef={threadRef} />
         <div className="report-bar">
           <nav aria-label="Report sections" className="section-nav">
             <a href="#findings">Findings</a>
@@ -221,7 +255,7 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
                 </summary>
                 {fs.map((f) => (
                   <div key={f.code} className={flash === f.code ? "flash" : ""}>
-                    <FindingCard f={f} knowledge={knowledge} selected={selected === f.code} onSelect={() => { select(f); }} plottable={hasPlots} />
+                    <FindingCard f={f} knowledge={knowledge} selected={selected === f.code} onSelect={() => { select(f); }} plottable={hasPlots} ostPlot={Boolean(plots?.osts)} />
                   </div>
                 ))}
               </details>
@@ -232,7 +266,7 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
                 </h3>
                 {fs.map((f) => (
                   <div key={f.code} className={flash === f.code ? "flash" : ""}>
-                    <FindingCard f={f} knowledge={knowledge} selected={selected === f.code} onSelect={() => { select(f); }} plottable={hasPlots} />
+                    <FindingCard f={f} knowledge={knowledge} selected={selected === f.code} onSelect={() => { select(f); }} plottable={hasPlots} ostPlot={Boolean(plots?.osts)} />
                   </div>
                 ))}
               </div>
@@ -261,7 +295,7 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
           {plots?.phases && <PhasesView p={plots.phases} hl={highlight} runtime={runtime} nprocs={report.job.nprocs} />}
           {plots?.transfer_sizes && <TransferSizesView p={plots.transfer_sizes} hl={highlight} runtime={runtime} />}
           {plots?.spatiality && <SpatialityView p={plots.spatiality} hl={highlight} runtime={runtime} />}
-          {plots?.osts && <OstView p={plots.osts} />}
+          {plots?.osts && <OstView p={plots.osts} metric={ostShown} onMetric={setOstMetric} />}
         </section>
         {report.cross_layer && (
           <div id="crosslayer">

@@ -21,6 +21,7 @@ import { Link } from "../lib/router";
 import { ScrollBox } from "../lib/scroll";
 import type { XLink } from "../plots/PlotCanvas";
 import { offsetMax, type OstMetric, OstView, PhasesView, sizeRange, SpatialityView, timeExtent, TimelineView, TransferSizesView } from "../plots/Plots";
+import { CellLabel } from "../report/CellLabel";
 import { WithCode } from "../report/Header";
 
 type Tag = "A" | "B";
@@ -50,13 +51,61 @@ function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T>
   return out.deps.length === deps.length && out.deps.every((d, i) => Object.is(d, deps[i])) ? out.value : null;
 }
 
+/** `/compare/{a}/{b}`; `/compare/{id}/median`: the run against its application's usual (median) run. */
 export function ComparePage({ a, b }: { a: string; b: string }) {
+  return b === "median" ? <MedianPage id={a} /> : <PairPage a={a} b={b} />;
+}
+
+/** GET /compare/median: run A is the median of the application's other runs, run B this one. */
+function MedianPage({ id }: { id: string }) {
+  const m = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}/compare/median", { params: { path: { analysis_id: id } } })), [id]);
+  if (m && "error" in m) {
+    if (m.error.status === 404 || m.error.status === 422) return <NotFound what="run" detail="This run does not exist, or it is not yours to see." />;
+    return (
+      <div className="page compare" data-testid="compare">
+        <div className="page-head">
+          <h1>Compare with the usual run</h1>
+        </div>
+        {m.error.status === 409 ? (
+          <div className="not-comparable" role="alert" data-testid="not-comparable">
+            <span>{m.error.message}</span>
+          </div>
+        ) : (
+          <ErrorNote error={m.error.message} />
+        )}
+        <p>
+          <Link to={`/analyses/${encodeURIComponent(id)}`}>Back to the report</Link>
+        </p>
+      </div>
+    );
+  }
+  if (!m) return <div className="page"><Spinner label="Finding the usual run…" /></div>;
+  const med = m.data;
+  return (
+    <PairPage
+      a={med.baseline_id}
+      b={med.analysis_id}
+      preset={med.comparison}
+      lead={
+        <p className="median-note" data-testid="median-lead">
+          Run A is this application&apos;s usual run: of its {med.runs} other finished run{med.runs === 1 ? "" : "s"}, the one with the median I/O
+          time. Run B is this run.
+        </p>
+      }
+    />
+  );
+}
+
+function PairPage({ a, b, preset, lead }: { a: string; b: string; preset?: Comparison; lead?: ReactNode }) {
   const [force, setForce] = useState(false);
   const runA = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: a } } })), [a]);
   const runB = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: b } } })), [b]);
   const comp = useLoad(
-    () => call(api.GET("/api/v1/analyses/{analysis_id}/compare/{other_id}", { params: { path: { analysis_id: a, other_id: b }, query: { force } } })),
-    [a, b, force],
+    () =>
+      preset
+        ? Promise.resolve(preset)
+        : call(api.GET("/api/v1/analyses/{analysis_id}/compare/{other_id}", { params: { path: { analysis_id: a, other_id: b }, query: { force } } })),
+    [a, b, force, preset],
   );
   const plotsA = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path: { analysis_id: a } } })), [a]);
   const plotsB = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path: { analysis_id: b } } })), [b]);
@@ -87,6 +136,7 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
           ⇅ Swap A and B
         </Link>
       </div>
+      {lead}
       <p className="compare-which muted">
         <RunRef tag="A" id={a} an={anA} s={c?.a ?? null} /> <span aria-hidden="true">→</span>
         <span className="sr-only">, then</span> <RunRef tag="B" id={b} an={anB} s={c?.b ?? null} />
@@ -434,7 +484,7 @@ function Metrics({ rows }: { rows: MetricRow[] }) {
           only what changed
         </label>
       </div>
-      <ScrollBox label="Numbers of run A and run B">
+      <ScrollBox label="Numbers of run A and run B" className="table-wrap cards-narrow">
         <table className="data compact metrics" data-testid="metrics">
           <thead>
             <tr>
@@ -466,10 +516,22 @@ function Metrics({ rows }: { rows: MetricRow[] }) {
                 return (
                   <tr key={m.name} data-testid="metric-row">
                     <th scope="row">{m.name}</th>
-                    <td className="num">{value(m.a, m.unit)}</td>
-                    <td className="num">{value(m.b, m.unit)}</td>
-                    <td className={`num${tone}`}>{delta(m)}</td>
-                    <td className={`num${tone}`}>{pct(m)}</td>
+                    <td className="num">
+                      <CellLabel>Run A</CellLabel>
+                      {value(m.a, m.unit)}
+                    </td>
+                    <td className="num">
+                      <CellLabel>Run B</CellLabel>
+                      {value(m.b, m.unit)}
+                    </td>
+                    <td className={`num${tone}`}>
+                      <CellLabel>Change</CellLabel>
+                      {delta(m)}
+                    </td>
+                    <td className={`num${tone}`}>
+                      <CellLabel>Change %</CellLabel>
+                      {pct(m)}
+                    </td>
                   </tr>
                 );
               })}

@@ -265,6 +265,8 @@ export function PlotCanvas(props: PlotProps) {
       : linearTicks(v.y0, v.y1, target, yInteger, yUnit === "B");
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
+    // The tick labels, also on the canvas element (what a test reads: the canvas's pixels say nothing).
+    const yLabels: string[] = [];
     for (const t of yt.ticks) {
       const py = Math.round(y(t)) + 0.5;
       ctx.beginPath();
@@ -272,8 +274,12 @@ export function PlotCanvas(props: PlotProps) {
       ctx.lineTo(area.left + area.width, py);
       ctx.stroke();
       const s = yTick ? yTick(t) : tickLabel(t, yUnit, yt.step);
-      if (s !== null) ctx.fillText(s, area.left - 6, py);
+      if (s !== null) {
+        ctx.fillText(s, area.left - 6, py);
+        yLabels.push(s);
+      }
     }
+    canvas.dataset.yTicks = yLabels.join("|");
     // Marks, clipped to the plot area.
     ctx.save();
     ctx.beginPath();

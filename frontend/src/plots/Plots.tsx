@@ -923,7 +923,7 @@ export function OstView({
   );
   const xTick = useCallback((v: number) => (Number.isInteger(v) && v >= 0 && v < n ? String(ids[v] ?? "") : null), [ids, n]);
   return (
-    <section className="plot-card" aria-labelledby={`plot-osts${uid}`} tabIndex={-1}>
+    <section className="plot-card" aria-labelledby={`plot-osts${uid}`} tabIndex={-1} data-testid="ost-card" data-metric={metric}>
       <header>
         <PlotTitle id={`plot-osts${uid}`} run={run}>Load per Lustre OST</PlotTitle>
         <fieldset className="segmented">
@@ -1059,6 +1059,11 @@ export function HeatmapView({ p, hl, runtime, uid = "" }: { p: Schemas["HeatmapP
     },
     [p, rows],
   );
+  // Rows hold ranks_per_row ranks each: a tick names the first rank of its row, so the axis counts ranks.
+  const yTick = useCallback(
+    (v: number) => (Number.isInteger(v) && v >= 0 && v < rows ? String(p.rank[v] ?? v) : null),
+    [p.rank, rows],
+  );
   const summary = heatmapSummary(p);
   return (
     <section className="plot-card" aria-labelledby={`plot-heatmap${uid}`} tabIndex={-1} data-highlights>
@@ -1087,10 +1092,11 @@ export function HeatmapView({ p, hl, runtime, uid = "" }: { p: Schemas["HeatmapP
         label="Heatmap of bytes by rank and time"
         summary={summary}
         xLabel="time since job start"
-        yLabel={p.ranks_per_row > 1 ? `rank (${String(p.ranks_per_row)} per row)` : "rank"}
+        yLabel={p.ranks_per_row > 1 ? `rank (rows of ${String(p.ranks_per_row)}, ${count(p.ranks_total)} ranks)` : "rank"}
         xUnit="s"
         yUnit="rank"
         yInteger
+        yTick={yTick}
         domain={{ x0: 0, x1: xMax, y0: -0.5, y1: rows - 0.5 }}
         height={Math.min(420, Math.max(200, 60 + rows * 6))}
         draw={draw}

@@ -1,6 +1,8 @@
 import type { Schemas } from "../api/client";
 import { bytes, count, seconds } from "../lib/format";
 import { ScrollBox } from "../lib/scroll";
+import { CellLabel } from "./CellLabel";
+import "../styles/report.css";
 
 type LayerStats = Schemas["LayerStats"];
 
@@ -9,7 +11,7 @@ function LayerTable({ layers, caption }: { layers: LayerStats[]; caption: string
   const size = (o: Schemas["OpStats"] | undefined) => (o?.ops ? bytes(o.median_bytes ?? o.mean_bytes) : "–");
   const coll = (c: number | null | undefined, i: number | null | undefined) => (c === null || c === undefined ? "–" : `${count(c)} / ${count(i ?? 0)}`);
   return (
-    <ScrollBox label={`Across the I/O stack: ${caption}`}>
+    <ScrollBox label={`Across the I/O stack: ${caption}`} className="table-wrap cards-narrow">
       <table className="data compact crosslayer">
         <caption className="sr-only">{caption}</caption>
         <thead>
@@ -29,17 +31,17 @@ function LayerTable({ layers, caption }: { layers: LayerStats[]; caption: string
           {layers.map((l) => (
             <tr key={l.layer}>
               <th scope="row">{l.layer}</th>
-              <td>{ops(l.writes)}</td>
-              <td className="num">{size(l.writes)}</td>
-              <td>{ops(l.reads)}</td>
-              <td className="num">{size(l.reads)}</td>
-              <td className="num">{seconds(l.meta_time_s)}</td>
-              <td className="num">
+              <td><CellLabel>writes (ops · bytes · time)</CellLabel>{ops(l.writes)}</td>
+              <td className="num"><CellLabel>median write</CellLabel>{size(l.writes)}</td>
+              <td><CellLabel>reads (ops · bytes · time)</CellLabel>{ops(l.reads)}</td>
+              <td className="num"><CellLabel>median read</CellLabel>{size(l.reads)}</td>
+              <td className="num"><CellLabel>metadata</CellLabel>{seconds(l.meta_time_s)}</td>
+              <td className="num"><CellLabel>ranks (writers)</CellLabel>
                 {l.ranks ?? "–"}
                 {l.writer_ranks !== null && l.writer_ranks !== undefined ? ` (${l.writer_ranks})` : ""}
               </td>
-              <td className="num">{coll(l.collective_writes, l.independent_writes)}</td>
-              <td>
+              <td className="num"><CellLabel>collective / independent writes</CellLabel>{coll(l.collective_writes, l.independent_writes)}</td>
+              <td><CellLabel>Lustre stripes</CellLabel>
                 {l.stripe_count ? `${l.stripe_count} × ${bytes(l.stripe_size)}` : "–"}
                 {(l.osts ?? []).length > 0 ? ` (OSTs ${(l.osts ?? []).slice(0, 8).join(", ")}${(l.osts ?? []).length > 8 ? "…" : ""})` : ""}
               </td>

@@ -15,18 +15,24 @@ export function findingWindow(f: Finding): [number, number] | null {
   return typeof s === "number" && typeof e === "number" ? [s, e] : null;
 }
 
+/** Findings about OSTs (a slow OST, an overloaded one): their plot is the OST plot, and its metric is time. */
+export const OST_CODES: ReadonlySet<string> = new Set(["L04", "L05"]);
+
 export function FindingCard({
   f,
   knowledge,
   selected,
   onSelect,
   plottable,
+  ostPlot = false,
 }: {
   f: Finding;
   knowledge: Knowledge | null;
   selected: boolean;
   onSelect: () => void;
   plottable: boolean;
+  /** The report has an OST plot: a finding about OSTs (L04, L05) is shown there, on I/O time. */
+  ostPlot?: boolean;
 }) {
   const [allRanks, setAllRanks] = useState(false);
   const win = findingWindow(f);
@@ -35,7 +41,7 @@ export function FindingCard({
   const filesTotal = f.files_total;
   const allR = f.ranks ?? [];
   const recs = f.recommendations ?? [];
-  const canShow = plottable && (allR.length > 0 || win !== null);
+  const canShow = plottable && (allR.length > 0 || win !== null || (ostPlot && OST_CODES.has(f.code)));
   const ranks = allRanks ? allR : allR.slice(0, RANKS_SHOWN);
   const docs = knowledge?.docsForCode(f.code) ?? [];
   return (

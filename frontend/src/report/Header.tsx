@@ -1,8 +1,9 @@
-import type { Ref } from "react";
+import type { ReactNode, Ref } from "react";
 import type { AnalysisOut, Report, Schemas } from "../api/client";
 import { Counts } from "../components/badges";
 import { bytes, cost, count, dateTime, humanSeconds, percent, seconds, share } from "../lib/format";
 import { ScrollBox } from "../lib/scroll";
+import "../styles/report.css";
 
 type Verdict = Schemas["Verdict"];
 type Interface = Schemas["InterfaceTotals"];
@@ -13,9 +14,12 @@ export function ReportHeader({
   report,
   onFinding,
   headingRef,
+  extra,
 }: {
   a: AnalysisOut;
   report: Report;
+  /** Shown under the heading (the "Messages (1 unread)" link). */
+  extra?: ReactNode;
   onFinding?: (code: string) => void;
   /** The h1: it takes focus when the report opens after an upload. */
   headingRef?: Ref<HTMLHeadingElement>;
@@ -36,6 +40,7 @@ export function ReportHeader({
         <p className="logname muted small">
           log <span className="path">{a.filename}</span>
         </p>
+        {extra}
       </div>
       {v ? (
         <VerdictPanel v={v} onFinding={onFinding} />
@@ -71,11 +76,17 @@ export function ReportHeader({
           <>
             <div>
               <dt>Read</dt>
-              <dd>{bytes(io.bytes_read)}</dd>
+              <dd data-testid="fact-read">
+                {bytes(io.bytes_read)}
+                <LayerNote rows={interfaces} total={io.bytes_read} dir="read" />
+              </dd>
             </div>
             <div>
               <dt>Written</dt>
-              <dd>{bytes(io.bytes_written)}</dd>
+              <dd data-testid="fact-written">
+                {bytes(io.bytes_written)}
+                <LayerNote rows={interfaces} total={io.bytes_written} dir="written" />
+              </dd>
             </div>
           </>
         )}
@@ -127,6 +138,45 @@ export function ReportHeader({
         </div>
       )}
     </section>
+  );
+}
+
+/** Top of the stack first: a layer of a lower rank sits above one of a higher rank. */
+const LAYER_DEPTH: Record<string, number> = { HDF5: 0, H5D: 0, H5F: 0, PnetCDF: 0, PNETCDF: 0, "MPI-IO": 1, MPIIO: 1, POSIX: 2, STDIO: 2, DFS: 2, DAOS: 3 };
+
+/**
+ * Which layer the header's bytes count ("through MPI-IO"), and what the other layers moved when that differs
+ * ("24.10 GiB beneath it through POSIX"): a cause that speaks of POSIX reads then agrees with the header.
+ */
+export function layerNote(rows: Interface[], total: number, dir: "read" | "written"): string | null {
+  const of = (r: Interface) => (dir === "read" ? r.bytes_read : r.bytes_written);
+  const counted = rows.filter((r) => r.counted && of(r) > 0);
+  if (counted.length === 0) return null;
+  const depth = (r: Interface) => LAYER_DEPTH[r.name] ?? 2;
+  const top = Math.min(...counted.map(depth));
+  const bottom = Math.max(...counted.map(depth));
+  const names = counted.map((r) => r.name);
+  const through =
+    counted.length === 1 ? `through ${names[0] ?? ""}` : `through ${names.slice(0, -1).join(", ")} and ${names[names.length - 1] ?? ""} (each file counted once, at its top layer)`;
+  const others = rows
+    .filter((r) => !r.counted && of(r) > 0 && Math.abs(of(r) - total) > 0.005 * Math.max(1, total))
+    .map((r) => {
+      const where = depth(r) > bottom ? (counted.length === 1 ? "beneath it" : "beneath them") : depth(r) < top ? (counted.length === 1 ? "above it" : "above them") : "alongside";
+      return `${bytes(of(r))} ${where} through ${r.name}`;
+    });
+  // One counted layer and nothing that differs: nothing to explain.
+  if (others.length === 0 && counted.length === 1 && rows.filter((r) => of(r) > 0).length <= 1) return null;
+  return [through, ...others].join("; ");
+}
+
+function LayerNote({ rows, total, dir }: { rows: Interface[]; total: number; dir: "read" | "written" }) {
+  const note = layerNote(rows, total, dir);
+  if (!note) return null;
+  return (
+    <span className="layer-note small" data-testid={`layer-note-${dir}`}>
+      {" "}
+      {note}
+    </span>
   );
 }
 

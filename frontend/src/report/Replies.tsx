@@ -1,14 +1,63 @@
 // The thread between the help desk and the job's owner: staff draft a reply from the verdict and the fixes
 // (checked against the report like any answer), edit it and send it; the owner reads it here and answers.
-import { useCallback, useEffect, useState } from "react";
+// Replies are Markdown (either side may write **bold** or link a guide): rendered by lib/markdown, which builds
+// React elements, so no reply text is ever HTML.
+import { type RefObject, useCallback, useEffect, useRef, useState } from "react";
 import { type AnalysisOut, api, call, type Schemas } from "../api/client";
 import { ErrorNote, Spinner } from "../components/badges";
 import { dateTime } from "../lib/format";
+import { Markdown } from "../lib/markdown";
 import { isStaff, useSession } from "../session";
+import "../styles/report.css";
 
 type Reply = Schemas["ReplyOut"];
 
-export function ReplyThread({ a }: { a: AnalysisOut }) {
+/**
+ * "Messages (2 unread)": near the top of the report, a link that scrolls to the thread and focuses it. Shown
+ * while the thread has something to read (or, for staff, always: they write there).
+ */
+export function MessagesLink({ unread, count, onGo }: { unread: number; count: number | null; onGo: () => void }) {
+  const { me } = useSession();
+  if (!isStaff(me) && !count && !unread) return null;
+  return (
+    <a
+      href="#replies-title"
+      className={`messages-link${unread > 0 ? " has-unread" : ""}`}
+      data-testid="messages-link"
+      onClick={(e) => {
+        e.preventDefault();
+        onGo();
+      }}
+    >
+      Messages{unread > 0 ? ` (${String(unread)} unread)` : count ? ` (${String(count)})` : ""}
+    </a>
+  );
+}
+
+/** Scroll the thread into view and give it focus (its heading is announced). */
+export function goToThread(ref: RefObject<HTMLElement | null>): void {
+  const el = ref.current;
+  if (!el) return;
+  el.scrollIntoView({ behavior: "smooth", block: "start" });
+  el.focus({ preventScroll: true });
+}
+
+export function ReplyThread({
+  a,
+  unread = 0,
+  onRead,
+  onCount,
+  sectionRef,
+}: {
+  a: AnalysisOut;
+  /** The caller's unread replies in this thread (AnalysisOut.unread_replies, until they are read). */
+  unread?: number;
+  /** The thread was shown with unread replies, and the server now counts them read. */
+  onRead?: () => void;
+  /** How many replies the thread holds, once loaded. */
+  onCount?: (n: number) => void;
+  sectionRef?: RefObject<HTMLElement | null>;
+}) {
   const { me } = useSession();
   const staff = isStaff(me);
   const mine = me.user === a.owner;
@@ -44,6 +93,46 @@ export function ReplyThread({ a }: { a: AnalysisOut }) {
       live = false;
     };
   }, [fetchThread]);
+
+  useEffect(() => {
+    if (replies) onCount?.(replies.length);
+  }, [replies, onCount]);
+
+  // Shown (scrolled into view, or focused by "Messages"): the thread counts as read for the caller.
+  const ownRef = useRef<HTMLElement>(null);
+  const ref = sectionRef ?? ownRef;
+  const marking = useRef(false);
+  const hasReplies = (replies?.length ?? 0) > 0;
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || unread <= 0 || !hasReplies) return;
+    const markRead = () => {
+      if (marking.current) return;
+      marking.current = true;
+      call(api.POST("/api/v1/analyses/{analysis_id}/replies/read", { params: { path: { analysis_id: a.id } } }))
+        .then(() => {
+          onRead?.();
+        })
+        .catch(() => {
+          /* still unread: the next look tries again */
+        })
+        .finally(() => {
+          marking.current = false;
+        });
+    };
+    const seen = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) markRead();
+      },
+      { threshold: 0.25 },
+    );
+    seen.observe(el);
+    el.addEventListener("focus", markRead);
+    return () => {
+      seen.disconnect();
+      el.removeEventListener("focus", markRead);
+    };
+  }, [ref, unread, hasReplies, a.id, onRead]);
 
   const draft = async () => {
     setBusy("draft");
@@ -90,8 +179,11 @@ export function ReplyThread({ a }: { a: AnalysisOut }) {
   // Nothing to show an owner before the help desk has written: the card appears with the first reply.
   if (!staff && replies !== null && replies.length === 0 && !error) return null;
   return (
-    <section className="card replies-card" aria-labelledby="replies-title" data-testid="reply-thread">
-      <h2 id="replies-title">{staff ? "Reply to the job's owner" : "Messages from the help desk"}</h2>
+    <section ref={ref} tabIndex={-1} className="card replies-card" aria-labelledby="replies-title" data-testid="reply-thread" data-unread={unread}>
+      <h2 id="replies-title">
+        {staff ? "Reply to the job's owner" : "Messages from the help desk"}
+        {unread > 0 && <span className="badge unread-badge"> {unread} unread</span>}
+      </h2>
       {replies === null && !error && <Spinner label="Loading messages…" />}
       {replies && replies.length > 0 && (
         <ol className="replies">
@@ -101,7 +193,7 @@ export function ReplyThread({ a }: { a: AnalysisOut }) {
                 <strong>{r.author}</strong> {r.role === "user" ? "(owner)" : `(${r.role})`} ·{" "}
                 <time dateTime={r.created_at}>{dateTime(r.created_at)}</time>
               </div>
-              <p className="reply-text">{r.text}</p>
+              <Markdown source={r.text} breaks className="md reply-text" />
             </li>
           ))}
         </ol>
