@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iodiag.analysis.context import Context
 from iodiag.analysis.models import Action, Layer
+from iodiag.analysis.shell import expands_outside_quotes, shell_quote
 
 # --- the facts a rule needs -----------------------------------------------------------------------------------
 
@@ -454,12 +455,9 @@ def where(action: Action, facts: ActionFacts, first: bool) -> list[str]:
     return problems
 
 
-_EXPANSION = re.compile(r"[`$]")
-
-
 @rule("shell-quoting")
 def shell_quoting(action: Action, facts: ActionFacts, first: bool) -> list[str]:
-    """(h) Paths from the log reach a shell only quoted (``shlex.quote``): spaces, quotes, ``$``, ``;`` or
+    """(h) Paths from the log reach a shell only quoted (``shell_quote``): spaces, quotes, ``$``, ``;`` or
     backticks in a file name must not split a word, expand or start a command."""
     if not is_shell(action.command):
         return []
@@ -467,25 +465,15 @@ def shell_quoting(action: Action, facts: ActionFacts, first: bool) -> list[str]:
     problems: list[str] = []
     if _shell_words(cmd) is None:
         return ["the shell command does not parse (unbalanced quotes)"]
-    if _outside_single_quotes(cmd, _EXPANSION):
+    if expands_outside_quotes(cmd):
         problems.append("the shell command expands $ or backticks outside single quotes")
     ops = {w for w in _shell_words(cmd) or [] if w in _OPERATORS} - {"&&"}
     if ops:
         problems.append(f"the shell command has operators {sorted(ops)} (only && joins steps)")
     for p in facts.quoted_paths:
-        if p in cmd and shlex.quote(p) not in cmd:
+        if p in cmd and shell_quote(p) not in cmd:
             problems.append(f"the log's path {p!r} reaches the shell unquoted")
     return problems
-
-
-def _outside_single_quotes(command: str, pattern: re.Pattern[str]) -> bool:
-    inside = False
-    for ch in command:
-        if ch == "'":
-            inside = not inside
-        elif not inside and pattern.match(ch):
-            return True
-    return False
 
 
 # --- checking and keeping -------------------------------------------------------------------------------------

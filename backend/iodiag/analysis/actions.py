@@ -9,7 +9,6 @@ ranks, request sizes and layout. Each rule is documented where it is computed.
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from iodiag.analysis.action_safety import (
 )
 from iodiag.analysis.context import Context
 from iodiag.analysis.models import Action, FileEvidence, Impact, Layer, LustreLayout, OstUsage, Workload
+from iodiag.analysis.shell import shell_quote
 from iodiag.core.units import human_bytes
 
 MiB = 1 << 20
@@ -71,8 +71,8 @@ def _target(ctx: Context, path: str) -> tuple[str, str]:
     whose default layout every user's new files would take."""
     d = posixpath.dirname(path) or "/"
     if posixpath.normpath(d) in {"/", *(posixpath.normpath(m.path) for m in ctx.meta.mounts)}:
-        return shlex.quote(path), "the file itself (lfs creates it empty with the layout; move an old copy away)"
-    return shlex.quote(d), "the output directory"
+        return shell_quote(path), "the file itself (lfs creates it empty with the layout; move an old copy away)"
+    return shell_quote(d), "the output directory"
 
 
 def _layout(ctx: Context, record_id: str) -> object | None:
@@ -123,7 +123,7 @@ def _stripe_count(ctx: Context, files: list[FileEvidence], imp: Impact | None) -
         count = stripe_count_for(size, lay.readers, ctx.nodes)
         return Action(
             recommendation="lustre-stripe-count",
-            command=f"lfs migrate -c {count} -S {_size_arg(stripe)} {shlex.quote(files[0].path)}",
+            command=f"lfs migrate -c {count} -S {_size_arg(stripe)} {shell_quote(files[0].path)}",
             where="shell, once before the next run, on the input file (lfs migrate rewrites it with the new layout; "
             "nothing may have it open meanwhile)",
             effect=f"the {human_bytes(size)} file read by {lay.readers:,} ranks spreads over {count} OSTs instead of "
@@ -446,7 +446,7 @@ def _stage_small_files(ctx: Context, imp: Impact | None) -> Action | None:
     nodes = ctx.nodes or 1
     return Action(
         recommendation="reduce-metadata",
-        command=f"tar -cf inputs.tar -C {shlex.quote(src)} . && "
+        command=f"tar -cf inputs.tar -C {shell_quote(src)} . && "
         f"srun --ntasks-per-node=1 -N {nodes} tar -xf inputs.tar -C /tmp",
         where="the job script, before the step that reads the files (Slurm; under PBS: mpiexec -ppn 1); then "
         "point the application at /tmp (node-local) instead of the shared directory",

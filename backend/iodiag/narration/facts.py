@@ -16,8 +16,9 @@ from iodiag.analysis.models import Finding, Metric, Report, Severity, Unit
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.prompts import Phrasebook
 from iodiag.narration.quantities import Dim, Quantity, exact
-from iodiag.narration.untrusted import clean, quote
+from iodiag.narration.untrusted import clean, quote, quote_command
 from iodiag.render import wording
+from iodiag.render.code import split_report_text
 
 FactKind = Literal[
     "verdict",
@@ -118,6 +119,20 @@ def user_context(report: Report, phrases: Phrasebook) -> UserContext:
             break
     single = report.workload.value in ("single-process", "data-loader")
     return UserContext(libs, fs, facility, system, single)
+
+
+def with_code(text: str, report: Report, limit: int) -> str:
+    """Report prose (the verdict, a caveat) cleaned, ``limit`` long, with its code spans kept as code: the
+    commands in it exact (``quote_command``), not cleaned into 'quotes' that a path's own quotes break."""
+    out: list[str] = []
+    for is_code, t in split_report_text(text, report):
+        if is_code:
+            out.append(quote_command(t, COMMAND_TEXT))
+            continue
+        c = clean(t, limit)
+        # clean() trims; the spaces around a span are the sentence's.
+        out.append((" " if c and t[:1].isspace() else "") + c + (" " if c and t[-1:].isspace() else ""))
+    return "".join(out).strip()
 
 
 def all_paths(report: Report) -> list[str]:
@@ -227,10 +242,10 @@ def build_facts(report: Report, phrases: Phrasebook) -> FactSheet:
         )
     for cause in report.verdict.causes:
         verdict_values += (exact(cause.seconds, "seconds"), exact(cause.share_of_runtime * 100, "percent"))
-    line = clean(v.line, 1000)
+    line = with_code(v.line, report, 1000)
     sheet.add(Fact("verdict", "verdict", line if line.endswith(".") else line + ".", values=verdict_values))
     if report.verdict.caveats:  # what limits the numbers above ("this format stores whole seconds")
-        sheet.add(Fact("caveats", "verdict", " ".join(clean(c, 400) for c in report.verdict.caveats[:3])))
+        sheet.add(Fact("caveats", "verdict", " ".join(with_code(c, report, 400) for c in report.verdict.caveats[:3])))
     if len(report.verdict.causes) > 1:
         causes = "; ".join(wording.cause_lines(report))
         sheet.add(
@@ -377,7 +392,8 @@ def _finding_facts(sheet: FactSheet, f: Finding, phrases: Phrasebook, paths: lis
             Fact(
                 f"{f.code}:action:{i}",
                 "fix",
-                f"For this job ({wording.recommendation_title(a.recommendation)}): {quote(a.command, COMMAND_TEXT)}; "
+                f"For this job ({wording.recommendation_title(a.recommendation)}): "
+                f"{quote_command(a.command, COMMAND_TEXT)}; "
                 f"{clean(a.effect, 400)}. Where: {clean(a.where, 300)}.",
                 code=f.code,
                 rec=a.recommendation,
@@ -431,7 +447,7 @@ def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None
                 "layout_change",
                 count=f"{lay.suggested_count:,}",
                 size=human_bytes(lay.suggested_size),
-                command=quote(lay.command, COMMAND_TEXT),
+                command=quote_command(lay.command, COMMAND_TEXT),
             )
         )
         values = [

@@ -30,7 +30,7 @@ from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.budget import MESSAGE_OVERHEAD, MIN_PROMPT_TOKENS
 from iodiag.narration.facts import Fact, all_paths, rank_findings
 from iodiag.narration.quantities import Quantity, exact
-from iodiag.narration.untrusted import clean, quote
+from iodiag.narration.untrusted import clean, quote, quote_command
 
 log = logging.getLogger(__name__)
 
@@ -430,7 +430,7 @@ class Costs(ToolResult):
                 )
             )
         for i, c in enumerate(self.causes):
-            command = f" Command: {quote(c.command)}." if c.command else ""
+            command = f" Command: {quote_command(c.command, MAX_TEXT)}." if c.command else ""
             out.append(
                 Fact(
                     f"{c.code}:tool:costs",
@@ -488,7 +488,7 @@ class Recommend(ToolResult):
                     Fact(
                         f"{f.code}:tool:recommend:{i}",
                         "fix",
-                        f"To fix {f.code} ({clean(f.title, 200)}): {quote(a.command, MAX_TEXT)}; "
+                        f"To fix {f.code} ({clean(f.title, 200)}): {quote_command(a.command, MAX_TEXT)}; "
                         f"{clean(a.effect, 400)}. Where: {clean(a.where, 300)}.{saves}",
                         code=f.code,
                         values=tuple(
@@ -879,6 +879,8 @@ def _compact(value: Any, key: str = "") -> Any:
         # or a time that small is 0 to the fourth decimal.
         return float(f"{value:.6g}") if abs(value) >= 1e-4 else 0.0
     if isinstance(value, str):
+        if key == "command" and value:
+            return quote_command(value, MAX_TEXT)  # exact: to be pasted, its paths already shell-quoted
         return quote(value, MAX_TEXT) if key in _LOG_KEYS and value else clean(value, 400)
     return value
 

@@ -4,6 +4,10 @@ Anyone who can name a file can put words in a log. Before such text reaches a pr
 cleaned (control and formatting characters removed, whitespace collapsed, backticks replaced so it cannot
 close its own quotes), shortened, and wrapped in backticks; the system prompt tells the model that
 backticked text is data. The verifier (``verifier.py``) never lets quoted text support a claim.
+
+A command is the exception to cleaning (``quote_command``): it is there to be pasted, and a path in it is
+already quoted for the shell (``analysis.shell``), so it is shown whole and exact, in a code span whose fence
+is longer than any run of backticks inside it.
 """
 
 from __future__ import annotations
@@ -13,8 +17,14 @@ import unicodedata
 
 MAX_LOG_TEXT = 120
 ELLIPSIS = "…"
+UNSHOWN_COMMAND = (
+    "not exact here: a path in it is very long or holds a line break or control character; copy it from the report"
+)
 
-_QUOTED = re.compile(r"`[^`\n]*`")
+# A code span as CommonMark reads it on one line: a run of N backticks, then text, then the next run of
+# exactly N (so a command quoted with a longer fence is one span, backticks inside and all).
+_QUOTED = re.compile(r"(?<!`)(`+)(?!`)([^\n]*?)(?<!`)\1(?!`)")
+_UNSHOWABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
 def clean(text: object, limit: int = MAX_LOG_TEXT) -> str:
@@ -47,11 +57,36 @@ def quote(text: object, limit: int = MAX_LOG_TEXT) -> str:
     return f"`{clean(text, limit)}`"
 
 
+def quote_command(command: str, limit: int = MAX_LOG_TEXT) -> str:
+    """A command in a code span, exact, so that it can be pasted: a path in it is shell-quoted already
+    (``'it'"'"'s.h5'``), and cleaning would break that quoting (a backtick made a quote) or change the path
+    (spaces collapsed, the middle cut out).
+
+    The fence is a run of backticks longer than any inside the command, padded with a space where the
+    command starts or ends with a backtick (CommonMark strips one). A command longer than ``limit`` (log
+    text stays short in prompts) or holding a character no line can show (a line break, a control or bidi
+    character: a path can) is not shown exact: it is ``quote``d (cleaned, shortened) and said to be so, since
+    such a command must not be pasted.
+    """
+    if len(command) > limit or any(unicodedata.category(ch) in _UNSHOWABLE for ch in command):
+        return f"{quote(command, limit)} ({UNSHOWN_COMMAND})"
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", command)), default=0) + 1)
+    if command[:1] == "`" or command[-1:] == "`" or (command[:1] == command[-1:] == " " and command.strip(" ")):
+        command = f" {command} "
+    return f"{fence}{command}{fence}"
+
+
 def strip_quoted(text: str) -> str:
     """The text with every backticked span removed: what is left is ours (or the model's) to check."""
     return _QUOTED.sub(" ", text)
 
 
 def quoted_spans(text: str) -> list[str]:
-    """The contents of every backticked span, in order."""
-    return [m.group(0)[1:-1] for m in _QUOTED.finditer(text)]
+    """The contents of every backticked span, in order (without the space that pads a fenced one)."""
+    out = []
+    for m in _QUOTED.finditer(text):
+        body = m.group(2)
+        if body[:1] == body[-1:] == " " and body.strip(" "):
+            body = body[1:-1]
+        out.append(body)
+    return out

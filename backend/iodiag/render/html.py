@@ -1,11 +1,14 @@
 """One self-contained HTML page: inline CSS and SVG, no scripts, fonts or external URLs.
 
 Every string that reaches the page goes through ``e()`` (``html.escape`` with quotes), numbers
-included, so a file called ``<img src=x onerror=alert(1)>`` shows up as text.
+included, so a file called ``<img src=x onerror=alert(1)>`` shows up as text. Commands are the only markup
+made from report text: ``rich()`` splits the verdict's prose from its code spans first (``render.code``) and
+escapes each piece, so no character of a log string can open or close a tag.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
@@ -13,7 +16,8 @@ from typing import TYPE_CHECKING
 from iodiag.analysis.models import Finding, Report, Severity
 from iodiag.core.units import human_seconds
 from iodiag.render import wording
-from iodiag.render.svg_plots import PLOT_CSS, figures
+from iodiag.render.code import split_report_text
+from iodiag.render.svg_plots import PLOT_CSS, figures, text_width
 
 if TYPE_CHECKING:
     from iodiag.analysis.plots import PlotData
@@ -63,6 +67,10 @@ a { color: var(--link); }
 code, .path { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; }
 .path, .wrap { overflow-wrap: anywhere; word-break: break-word; }
 code { background: var(--code); padding: 1px 4px; border-radius: 4px; }
+/* A command is copied as shown: keep its spaces and any line break in a quoted path, and wrap anywhere. */
+code.cmd { white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; font-weight: normal; }
+ul.actions { margin: 6px 0; padding-left: 20px; }
+ul.actions li { margin-bottom: 6px; }
 .verdict { font-size: 1.15rem; padding: 12px 16px; border-radius: 8px; margin: 0 0 16px;
   border-left: 6px solid; }
 .verdict strong { display: block; font-size: 1.3rem; }
@@ -78,7 +86,7 @@ dl.facts dd { margin: 0; min-width: 0; }
 figure { margin: 0; background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 12px; }
 figcaption { color: var(--muted); font-size: .82rem; margin-top: 6px; }
 svg { display: block; width: 100%; height: auto; }
-svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
+svg text { fill: var(--fg); font: 12px system-ui, sans-serif; } /* SVG_FONT: the bars leave room for labels by it */
 svg .muted { fill: var(--muted); }
 svg .track { fill: var(--bar); }
 svg .crit { fill: var(--crit); } svg .warn { fill: var(--warn); }
@@ -123,9 +131,24 @@ section.report + section.report { margin-top: 48px; border-top: 3px solid var(--
 """
 
 
+SVG_FONT = 12
+"""Font size (px) of the header pictures' text, as CSS sets it above."""
+
+
 def e(value: object) -> str:
     """Escape anything for HTML text and attribute values."""
     return escape(str(value), quote=True)
+
+
+def cmd(command: str) -> str:
+    """A command as code: escaped, whitespace kept (``code.cmd``), so what is copied is what to type."""
+    return f'<code class="cmd">{e(command)}</code>'
+
+
+def rich(text: str, report: Report) -> str:
+    """Report prose with its code spans (the verdict's commands and settings) as ``<code>``; split before
+    escaping, every piece escaped, so text from a log never becomes markup."""
+    return "".join(cmd(t) if is_code else e(t) for is_code, t in split_report_text(text, report))
 
 
 def _anchor(*parts: object) -> str:
@@ -135,6 +158,20 @@ def _anchor(*parts: object) -> str:
 
 # --- pictures -----------------------------------------------------------------------------
 
+TIME_W, CAUSES_W = 560, 500
+"""viewBox widths of the header's bar pictures."""
+GAP = 8
+"""Between a label and its bar, and between a bar and its value."""
+
+
+def _bar_geometry(width: int, labels: Sequence[str], values: Sequence[str], *, left: int, bar: int) -> tuple[int, int]:
+    """(bar start, full bar width) for rows of "label, bar, value" in a picture ``width`` wide: the labels fit
+    left of the bars and the values right of them by a conservative estimate of their width
+    (``svg_plots.text_width``); the bars are at most ``bar`` wide and start at ``left`` or further right."""
+    x0 = max(left, math.ceil(max((text_width(t, SVG_FONT) for t in labels), default=0.0)) + GAP)
+    room = width - x0 - GAP - math.ceil(max((text_width(t, SVG_FONT) for t in values), default=0.0))
+    return x0, max(min(bar, room), 40)
+
 
 def _svg_time(report: Report) -> str | None:
     share = report.io_share
@@ -143,7 +180,6 @@ def _svg_time(report: Report) -> str | None:
     v = wording.verdict(report)
     low = float(report.thresholds.get("io_share_low", 0.05))
     high = float(report.thresholds.get("io_share_high", 0.3))
-    x0, w = 130, 330  # bar start and full width
     rows = [
         ("Run time", 1.0, "track", human_seconds(share.runtime_s)),
         (
@@ -159,6 +195,11 @@ def _svg_time(report: Report) -> str | None:
             f"{human_seconds(share.mean_rank_io_s)} ({wording.short_percent(share.share_mean)})",
         ),
     ]
+    # Labels left of the bars, values right of them: the bars take what the text leaves (a value such as
+    # "13.0 min (>99%)" ran past the picture's edge when the bars had a fixed width).
+    x0, w = _bar_geometry(
+        TIME_W, [label for label, *_ in rows] + ["I/O time split"], [v for *_, v in rows], left=130, bar=330
+    )
     parts = []
     y = 26
     for label, frac, cls, value in rows:
@@ -168,7 +209,7 @@ def _svg_time(report: Report) -> str | None:
         parts.append(f'<rect class="track" x="{x0}" y="{y}" width="{w}" height="18" rx="3"/>')
         if cls != "track":
             parts.append(f'<rect class="{e(cls)}" x="{x0}" y="{y}" width="{bw:.1f}" height="18" rx="3"/>')
-        parts.append(f'<text x="{x0 + w + 8}" y="{y + 13}">{e(value)}</text>')
+        parts.append(f'<text x="{x0 + w + GAP}" y="{y + 13}">{e(value)}</text>')
         y += 28
     kinds = [("read", share.read_s), ("write", share.write_s), ("meta", share.meta_s)]
     total = sum(t for _, t in kinds)
@@ -205,7 +246,7 @@ def _svg_time(report: Report) -> str | None:
         f"and {wording.short_percent(share.share_mean)} on the average rank."
     )
     return (
-        f'<svg viewBox="0 0 560 {height}" role="img" aria-label="{e(desc)}">'
+        f'<svg viewBox="0 0 {TIME_W} {height}" role="img" aria-label="{e(desc)}">'
         f"<title>{e(desc)}</title>{''.join(parts)}{''.join(marks)}{''.join(legend)}</svg>"
     )
 
@@ -218,15 +259,15 @@ def _causes_list(report: Report) -> str:
             f'<li><span class="code">{e(cause.code)}</span> <strong>{e(cause.title)}</strong>: '
             f"≈ {e(human_seconds(cause.seconds))} ({e(wording.short_percent(cause.share_of_runtime))} of the run)"
             f'<br><span class="wrap">{e(cause.summary)}</span>'
-            + (f'<br><em class="wrap">{e(cause.action)}</em>' if cause.action else "")
+            + (f'<br><em class="wrap">{rich(cause.action, report)}</em>' if cause.action else "")
             + "</li>"
             for cause in v.causes
         )
         parts.append(f'<h3>Causes, by the run time they cost</h3><ol class="causes">{items}</ol>')
     if v.where_time_went:
-        parts.append(f'<p class="wrap muted">{e(v.where_time_went)}</p>')
+        parts.append(f'<p class="wrap muted">{rich(v.where_time_went, report)}</p>')
     if v.caveats:
-        items = "".join(f'<li class="wrap">{e(cav)}</li>' for cav in v.caveats)
+        items = "".join(f'<li class="wrap">{rich(cav, report)}</li>' for cav in v.caveats)
         parts.append(f'<ul class="caveats" aria-label="Caveats">{items}</ul>')
     return "".join(parts)
 
@@ -236,7 +277,9 @@ def _svg_causes(report: Report) -> str | None:
     s = report.io_share
     if not v.causes or s is None or s.slowest_rank_io_s <= 0:
         return None
-    x0, w = 60, 340
+    x0, w = _bar_geometry(
+        CAUSES_W, [c.code for c in v.causes], [human_seconds(c.seconds) for c in v.causes], left=60, bar=340
+    )
     parts = []
     y = 8
     for cause in v.causes:
@@ -244,11 +287,11 @@ def _svg_causes(report: Report) -> str | None:
         parts.append(f'<text x="0" y="{y + 13}">{e(cause.code)}</text>')
         parts.append(f'<rect class="track" x="{x0}" y="{y}" width="{w}" height="18" rx="3"/>')
         parts.append(f'<rect class="crit" x="{x0}" y="{y}" width="{max(frac * w, 1.5):.1f}" height="18" rx="3"/>')
-        parts.append(f'<text x="{x0 + w + 8}" y="{y + 13}">{e(human_seconds(cause.seconds))}</text>')
+        parts.append(f'<text x="{x0 + w + GAP}" y="{y + 13}">{e(human_seconds(cause.seconds))}</text>')
         y += 26
     desc = "Causes by cost: " + "; ".join(f"{x.code} {human_seconds(x.seconds)}" for x in v.causes)
     return (
-        f'<svg viewBox="0 0 500 {y + 4}" role="img" aria-label="{e(desc)}"><title>{e(desc)}</title>'
+        f'<svg viewBox="0 0 {CAUSES_W} {y + 4}" role="img" aria-label="{e(desc)}"><title>{e(desc)}</title>'
         f"{''.join(parts)}</svg>"
     )
 
@@ -316,7 +359,8 @@ def _header(report: Report, prefix: str, level: int) -> str:
             badges.append(f'<span class="badge {SEV_CLASS[sev]} none">{e(n)} {e(word)}</span>')
     return (
         f"<{h}>I/O diagnosis of job {e(report.job.jobid)}</{h}>"
-        f'<p class="verdict {SEV_CLASS[v.level]}"><strong>{e(MARK[v.level])} {e(v.headline)}</strong>{e(v.detail)}</p>'
+        f'<p class="verdict {SEV_CLASS[v.level]}"><strong>{e(MARK[v.level])} {rich(v.headline, report)}</strong>'
+        f"{rich(v.detail, report)}</p>"
         f"{_causes_list(report)}"
         f'<div class="overview"><dl class="facts">{facts}</dl><div>{pictures}</div></div>'
         f'<nav class="counts" aria-label="Findings by severity">{"".join(badges)}</nav>'
@@ -376,6 +420,12 @@ def _finding(f: Finding, anchor: str, prefix: str) -> str:
             for s in f.source_lines
         )
         parts.append(f'<p><strong>Source lines:</strong></p><ul class="source-lines">{items}</ul>')
+    if f.actions:
+        # This job's concrete settings, as the web UI's card shows them: the command as code, then what it does.
+        items = "".join(
+            f'<li>{cmd(a.command)}<br><span class="wrap">{e(wording.action_note(a))}</span></li>' for a in f.actions
+        )
+        parts.append(f'<p><strong>For this job:</strong></p><ul class="actions">{items}</ul>')
     if f.recommendations:
         links = ", ".join(
             f'<a href="#{_anchor(prefix, "rec", r)}">{e(wording.recommendation_title(r))}</a>'

@@ -1,7 +1,10 @@
 """Markdown report, for pasting into a help-desk ticket or an issue.
 
 Log strings (paths, command lines, hints) go into code spans; prose is backslash-escaped, so
-nothing from a log can turn into a link, an HTML tag or a broken table.
+nothing from a log can turn into a link, an HTML tag or a broken table. Commands are code spans too, with
+a fence longer than any run of backticks in them (CommonMark), so a command shows, and is copied, exactly
+as it must be typed: the verdict's code spans (``render.code``) keep their backticks instead of having
+them escaped with the prose around them.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Sequence
 
 from iodiag.analysis.models import Finding, Report
 from iodiag.render import wording
+from iodiag.render.code import split_report_text
 
 _SPECIAL = re.compile(r"([\\`*\[\]<|~&])")
 _BLOCK_START = re.compile(r"^(\s*)(>|[#+=-]+(?=\s|$)|\d+[.)](?=\s|$))")
@@ -19,13 +23,19 @@ _UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 def md_text(text: object) -> str:
     """Inline prose: one line, Markdown punctuation escaped (intra-word underscores left readable)."""
-    s = _SPECIAL.sub(r"\\\1", wording.one_line(text))
-    return _UNDERSCORE.sub(r"\\_", s)
+    return _escape(wording.one_line(text))
+
+
+def _escape(s: str) -> str:
+    return _UNDERSCORE.sub(r"\\_", _SPECIAL.sub(r"\\\1", s))
 
 
 def md_para(text: object) -> str:
     """Prose that starts a line: also keep it from being read as a heading, quote or list item."""
-    s = md_text(text)
+    return _unblock(md_text(text))
+
+
+def _unblock(s: str) -> str:
     m = _BLOCK_START.match(s)
     if m:
         at = m.end() - 1 if m.group(2)[0].isdigit() else m.start(2)
@@ -45,13 +55,73 @@ def md_code(text: object, *, in_table: bool = False) -> str:
     return f"{fence}{s}{fence}"
 
 
+_BACKTICKS = re.compile(r"`+")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+MULTI_LINE = "(the command below: a path in it holds a line break)"
+
+
+def _fence(text: str, least: int) -> str:
+    return "`" * max(least, max((len(m) for m in _BACKTICKS.findall(text)), default=0) + 1)
+
+
+def md_command(command: str) -> str | None:
+    """A command as one inline code span that reads back exactly ``command`` (CommonMark: a fence longer
+    than any backtick run inside, and a space inside each fence where the command starts or ends with a
+    backtick or with spaces on both ends, which the reader strips). None when it holds a line break (a quoted
+    path can): an inline span turns that into a space, so it goes in a block (``md_command_block``)."""
+    if _LINE_BREAK.search(command):
+        return None
+    fence = _fence(command, 1)
+    if command[:1] == "`" or command[-1:] == "`" or (command[:1] == command[-1:] == " " and command.strip(" ")):
+        command = f" {command} "
+    return f"{fence}{command}{fence}"
+
+
+def md_command_block(command: str, indent: str = "") -> list[str]:
+    """A command as a fenced code block (each line indented by ``indent``, to sit in a list item or a quote),
+    for one that holds a line break: a block keeps its lines as they are."""
+    fence = _fence(command, 3)
+    return [f"{indent}{fence}sh", *(f"{indent}{line}" for line in _LINE_BREAK.split(command)), f"{indent}{fence}"]
+
+
+def md_rich(text: str, report: Report, *, para: bool = False) -> tuple[str, list[str]]:
+    """Report prose with its code spans (the verdict's commands and settings) as Markdown code, the rest
+    escaped like ``md_text``; with ``para`` also kept from starting a block, like ``md_para``. Returns the line
+    and the commands that must follow it as blocks (``md_command_block``)."""
+    parts: list[str] = []
+    blocks: list[str] = []
+    segments = split_report_text(text, report)
+    for is_code, t in segments:
+        if not is_code:
+            parts.append(_escape(re.sub(r"\s+", " ", t)))
+        elif (span := md_command(t)) is not None:
+            parts.append(span)
+        else:
+            parts.append(md_text(MULTI_LINE))
+            blocks.append(t)
+    line = "".join(parts).strip()
+    if para and segments and not segments[0][0]:
+        line = _unblock(line)
+    return line, blocks
+
+
+def _blocks(commands: list[str], indent: str = "") -> list[str]:
+    out: list[str] = []
+    for c in commands:
+        out += [*md_command_block(c, indent), indent.rstrip()]
+    return out
+
+
 def _header(report: Report) -> list[str]:
     v = wording.verdict(report)
+    headline, blocks = md_rich(v.headline, report)
+    detail, more = md_rich(v.detail, report)
     lines = [
         f"# I/O diagnosis of job {report.job.jobid}",
         "",
-        f"**{md_text(v.headline)}**" + (f": {md_text(v.detail)}" if v.detail else ""),
+        f"**{headline}**" + (f": {detail}" if detail else ""),
         "",
+        *_blocks(blocks + more),
     ]
     causes = wording.cause_lines(report)
     if causes:
@@ -59,9 +129,11 @@ def _header(report: Report) -> list[str]:
         lines += [f"{i}\\. {md_text(line.split('. ', 1)[1])}" for i, line in enumerate(causes, 1)]
         lines.append("")
     if report.verdict.where_time_went:
-        lines += [md_para(report.verdict.where_time_went), ""]
+        went, blocks = md_rich(report.verdict.where_time_went, report, para=True)
+        lines += [went, "", *_blocks(blocks)]
     for cav in report.verdict.caveats:
-        lines += [f"> Caveat: {md_text(cav)}", ""]
+        text, blocks = md_rich(cav, report)
+        lines += [f"> Caveat: {text}", *(_blocks(blocks, "> ")[:-1]), ""]
     lines += [f"**{md_text(wording.counts_line(report))}**", ""]
     for row in wording.header_rows(report):
         value = md_code(row.value) if row.path_like else md_text(row.value)
@@ -108,6 +180,16 @@ def _finding(f: Finding) -> list[str]:
         for s in f.source_lines:
             items.append(f"  - {md_text(wording.source_line_text(s))}")
             items.append(f"    - call chain: {md_text(wording.call_chain_text(s))}")
+    if f.actions:
+        # This job's concrete settings, as the web UI's card shows them: the command as code, then what it does.
+        items.append("- **For this job:**")
+        for a in f.actions:
+            note = md_text(wording.action_note(a))
+            span = md_command(a.command)
+            if span is not None:
+                items.append(f"  - {span} — {note}")
+            else:
+                items += [f"  - {note} Command:", *md_command_block(a.command, "    ")]
     if f.recommendations:
         items.append("- **Try:** " + "; ".join(md_text(wording.recommendation_title(r)) for r in f.recommendations))
     if items:
@@ -205,4 +287,13 @@ def render_markdown_many(reports: Sequence[Report], names: Sequence[str] | None 
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-__all__ = ["md_code", "md_para", "md_text", "render_markdown", "render_markdown_many"]
+__all__ = [
+    "md_code",
+    "md_command",
+    "md_command_block",
+    "md_para",
+    "md_rich",
+    "md_text",
+    "render_markdown",
+    "render_markdown_many",
+]

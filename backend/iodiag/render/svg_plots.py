@@ -88,6 +88,16 @@ def e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+CHAR_WIDTH = 0.6
+"""Width of one character in ems, a conservative estimate: about a digit of a system-ui font and more than its
+average lower-case letter, so labels laid out by it fit when drawn (the page has no script to measure them)."""
+
+
+def text_width(text: str, size: float) -> float:
+    """The width ``text`` takes at ``size`` px, by ``CHAR_WIDTH``: what a label needs to fit in a picture."""
+    return len(text) * size * CHAR_WIDTH
+
+
 @dataclass(frozen=True)
 class Figure:
     """One picture for the report: a heading, the SVG, and a caption saying how to read it."""

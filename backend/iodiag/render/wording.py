@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
 
-from iodiag.analysis.models import Finding, Metric, Report, Severity, SourceLine, Unit
+from iodiag.analysis.models import Action, Finding, Metric, Report, Severity, SourceLine, Unit
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 from iodiag.analysis.verdict import percent as verdict_percent
 from iodiag.core.thresholds import Thresholds
@@ -139,6 +139,13 @@ def cause_lines(report: Report) -> list[str]:
             f"({percent(cause.share_of_runtime)} of the run)"
         )
     return out
+
+
+def action_note(a: Action) -> str:
+    """What an action changes and where it goes, after its command, as the web UI's card says it:
+    "… spreads over 8 OSTs. Where: shell, …"."""
+    effect = one_line(a.effect).rstrip(".")
+    return (f"{effect}. " if effect else "") + f"Where: {one_line(a.where).rstrip('.')}."
 
 
 def detected_note(f: Finding) -> str | None:
