@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, type Page, test } from "@playwright/test";
 import type { AnalysisPage } from "../src/api/client";
-import { apiGet, apiUpload, expectNoHorizontalOverflow, signIn, state } from "./helpers";
+import { apiGet, apiUpload, expectNoHorizontalOverflow, shot, signIn, state } from "./helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -68,6 +68,7 @@ test("at 1440 px the triage columns are all in view, one line per job", async ({
   await page.goto(`${s.baseURL}/all`);
   await expect(page.getByTestId("job-row").first()).toBeVisible();
   await expect(page.getByTestId("jobs-table")).not.toContainText("…");
+  await shot(page, "triage-list-1440");
   const m = await measure(page);
   console.log(`triage list @1440: table ${String(m.tableWidth)} px in a ${String(m.boxClient)} px box (scrollWidth ${String(m.boxScroll)}); rows ${m.rowHeights.map((h) => h.toFixed(0)).join(", ")} px`);
   expect(m.boxScroll, "the table scrolls sideways").toBeLessThanOrEqual(m.boxClient);
@@ -90,6 +91,7 @@ test("at 1440 px the triage columns are all in view, one line per job", async ({
   // …and on expand.
   await row.getByTestId("row-expand").click();
   await expect(page.getByTestId("row-cmdline")).toHaveText(a?.exe ?? "(not in the log)");
+  await shot(page, "triage-list-1440-expanded");
 });
 
 test("a job with critical findings never shows 0 µs lost", async ({ page }) => {
@@ -213,6 +215,7 @@ test("the help desk's daily digest groups new jobs by cause with node-hours lost
   await expect(groups.first().getByTestId("digest-stats")).toContainText(/\d+ job\(s\).* node-h lost/);
   // Every new job of lena's is in one group.
   for (const id of jobs) await expect(digest.locator(`a[href="/analyses/${id}"]`)).toHaveCount(1);
+  await shot(page, "triage-digest-1440");
   await page.getByTestId("view-list").click();
   await expect(page.getByTestId("jobs-table")).toBeVisible();
 });
@@ -224,6 +227,7 @@ test("at 390 px the rows are cards: nothing cut, nothing scrolls sideways", asyn
   await page.goto(`${s.baseURL}/all`);
   await expect(page.getByTestId("job-row").first()).toBeVisible();
   await expectNoHorizontalOverflow(page, "all jobs @390");
+  await shot(page, "triage-list-390");
   const cut = await page.getByTestId("job-row").evaluateAll((rows) =>
     rows.flatMap((tr) =>
       Array.from(tr.querySelectorAll("td"))

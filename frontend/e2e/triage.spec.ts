@@ -33,6 +33,9 @@ test("the help desk list is sorted by time lost, exports CSV and keeps a saved f
   const first = api.items[0].run;
   expect(first?.time_lost_s).toBeGreaterThan(0);
   await expect(rows.first().getByTestId("cell-io-share")).toHaveText(/\d+\s?%/);
+  // Run time is one of the columns a reader may add (Columns menu).
+  await page.getByTestId("columns-menu").locator("summary").click();
+  await page.getByTestId("col-runtime").check();
   await expect(rows.first().getByTestId("cell-runtime")).not.toHaveText("–");
   expect([bad, other]).toContain(api.items[0].id);
 

@@ -82,6 +82,8 @@ export function useColumns(user: string): [Set<ColId>, (id: ColId, on: boolean) 
 /** The "Columns" menu: a checkbox per column that may be hidden. */
 export function ColumnsMenu({ cols, available, onToggle, onReset }: { cols: Set<ColId>; available: ColId[]; onToggle: (id: ColId, on: boolean) => void; onReset: () => void }) {
   const ref = useRef<HTMLDetailsElement>(null);
+  // The checkboxes exist only while the menu is open (their labels repeat the columns' names).
+  const [open, setOpen] = useState(false);
   // Closes on a click elsewhere and on Escape, like a menu.
   useEffect(() => {
     const away = (e: MouseEvent) => {
@@ -97,6 +99,9 @@ export function ColumnsMenu({ cols, available, onToggle, onReset }: { cols: Set<
       className="columns-menu"
       ref={ref}
       data-testid="columns-menu"
+      onToggle={(e) => {
+        setOpen(e.currentTarget.open);
+      }}
       onKeyDown={(e) => {
         if (e.key === "Escape" && ref.current?.open) {
           ref.current.open = false;
@@ -105,6 +110,7 @@ export function ColumnsMenu({ cols, available, onToggle, onReset }: { cols: Set<
       }}
     >
       <summary className="btn small">Columns</summary>
+      {open && (
       <fieldset>
         <legend className="sr-only">Columns shown</legend>
         {COLUMNS.filter((c) => available.includes(c.id) && !c.fixed).map((c) => (
@@ -124,6 +130,7 @@ export function ColumnsMenu({ cols, available, onToggle, onReset }: { cols: Set<
           Defaults
         </button>
       </fieldset>
+      )}
     </details>
   );
 }
