@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import type { AnalysisOut, PlotData, Report } from "../src/api/client";
 import { apiGet, apiUpload, signIn, state, waitDone } from "./helpers";
@@ -36,6 +37,15 @@ function guard(page: Page): string[] {
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
   return errors;
+}
+
+/** axe on the page as it is now: no serious or critical violation (e2e/a11y.spec.ts's bar). */
+async function expectAccessible(page: Page, where: string): Promise<void> {
+  const r = await new AxeBuilder({ page }).analyze();
+  const blocking = r.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).slice(0, 5).join(", ")}`);
+  expect(blocking, `${where}: serious/critical axe violations`).toEqual([]);
 }
 
 /** No cell of these rows is cut: each fits its own box and the window. */
@@ -261,6 +271,7 @@ test("compare with any run through the picker, and with the application's usual 
   await picker.getByTestId("picker-search").click();
   const hit = picker.locator(`a[href="/compare/${good}/${bad}"]`);
   await expect(hit).toBeVisible();
+  await expectAccessible(page, "the analysis page, the picker open");
   await hit.click();
   await page.waitForURL(new RegExp(`/compare/${good}/${bad}$`));
   await expect(page.getByTestId("compare-verdict")).toBeVisible();
@@ -282,12 +293,14 @@ test("compare with any run through the picker, and with the application's usual 
   await expect(page.getByTestId("median-lead")).toContainText("1 other finished run");
   await expect(page.getByTestId("compare-verdict")).toBeVisible();
   await expect(page.getByTestId("run-a")).toContainText("L04");
+  await expectAccessible(page, "compare with the usual run");
 
   // A program with no other run: the server's one line, shown where the button is.
   await page.goto(`${s.baseURL}/analyses/${other}`);
   await page.getByTestId("compare-median").click();
   await expect(page.getByTestId("median-note")).toBeVisible();
   await expect(page.getByTestId("median-note")).not.toBeEmpty();
+  await expect(page.getByTestId("median-note")).toContainText("no other finished run");
   await expect(page).toHaveURL(new RegExp(`/analyses/${other}$`));
   expect(errors).toEqual([]);
 });
@@ -311,6 +324,7 @@ test.describe("on a phone", () => {
     await expect(rows.first().getByText("Run B")).toBeVisible();
     await expectNothingCut(rows, "compare numbers");
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await expectAccessible(page, "compare at 390 px");
 
     const mpi = await apiUpload(s.realLog, s.tokens.sam);
     const report = await apiGet<Report>(`/api/v1/analyses/${mpi}/report.json`, s.tokens.sam);
@@ -320,5 +334,6 @@ test.describe("on a phone", () => {
     await stack.scrollIntoViewIfNeeded();
     await expect(stack.getByText("median write").first()).toBeVisible();
     await expectNothingCut(stack.locator("tbody tr"), "across the I/O stack");
+    await expectAccessible(page, "the analysis page at 390 px");
   });
 });
