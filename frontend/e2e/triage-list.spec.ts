@@ -236,6 +236,9 @@ test("at 390 px the rows are cards: nothing cut, nothing scrolls sideways", asyn
     ),
   );
   expect(cut, "cells cut mid-value").toEqual([]);
+  // The verdict is whole in a card (no line clamp).
+  const clamped = await page.getByTestId("row-headline").evaluateAll((els) => els.filter((e) => e.scrollHeight > e.clientHeight + 1).length);
+  expect(clamped, "headlines clamped on a phone").toBe(0);
   const card = await page.getByTestId("job-row").first().evaluate((tr) => getComputedStyle(tr).display);
   expect(card).toBe("flex");
 });

@@ -661,10 +661,11 @@ function CauseFirst({ headline }: { headline: string }) {
   const cut = headline.startsWith("I/O takes ") ? headline.indexOf("; ") : -1;
   if (cut < 0) return <WithCode text={headline} />;
   const rest = headline.slice(cut + 2);
+  const said = /^the (largest|largest measured) cost is /.exec(rest)?.[0] ?? "";
   return (
     <>
-      <span className="sr-only">{headline.slice(0, cut + 2)}</span>
-      <WithCode text={rest} />
+      <span className="sr-only">{headline.slice(0, cut + 2) + said}</span>
+      <WithCode text={rest.slice(said.length)} />
     </>
   );
 }
