@@ -300,7 +300,8 @@ test("compare with any run through the picker, and with the application's usual 
   await page.getByTestId("compare-median").click();
   await expect(page.getByTestId("median-note")).toBeVisible();
   await expect(page.getByTestId("median-note")).not.toBeEmpty();
-  await expect(page.getByTestId("median-note")).toContainText("no other finished run");
+  await expect(page.getByTestId("median-note")).toContainText(/^No other finished run of mpi-io-test/);
+  await expect(page.getByTestId("median-note").locator("code")).toHaveText("mpi-io-test");
   await expect(page).toHaveURL(new RegExp(`/analyses/${other}$`));
   expect(errors).toEqual([]);
 });

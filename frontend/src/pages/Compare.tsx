@@ -22,6 +22,7 @@ import { ScrollBox } from "../lib/scroll";
 import type { XLink } from "../plots/PlotCanvas";
 import { offsetMax, type OstMetric, OstView, PhasesView, sizeRange, SpatialityView, timeExtent, TimelineView, TransferSizesView } from "../plots/Plots";
 import { CellLabel } from "../report/CellLabel";
+import { sentence } from "../report/ComparePicker";
 import { WithCode } from "../report/Header";
 
 type Tag = "A" | "B";
@@ -68,7 +69,9 @@ function MedianPage({ id }: { id: string }) {
         </div>
         {m.error.status === 409 ? (
           <div className="not-comparable" role="alert" data-testid="not-comparable">
-            <span>{m.error.message}</span>
+            <span>
+              <WithCode text={sentence(m.error.message)} />
+            </span>
           </div>
         ) : (
           <ErrorNote error={m.error.message} />

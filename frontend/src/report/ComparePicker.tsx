@@ -7,7 +7,15 @@ import { ErrorNote, Spinner } from "../components/badges";
 import { dateTime } from "../lib/format";
 import { Link, navigate } from "../lib/router";
 import { isStaff, useSession } from "../session";
+import { WithCode } from "./Header";
 import "../styles/report.css";
+
+/** The server's one line as a sentence: "No other finished run of `ior` by sam to compare with." */
+export function sentence(line: string): string {
+  const t = line.trim();
+  if (!t) return t;
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? "" : "."}`;
+}
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -107,7 +115,7 @@ export function ComparePicker({ a }: { a: AnalysisOut }) {
       </div>
       {median.note && (
         <p className="muted small" role="status" data-testid="median-note">
-          {median.note}
+          <WithCode text={sentence(median.note)} />
         </p>
       )}
       {open && (
@@ -122,7 +130,7 @@ export function ComparePicker({ a }: { a: AnalysisOut }) {
             }}
           >
             {staff && field("owner", "User", "text", "e.g. alice")}
-            {field("exe", "Executable contains", "text", a.exe ? (a.exe.split("/").pop() ?? "") : "")}
+            {field("exe", "Executable contains", "text", a.exe ? (a.exe.trim().split(/\s+/)[0]?.split("/").pop() ?? "") : "")}
             {field("job_id", "Job id")}
             {field("since", "Submitted from", "date")}
             {field("until", "Submitted to", "date")}
