@@ -215,6 +215,11 @@ test("the help desk's daily digest groups new jobs by cause with node-hours lost
   await expect(groups.first().getByTestId("digest-stats")).toContainText(/\d+ job\(s\).* node-h lost/);
   // Every new job of lena's is in one group.
   for (const id of jobs) await expect(digest.locator(`a[href="/analyses/${id}"]`)).toHaveCount(1);
+  // Grouped under the cause the verdict names, with its finding code ("L04 · slow OST"), not a symptom.
+  for (const id of jobs) {
+    const group = groups.filter({ has: page.locator(`a[href="/analyses/${id}"]`) });
+    await expect(group.locator(".digest-cause")).toHaveText(/^[A-Z]\d{2} · \S/);
+  }
   await shot(page, "triage-digest-1440");
   await page.getByTestId("view-list").click();
   await expect(page.getByTestId("jobs-table")).toBeVisible();

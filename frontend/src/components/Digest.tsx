@@ -23,13 +23,18 @@ export function lastVisit(user: string): string {
   return since;
 }
 
-/** The cause a job is grouped under: the code and title of its top finding (or its headline's finding code). */
+/**
+ * The cause a job is grouped under: the cause its verdict headline names ("L04 · slow OST"), else the
+ * code and title of its top finding, else what the headline says.
+ */
 export function causeOf(r: AnalysisSummary, top: string | null | undefined): string {
   if (r.status !== "done") return r.status === "failed" ? "Analysis failed" : "Not analysed yet";
+  const h = (r.run?.headline ?? "").replaceAll("`", "");
+  const named = /(?:cost is|likeliest is) (.+?) \(([A-Z]\d{2})\)/.exec(h);
+  if (named) return `${named[2] ?? ""} · ${named[1] ?? ""}`;
+  if (h.startsWith("I/O is not why")) return "I/O is not why the job is slow";
   if (top) return top;
-  const code = /\b([A-Z]\d{2})\b/.exec(r.run?.headline ?? "")?.[1];
-  if (code) return code;
-  if (r.run?.headline) return r.run.headline.replaceAll("`", "");
+  if (h) return h.includes("; ") ? h.slice(h.indexOf("; ") + 2) : h;
   if (top === undefined && r.counts.critical + r.counts.warning + r.counts.info > 0) return "…";
   return "No problems found";
 }

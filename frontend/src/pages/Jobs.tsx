@@ -243,7 +243,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
   }, [pending]);
 
   const items = useMemo(() => page?.items ?? [], [page]);
-  const tops = useTopFindings(items, view === "digest");
+  const tops = useTopFindings(items);
 
   const rows = useMemo(() => {
     const s = search.trim().toLowerCase();
