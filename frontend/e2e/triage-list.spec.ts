@@ -212,7 +212,7 @@ test("the help desk's daily digest groups new jobs by cause with node-hours lost
   const groups = digest.getByTestId("digest-group");
   await expect(groups.first()).toBeVisible();
   await expect(digest).not.toContainText("…");
-  await expect(groups.first().getByTestId("digest-stats")).toContainText(/\d+ job\(s\).* node-h lost/);
+  await expect(groups.first().getByTestId("digest-stats")).toContainText(/\d+ job\(s\).*node-h(ours)? lost/);
   // Every new job of lena's is in one group.
   for (const id of jobs) await expect(digest.locator(`a[href="/analyses/${id}"]`)).toHaveCount(1);
   // Grouped under the cause the verdict names, with its finding code ("L04 · slow OST"), not a symptom.

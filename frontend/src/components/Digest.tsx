@@ -42,12 +42,16 @@ export function causeOf(r: AnalysisSummary, top: string | null | undefined): str
 export function Digest({ rows, since, tops }: { rows: AnalysisSummary[]; since: string; tops: Map<string, string | null | undefined> }) {
   const groups = useMemo(() => {
     const fresh = rows.filter((r) => r.created_at > since);
-    const by = new Map<string, { cause: string; jobs: AnalysisSummary[]; lost: number; critical: number }>();
+    const by = new Map<string, { cause: string; jobs: AnalysisSummary[]; lost: number; known: number; critical: number }>();
     for (const r of fresh) {
       const cause = causeOf(r, tops.get(r.id));
-      const g = by.get(cause) ?? { cause, jobs: [], lost: 0, critical: 0 };
+      const g = by.get(cause) ?? { cause, jobs: [], lost: 0, known: 0, critical: 0 };
       g.jobs.push(r);
-      g.lost += r.run?.node_hours_lost ?? 0;
+      // Node-hours need the node count: a job without one adds nothing, and a group of such jobs says so.
+      if (r.run?.node_hours_lost != null) {
+        g.lost += r.run.node_hours_lost;
+        g.known++;
+      }
       if (r.counts.critical > 0) g.critical++;
       by.set(cause, g);
     }
@@ -69,7 +73,7 @@ export function Digest({ rows, since, tops }: { rows: AnalysisSummary[]; since: 
               <div className="digest-head">
                 <strong className="digest-cause">{g.cause}</strong>
                 <span className="muted small" data-testid="digest-stats">
-                  {g.jobs.length} job(s){g.critical ? `, ${String(g.critical)} critical` : ""} · {nodeHours(g.lost)} node-h lost
+                  {g.jobs.length} job(s){g.critical ? `, ${String(g.critical)} critical` : ""} · {g.known ? `${nodeHours(g.lost)} node-h lost` : "node-hours lost not known (no node count)"}
                 </span>
               </div>
               <ul className="digest-jobs">
