@@ -200,7 +200,13 @@ def test_tokens_admin_and_auth(server: Server) -> None:
         assert all("token" not in t for t in listing)
         assert tok["id"] in {t["id"] for t in listing}
         with server.client(token=tok["token"]) as frank:
-            assert frank.get("/api/v1/me").json() == {"user": "frank", "role": "user", "via": "token"}
+            assert frank.get("/api/v1/me").json() == {
+                "user": "frank",
+                "role": "user",
+                "via": "token",
+                "unread_replies": 0,
+                "unread_threads": 0,
+            }
             assert admin.delete(f"/api/v1/tokens/{tok['id']}").status_code == 200
             r = frank.get("/api/v1/me")
             assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
@@ -306,6 +312,8 @@ def test_trusted_proxy_user_header(server: Server) -> None:
                 "user": "zoe",
                 "role": "user",
                 "via": "proxy",
+                "unread_replies": 0,
+                "unread_threads": 0,
             }
             assert c.get("/api/v1/me", headers={"X-Remote-User": "zoe; drop"}).status_code == 401
             assert c.get("/api/v1/me").status_code == 401
