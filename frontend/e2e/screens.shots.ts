@@ -8,7 +8,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, type Page, test } from "@playwright/test";
-import { apiUpload, signIn, state } from "./helpers";
+import { apiGet, apiUpload, signIn, state } from "./helpers";
 
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "screenshots");
 const MAX_BYTES = 400 * 1024;
@@ -86,6 +86,27 @@ test("screenshots of the main pages at 1440 px and 390 px", async ({ page }) => 
     if (size === "phone") await scrollTo(page, "[data-testid='chat']");
     await snap(page, size, "07-chat");
   }
+
+  // The sample (sample-badost: a slow OST) at the top of its report, and the help desk's triage list.
+  await page.setViewportSize(SIZES.desktop);
+  const page1 = await apiGet<{ items: { id: string; filename: string }[] }>("/api/v1/analyses?limit=10", s.tokens.sam);
+  const sample = page1.items.find((i) => i.filename === "sample-badost.darshan");
+  if (sample) {
+    await page.goto(`${s.baseURL}/analyses/${encodeURIComponent(sample.id)}`);
+    await expect(page.getByRole("heading", { name: "Findings" })).toBeVisible();
+    await snap(page, "desktop", "11-badost-report");
+  }
+  const signInAs = async (token: string): Promise<void> => {
+    await page.evaluate(() => {
+      sessionStorage.clear();
+    });
+    await signIn(page, token);
+  };
+  await signInAs(s.tokens.helen);
+  await page.goto(`${s.baseURL}/all`);
+  await expect(page.getByTestId("job-row").first()).toBeVisible();
+  await snap(page, "desktop", "12-triage-list");
+  await signInAs(s.tokens.sam);
 
   // The report in the dark theme.
   await page.setViewportSize(SIZES.desktop);
