@@ -18,7 +18,7 @@ import zlib
 from dataclasses import dataclass
 
 from iodiag.ingest.errors import LogReadError
-from iodiag.ingest.recover import header_layout
+from iodiag.ingest.recover import region_maps
 
 _MAGIC = 6567223
 _MAP = 16
@@ -60,20 +60,12 @@ def limit_from_env() -> InflationLimit:
 
 def _regions(data: bytes) -> tuple[int, list[tuple[int, int]]]:
     """(compression type, [(offset, length)] of the name region and every module region)."""
-    version = data[:8].split(b"\0", 1)[0].decode("ascii", "replace")
-    fixed, modules = header_layout(version)
-    little = struct.unpack_from("<q", data, 8)[0] == _MAGIC
-    endian = "<" if little else ">"
+    endian = "<" if struct.unpack_from("<q", data, 8)[0] == _MAGIC else ">"
     comp = struct.unpack_from(endian + "i", data, 16)[0]
-    maps = []
-    end = fixed + _MAP * (1 + modules)
-    if len(data) < end:
+    found = region_maps(data)
+    if found is None:
         return comp, []
-    for i in range(1 + modules):
-        off, length = struct.unpack_from(endian + "QQ", data, fixed + _MAP * i)
-        if length and off < len(data):
-            maps.append((off, min(length, len(data) - off)))
-    return comp, maps
+    return comp, [(off, min(length, len(data) - off)) for off, length in found[1] if length and off < len(data)]
 
 
 def _inflated(region: bytes, comp: int, left: int) -> int:

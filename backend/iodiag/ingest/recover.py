@@ -36,6 +36,17 @@ class Recovered:
     note: str
 
 
+def region_maps(head: bytes) -> tuple[str, list[tuple[int, int]]] | None:
+    """The byte order (``<`` or ``>``) and every (offset, length) map of a header, the record names first and
+    then one per module id; None when ``head`` is shorter than the maps."""
+    version = head[:8].split(b"\0", 1)[0].decode("ascii", "replace")
+    fixed, modules = header_layout(version)
+    if len(head) < fixed + _MAP * (1 + modules):
+        return None
+    endian = "<" if struct.unpack_from("<q", head, 8)[0] == 6567223 else ">"
+    return endian, [struct.unpack_from(endian + "QQ", head, fixed + _MAP * i) for i in range(1 + modules)]
+
+
 def header_size(version: str) -> int:
     fixed, modules = header_layout(version)
     return fixed + _MAP + modules * (_MAP + 4)
@@ -90,4 +101,4 @@ def zero_padded_job_region(path: str) -> Recovered | None:
     return None
 
 
-__all__ = ["Recovered", "header_layout", "zero_padded_job_region"]
+__all__ = ["Recovered", "header_layout", "region_maps", "zero_padded_job_region"]

@@ -9,13 +9,11 @@ to analyse.
 from __future__ import annotations
 
 import os
-import struct
 from dataclasses import dataclass
 from itertools import pairwise
 
-from iodiag.ingest.recover import header_layout, header_size
+from iodiag.ingest.recover import header_size, region_maps
 
-_MAGIC = 6567223
 _MAP = 16
 # darshan-log-format.h's module ids, in order (the header's module maps follow them).
 MODULE_NAMES = (
@@ -86,14 +84,11 @@ def cut_short(path: str) -> CutShort | None:
         return None
     if len(head) < 16:
         return None
-    version = head[:8].split(b"\0", 1)[0].decode("ascii", "replace")
-    little = struct.unpack_from("<q", head, 8)[0] == _MAGIC
-    endian = "<" if little else ">"
-    fixed, modules = header_layout(version)
-    need = header_size(version)
-    if size < need:
+    need = header_size(head[:8].split(b"\0", 1)[0].decode("ascii", "replace"))
+    found = region_maps(head)
+    if size < need or found is None:
         return CutShort(size, need, (), f"its header (the first {need:,} bytes)")
-    maps = [struct.unpack_from(endian + "QQ", head, fixed + _MAP * i) for i in range(1 + modules)]
+    maps = found[1]
     name_off, name_len = maps[0]
     present = sorted((off, length) for off, length in maps if length)
     data_end = max((off + length for off, length in present), default=size)

@@ -8,17 +8,11 @@ inflate past what a log of its size holds (``iodiag.ingest.inflation``), so a de
 
 from __future__ import annotations
 
-import struct
-
 from iodiag.ingest import LogReadError
 from iodiag.ingest.header import check_log_file
 from iodiag.ingest.inflation import DEFAULT_LIMIT, InflationLimit, check_inflation
+from iodiag.ingest.recover import header_layout, region_maps
 from iodiag.ingest.truncation import COPY_AGAIN, cut_short
-
-# Format 3.41 (Darshan 3.4.1+) widened the partial flags and the module table: the name map moved
-# from byte 24 to 32 and the table from 16 to 64 modules. Each map is (offset, length), two uint64.
-_LAYOUTS = {True: (32, 64), False: (24, 16)}
-_MAGIC = 6567223
 
 
 class BadLog(ValueError):
@@ -42,8 +36,7 @@ def _check_regions(path: str, size: int) -> None:
     with open(path, "rb") as fh:
         head = fh.read(32 + 16 + 16 * 64)
     version = head[:8].split(b"\0", 1)[0].decode("ascii", "replace")
-    endian = "<" if struct.unpack_from("<q", head, 8)[0] == _MAGIC else ">"
-    name_at, n_mods = _LAYOUTS[tuple(int(x) for x in version.split(".")) >= (3, 41)]
+    name_at, n_mods = header_layout(version)
     maps_end = name_at + 16 * (1 + n_mods)
     cut = cut_short(path)
     if cut is not None and cut.unusable is not None:
@@ -51,10 +44,10 @@ def _check_regions(path: str, size: int) -> None:
             f"the log is cut short (truncated at byte {cut.file_bytes:,}, inside {cut.unusable}): nothing in it can "
             f"be analysed. {COPY_AGAIN}"
         )
-    if len(head) < maps_end:
+    found = region_maps(head)
+    if found is None:
         raise BadLog(f"truncated: {size} bytes is shorter than the log header. {COPY_AGAIN}")
-    for i in range(1 + n_mods):
-        off, length = struct.unpack_from(endian + "QQ", head, name_at + 16 * i)
+    for i, (off, length) in enumerate(found[1]):
         if length == 0:
             continue
         what = "the record-name region" if i == 0 else f"module region {i - 1}"
