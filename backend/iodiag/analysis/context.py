@@ -172,6 +172,38 @@ class Context:
             parts.append(("POSIX", p if keep.all() else p.where(keep)))
         return parts
 
+    def solo_work(self, rank: int) -> tuple[int, float, dict[int, float], int]:
+        """I/O the rank did on files no other rank touched: (bytes, seconds, seconds per record id, the median
+        rank's bytes of such solo work). Every rank of a file-per-process job has solo files, so the median tells
+        extra work (rank 0 reading the input alone) from the same work done slower."""
+        per_rank: dict[int, int] = {}
+        own_bytes, own_s = 0, 0.0
+        by_id: dict[int, float] = {}
+        for layer, df in self.counted_layers:
+            if not len(df):
+                continue
+            rd, wr, md, _ = TOP_LAYER_TIME[layer]
+            br, bw = TOP_LAYER_BYTES[layer]
+            ranks = np.asarray(df["rank"])
+            ids = np.asarray(df["id"]).astype(np.uint64)
+            uniq, counts = np.unique(ids, return_counts=True)
+            shared_ids = set(ids[ranks < 0].tolist())
+            solo = np.isin(ids, uniq[counts == 1]) & (ranks >= 0)
+            solo &= ~np.isin(ids, np.fromiter(shared_ids, dtype=np.uint64, count=len(shared_ids)))
+            moved = (df.num(br) + df.num(bw))[solo]
+            for r, b in zip(ranks[solo].tolist(), moved.tolist(), strict=True):
+                per_rank[r] = per_rank.get(r, 0) + int(b)
+            mine = solo & (ranks == rank)
+            t = (df[rd] + df[wr] + df[md])[mine]
+            own_bytes += int((df.num(br) + df.num(bw))[mine].sum())
+            own_s += float(t.sum())
+            for i, v in zip(ids[mine].tolist(), t.tolist(), strict=True):
+                by_id[int(i)] = by_id.get(int(i), 0.0) + float(v)
+        n = max(self.meta.nprocs, 1)
+        values = sorted(per_rank.values()) + [0] * max(n - len(per_rank), 0)
+        median = int(sorted(values)[len(values) // 2]) if values else 0
+        return own_bytes, own_s, by_id, median
+
     def rank_work_ratio(self, rank: int) -> float | None:
         """Bytes the rank moved through its own records, over the mean rank's bytes (all records, each file once
         at its top layer). None when the job moved nothing or the rank's share cannot be told (shared records).
@@ -247,7 +279,7 @@ class Context:
             return None
         nprocs = max(self.meta.nprocs, 1)
         unique: dict[int, float] = {}
-        shared_total = shared_slowest = 0.0
+        shared_total = shared_slowest = shared_spread = 0.0
         slowest_shared_rank: tuple[float, int] | None = None
         read_s = write_s = meta_s = 0.0
         bytes_read = bytes_written = 0
@@ -270,6 +302,9 @@ class Context:
             if shared.any():
                 slowest = np.clip(df[slow][shared], 0, None)
                 shared_slowest += float(slowest.sum())
+                fast = slow.replace("_SLOWEST_", "_FASTEST_")
+                if fast in df.columns:
+                    shared_spread += float(np.clip(slowest - np.clip(df[fast][shared], 0, None), 0, None).sum())
                 rank_col = slow.replace("_F_SLOWEST_RANK_TIME", "_SLOWEST_RANK")
                 i = int(np.argmax(slowest))
                 cand = (float(slowest[i]), int(df[rank_col][shared][i]))
@@ -279,7 +314,12 @@ class Context:
         if unique:
             slowest_unique_rank, slowest_unique = max(unique.items(), key=lambda kv: (kv[1], -kv[0]))
         slowest_io = slowest_unique + shared_slowest
-        if slowest_unique_rank is not None and slowest_unique >= shared_slowest:
+        # Name the rank that sets the busiest time apart: where every rank shares the same files equally, the
+        # shared records' "slowest rank" is a coin toss, and the rank with the most I/O of its own is the one
+        # the others wait for (rank 0 reading the input alone before a shared phase).
+        others = sorted(unique.values())[-2] if len(unique) > 1 else 0.0
+        unique_lead = slowest_unique - others
+        if slowest_unique_rank is not None and (slowest_unique >= shared_slowest or unique_lead > shared_spread):
             slowest_rank: int | None = slowest_unique_rank
         else:
             slowest_rank = slowest_shared_rank[1] if slowest_shared_rank else slowest_unique_rank

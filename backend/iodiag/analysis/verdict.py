@@ -115,6 +115,12 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
                 "at most "
                 f"≈ {human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run, an upper bound).{action}"
             )
+        elif symptom_only and _solo_share(f_top) >= 0.5:
+            headline = (
+                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({top.code}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run): I/O that rank "
+                f"{f_top.ranks[0]} did alone on files no other rank touched, while the others waited.{action}"
+            )
         elif symptom_only:
             headline = (
                 f"{lead}; the {largest} cost is {_lower_first(top.title)} ({top.code}), ≈ "
@@ -137,6 +143,13 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         where_time_went=went,
         caveats=caveats,
     )
+
+
+def _solo_share(f: Finding) -> float:
+    """Share of a symptom's cost that its rank spent on files no other rank touched (J04's evidence)."""
+    solo = next((m.value for m in f.evidence if m.name == "solo_io_time"), 0.0)
+    cost = f.impact.seconds if f.impact is not None and f.impact.seconds else 0.0
+    return float(solo) / cost if cost > 0 and f.ranks else 0.0
 
 
 WORK_IMBALANCE = 2.0

@@ -135,6 +135,13 @@ class Thresholds(BaseModel):
     rank_io_imbalance_factor: float = Field(
         default=1.5, gt=1, description="busiest rank's I/O time over the mean rank's that counts as imbalance (J04)"
     )
+    rank_io_imbalance_runtime_share: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="the busiest rank's I/O time beyond the mean rank's, as a share of the run, that counts as "
+        "imbalance whatever the ratio (J04): rank 0 reading the input alone beside a phase every rank shares",
+    )
     xlayer_gap_share: float = Field(
         default=0.5,
         ge=0,

@@ -202,7 +202,8 @@ def run_questions(
         route=route,
         seal=seal,
         scored_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        first_sight=not development and not first_path.exists(),
+        # The set's first scoring on any route is its first sight: a later route scores a set already seen.
+        first_sight=not development and not any(folder.glob("FIRST_SIGHT.*.json")),
         questions=n,
         first_sentence=sum(c.first_ok for c in out) / n,
         facts_right=sum(c.facts_ok for c in out) / n,

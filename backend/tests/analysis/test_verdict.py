@@ -388,3 +388,20 @@ def test_lustre_layouts_are_assessed_whether_or_not_a_lustre_finding_fired(tmp_p
     assert fpp and all(lay.fits for lay in fpp)
     # Never fewer or smaller stripes than a file has.
     assert all(lay.suggested_count >= lay.stripe_count and lay.suggested_size >= lay.stripe_size for lay in fpp)
+
+
+def test_rank_zero_reading_the_input_alone_is_named_as_work_it_did_alone(tmp_path: Path) -> None:
+    # 1.48x the mean rank is under J04's ratio, but the 2.5 s the others wait is 5 % of the run: a user wants to
+    # hear that rank 0 read the input alone, not that "nothing explains" the slow rank.
+    r = _scenario_report("rank-io-imbalance-serial-input-read", tmp_path)
+    assert r.io_share is not None and r.io_share.slowest_rank == 0
+    j04 = next(f for f in r.findings if f.code == "J04")
+    assert j04.ranks == [0] and [fe.path for fe in j04.files] == ["/lus/scratch/wrf/wrfinput_d01.bin"]
+    assert "no other rank touched" in j04.message
+    assert r.verdict.causes[0].code == "J04"
+    assert "rank 0 did alone" in r.verdict.headline and "nothing in the log" not in r.verdict.headline
+
+
+def test_a_straggler_under_the_ratio_and_the_run_share_is_no_finding(tmp_path: Path) -> None:
+    r = _scenario_report("rank-io-imbalance-just-below-factor", tmp_path)
+    assert "J04" not in {f.code for f in r.findings}

@@ -7,7 +7,7 @@ from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import IOShare, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
-from iodiag.core.units import human_seconds
+from iodiag.core.units import human_bytes, human_seconds
 
 
 def _evidence(s: IOShare) -> list[Metric]:
@@ -92,20 +92,50 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     if s is None or ctx.meta.nprocs < 2 or s.mean_rank_io_s <= 0:
         return None
     gap = s.slowest_rank_io_s - s.mean_rank_io_s
-    if s.slowest_rank_io_s < t.rank_io_imbalance_factor * s.mean_rank_io_s or gap < t.io_matters_min_seconds:
+    if gap < t.io_matters_min_seconds:
+        return None
+    # A ratio alone misses one rank's serial phase beside a long phase all ranks share (1.3x can be minutes);
+    # an absolute share alone would flag noise on short runs, so either suffices.
+    lost_share = gap / s.runtime_s if s.runtime_s > 0 else 0.0
+    if (
+        s.slowest_rank_io_s < t.rank_io_imbalance_factor * s.mean_rank_io_s
+        and lost_share < t.rank_io_imbalance_runtime_share
+    ):
         return None
     who = f"rank {s.slowest_rank}" if s.slowest_rank is not None else "the busiest rank"
-    return Hit(
-        message=f"{who.capitalize()} spent {human_seconds(s.slowest_rank_io_s)} in I/O, "
+    message = (
+        f"{who.capitalize()} spent {human_seconds(s.slowest_rank_io_s)} in I/O, "
         f"{s.slowest_rank_io_s / s.mean_rank_io_s:.1f}x the average rank's {human_seconds(s.mean_rank_io_s)}: the "
-        f"other ranks waited about {human_seconds(gap)} for it.",
+        f"other ranks waited about {human_seconds(gap)} for it."
+    )
+    solo_s, files, solo_files = 0.0, [], 0
+    if s.slowest_rank is not None:
+        solo_bytes, solo_s, by_id, median = ctx.solo_work(s.slowest_rank)
+        if solo_s >= 0.5 * gap and solo_bytes >= 2 * median:
+            # Extra work of its own, not the same work done slower: say which files, so the fix is obvious.
+            ranked = sorted(by_id.items(), key=lambda kv: -kv[1])
+            solo_files = len(ranked)
+            files = [
+                ctx.file(i, Metric(name="rank_io_time", value=v, unit=Unit.SECONDS)) for i, v in ranked[: ctx.top_n]
+            ]
+            message += (
+                f" {human_seconds(solo_s)} of it went to {len(by_id):,} file(s) no other rank touched "
+                f"({human_bytes(solo_bytes)}): work this rank did alone while the others waited."
+            )
+        else:
+            solo_s = 0.0
+    return Hit(
+        message=message,
         evidence=[
             Metric(name="slowest_rank_io_time", value=s.slowest_rank_io_s, unit=Unit.SECONDS),
             Metric(name="mean_rank_io_time", value=s.mean_rank_io_s, unit=Unit.SECONDS),
             Metric(
                 name="imbalance", value=s.slowest_rank_io_s / s.mean_rank_io_s, unit=Unit.RATIO, description="times"
             ),
+            Metric(name="solo_io_time", value=solo_s, unit=Unit.SECONDS),
         ],
+        files=files,
+        files_total=solo_files,
         ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
         cost=costs.measured(gap, "the busiest rank's I/O time less the mean rank's"),
     )
