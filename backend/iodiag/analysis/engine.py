@@ -172,6 +172,7 @@ def _finding(
         layer=spec.layer,
         title=spec.title,
         message=message,
+        subject=hit.subject,
         evidence=hit.evidence,
         files=hit.files,
         files_total=hit.files_total or len(hit.files),

@@ -94,7 +94,7 @@ def ranking_problems(report: Report) -> list[str]:
             break
     if v.causes:
         top = v.causes[0]
-        if f"({top.code})" not in v.headline:
+        if f"({top.code})" not in v.headline and f"({top.code}: {top.subject})" not in v.headline:
             out.append(f"headline does not name the first cause {top.code}: {v.headline}")
         if human_seconds(top.seconds) not in v.headline:
             out.append(f"headline lacks the first cause's {human_seconds(top.seconds)}: {v.headline}")

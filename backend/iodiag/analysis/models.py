@@ -150,6 +150,7 @@ class Finding(_Model):
     layer: Layer
     title: str
     message: str
+    subject: str = Field(default="", description="this job's instance in a few words, with its key number")
     evidence: list[Metric] = Field(default_factory=list)
     files: list[FileEvidence] = Field(default_factory=list)
     files_total: int = 0
@@ -266,6 +267,7 @@ class Cause(_Model):
     seconds: float = Field(description="seconds attributed to this cause; causes never add up past the I/O time")
     share_of_runtime: float
     summary: str = Field(description="one sentence: what happened, with the job's numbers")
+    subject: str = Field(default="", description="the finding's instance in a few words, with its key number")
     action: str = Field(default="", description="the one change that addresses it")
     command: str = Field(default="", description="the concrete setting for it, with this job's values, when known")
     confidence: Confidence = Confidence.MEDIUM
@@ -430,6 +432,8 @@ class RankSeconds(_Model):
 
     rank: int
     seconds: float
+    bytes: int | None = Field(default=None, description="the bytes Darshan kept for that rank, where it keeps them")
+    path: str = Field(default="", description="the shared file this rank was kept for")
 
 
 class AccessSize(_Model):

@@ -12,6 +12,9 @@ import numpy as np
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.analysis.models import AccessSize, RankSeconds, RankTable, RankUsage
 
+SHARED_KEPT = 8
+"""Shared files whose fastest and slowest rank are listed, largest first."""
+
 MAX_RANKS = 4096
 """Ranks listed in full up to this; beyond it, the ones with the most I/O time."""
 
@@ -19,8 +22,9 @@ MAX_RANKS = 4096
 def rank_table(ctx: Context) -> RankTable:
     acc: dict[str, dict[int, float]] = {k: {} for k in ("br", "bw", "rs", "ws", "ms", "files")}
     shared_files = shared_bytes = 0
-    fastest: list[tuple[float, int, float]] = []  # (bytes, rank, seconds) per shared record
-    slowest: list[tuple[float, int, float]] = []
+    # (bytes of the record, rank, seconds, bytes kept for that rank or -1, record id) per shared record
+    fastest: list[tuple[float, int, float, int, int]] = []
+    slowest: list[tuple[float, int, float, int, int]] = []
     for layer, records in ctx.counted_layers:
         if not len(records):
             continue
@@ -48,7 +52,17 @@ def rank_table(ctx: Context) -> RankTable:
                 if who_col in records.columns and time_col in records.columns:
                     who = np.asarray(records[who_col])[~own]
                     secs = records.num(time_col)[~own]
-                    out.extend((float(b), int(r), float(t)) for b, r, t in zip(moved, who, secs, strict=True))
+                    bytes_col = f"{prefix}_{which}_RANK_BYTES"
+                    kept = (
+                        np.asarray(records.num(bytes_col))[~own]
+                        if bytes_col in records.columns
+                        else np.full(len(who), -1.0)
+                    )
+                    ids = np.asarray(records["id"]).astype(np.uint64)[~own]
+                    out.extend(
+                        (float(b), int(r), float(t), int(k), int(i))
+                        for b, r, t, k, i in zip(moved, who, secs, kept, ids, strict=True)
+                    )
     rows = [
         RankUsage(
             rank=int(r),
@@ -66,8 +80,12 @@ def rank_table(ctx: Context) -> RankTable:
         rows = sorted(rows, key=lambda u: (-(u.read_s + u.write_s + u.meta_s), u.rank))[:MAX_RANKS]
         rows.sort(key=lambda u: u.rank)
 
-    def top(pairs: list[tuple[float, int, float]]) -> list[RankSeconds]:
-        return [RankSeconds(rank=r, seconds=t) for _, r, t in sorted(pairs, key=lambda x: -x[0])[:3] if r >= 0]
+    def top(pairs: list[tuple[float, int, float, int, int]]) -> list[RankSeconds]:
+        return [
+            RankSeconds(rank=r, seconds=t, bytes=k if k >= 0 else None, path=ctx.path(i))
+            for _, r, t, k, i in sorted(pairs, key=lambda x: -x[0])[:SHARED_KEPT]
+            if r >= 0
+        ]
 
     sizes, requests = _access_sizes(ctx)
     return RankTable(

@@ -36,6 +36,9 @@ class Hit:
     stacks, the engine groups them by source line."""
     cost: Cost | None = None
     """What the finding costs (``analysis/costs.py``); the engine grades the severity from it."""
+    subject: str = ""
+    """A few words naming this job's instance with its key number ("OST 14", "writes of 32 KiB"): the headline
+    puts it beside the title, so the first sentence of an answer carries the job's own numbers."""
 
 
 class Kind:

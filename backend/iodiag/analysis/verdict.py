@@ -109,27 +109,28 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         # "Largest" only where no other listed cause is larger (an upper bound ranks after measured costs).
         largest = "largest" if all(c.seconds * SAME_COST <= top.seconds for c in causes) else "largest measured"
         symptom_only = top.code in SYMPTOMS
+        named = f"{top.code}: {top.subject}" if top.subject else top.code
         if top.confidence is Confidence.LOW:
             headline = (
-                f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)} ({top.code}), "
+                f"{lead}; no measured cause stands out; the likeliest is {_lower_first(top.title)} ({named}), "
                 "at most "
                 f"≈ {human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run, an upper bound).{action}"
             )
         elif symptom_only and _solo_share(f_top) >= 0.5:
             headline = (
-                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({top.code}), ≈ "
+                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
                 f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run): I/O that rank "
                 f"{f_top.ranks[0]} did alone on files no other rank touched, while the others waited.{action}"
             )
         elif symptom_only:
             headline = (
-                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({top.code}), ≈ "
+                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
                 f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run), and nothing in the "
                 f"log's counters explains why those ranks were slower.{action}"
             )
         else:
             headline = (
-                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({top.code}), ≈ "
+                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
                 f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run).{action}"
             )
     else:
@@ -246,6 +247,7 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
                 seconds=seconds,
                 share_of_runtime=min(seconds / runtime, 1.0) if runtime > 0 else 0.0,
                 summary=f.message,
+                subject=f.subject,
                 action=action_for(f),
                 # The concrete setting of the finding's first advice only: a setting for a lesser advice would
                 # read as the fix.

@@ -54,6 +54,7 @@ class Plan:
     passages: list[Passage] = field(default_factory=list)
     by_code: dict[str, list[Passage]] = field(default_factory=dict)  # the passages fetched for each finding
     lead: Fact | None = None  # a plain fact question's answer (fact_query): the answer's first sentence
+    lead_only: bool = False  # the fact answers the whole question: nothing the intent gathered follows it
 
     @property
     def intent(self) -> Intent:
@@ -85,6 +86,24 @@ def _dedupe_facts(facts: Sequence[Fact]) -> list[Fact]:
 def already_done(plan: Plan) -> list[Finding]:
     """What the question asks to switch on that the job already does (a finding of ``ok`` severity it names)."""
     return [f for f in plan.focus[:2] if f.severity is Severity.OK and f.code in plan.question.issue_codes]
+
+
+# Fact questions that judge the job ("is it I/O bound?", "why is rank 0 slow?"): the verdict after the answer helps.
+_JUDGEMENTS = frozenset({"io_bound", "slow_rank", "write_vs_read", "io_share"})
+
+
+def _lead_only(q: Question, query: fact_query.Query) -> bool:
+    """Whether a fact answers the whole question, so what the intent's builder gathered would follow it as noise:
+    the off-topic reply after "did it use HDF5?", a card that merely names rank 3 after "how much did rank 3
+    write?", the job's story after "how many GB did it write?". A "why", a judgement, a "which files/ranks"
+    list, a concept or a facility question keeps its builder's material after the fact."""
+    if q.text.lstrip().lower().startswith("why") or query.metric in _JUDGEMENTS:
+        return False
+    if q.intent is Intent.OFF_TOPIC:
+        return True
+    if q.intent is Intent.FILE_OR_RANK:
+        return query.scope in ("rank", "interface")
+    return q.intent is Intent.EXPLAIN_JOB
 
 
 class Composer:
@@ -153,6 +172,12 @@ class Composer:
         if intent is None and (query := fact_query.parse(question)) is not None:
             plan.lead = fact_query.answer(report, query)
             if plan.lead is not None:
+                if _lead_only(q, query):
+                    # The intent was a guess the fact answer replaces: what its builder gathered (the off-topic
+                    # reply, a finding card that merely names the rank) would follow the answer as noise.
+                    # The focus stays: a follow-up ("and for reads?") resolves against it.
+                    plan.facts, plan.passages = [], []
+                    plan.lead_only = True
                 plan.facts.insert(0, plan.lead)
         plan.facts = _dedupe_facts(plan.facts)
         plan.passages = list({p.chunk_id: p for p in plan.passages}.values())

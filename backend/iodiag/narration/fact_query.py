@@ -46,6 +46,8 @@ Metric = Literal[
     "sharing",
     "request_size",
     "io_bound",
+    "top_file",
+    "file_list",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -59,6 +61,7 @@ class Query(BaseModel):
     target: str | None = None
     direction: Direction = "both"
     yes_no: bool = False
+    file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
 
 
 # --- questions -> queries -----------------------------------------------------------------------------------
@@ -105,16 +108,18 @@ def parse(question: str) -> Query | None:
     rank = _RANK.search(q)
     if rank:
         target = rank.group(1)
-        if re.search(r"\b(why|slow\w*|straggl\w*)\b", q):
-            return Query(metric="slow_rank", scope="rank", target=target)
+        on = _NAMED.search(question)
+        file = on.group(1) if on else None
+        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*)\b", q):
+            return Query(metric="slow_rank", scope="rank", target=target, file=file)
         if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*)\b", q):
-            return Query(metric="time", scope="rank", target=target, direction=_direction(q))
+            return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
         if (
             re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q)
             or _WRITE.search(q)
             or _READ.search(q)
         ):
-            return Query(metric="bytes", scope="rank", target=target, direction=_direction(q))
+            return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file)
     named = _NAMED.search(question)
     if re.search(r"\b(request|transfer|access|block|i/?o|write|read) ?sizes?\b|\bwhat size\b", q):
         return Query(metric="request_size")
@@ -132,6 +137,40 @@ def parse(question: str) -> Query | None:
         r"\bwhy\b.*\bread\w*\b.*\b(longer|slower|more time)\b.*\bwrit", q
     ):
         return Query(metric="write_vs_read")
+    if re.search(
+        r"\b(write|writ\w*) time\b.*\bread\w* time\b|\bread\w* time\b.*\b(write|writ\w*) time\b"
+        r"|\breads? or writes?\b|\bwrites? or reads?\b|\bwrit\w* or read\w*\b|\bread\w* or writ\w*\b"
+        r"|\b(more|most) time\b.*\b(writ\w*|read\w*)\b.*\bor\b",
+        q,
+    ):
+        return Query(metric="write_vs_read")
+    if re.search(
+        r"\b(which|what)\b.*\bfiles?\b.*\b(most|longest|slowest|hotspot|hot spot|bottleneck)\b"
+        r"|\b(hotspot|hot spot|busiest file|slowest file)\b",
+        q,
+    ) and not re.search(r"\bosts?\b", q):
+        return Query(metric="top_file", direction=_direction(q))
+    if re.search(
+        r"\b(which|what) files?\b.*\b(read|writ\w*|wrote)\b.*\b(how much|how many bytes|each|size)\b"
+        r"|\bhow much\b.*\b(read|writ\w*|wrote)\b.*\b(which|what) files\b|\bfrom which files\b",
+        q,
+    ):
+        return Query(metric="file_list")
+    if (
+        re.search(
+            r"\bhow many\b\s*(bytes|gb|gib|mb|mib|tb|tib|kb|kib|terabytes|gigabytes|megabytes)\b"
+            r"|\b(volume|amount|quantity) of data\b|\btotal\b.*\b(bytes|data|read|writ\w*|wrote)\b",
+            q,
+        )
+        and not rank
+    ):
+        return Query(metric="bytes", direction=_direction(q))
+    if re.search(
+        r"\b(spend|spending|spent|dominat\w*)\b.*\b(most|majority|bulk)\b.*\bi/?o\b"
+        r"|\bmost of (its|the|my) (time|run ?time)\b.*\bi/?o\b|\bi/?o[- ]heavy\b|\bi/?o[- ]dominated\b",
+        q,
+    ):
+        return Query(metric="io_bound", yes_no=True)
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
         return Query(metric="top_interface")
     iface = _IFACE.search(q)
@@ -140,11 +179,19 @@ def parse(question: str) -> Query | None:
     if iface and re.search(r"\bhow much\b", q):
         return Query(metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()])
     target = named.group(1) if named else None
-    if re.search(r"\bhow many\b.*\bosts?\b|\bosts?\b.*\bhow many\b", q):
+    ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    if (
+        re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q)
+        and not (yes_no or re.match(r"^\s*(could|can|might|may)\b", q))
+        and not re.search(r"\b(slowest|busiest|most)\b", q)  # a ranking question: the OST table answers it
+        and not re.search(r"\b(which|what) (files?|ranks?|processes)\b|\bsay\b|\bnersc|\bolcf|\balcf", q)
+    ):
+        return Query(metric="slow_ost")  # "which OST is slow?", "how many ranks did the slow OST hit?"
+    if re.search(r"\b(how many|number of|count of)\b.*\bosts?\b|\bosts?\b.*\bhow many\b", q):
         return Query(metric="osts")
     if re.search(r"\bshared\b.*\b(per[- ]process|per rank|own file|one per)\b|\bfile[- ]per[- ]process\b|\bn-?n\b", q):
         return Query(metric="sharing")
-    if re.search(r"\b(file ?system|fs|mount)\b", q):
+    if re.search(r"\b(file ?system|fs|mount ?point|mounted)\b", q):
         return Query(metric="file_system", direction=_direction(q), target=target)
     if re.search(r"\bstripe", q):
         return Query(metric="stripe", target=target)
@@ -152,14 +199,16 @@ def parse(question: str) -> Query | None:
     asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
     if asks and re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q):
         return Query(metric="slow_ost", yes_no=True)
-    if re.search(r"\b(bandwidth|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q):
+    if re.search(r"\b(bandwidth|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
+        r"\b(why|fix|speed (it|this|things) up|improve|faster|tun\w*)\b", q
+    ):
         return Query(metric="rate", direction=_direction(q))
     if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
         return Query(metric="metadata")
     if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
         return Query(metric="ranks")
     if re.search(r"\bhow many\b.*\bfiles\b", q):
-        return Query(metric="files")
+        return None if iface else Query(metric="files")  # files of one interface: records are not files
     if re.search(
         r"\b(fraction|share|percent\w*|%|proportion)\b.*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
     ):
@@ -186,6 +235,10 @@ def answer(report: Report, query: Query) -> Fact | None:
     if out is None:
         return None
     text, values, files, ranks = out
+    corrupt = next((f for f in report.findings if f.code == "D04"), None)
+    if corrupt is not None:
+        # A number read past corrupt records needs the caveat beside it, not in another card.
+        text += f" Note: {_lower_first(corrupt.title)} ({corrupt.code}); these numbers are of the valid records."
     return Fact(f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks))
 
 
@@ -285,6 +338,31 @@ def _shared_note(report: Report) -> tuple[str, list[Quantity]]:
     )
 
 
+def _kept(report: Report, rank: int, file: str | None) -> _Out:
+    """What Darshan kept for this rank as the fastest or slowest rank of a shared file (the named one, if any)."""
+    t = report.rank_table
+    hits = [
+        (which, k)
+        for which, kept in (("slowest", t.shared_slowest), ("fastest", t.shared_fastest))
+        for k in kept
+        if k.rank == rank and (file is None or _named(k.path, file))
+    ]
+    if not hits:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    for which, k in hits[:2]:
+        moved = f"{_b(k.bytes)} in " if k.bytes is not None else ""
+        parts.append(f"the {which} rank of the shared file `{k.path}`: {moved}{_s(k.seconds)}")
+        values += [exact(k.seconds, "seconds")] + ([exact(k.bytes, "bytes")] if k.bytes is not None else [])
+    text = (
+        f"Darshan kept rank {rank} as "
+        + "; and as ".join(parts)
+        + " (for a shared file it keeps only the fastest and slowest rank)."
+    )
+    return text, values, [k.path for _, k in hits[:2]], [rank]
+
+
 def _rank_bytes(report: Report, q: Query) -> _Out:
     rank = int(q.target or 0)
     if rank >= report.job.nprocs:
@@ -295,21 +373,35 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
             [],
         )
     u = _own(report, rank)
+    kept = _kept(report, rank, q.file)
+    if kept is not None and (u is None or q.file):
+        return kept
     note, nv = _shared_note(report)
     if u is None:
         if report.rank_table.truncated:
             return None
         return f"Rank {rank} has no file records of its own in the log.{note}", nv, [], [rank]
+    spent = u.read_s + u.write_s + u.meta_s
     if q.direction == "write":
-        head = f"Rank {rank} wrote {_b(u.bytes_written)}"
+        head, took = f"Rank {rank} wrote {_b(u.bytes_written)}", f"{_s(u.write_s)} of writing"
     elif q.direction == "read":
-        head = f"Rank {rank} read {_b(u.bytes_read)}"
+        head, took = f"Rank {rank} read {_b(u.bytes_read)}", f"{_s(u.read_s)} of reading"
     else:
-        head = f"Rank {rank} wrote {_b(u.bytes_written)} and read {_b(u.bytes_read)}"
-    text = f"{head} through its own records ({u.files:,} file(s)).{note}"
+        head, took = f"Rank {rank} wrote {_b(u.bytes_written)} and read {_b(u.bytes_read)}", f"{_s(spent)} of I/O"
+    if q.direction != "both":
+        took += f" ({_s(spent)} of I/O in all)"
+    text = f"{head} through its own records ({u.files:,} file(s)), in {took}.{note}"
     return (
         text,
-        [exact(u.bytes_written, "bytes"), exact(u.bytes_read, "bytes"), exact(u.files, "bare"), *nv],
+        [
+            exact(u.bytes_written, "bytes"),
+            exact(u.bytes_read, "bytes"),
+            exact(u.files, "bare"),
+            exact(spent, "seconds"),
+            exact(u.write_s, "seconds"),
+            exact(u.read_s, "seconds"),
+            *nv,
+        ],
         [],
         [rank],
     )
@@ -318,6 +410,9 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
 def _rank_time(report: Report, q: Query) -> _Out:
     rank = int(q.target or 0)
     u = _own(report, rank)
+    kept = _kept(report, rank, q.file)
+    if kept is not None and (u is None or q.file):
+        return kept
     note, nv = _shared_note(report)
     if u is None:
         return (
@@ -329,14 +424,17 @@ def _rank_time(report: Report, q: Query) -> _Out:
     run = report.job.runtime_s
     share = f", {percent(total / run)} of the {_s(run)} run" if run > 0 else ""
     text = (
-        f"Rank {rank} spent {_s(total)} in I/O on its own records{share}: {_s(u.write_s)} writing, {_s(u.read_s)} "
-        f"reading and {_s(u.meta_s)} in metadata calls.{note}"
+        f"Rank {rank} spent {_s(total)} in I/O on its own records{share}: {_s(u.write_s)} writing "
+        f"({_b(u.bytes_written)}), {_s(u.read_s)} reading ({_b(u.bytes_read)}) and {_s(u.meta_s)} in metadata "
+        f"calls.{note}"
     )
     values = [
         exact(total, "seconds"),
         exact(u.write_s, "seconds"),
         exact(u.read_s, "seconds"),
         exact(u.meta_s, "seconds"),
+        exact(u.bytes_written, "bytes"),
+        exact(u.bytes_read, "bytes"),
     ]
     if run > 0:
         values += [exact(total / run * 100, "percent"), exact(run, "seconds")]
@@ -415,10 +513,37 @@ def _iface_bytes(report: Report, q: Query) -> _Out:
     )
 
 
-def _job_bytes(report: Report, q: Query) -> _Out:
+def _totals(report: Report) -> tuple[int, int]:
+    """(read, written) by the application: each file once, at its top layer (the interfaces' own totals would
+    count a file opened through MPI-IO twice, at MPI-IO and again at POSIX)."""
+    s = report.io_share
+    if s is not None:
+        return s.bytes_read, s.bytes_written
     rows = _counted(report)
-    read = sum(i.bytes_read for i in rows)
-    written = sum(i.bytes_written for i in rows)
+    return sum(i.bytes_read for i in rows), sum(i.bytes_written for i in rows)
+
+
+def _beneath(report: Report, read: int, written: int, direction: Direction) -> tuple[str, list[Quantity]]:
+    """What reached the file system through POSIX, where it differs from what the application asked for."""
+    posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
+    if posix is None or not any(i.name == "MPI-IO" and i.records for i in report.interfaces):
+        return "", []
+    pairs = [("read", read, posix.bytes_read), ("written", written, posix.bytes_written)]
+    parts = [
+        (verb, mine, theirs)
+        for verb, mine, theirs in pairs
+        if (direction == "both" or verb.startswith(direction[:4])) and theirs and abs(theirs - mine) > 0.01 * theirs
+    ]
+    if not parts:
+        return "", []
+    text = "; ".join(f"{_b(theirs)} {verb}" for verb, _, theirs in parts)
+    return f" At the file system (POSIX, beneath MPI-IO): {text}.", [exact(t, "bytes") for _, _, t in parts]
+
+
+def _job_bytes(report: Report, q: Query) -> _Out:
+    read, written = _totals(report)
+    if read + written == 0 and not any(i.records for i in report.interfaces):
+        return "None: the log records no I/O at all (no instrumented module has records).", [], [], []
     key = (lambda f: -f.bytes_read) if q.direction == "read" else (lambda f: -f.bytes_written)
     files = sorted(report.top_files, key=key)[:3]
     if q.direction == "read":
@@ -433,7 +558,8 @@ def _job_bytes(report: Report, q: Query) -> _Out:
         head, tail, files = f"The job wrote {_b(written)} and read {_b(read)}", "", []
     values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
-    return f"{head}{tail}.", values, [f.path for f in files], []
+    below, bv = _beneath(report, read, written, q.direction)
+    return f"{head}{tail}.{below}", values + bv, [f.path for f in files], []
 
 
 def _file_system(report: Report, q: Query) -> _Out:
@@ -557,7 +683,7 @@ def _slow_ost(report: Report, q: Query) -> _Out:
     f = report.finding("L04")
     if f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING, Severity.INFO):
         ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
-        return f"Yes: OST {ost} was slow. {f.message}", [], [], []
+        return f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow. {f.message}", [], [], []
     if not report.osts:
         return "The log has no Lustre layouts, so it cannot tell whether an OST was slow.", [], [], []
     per = [o.io_time_s / max(o.bytes, 1) * 2**30 for o in report.osts if o.bytes >= 64 << 20]
@@ -599,7 +725,7 @@ def _rate(report: Report, q: Query) -> _Out:
     s = report.io_share
     head = ""
     if s is not None and s.slowest_rank_io_s > 0:
-        total = sum(i.bytes_read + i.bytes_written for i in _counted(report))
+        total = sum(_totals(report))
         job_rate = total / s.slowest_rank_io_s
         head = f"The job moved {_b(total)} in {_s(s.slowest_rank_io_s)} of I/O on its busiest rank ({_b(job_rate)}/s); "
         values += [
@@ -663,8 +789,18 @@ def _write_vs_read(report: Report, q: Query) -> _Out:
     rows = _counted(report)
     w_s, r_s = sum(i.write_s for i in rows), sum(i.read_s for i in rows)
     w_b, r_b = sum(i.bytes_written for i in rows), sum(i.bytes_read for i in rows)
-    if w_s <= 0 or r_s <= 0:
+    if w_s <= 0 and r_s <= 0:
         return None
+    if w_s <= 0 or r_s <= 0:
+        verb, secs, moved, other = (
+            ("Writing", w_s, w_b, "nothing was read") if r_s <= 0 else ("Reading", r_s, r_b, "nothing was written")
+        )
+        return (
+            f"{verb} took all of the I/O time: {_s(secs)} summed over ranks for {_b(moved)}; {other}.",
+            [exact(secs, "seconds"), exact(moved, "bytes")],
+            [],
+            [],
+        )
     slower, faster = ("Writing", "reading") if w_s >= r_s else ("Reading", "writing")
     cause = next(
         (
@@ -738,7 +874,52 @@ def _io_bound(report: Report, q: Query) -> _Out:
     return f"No: {share}; the rest is computation and communication.", values, [], []
 
 
+def _top_file(report: Report, q: Query) -> _Out:
+    files = [f for f in report.top_files if f.io_time_s > 0]
+    if q.direction == "read":
+        files = [f for f in files if f.bytes_read] or files
+    elif q.direction == "write":
+        files = [f for f in files if f.bytes_written] or files
+    if not files:
+        return None
+    top = files[0]
+    who = f"its {top.ranks:,} ranks" if top.ranks > 1 else "its 1 rank"
+    text = (
+        f"`{top.path}` took the most I/O time: {_s(top.io_time_s)} summed over {who} "
+        f"({percent(top.share_of_io)} of the job's I/O time, {_b(top.bytes_written)} written and "
+        f"{_b(top.bytes_read)} read through {top.layer})"
+    )
+    values = [
+        exact(top.io_time_s, "seconds"),
+        exact(top.share_of_io * 100, "percent"),
+        exact(top.bytes_written, "bytes"),
+        exact(top.bytes_read, "bytes"),
+    ]
+    if len(files) > 1:
+        nxt = files[1]
+        text += f"; next is `{nxt.path}` ({_s(nxt.io_time_s)})"
+        values.append(exact(nxt.io_time_s, "seconds"))
+    return text + ".", values, [f.path for f in files[:2]], []
+
+
+def _file_list(report: Report, q: Query) -> _Out:
+    files = sorted(report.top_files, key=lambda f: -(f.bytes_read + f.bytes_written))
+    files = [f for f in files if f.bytes_read + f.bytes_written > 0][:5]
+    if not files:
+        return "The log records no bytes read or written.", [], [], []
+    parts = [f"`{f.path}` ({_b(f.bytes_read)} read, {_b(f.bytes_written)} written)" for f in files]
+    n = report.files_with_io
+    more = f"; {n - len(files):,} more file(s) moved less" if n > len(files) else ""
+    read, written = _totals(report)
+    text = f"The job read {_b(read)} and wrote {_b(written)}; by bytes moved: {'; '.join(parts)}{more}."
+    values = [exact(read, "bytes"), exact(written, "bytes")]
+    values += [exact(v, "bytes") for f in files for v in (f.bytes_read, f.bytes_written)]
+    return text, values, [f.path for f in files], []
+
+
 _ANSWERS = {
+    "top_file": _top_file,
+    "file_list": _file_list,
     "uses": _uses,
     "top_interface": _top_interface,
     "bytes": _rank_dispatch,

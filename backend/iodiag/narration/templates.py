@@ -85,6 +85,8 @@ class TemplateWriter:
             Intent.COMPARE_RUNS: self._off_topic,  # the narrator answers these from a comparison instead
             Intent.TRIAGE: self._triage,
         }[plan.intent]
+        if plan.lead is not None and plan.lead_only:
+            return plan.lead.text.strip() + "\n"
         absent = [f.text for f in plan.facts if f.kind == "absent"]
         body = writer(plan)
         layouts = {f.text for f in plan.facts if f.id.startswith("layout:")}
@@ -325,6 +327,11 @@ class TemplateWriter:
         saving = self._savings(plan, targets) if _SAVINGS.search(q) else None
         if saving:
             lines += [saving, ""]
+        causes = plan.report.verdict.causes
+        if not lines and causes and targets[0].code == causes[0].code:
+            # The answer first (what costs the most, with this job's numbers), then the list: a list header
+            # is no first sentence.
+            lines += [*self._verdict(plan)[:1], ""]
         lines.append(self.p.sentence("fix_intro"))
         fixes: dict[str, str] = {}
         docs: set[str] = set()

@@ -251,8 +251,10 @@ def test_rank_and_savings_questions_are_answered_by_their_first_sentence(narrato
     first = saved.text.splitlines()[0]
     assert first.startswith("Fixing X04 can give back at most 7.2 min (59.4% of the run)")
     assert "X05 up to 3.4 min" in first and "do not add them up" in first and saved.verifier.passed
-    # Other fix questions keep their usual opening.
-    assert ask(narrator, rep, "how do I fix it?").text.startswith("How to fix")
+    # A general fix question opens with the answer (the largest cost, with its numbers), then the list.
+    fix = ask(narrator, rep, "how do I fix it?").text
+    assert fix.startswith("I/O takes 96% of this 12.1 min run") and "(X04" in fix.split(". ")[0]
+    assert "How to fix what the report found" in fix
 
 
 def test_stripe_questions_lead_with_each_files_layout(narrator: Narrator) -> None:

@@ -723,6 +723,12 @@ export interface components {
             /** Share Of Runtime */
             share_of_runtime: number;
             /**
+             * Subject
+             * @description the finding's instance in a few words, with its key number
+             * @default
+             */
+            subject: string;
+            /**
              * Summary
              * @description one sentence: what happened, with the job's numbers
              */
@@ -1105,6 +1111,12 @@ export interface components {
              * @description the finding's trace segments grouped by the source line that issued them, most segments first; null unless the log carries call stacks (or --binary maps them)
              */
             source_lines?: components["schemas"]["SourceLine"][] | null;
+            /**
+             * Subject
+             * @description this job's instance in a few words, with its key number
+             * @default
+             */
+            subject: string;
             /** Title */
             title: string;
         };
@@ -1760,6 +1772,17 @@ export interface components {
         };
         /** RankSeconds */
         RankSeconds: {
+            /**
+             * Bytes
+             * @description the bytes Darshan kept for that rank, where it keeps them
+             */
+            bytes?: number | null;
+            /**
+             * Path
+             * @description the shared file this rank was kept for
+             * @default
+             */
+            path: string;
             /** Rank */
             rank: number;
             /** Seconds */

@@ -30,7 +30,7 @@ export function lastVisit(user: string): string {
 export function causeOf(r: AnalysisSummary, top: string | null | undefined): string {
   if (r.status !== "done") return r.status === "failed" ? "Analysis failed" : "Not analysed yet";
   const h = (r.run?.headline ?? "").replaceAll("`", "");
-  const named = /(?:cost is|likeliest is) (.+?) \(([A-Z]\d{2})\)/.exec(h);
+  const named = /(?:cost is|likeliest is) (.+?) \(([A-Z]\d{2})(?::[^)]*)?\)/.exec(h);
   if (named) return `${named[2] ?? ""} · ${named[1] ?? ""}`;
   if (h.startsWith("I/O is not why")) return "I/O is not why the job is slow";
   if (top) return top;

@@ -136,6 +136,7 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files=files,
         files_total=solo_files,
+        subject=who,
         ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
         cost=costs.measured(gap, "the busiest rank's I/O time less the mean rank's"),
     )

@@ -190,7 +190,12 @@ def _used_osts(f: FileLayout) -> int:
 
 
 def _file_hit(
-    ctx: Context, bad: list[FileLayout], message: str, evidence: list[Metric], cost: costs.Cost | None = None
+    ctx: Context,
+    bad: list[FileLayout],
+    message: str,
+    evidence: list[Metric],
+    cost: costs.Cost | None = None,
+    subject: str = "",
 ) -> Hit:
     bad = sorted(bad, key=lambda f: (-(f.bytes_written + f.bytes_read), f.record_id))
     return Hit(
@@ -199,6 +204,7 @@ def _file_hit(
         files=[ctx.file(f.record_id, *_layout_metrics(f)) for f in bad[: ctx.top_n]],
         files_total=len(bad),
         cost=cost,
+        subject=subject,
     )
 
 
@@ -246,6 +252,7 @@ def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
             f"{t.lustre_spread_osts} OSTs (one OST's bandwidth is the limit)",
             nbytes=sum(f.bytes_written for f in written) + sum(f.bytes_read for f in read),
         ),
+        subject=f"{what} through one OST",
     )
 
 
@@ -466,6 +473,7 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
         message=f"OST {ost} was {worst_per_gib / median:.1f}x slower per byte than the median of the "
         f"{len(load)} OSTs this job used ({worst_per_gib:.1f} s/GiB against {median:.1f} s/GiB); "
         f"{len(hit)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank that wrote there waited on it.",
+        subject=f"OST {ost}, {worst_per_gib / median:.1f}x slower per byte",
         evidence=[
             Metric(name="slow_ost", value=ost, unit=Unit.COUNT),
             Metric(name="slow_ost_seconds_per_gib", value=worst_per_gib, unit=Unit.SECONDS),
@@ -582,6 +590,7 @@ def extent_lock_contention(ctx: Context, t: Thresholds) -> Hit | None:
         f"{human_bytes(f.stripe_size)} stripes, {pct(f.not_aligned_share)} of them not starting on a stripe "
         f"boundary and {pct(worst.interleaved)} not following the rank's previous write. Neighbouring ranks' pieces "
         f"share (and straddle) stripes, so each write waits for the Lustre extent lock another rank holds.",
+        subject=f"{f.writers:,} ranks writing {human_bytes(worst.mean_write)} pieces",
         evidence=[
             Metric(name="writers", value=f.writers, unit=Unit.COUNT),
             Metric(name="mean_write", value=round(worst.mean_write), unit=Unit.BYTES),

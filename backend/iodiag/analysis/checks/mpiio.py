@@ -206,6 +206,7 @@ def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         ],
         files=files,
         files_total=n,
+        subject=f"{calls:,} small independent {verb}s" + (f" of {human_bytes(sizes[0])}" if len(sizes) == 1 else ""),
         cost=_independent_cost(ctx, t, op, c, calls),
     )
 

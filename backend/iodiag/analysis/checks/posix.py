@@ -133,6 +133,20 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table, prefi
     )
 
 
+def _common_small_size(frame: Table, prefix: str) -> int | None:
+    """The most frequent request size under 1 MiB over the records' ACCESS1-4 counters (reads and writes
+    together, as Darshan keeps them), or None where the module has no such counters."""
+    counts: dict[int, int] = {}
+    for i in range(1, 5):
+        acc, cnt = f"{prefix}_ACCESS{i}_ACCESS", f"{prefix}_ACCESS{i}_COUNT"
+        if acc not in frame.columns or cnt not in frame.columns:
+            return None
+        for size, count in zip(frame.num(acc).tolist(), frame.num(cnt).tolist(), strict=True):
+            if 0 < size < 1 << 20 and count > 0:
+                counts[int(size)] = counts.get(int(size), 0) + int(count)
+    return max(counts, key=lambda k: (counts[k], k)) if counts else None
+
+
 def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool, prefix: str = "POSIX") -> Hit | None:
     verb = "read" if op == "READ" else "write"
     total = int(_calls(frame, prefix, op).sum())
@@ -146,9 +160,12 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
     files, n = ctx.rank_files(g.keys, per_file, f"small_{verb}s", Unit.COUNT, share, f"share_of_{verb}s")
     where = " to shared files" if shared_only else ""
     through = " through DAOS's DFS API" if prefix == "DFS" else ""
+    size = _common_small_size(frame, prefix)
+    common = f"; the most common request size is {human_bytes(size)}" if size else ""
     return Hit(
         message=f"{small:,} small {verb} requests (under 1 MiB){where}{through} make up {pct(small / total)} of "
-        f"all {total:,} {verb} requests.",
+        f"all {total:,} {verb} requests{common}.",
+        subject=f"{small:,} {verb}s" + (f", mostly {human_bytes(size)}" if size else ""),
         evidence=[
             Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
             Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
