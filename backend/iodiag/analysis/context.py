@@ -480,10 +480,22 @@ class Context:
                 why = "DFS is built on DAOS arrays: its records repeat the DFS traffic"
             elif module == "POSIX" and "MPI-IO" in counted:
                 why = "files opened through MPI-IO are counted at MPI-IO (its time contains the POSIX time beneath)"
+            files, top_paths = 0, []
+            if not df.empty and "id" in df.columns:
+                g = df.group_by("id")
+                files = len(g.keys)
+                if br is not None and bw is not None:
+                    moved = g.sum(df.num(br) + df.num(bw))
+                    order = np.argsort(-moved, kind="stable")[:3]
+                    top_paths = [self.path(int(g.keys[i])) for i in order.tolist() if moved[i] > 0]
+                else:  # a module without byte counters (HDF5's file records): its first files
+                    top_paths = [self.path(int(k)) for k in g.keys[:3].tolist()]
             out.append(
                 InterfaceTotals(
                     name=shown,
                     records=len(df),
+                    files=files,
+                    top_paths=top_paths,
                     bytes_read=int(df.total(br)),
                     bytes_written=int(df.total(bw)),
                     read_s=df.total(rd_t),

@@ -14,7 +14,7 @@ from iodiag.analysis.actions import actions_for, lustre_layouts, ost_usage
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import cross_layer
-from iodiag.analysis.file_usage import busiest_files
+from iodiag.analysis.file_usage import busiest_files, files_by_direction
 from iodiag.analysis.models import (
     CrossLayerSummary,
     Finding,
@@ -70,6 +70,7 @@ def analyze(
     counts = Counter(f.severity.value for f in findings)
     xl = _cross_layer(ctx, problems)
     top_files, files_with_io = busiest_files(ctx)
+    files_read, files_written = files_by_direction(ctx)
     return Report(
         tool_version=__version__,
         log_path=profile.path,
@@ -83,6 +84,8 @@ def analyze(
         verdict=verdict.build(ctx, findings, t),
         top_files=top_files,
         files_with_io=files_with_io,
+        files_read=files_read,
+        files_written=files_written,
         workload=ctx.workload,
         interfaces=ctx.interfaces,
         file_system=ctx.file_system,

@@ -69,3 +69,21 @@ def _clipped(col: np.ndarray) -> np.ndarray:
     """Negative counters (Darshan's -1 for "not recorded") as 0."""
     out: np.ndarray = np.maximum(col, 0)
     return out
+
+
+def files_by_direction(ctx: Context) -> tuple[int, int]:
+    """How many files the job read bytes from, and wrote bytes to (each file once, at its top layer)."""
+    read: set[int] = set()
+    written: set[int] = set()
+    for layer, df in ctx.counted_layers:
+        if not len(df):
+            continue
+        br, bw = TOP_LAYER_BYTES[layer]
+        g = df.group_by("id")
+        keys = g.keys.astype(np.uint64).tolist()
+        for k, r, w in zip(keys, g.sum(_clipped(df[br])).tolist(), g.sum(_clipped(df[bw])).tolist(), strict=True):
+            if r > 0:
+                read.add(int(k))
+            if w > 0:
+                written.add(int(k))
+    return len(read), len(written)

@@ -255,6 +255,10 @@ class InterfaceTotals(_Model):
         description="feeds the job's byte and time totals (False: it sits above or beneath a counted layer, or "
         "was not analyzed)"
     )
+    files: int = Field(default=0, description="distinct files (record ids) this interface has records for")
+    top_paths: list[str] = Field(
+        default_factory=list, description="its files that moved the most bytes through it, at most 3"
+    )
     partial: bool = False
     note: str = ""
 
@@ -484,6 +488,8 @@ class Report(_Model):
         default_factory=list, description="the files with the most I/O time, largest first (at most 10)"
     )
     files_with_io: int = Field(default=0, description="files with any I/O time or bytes (top_files lists the first)")
+    files_read: int = Field(default=0, description="files the job read bytes from (each file once, top layer)")
+    files_written: int = Field(default=0, description="files the job wrote bytes to (each file once, top layer)")
     workload: Workload = Workload.MPI
     interfaces: list[InterfaceTotals] = Field(default_factory=list, description="every data-bearing module")
     file_system: str | None = Field(

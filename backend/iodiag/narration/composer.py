@@ -99,7 +99,7 @@ def _lead_only(q: Question, query: fact_query.Query) -> bool:
     list, a concept or a facility question keeps its builder's material after the fact."""
     if q.text.lstrip().lower().startswith("why") or query.metric in _JUDGEMENTS:
         return False
-    if q.intent is Intent.OFF_TOPIC:
+    if q.intent in (Intent.OFF_TOPIC, Intent.COMPARE_RUNS):  # with no earlier run, both say "cannot answer"
         return True
     if q.intent is Intent.FILE_OR_RANK:
         return query.scope in ("rank", "interface")

@@ -48,6 +48,8 @@ Metric = Literal[
     "io_bound",
     "top_file",
     "file_list",
+    "interfaces",
+    "completeness",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -129,7 +131,7 @@ def parse(question: str) -> Query | None:
         q,
     ):
         return Query(metric="io_bound", yes_no=True)
-    if re.search(r"\bcollective\b", q):
+    if re.search(r"\bcoll?ec?tive\b", q):
         return Query(
             metric="collective", direction=_direction(q), target=named.group(1) if named else None, yes_no=yes_no
         )
@@ -171,6 +173,18 @@ def parse(question: str) -> Query | None:
         q,
     ):
         return Query(metric="io_bound", yes_no=True)
+    if re.search(
+        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing (data|records))\b", q
+    ) and re.search(r"\b(log|trace|dxt|counters?|records?|data|darshan)\b", q):
+        return Query(metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)))
+    if re.search(
+        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did)\b"
+        r"|\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?)\b.*\bwas\b",
+        q,
+    ) and not re.search(r"\b(most|majority|bulk)\b", q):
+        return Query(metric="interfaces")
+    if re.search(r"\bhow (much|long)( time)?\b.*\b(in|on|doing)\b\s*(the\s*)?i/?o\b", q):
+        return Query(metric="io_share")
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
         return Query(metric="top_interface")
     iface = _IFACE.search(q)
@@ -193,13 +207,13 @@ def parse(question: str) -> Query | None:
         return Query(metric="sharing")
     if re.search(r"\b(file ?system|fs|mount ?point|mounted)\b", q):
         return Query(metric="file_system", direction=_direction(q), target=target)
-    if re.search(r"\bstripe", q):
+    if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b", q):
         return Query(metric="stripe", target=target)
     ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
     asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
     if asks and re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q):
         return Query(metric="slow_ost", yes_no=True)
-    if re.search(r"\b(bandwidth|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
+    if re.search(r"\b(bandwi\w*|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
         r"\b(why|fix|speed (it|this|things) up|improve|faster|tun\w*)\b", q
     ):
         return Query(metric="rate", direction=_direction(q))
@@ -208,7 +222,7 @@ def parse(question: str) -> Query | None:
     if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
         return Query(metric="ranks")
     if re.search(r"\bhow many\b.*\bfiles\b", q):
-        return None if iface else Query(metric="files")  # files of one interface: records are not files
+        return None if iface else Query(metric="files", direction=_direction(q))  # records are not files
     if re.search(
         r"\b(fraction|share|percent\w*|%|proportion)\b.*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
     ):
@@ -278,9 +292,16 @@ def _uses(report: Report, q: Query) -> _Out:
     i = max(used, key=lambda x: x.bytes_read + x.bytes_written)
     ops = i.operations
     moved = i.bytes_read + i.bytes_written
+    family = [r for r in report.interfaces if r.records and (r.name == name or r.name.startswith(f"{name} ("))]
+    by_file = next((r for r in family if r.name.endswith("(files)")), i)
+    paths = by_file.top_paths or i.top_paths
+    on = ""
+    if paths and by_file.files:
+        shown = ", ".join(f"`{x}`" for x in paths[:2])
+        on = f" on {by_file.files:,} file(s), " + ("" if by_file.files <= 2 else "among them ") + shown
     text = (
         f"Yes: {i.name} shows {ops:,} operations moving {_b(moved)} "
-        f"({_b(i.bytes_written)} written, {_b(i.bytes_read)} read) in {i.records:,} record(s)."
+        f"({_b(i.bytes_written)} written, {_b(i.bytes_read)} read) in {i.records:,} record(s){on}."
     )
     return (
         text,
@@ -331,9 +352,13 @@ def _shared_note(report: Report) -> tuple[str, list[Quantity]]:
             f"{_s(slow.seconds)})"
         )
         values += [exact(fast.seconds, "seconds"), exact(slow.seconds, "seconds")]
+    n = max(report.job.nprocs, 1)
+    even = f" (an even split would be {_b(t.shared_bytes / n)} per rank)" if n > 1 and t.shared_bytes else ""
+    if even:
+        values.append(exact(t.shared_bytes / n, "bytes"))
     return (
         f" Darshan also holds {t.shared_files:,} shared file(s) ({_b(t.shared_bytes)}) as one record for all ranks, "
-        f"keeping only the fastest and slowest rank{kept}, so each rank's part of those is not recorded.",
+        f"keeping only the fastest and slowest rank{kept}, so each rank's part of those is not recorded{even}.",
         values,
     )
 
@@ -758,6 +783,14 @@ def _ranks(report: Report, q: Query) -> _Out:
 
 
 def _files(report: Report, q: Query) -> _Out:
+    if q.direction in ("read", "write") and (report.files_read or report.files_written):
+        n, verb = (report.files_read, "read") if q.direction == "read" else (report.files_written, "wrote")
+        return (
+            f"The job {verb} {n:,} file(s) (of {report.files_with_io:,} with any I/O).",
+            [exact(n, "bare"), exact(report.files_with_io, "bare")],
+            [],
+            [],
+        )
     return f"The job did I/O on {report.files_with_io:,} file(s).", [exact(report.files_with_io, "bare")], [], []
 
 
@@ -859,7 +892,19 @@ def _request_size(report: Report, q: Query) -> _Out:
 def _io_bound(report: Report, q: Query) -> _Out:
     v, s = report.verdict, report.io_share
     if s is None or v.io_matters is None:
-        return "The log cannot tell: it does not hold all of the job's I/O.", [], [], []
+        if s is None or s.runtime_s <= 0:
+            return "The log cannot tell: it does not hold all of the job's I/O.", [], [], []
+        return (
+            f"The log cannot tell: it does not hold all of the job's I/O. What it recorded is "
+            f"{_s(s.slowest_rank_io_s)} on the busiest rank, {percent(s.share_slowest)} of the {_s(s.runtime_s)} run.",
+            [
+                exact(s.slowest_rank_io_s, "seconds"),
+                exact(s.share_slowest * 100, "percent"),
+                exact(s.runtime_s, "seconds"),
+            ],
+            [],
+            [],
+        )
     share = (
         f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
         f"({_s(s.slowest_rank_io_s)})"
@@ -917,7 +962,41 @@ def _file_list(report: Report, q: Query) -> _Out:
     return text, values, [f.path for f in files], []
 
 
+def _interfaces(report: Report, q: Query) -> _Out:
+    used = [i for i in report.interfaces if i.records]
+    if not used:
+        return "None: the log has no instrumented I/O records.", [], [], []
+    high = [i for i in used if not i.counted and i.name not in ("POSIX", "DAOS")]
+    parts = [f"{i.name} ({_b(i.bytes_read + i.bytes_written)})" for i in used]
+    lead = f"{', '.join(dict.fromkeys(i.name.split(' (')[0] for i in high))} on top; " if high else ""
+    return (
+        f"The job's I/O went through {lead}{', '.join(parts)}.",
+        [exact(i.bytes_read + i.bytes_written, "bytes") for i in used],
+        [],
+        [],
+    )
+
+
+def _completeness(report: Report, q: Query) -> _Out:
+    problems = [f for f in report.findings if f.code in ("D01", "D02", "D04")]
+    partial = [i.name for i in report.interfaces if i.partial]
+    if not problems and not partial:
+        return (
+            f"{'Yes: ' if q.yes_no else ''}the log is complete as far as its own flags and records show: no module "
+            "ran out of records, none was cut short and no record failed validation.",
+            [],
+            [],
+            [],
+        )
+    said = " ".join(f"{f.title} ({f.code}): {f.message}" for f in problems[:2])
+    if not said:
+        said = f"Darshan flagged these modules as partial: {', '.join(partial)}."
+    return f"{'No: ' if q.yes_no else ''}{said}", [], [], []
+
+
 _ANSWERS = {
+    "interfaces": _interfaces,
+    "completeness": _completeness,
     "top_file": _top_file,
     "file_list": _file_list,
     "uses": _uses,

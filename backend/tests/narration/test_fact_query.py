@@ -49,6 +49,18 @@ def first_sentence(name: str, question: str) -> str:
         ("are any of the OSTs underperforming in this run?", "slow_ost", None),
         ("why did writing take so much longer than reading?", "write_vs_read", None),
         ("how many ranks?", "ranks", None),
+        ("How many GB did my run write to disk", "bytes", None),
+        ("How many bytes were read in total accross all files?", "bytes", None),
+        ("was more time spent writing or reading?", "write_vs_read", None),
+        ("did reads or writes dominate the I/O time", "write_vs_read", None),
+        ("Which file is the hotspot in terms of I/O time?", "top_file", None),
+        ("which files were read and written, and how much each?", "file_list", None),
+        ("number of lustre OSTs used across all files?", "osts", None),
+        ("Is my job spending most of its time in IO?", "io_bound", None),
+        ("can I trust the counters in this log?", "completeness", None),
+        ("which high-level I/O library did it use?", "interfaces", None),
+        ("write bandwith?", "rate", None),
+        ("did it use colective writes", "collective", None),
     ],
 )
 def test_questions_become_queries(question: str, metric: str, target: str | None) -> None:
@@ -132,3 +144,27 @@ def test_request_size_and_io_bound_are_answered_from_counters() -> None:
         f"Most POSIX requests were 4.00 MiB: {sizes[top]:,} of the"
     )
     assert first_sentence("sample-badost.darshan", "is my job I/O bound?").startswith("Yes: I/O took >99%")
+
+
+def test_a_fact_that_answers_the_question_is_the_whole_answer() -> None:
+    # "did it use HDF5?" once drew the off-topic reply after its answer, and "how much did rank 3 write?" an
+    # unrelated metadata card: the fact is all the user asked for.
+    n = Narrator()
+    hdf5 = n.template_answer(report(HDF5_LOG), "did it use HDF5?").text
+    assert hdf5.startswith("Yes: HDF5") and "only answer questions" not in hdf5 and ".h5`" in hdf5
+    rank = n.template_answer(report(HDF5_LOG), "how much data did rank 3 write?").text
+    assert rank.startswith("Rank 3 wrote") and "J03" not in rank and " of writing" in rank
+
+
+def test_job_totals_count_each_file_once() -> None:
+    # An HDF5 file written through MPI-IO shows its bytes at MPI-IO and again at POSIX: the job wrote 240 GiB,
+    # not the 487 GiB the two interfaces' totals add up to; what reached the file system is said beside it.
+    drishti = "drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan"
+    text = Narrator().template_answer(report(drishti), "How many GB did my run write to disk").text
+    assert text.startswith("The job wrote 240.00 GiB") and "487" not in text
+    assert "At the file system (POSIX, beneath MPI-IO): 247.85 GiB written" in text
+
+
+def test_reads_or_writes_when_one_side_is_empty() -> None:
+    text = first_sentence(HDF5_LOG, "was more time spent writing or reading?")
+    assert text.startswith("Reading took") and "writing" in text

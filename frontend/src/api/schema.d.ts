@@ -1299,6 +1299,12 @@ export interface components {
              */
             counted: boolean;
             /**
+             * Files
+             * @description distinct files (record ids) this interface has records for
+             * @default 0
+             */
+            files: number;
+            /**
              * Meta S
              * @default 0
              */
@@ -1330,6 +1336,11 @@ export interface components {
             read_s: number;
             /** Records */
             records: number;
+            /**
+             * Top Paths
+             * @description its files that moved the most bytes through it, at most 3
+             */
+            top_paths?: string[];
             /**
              * Write S
              * @default 0
@@ -2018,11 +2029,23 @@ export interface components {
              */
             file_system?: string | null;
             /**
+             * Files Read
+             * @description files the job read bytes from (each file once, top layer)
+             * @default 0
+             */
+            files_read: number;
+            /**
              * Files With Io
              * @description files with any I/O time or bytes (top_files lists the first)
              * @default 0
              */
             files_with_io: number;
+            /**
+             * Files Written
+             * @description files the job wrote bytes to (each file once, top layer)
+             * @default 0
+             */
+            files_written: number;
             /** Findings */
             findings: components["schemas"]["Finding"][];
             /**
