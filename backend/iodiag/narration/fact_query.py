@@ -50,6 +50,9 @@ Metric = Literal[
     "file_list",
     "interfaces",
     "completeness",
+    "small_requests",
+    "any_slow_rank",
+    "file_usage",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -63,6 +66,7 @@ class Query(BaseModel):
     target: str | None = None
     direction: Direction = "both"
     yes_no: bool = False
+    data: bool = False  # "did it write any HDF5 dataset data?": asks about data moved, not only files opened
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
 
 
@@ -88,7 +92,9 @@ _RANK = re.compile(r"\brank\s*#?\s*(\d+)\b", re.IGNORECASE)
 _WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
 _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension (restart.0040.bin, test123.h5, .npz files).
-_NAMED = re.compile(r"(?<![\w/])([\w.-]*\.(?:h5|hdf5|nc|bin|dat|npz|npy|raw|xtc|csv|out|txt|chk|ckpt|log|in|yaml))\b")
+# A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
+_NAMED = re.compile(r"(?<![\w/])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5})(?!\w|\.\w)")
+_READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
 _YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
 
 
@@ -112,8 +118,8 @@ def parse(question: str) -> Query | None:
         target = rank.group(1)
         on = _NAMED.search(question)
         file = on.group(1) if on else None
-        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*)\b", q):
-            return Query(metric="slow_rank", scope="rank", target=target, file=file)
+        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*)\b", q) and not (file and _READ_OR_WRITE_TIME.search(q)):
+            return Query(metric="slow_rank", scope="rank", target=target, file=file, yes_no=yes_no)
         if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*)\b", q):
             return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
         if (
@@ -150,7 +156,7 @@ def parse(question: str) -> Query | None:
         r"\b(which|what)\b.*\bfiles?\b.*\b(most|longest|slowest|hotspot|hot spot|bottleneck)\b"
         r"|\b(hotspot|hot spot|busiest file|slowest file)\b",
         q,
-    ) and not re.search(r"\bosts?\b", q):
+    ) and not re.search(r"\bosts?\b|\b(data|bytes|volume|gb|gib|mb|mib)\b", q):
         return Query(metric="top_file", direction=_direction(q))
     if re.search(
         r"\b(which|what) files?\b.*\b(read|writ\w*|wrote)\b.*\b(how much|how many bytes|each|size)\b"
@@ -176,7 +182,13 @@ def parse(question: str) -> Query | None:
     if re.search(
         r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing (data|records))\b", q
     ) and re.search(r"\b(log|trace|dxt|counters?|records?|data|darshan)\b", q):
-        return Query(metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)))
+        asks_missing = bool(re.search(r"\b(missing|partial|incomplete|truncated|corrupt\w*|lost|dropped)\b", q))
+        return Query(
+            metric="completeness",
+            yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)),
+            # direction carries the polarity: "read" = asks whether something is missing
+            direction="read" if asks_missing else "both",
+        )
     if re.search(
         r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did)\b"
         r"|\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?)\b.*\bwas\b",
@@ -185,11 +197,40 @@ def parse(question: str) -> Query | None:
         return Query(metric="interfaces")
     if re.search(r"\bhow (much|long)( time)?\b.*\b(in|on|doing)\b\s*(the\s*)?i/?o\b", q):
         return Query(metric="io_share")
+    if (
+        re.search(r"\b(small|tiny)\b", q)
+        and re.search(r"\b(writes?|reads?|requests?|i/?o|transfers?)\b", q)
+        and (yes_no or re.search(r"\b(is|are)\b.*\bdoing\b", q))
+    ):
+        return Query(metric="small_requests", direction=_direction(q), yes_no=True)
+    if re.search(r"\b(any|some|a)\s+(rank|process)\w*\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q):
+        return Query(metric="any_slow_rank", yes_no=yes_no)
+    solo = _IFACE.fullmatch(q.strip(" ?!."))
+    if solo:
+        return Query(metric="uses", scope="interface", target=_INTERFACES[solo.group(1).lower()], yes_no=True)
+    if re.search(r"\bnumber of (ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
+        return Query(metric="ranks")
+    if re.search(r"\b(which|what) files?\b.*\b(most|largest|biggest)\b.*\b(data|bytes|volume)\b", q):
+        return Query(metric="file_list")
+    if named and re.search(r"\b(how long|time|seconds)\b", q):
+        return Query(metric="file_usage", target=named.group(1), direction=_direction(q))
+    if re.search(
+        r"\b(bytes|volume|data|amount)\b.*\b(read|writ\w*|wrote)\b|\b(read|writ\w*|wrote)\b.*\b(bytes|volume)\b", q
+    ):
+        if named:
+            return Query(metric="file_usage", target=named.group(1), direction=_direction(q))
+        return Query(metric="bytes", direction=_direction(q))
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
         return Query(metric="top_interface")
     iface = _IFACE.search(q)
     if iface and (yes_no or re.search(r"\b(use|used|using|through|via)\b", q)) and not re.search(r"\bhow much\b", q):
-        return Query(metric="uses", scope="interface", target=_INTERFACES[iface.group(1).lower()], yes_no=True)
+        return Query(
+            metric="uses",
+            scope="interface",
+            target=_INTERFACES[iface.group(1).lower()],
+            yes_no=True,
+            data=bool(re.search(r"\b(data|dataset\w*|bytes|writ\w*|wrote|read\w*)\b", q)),
+        )
     if iface and re.search(r"\bhow much\b", q):
         return Query(metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()])
     target = named.group(1) if named else None
@@ -214,7 +255,7 @@ def parse(question: str) -> Query | None:
     if asks and re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q):
         return Query(metric="slow_ost", yes_no=True)
     if re.search(r"\b(bandwi\w*|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
-        r"\b(why|fix|speed (it|this|things) up|improve|faster|tun\w*)\b", q
+        r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q
     ):
         return Query(metric="rate", direction=_direction(q))
     if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
@@ -250,9 +291,16 @@ def answer(report: Report, query: Query) -> Fact | None:
         return None
     text, values, files, ranks = out
     corrupt = next((f for f in report.findings if f.code == "D04"), None)
-    if corrupt is not None:
-        # A number read past corrupt records needs the caveat beside it, not in another card.
-        text += f" Note: {_lower_first(corrupt.title)} ({corrupt.code}); these numbers are of the valid records."
+    if corrupt is not None and query.metric != "completeness":
+        # A number read past corrupt records needs the caveat in the same sentence, not in another card.
+        caveat = f"the log holds corrupt records that cannot be trusted ({corrupt.code}: left out); from the valid ones"
+        said = re.match(r"^(Yes|No|Partly|None): ", text)
+        # A yes/no answer keeps its yes or no first.
+        text = (
+            f"{said.group(0)}{caveat}, {_lower_first(text[said.end() :])}"
+            if said
+            else f"{caveat[0].upper()}{caveat[1:]}: {_lower_first(text)}"
+        )
     return Fact(f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks))
 
 
@@ -284,7 +332,7 @@ def _uses(report: Report, q: Query) -> _Out:
         if (name == "PnetCDF")
         else (name,)
     )
-    rows = [i for i in report.interfaces if i.name in names]
+    rows = [i for i in report.interfaces if i.name in names or i.name.startswith(f"{name} (")]
     used = [i for i in rows if i.records > 0]
     if not used:
         present = ", ".join(i.name for i in report.interfaces if i.records > 0) or "no instrumented interface"
@@ -292,6 +340,15 @@ def _uses(report: Report, q: Query) -> _Out:
     i = max(used, key=lambda x: x.bytes_read + x.bytes_written)
     ops = i.operations
     moved = i.bytes_read + i.bytes_written
+    if q.data and moved == 0 and all(r.name.endswith("(files)") for r in used):
+        f = used[0]
+        return (
+            f"No: the job opened {f.files:,} {name} file(s) but the log has no {name} data records: no data moved "
+            f"through {name}.",
+            [exact(f.files, "bare")],
+            f.top_paths[:2],
+            [],
+        )
     family = [r for r in report.interfaces if r.records and (r.name == name or r.name.startswith(f"{name} ("))]
     by_file = next((r for r in family if r.name.endswith("(files)")), i)
     paths = by_file.top_paths or i.top_paths
@@ -388,6 +445,29 @@ def _kept(report: Report, rank: int, file: str | None) -> _Out:
     return text, values, [k.path for _, k in hits[:2]], [rank]
 
 
+def _shared_named(report: Report, rank: int, file: str | None) -> _Out:
+    """The named file is shared and this rank is not one Darshan kept for it: say what is and is not recorded."""
+    if not file:
+        return None
+    t = report.rank_table
+    fast = next((k for k in t.shared_fastest if _named(k.path, file)), None)
+    slow = next((k for k in t.shared_slowest if _named(k.path, file)), None)
+    if fast is None and slow is None:
+        return None
+    path = (fast or slow).path  # type: ignore[union-attr]
+    kept = "; ".join(
+        f"{which} rank {k.rank}, {_s(k.seconds)}" for which, k in (("fastest", fast), ("slowest", slow)) if k
+    )
+    values = [exact(k.seconds, "seconds") for k in (fast, slow) if k]
+    return (
+        f"`{path}` is a shared file: Darshan kept only its fastest and slowest rank ({kept}), so rank {rank}'s "
+        "time and bytes on it are not recorded.",
+        values,
+        [path],
+        [rank],
+    )
+
+
 def _rank_bytes(report: Report, q: Query) -> _Out:
     rank = int(q.target or 0)
     if rank >= report.job.nprocs:
@@ -405,7 +485,15 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
     if u is None:
         if report.rank_table.truncated:
             return None
-        return f"Rank {rank} has no file records of its own in the log.{note}", nv, [], [rank]
+        return (
+            f"Rank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}",
+            nv,
+            [],
+            [rank],
+        )
+    hidden = _shared_named(report, rank, q.file)
+    if hidden is not None:
+        return hidden
     spent = u.read_s + u.write_s + u.meta_s
     if q.direction == "write":
         head, took = f"Rank {rank} wrote {_b(u.bytes_written)}", f"{_s(u.write_s)} of writing"
@@ -441,10 +529,13 @@ def _rank_time(report: Report, q: Query) -> _Out:
     note, nv = _shared_note(report)
     if u is None:
         return (
-            (f"Rank {rank} has no file records of its own in the log.{note}", nv, [], [rank])
+            (f"Rank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}", nv, [], [rank])
             if not (report.rank_table.truncated)
             else None
         )
+    hidden = _shared_named(report, rank, q.file)
+    if hidden is not None:
+        return hidden
     total = u.read_s + u.write_s + u.meta_s
     run = report.job.runtime_s
     share = f", {percent(total / run)} of the {_s(run)} run" if run > 0 else ""
@@ -483,7 +574,8 @@ def _slow_rank(report: Report, q: Query) -> _Out:
     values = [exact(mine, "seconds"), exact(median, "seconds")]
     if mine < 1.5 * median or mine - median < 1.0:
         return (
-            f"Rank {rank} is not slow: it spent {_s(mine)} in I/O on its own records against {_s(median)} for the "
+            f"{'No: r' if q.yes_no else 'R'}ank {rank} is not slow: it spent {_s(mine)} in I/O on its own records "
+            f"against {_s(median)} for the "
             f"{yardstick} rank.",
             values,
             [],
@@ -515,7 +607,8 @@ def _slow_rank(report: Report, q: Query) -> _Out:
     else:
         reason = " No finding in the log explains it."
     text = (
-        f"Rank {rank} spent {_s(mine)} in I/O on its own records, {mine / median:.1f}x the {yardstick} rank's "
+        f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O on its own records, "
+        f"{mine / median:.1f}x the {yardstick} rank's "
         f"{_s(median)}, moving {_b(moved)} ({more}).{reason}"
     )
     values += [exact(mine / median, "times"), exact(moved, "bytes")]
@@ -642,6 +735,16 @@ def _collective(report: Report, q: Query) -> _Out:
         return "No: the job made no MPI-IO calls, so no collective I/O.", [], [], []
     cw, iw = mpi.collective_writes or 0, mpi.independent_writes or 0
     cr, ir = mpi.collective_reads or 0, mpi.independent_reads or 0
+    if q.direction == "both" and cw + iw and cr + ir:
+        # Neither direction named and the job did both: both counts, the answer from them together.
+        coll, ind = cw + cr, iw + ir
+        answer = "Yes" if coll and coll >= ind else "Partly" if coll else "No"
+        text = (
+            f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO calls ({cw:,} collective and {iw:,} "
+            f"independent writes, {cr:,} collective and {ir:,} independent reads)."
+        )
+        values = [exact(v, "bare") for v in (coll, ind, cw, iw, cr, ir)]
+        return text, values, [], []
     if q.direction == "read":
         coll, ind, verb = cr, ir, "reads"
     elif q.direction == "write" or cw + iw:
@@ -991,10 +1094,70 @@ def _completeness(report: Report, q: Query) -> _Out:
     said = " ".join(f"{f.title} ({f.code}): {f.message}" for f in problems[:2])
     if not said:
         said = f"Darshan flagged these modules as partial: {', '.join(partial)}."
-    return f"{'No: ' if q.yes_no else ''}{said}", [], [], []
+    # "Is anything missing?" is answered yes where "is it complete?" is answered no.
+    word = "Yes: " if q.direction == "read" else "No: "
+    return f"{word if q.yes_no else ''}{said}", [], [], []
+
+
+def _small_requests(report: Report, q: Query) -> _Out:
+    codes = ("P05",) if q.direction == "read" else ("P06",) if q.direction == "write" else ("P06", "P05")
+    f = next((report.finding(c) for c in codes if report.finding(c) is not None), None)
+    t = report.rank_table
+    common = (
+        f"; the most common request size is {_b(t.access_sizes[0].size)} ({t.access_sizes[0].count:,} of "
+        f"{t.posix_requests:,})"
+        if t.access_sizes
+        else ""
+    )
+    cv = [exact(t.access_sizes[0].size, "bytes"), exact(t.access_sizes[0].count, "bare")] if t.access_sizes else []
+    if f is None:
+        return f"No: the log shows no run of small requests worth a finding{common}.", cv, [], []
+    cost = f.impact.seconds if f.impact and f.impact.seconds else None
+    priced = f", costing ≈ {_s(cost)}" if cost and f.severity in (Severity.CRITICAL, Severity.WARNING) else ""
+    return f"Yes: {_lower_first(f.message.rstrip('.'))}{priced} ({f.code}).", cv, [], []
+
+
+def _any_slow_rank(report: Report, q: Query) -> _Out:
+    s = report.io_share
+    if s is None or s.mean_rank_io_s <= 0:
+        return None
+    j04 = report.finding("J04")
+    values = [exact(s.slowest_rank_io_s, "seconds"), exact(s.mean_rank_io_s, "seconds")]
+    who = f"rank {s.slowest_rank}" if s.slowest_rank is not None else "the busiest rank"
+    if j04 is not None:
+        return f"{'Yes: ' if q.yes_no else ''}{j04.message}", values, [], list(j04.ranks)
+    return (
+        f"{'No: ' if q.yes_no else ''}the busiest rank ({who}, {_s(s.slowest_rank_io_s)} of I/O) is close to the "
+        f"average rank's {_s(s.mean_rank_io_s)}: no rank holds the others up.",
+        values,
+        [],
+        [],
+    )
+
+
+def _file_usage(report: Report, q: Query) -> _Out:
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    who = f"its {f.ranks:,} ranks" if f.ranks > 1 else "its 1 rank"
+    if q.direction == "read":
+        head = f"`{f.path}`: {_b(f.bytes_read)} read"
+    elif q.direction == "write":
+        head = f"`{f.path}`: {_b(f.bytes_written)} written"
+    else:
+        head = f"`{f.path}`: {_b(f.bytes_written)} written and {_b(f.bytes_read)} read"
+    return (
+        f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer}).",
+        [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")],
+        [f.path],
+        [],
+    )
 
 
 _ANSWERS = {
+    "small_requests": _small_requests,
+    "any_slow_rank": _any_slow_rank,
+    "file_usage": _file_usage,
     "interfaces": _interfaces,
     "completeness": _completeness,
     "top_file": _top_file,
