@@ -405,3 +405,18 @@ def test_rank_zero_reading_the_input_alone_is_named_as_work_it_did_alone(tmp_pat
 def test_a_straggler_under_the_ratio_and_the_run_share_is_no_finding(tmp_path: Path) -> None:
     r = _scenario_report("rank-io-imbalance-just-below-factor", tmp_path)
     assert "J04" not in {f.code for f in r.findings}
+
+
+def test_an_ost_loaded_by_a_single_stripe_shared_file_is_priced_once(tmp_path: Path) -> None:
+    # OST 12 carries 32x the median OST's bytes because of the single-stripe input every rank reads: that is
+    # L01's cause; L05 stays on the report as info and is not a second cause in the verdict.
+    r = _scenario_report("lustre-single-ost-shared-input-read", tmp_path)
+    l05 = next(f for f in r.findings if f.code == "L05")
+    assert l05.severity.value == "info" and "see L01" in l05.message
+    assert [c.code for c in r.verdict.causes][:1] == ["L01"] and "L05" not in {c.code for c in r.verdict.causes}
+
+
+def test_small_requests_do_not_make_a_slow_ost(tmp_path: Path) -> None:
+    r = _scenario_report("lustre-small-diagnostics-not-a-slow-ost", tmp_path)
+    codes = {f.code for f in r.findings}
+    assert "L04" not in codes and "L05" not in codes and r.verdict.causes[0].code == "P06"

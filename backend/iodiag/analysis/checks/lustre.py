@@ -342,6 +342,15 @@ def stripes_too_small(ctx: Context, t: Thresholds) -> Hit | None:
     )
 
 
+CROWDED_PER_STRIPE = 128
+"""Ranks per stripe of one file at which its OSTs are slow by contention whatever they are (a wide checkpoint of
+2,048 ranks over 48 stripes, 43 per stripe, still shows a slow OST among them)."""
+
+LATENCY_BOUND_REQUEST = 64 << 10
+"""Files whose usual request is smaller than this move at the speed of round trips, not of an OST's disks: a
+per-byte comparison of OSTs leaves them out (their cost is the small requests' finding, P05/P06)."""
+
+
 def ost_load(ctx: Context) -> Table:
     """Bytes and I/O time per OST, spreading each file evenly over the OSTs its data reached: columns ``ost``
     (ascending, OSTs with traffic only), ``bytes``, ``time`` (seconds, summed over ranks: each file's whole
@@ -351,7 +360,13 @@ def ost_load(ctx: Context) -> Table:
     return ctx.memo("ost_load", lambda: _ost_load(ctx))
 
 
-def _ost_load(ctx: Context) -> Table:
+def _bandwidth_load(ctx: Context) -> Table:
+    """``ost_load`` over the files whose usual request is at least ``LATENCY_BOUND_REQUEST``: what an OST's speed
+    per byte can be judged by."""
+    return ctx.memo("ost_load_bandwidth", lambda: _ost_load(ctx, min_request=LATENCY_BOUND_REQUEST))
+
+
+def _ost_load(ctx: Context, min_request: int = 0) -> Table:
     osts: list[int] = []
     spread: list[int] = []
     each: list[float] = []  # bytes per OST
@@ -359,7 +374,7 @@ def _ost_load(ctx: Context) -> Table:
     walls: list[float] = []
     ids: list[int] = []
     for f in layouts(ctx):
-        if not f.osts:
+        if not f.osts or (min_request and 0 < f.common_size < min_request):
             continue
         used = len(f.osts)
         if f.stripe_size > 0 and f.extent > 0:
@@ -411,14 +426,17 @@ def _descending(values: np.ndarray) -> np.ndarray:
 
 
 def _crowded_osts(ctx: Context, t: Thresholds) -> set[int]:
-    """OSTs that carry at least half their bytes in stripe-count-1 files used by many ranks (``lustre_many_ranks``)."""
+    """OSTs that carry at least half their bytes in files with many ranks per stripe (``lustre_many_ranks``): a
+    single-stripe file all ranks share, or a table thousands of ranks read at random through a few stripes. Such
+    an OST is slow per byte by contention, which the log cannot tell from a slow OST."""
     crowded: dict[int, float] = {}
     total: dict[int, float] = {}
     for f in layouts(ctx):
         if not f.osts:
             continue
         moved = float(f.bytes_written + f.bytes_read) / len(f.osts)
-        many = f.stripe_count == 1 and max(f.writers, f.readers) >= t.lustre_many_ranks
+        users = max(f.writers, f.readers)
+        many = (f.stripe_count == 1 and users >= t.lustre_many_ranks) or users / len(f.osts) >= CROWDED_PER_STRIPE
         for o in f.osts:
             total[o] = total.get(o, 0.0) + moved
             if many:
@@ -440,7 +458,10 @@ def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
     family="ost",
 )
 def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
-    load = compared_osts(ctx, t)
+    # Judged on the files that move at an OST's speed: next to large requests, small ones are slow per byte on
+    # any OST (round trips), so an OST holding a job's 4 KiB diagnostics is not slow for that.
+    load = _bandwidth_load(ctx)
+    load = load.where(load["bytes"] >= t.lustre_min_file_bytes)
     if len(load) < t.ost_min_count:
         return None
     # Slow per byte on two clocks. Time summed over ranks per byte is each stream's speed: it flags an OST
@@ -510,7 +531,9 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     family="ost",
 )
 def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
-    load = compared_osts(ctx, t)
+    # The same files as L04: small requests on an OST cost round trips, priced as small requests (P05/P06).
+    load = _bandwidth_load(ctx)
+    load = load.where(load["bytes"] >= t.lustre_min_file_bytes)
     if len(load) < t.ost_min_count:
         return None
     median = float(np.median(load["bytes"]))
@@ -527,10 +550,23 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
         return None
     total = float(load["bytes"].sum())
     files = sorted(_ost_files(ctx, ost), key=lambda f: -(f.bytes_written + f.bytes_read))
+    # An OST loaded by a single-stripe file that many ranks share is L01's finding: shown, but priced there, so
+    # one layout is not counted (and headlined) twice.
+    crowded = ost in _crowded_osts(ctx, t)
+    cost = (
+        costs.unknown("the load comes from a single-stripe file many ranks share: its cost is L01's")
+        if crowded
+        else costs.modelled(
+            costs.files_time_cost(ctx, {f.record_id: (1 - median / top_bytes) / _used_osts(f) for f in files}),
+            f"the share of OST {ost}'s traffic above the median OST's, as time of the files on it, on the busiest rank",
+            confidence=Confidence.LOW,
+            nbytes=int(top_bytes),
+        )
+    )
     return Hit(
         message=f"OST {ost} carried {human_bytes(top_bytes)}, {top_bytes / median:.1f}x the "
         f"median OST and {pct(top_bytes / total)} of the job's Lustre traffic: the layout concentrates "
-        f"load on few OSTs.",
+        f"load on few OSTs." + (" The load is a single-stripe file many ranks share (see L01)." if crowded else ""),
         evidence=[
             Metric(name="busy_ost", value=ost, unit=Unit.COUNT),
             Metric(name="busy_ost_bytes", value=top_bytes, unit=Unit.BYTES),
@@ -542,12 +578,8 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
             for f in files[: ctx.top_n]
         ],
         files_total=len(files),
-        cost=costs.modelled(
-            costs.files_time_cost(ctx, {f.record_id: (1 - median / top_bytes) / _used_osts(f) for f in files}),
-            f"the share of OST {ost}'s traffic above the median OST's, as time of the files on it, on the busiest rank",
-            confidence=Confidence.LOW,
-            nbytes=int(top_bytes),
-        ),
+        severity=Severity.INFO if crowded else None,
+        cost=cost,
     )
 
 
