@@ -62,7 +62,13 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 file_system=ctx.meta.fs_type(path),
             )
         )
-    return out, len(used)
+    # The standard streams (<STDOUT>, <STDERR>) are records, not files: "how many files?" leaves them out.
+    streams = sum(1 for i in used.tolist() if _is_stream(ctx.path(int(rid[i]))))
+    return out, len(used) - streams
+
+
+def _is_stream(path: str) -> bool:
+    return path.startswith("<") and path.endswith(">")
 
 
 def _clipped(col: np.ndarray) -> np.ndarray:
@@ -82,6 +88,8 @@ def files_by_direction(ctx: Context) -> tuple[int, int]:
         g = df.group_by("id")
         keys = g.keys.astype(np.uint64).tolist()
         for k, r, w in zip(keys, g.sum(_clipped(df[br])).tolist(), g.sum(_clipped(df[bw])).tolist(), strict=True):
+            if _is_stream(ctx.path(int(k))):
+                continue
             if r > 0:
                 read.add(int(k))
             if w > 0:

@@ -53,6 +53,8 @@ Metric = Literal[
     "small_requests",
     "any_slow_rank",
     "file_usage",
+    "file_why",
+    "not_recorded",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -94,6 +96,16 @@ _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension (restart.0040.bin, test123.h5, .npz files).
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 _NAMED = re.compile(r"(?<![\w/])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5})(?!\w|\.\w)")
+# Judgements of whether I/O matters, in the words people use for them.
+_IO_JUDGED = re.compile(
+    r"\bi/?o\b.*\b(significant|big deal|a (big |real )?problem|an issue|worth|matters?|concern\w*|bottleneck|"
+    r"more than half|most of (the )?(run|time)|majority)\b|\b(worry|worth \w+ing)\b.*\bi/?o\b"
+)
+# What a Darshan log never holds: said so plainly instead of answered from something near it.
+_UNRECORDED = re.compile(
+    r"\b(hostnames?|host names?|node ?names?|which nodes?|memory|ram|cpu|gpu|network|energy|power draw|"
+    r"environment variables?|offsets? of each)\b"
+)
 _READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
 _YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
 
@@ -110,9 +122,15 @@ def parse(question: str) -> Query | None:
         re.search(r"\b(my|this|the job|it|rank \d+)\b", q)
     ):
         return None  # a concept ("what is collective buffering?"), not a fact of this log
+    yes_no = bool(_YES_NO.match(q))
+    if _IO_JUDGED.search(q) and not re.search(r"\b(why|how (do|can|to)|fix)\b", q):
+        # "is I/O a big deal here?", "should I worry about I/O?": a judgement of the job, answered yes or no
+        return Query(metric="io_bound", yes_no=True)
     if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
         return None  # advice: the finding-centred answer leads with what to change
-    yes_no = bool(_YES_NO.match(q))
+    unrecorded = _UNRECORDED.search(q)
+    if unrecorded:
+        return Query(metric="not_recorded", target=unrecorded.group(1))
     rank = _RANK.search(q)
     if rank:
         target = rank.group(1)
@@ -129,7 +147,11 @@ def parse(question: str) -> Query | None:
         ):
             return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file)
     named = _NAMED.search(question)
-    if re.search(r"\b(request|transfer|access|block|i/?o|write|read) ?sizes?\b|\bwhat size\b", q):
+    if re.search(
+        r"\b(request|transfer|access|block|i/?o|write|read) ?sizes?\b|\bwhat size\b|\b(average|mean|typical) size\b"
+        r"|\bsize of (the |a |each )?([\w-]+ )?(reads?|writes?|requests?)\b",
+        q,
+    ):
         return Query(metric="request_size")
     if re.search(
         r"\bi/?o[- ]bound\b|\bis (the )?i/?o (why|the reason|a big part|the problem|a bottleneck)"
@@ -137,7 +159,7 @@ def parse(question: str) -> Query | None:
         q,
     ):
         return Query(metric="io_bound", yes_no=True)
-    if re.search(r"\bcoll?ec?tive\b", q):
+    if re.search(r"\bcoll?ec?tive\w*\b", q):
         return Query(
             metric="collective", direction=_direction(q), target=named.group(1) if named else None, yes_no=yes_no
         )
@@ -180,9 +202,13 @@ def parse(question: str) -> Query | None:
     ):
         return Query(metric="io_bound", yes_no=True)
     if re.search(
-        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing (data|records))\b", q
+        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing (data|records)|dropped|"
+        r"lost|captur\w* (everything|all))\b",
+        q,
     ) and re.search(r"\b(log|trace|dxt|counters?|records?|data|darshan)\b", q):
         asks_missing = bool(re.search(r"\b(missing|partial|incomplete|truncated|corrupt\w*|lost|dropped)\b", q))
+        if re.search(r"\bcaptur\w* (everything|all)\b", q):
+            asks_missing = False
         return Query(
             metric="completeness",
             yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)),
@@ -190,7 +216,8 @@ def parse(question: str) -> Query | None:
             direction="read" if asks_missing else "both",
         )
     if re.search(
-        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did)\b"
+        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did|in the "
+        r"log|present|recorded)\b"
         r"|\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?)\b.*\bwas\b",
         q,
     ) and not re.search(r"\b(most|majority|bulk)\b", q):
@@ -208,11 +235,13 @@ def parse(question: str) -> Query | None:
     solo = _IFACE.fullmatch(q.strip(" ?!."))
     if solo:
         return Query(metric="uses", scope="interface", target=_INTERFACES[solo.group(1).lower()], yes_no=True)
-    if re.search(r"\bnumber of (ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
+    if re.search(r"\bnumber of (ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b|^(ranks|processes|procs)\W*$", q):
         return Query(metric="ranks")
     if re.search(r"\b(which|what) files?\b.*\b(most|largest|biggest)\b.*\b(data|bytes|volume)\b", q):
         return Query(metric="file_list")
-    if named and re.search(r"\b(how long|time|seconds)\b", q):
+    if named and re.search(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b", q):
+        return Query(metric="file_why", target=named.group(1), direction=_direction(q))
+    if named and re.search(r"\b(how long|time|seconds|how big|how much|size of|bytes)\b", q):
         return Query(metric="file_usage", target=named.group(1), direction=_direction(q))
     if re.search(
         r"\b(bytes|volume|data|amount)\b.*\b(read|writ\w*|wrote)\b|\b(read|writ\w*|wrote)\b.*\b(bytes|volume)\b", q
@@ -600,7 +629,9 @@ def _slow_rank(report: Report, q: Query) -> _Out:
         from iodiag.analysis.verdict import action_for
 
         todo = action_for(why)
-        reason = f" {why.title} ({why.code}) names it" + (f": {_lower_first(todo)}" if todo else ".")
+        named = f"{why.code}: {why.subject}" if why.subject else why.code
+        # The cause in the same sentence as the numbers: the first sentence answers "why".
+        reason = f"; {_lower_first(why.title)} ({named}) names it." + (f" {todo}" if todo else "")
         reason = reason if reason.endswith(".") else reason + "."
     elif heavy:
         reason = " Spreading that work over the ranks (or reading it once and broadcasting) is the fix."
@@ -609,7 +640,7 @@ def _slow_rank(report: Report, q: Query) -> _Out:
     text = (
         f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O on its own records, "
         f"{mine / median:.1f}x the {yardstick} rank's "
-        f"{_s(median)}, moving {_b(moved)} ({more}).{reason}"
+        f"{_s(median)}, moving {_b(moved)} ({more})" + (reason if reason.startswith(";") else f".{reason}")
     )
     values += [exact(mine / median, "times"), exact(moved, "bytes")]
     if heavy:
@@ -1154,7 +1185,44 @@ def _file_usage(report: Report, q: Query) -> _Out:
     )
 
 
+def _file_why(report: Report, q: Query) -> _Out:
+    """Why one named file is slow: the costliest problem that names it, with its numbers and fix."""
+    naming = [
+        f
+        for f in report.findings
+        if f.severity in (Severity.CRITICAL, Severity.WARNING)
+        and f.impact is not None
+        and f.impact.seconds
+        and any(_named(fe.path, q.target) for fe in f.files)
+    ]
+    if not naming:
+        return None
+    from iodiag.analysis.verdict import action_for
+
+    f = max(naming, key=lambda x: x.impact.seconds or 0.0)  # type: ignore[union-attr]
+    path = next(fe.path for fe in f.files if _named(fe.path, q.target))
+    seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
+    named = f"{f.code}: {f.subject}" if f.subject else f.code
+    todo = action_for(f)
+    text = f"`{path}` is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
+        f": {_lower_first(todo)}" if todo else "."
+    )
+    return text if text.endswith(".") else text + ".", [exact(seconds, "seconds")], [path], []
+
+
+def _not_recorded(report: Report, q: Query) -> _Out:
+    return (
+        f"The log does not record {q.target or 'that'}: Darshan keeps I/O counters per file and rank (and, with DXT, "
+        "each read and write), not the job's hosts, memory, processors or network.",
+        [],
+        [],
+        [],
+    )
+
+
 _ANSWERS = {
+    "file_why": _file_why,
+    "not_recorded": _not_recorded,
     "small_requests": _small_requests,
     "any_slow_rank": _any_slow_rank,
     "file_usage": _file_usage,

@@ -69,6 +69,14 @@ def first_sentence(name: str, question: str) -> str:
         ("bytes read from eos_table.h5", "file_usage", "eos_table.h5"),
         ("any missing data in this darshan log?", "completeness", None),
         ("how do i speed up writing the history file", None, None),
+        ("is I/O a big deal in this athena run", "io_bound", None),
+        ("should I worry about I/O in this run?", "io_bound", None),
+        ("which hostname did rank 0 run on?", "not_recorded", "hostname"),
+        ("why is writing plotfile_0478.nc so slow?", "file_why", "plotfile_0478.nc"),
+        ("average size of a write?", "request_size", None),
+        ("ranks?", "ranks", None),
+        ("did macsio write collectively?", "collective", None),
+        ("was any data dropped from this log?", "completeness", None),
     ],
 )
 def test_questions_become_queries(question: str, metric: str | None, target: str | None) -> None:

@@ -635,6 +635,7 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
     who = f"rank {busiest.rank}" if busiest.rank is not None else "the slowest rank"
     per_file = f", {opens / files:.1f} opens" + (f" and {stats / files:.1f} stats" if stats else "") if files else ""
     return Hit(
+        subject=f"{opens:,} opens of {files:,} files",
         message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
         f"({human_seconds(s.meta_s)} summed over ranks; the data took {human_seconds(s.read_s + s.write_s)}) and "
         f"{human_seconds(busiest.meta_s)} on {who}, against {human_seconds(busiest.data_s)} of its reads and writes: "

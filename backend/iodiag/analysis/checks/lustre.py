@@ -252,7 +252,7 @@ def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
             f"{t.lustre_spread_osts} OSTs (one OST's bandwidth is the limit)",
             nbytes=sum(f.bytes_written for f in written) + sum(f.bytes_read for f in read),
         ),
-        subject=f"{what} through one OST",
+        subject=f"stripe count 1, {what}",
     )
 
 
