@@ -69,6 +69,7 @@ class Query(BaseModel):
     direction: Direction = "both"
     yes_no: bool = False
     data: bool = False  # "did it write any HDF5 dataset data?": asks about data moved, not only files opened
+    missing: bool = False  # "is anything missing?" (yes when it is) rather than "is it complete?" (no when not)
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
 
 
@@ -210,10 +211,7 @@ def parse(question: str) -> Query | None:
         if re.search(r"\bcaptur\w* (everything|all)\b", q):
             asks_missing = False
         return Query(
-            metric="completeness",
-            yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)),
-            # direction carries the polarity: "read" = asks whether something is missing
-            direction="read" if asks_missing else "both",
+            metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)), missing=asks_missing
         )
     if re.search(
         r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did|in the "
@@ -1126,7 +1124,7 @@ def _completeness(report: Report, q: Query) -> _Out:
     if not said:
         said = f"Darshan flagged these modules as partial: {', '.join(partial)}."
     # "Is anything missing?" is answered yes where "is it complete?" is answered no.
-    word = "Yes: " if q.direction == "read" else "No: "
+    word = "Yes: " if q.missing else "No: "
     return f"{word if q.yes_no else ''}{said}", [], [], []
 
 
