@@ -11,6 +11,7 @@ import numpy as np
 
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.analysis.models import AccessSize, RankSeconds, RankTable, RankUsage
+from iodiag.analysis.request_sizes import most_common, size_counts
 
 SHARED_KEPT = 8
 """Shared files whose fastest and slowest rank are listed, largest first."""
@@ -106,13 +107,6 @@ def _access_sizes(ctx: Context) -> tuple[list[AccessSize], int]:
     p = ctx.posix_records
     if not len(p) or "POSIX_ACCESS1_ACCESS" not in p.columns:
         return [], 0
-    counts: dict[int, int] = {}
-    for i in range(1, 5):
-        size = np.asarray(p[f"POSIX_ACCESS{i}_ACCESS"], dtype=np.int64)
-        cnt = np.asarray(p[f"POSIX_ACCESS{i}_COUNT"], dtype=np.int64)
-        keep = (size > 0) & (cnt > 0)
-        for s, c in zip(size[keep].tolist(), cnt[keep].tolist(), strict=True):
-            counts[s] = counts.get(s, 0) + c
-    top = sorted(counts.items(), key=lambda kv: (-kv[1], -kv[0]))[:4]
+    top = most_common(size_counts(p, "POSIX") or {}, 4)
     requests = int(p.num("POSIX_READS").sum() + p.num("POSIX_WRITES").sum())
     return [AccessSize(size=s, count=c) for s, c in top], requests

@@ -10,6 +10,7 @@ from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, Kind, check
+from iodiag.analysis.request_sizes import typical_per_record
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 from iodiag.ingest.table import Table
@@ -163,21 +164,7 @@ def _posix_small_share(ctx: Context, op: str, ids: np.ndarray) -> np.ndarray:
 
 def _typical_sizes(m: Table, ids: np.ndarray) -> dict[int, int]:
     """Per file, the request size with the largest count over its records' ACCESS1-4 counters."""
-    out: dict[int, tuple[int, int]] = {}
-    sel = m.where(np.isin(m["id"], ids))
-    for i in range(1, 5):
-        acc, cnt = f"MPIIO_ACCESS{i}_ACCESS", f"MPIIO_ACCESS{i}_COUNT"
-        if acc not in sel:
-            continue
-        totals: dict[tuple[int, int], int] = {}
-        for rid, size, count in zip(sel["id"].tolist(), sel[acc].tolist(), sel[cnt].tolist(), strict=True):
-            if size > 0 and count > 0:
-                totals[(int(rid), int(size))] = totals.get((int(rid), int(size)), 0) + int(count)
-        for (rid, size), count in totals.items():
-            best = out.get(rid)
-            if best is None or (count, size) > best:
-                out[rid] = (count, size)
-    return {rid: size for rid, (_, size) in out.items()}
+    return typical_per_record(m.where(np.isin(m["id"], ids)), "MPIIO")
 
 
 def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:

@@ -8,6 +8,7 @@ from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.request_sizes import most_common, size_counts
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 from iodiag.ingest.table import Groups, Table
@@ -136,15 +137,8 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table, prefi
 def _common_small_size(frame: Table, prefix: str) -> int | None:
     """The most frequent request size under 1 MiB over the records' ACCESS1-4 counters (reads and writes
     together, as Darshan keeps them), or None where the module has no such counters."""
-    counts: dict[int, int] = {}
-    for i in range(1, 5):
-        acc, cnt = f"{prefix}_ACCESS{i}_ACCESS", f"{prefix}_ACCESS{i}_COUNT"
-        if acc not in frame.columns or cnt not in frame.columns:
-            return None
-        for size, count in zip(frame.num(acc).tolist(), frame.num(cnt).tolist(), strict=True):
-            if 0 < size < 1 << 20 and count > 0:
-                counts[int(size)] = counts.get(int(size), 0) + int(count)
-    return max(counts, key=lambda k: (counts[k], k)) if counts else None
+    top = most_common(size_counts(frame, prefix, below=1 << 20) or {})
+    return top[0][0] if top else None
 
 
 def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool, prefix: str = "POSIX") -> Hit | None:
