@@ -456,7 +456,8 @@ class Context:
 
     @cached_property
     def interfaces(self) -> list[InterfaceTotals]:
-        counted = {layer for layer, _ in self.counted_layers}
+        counted_tables = dict(self.counted_layers)
+        counted = set(counted_tables)
         out: list[InterfaceTotals] = []
         for module, shown, op_cols, note in _INTERFACES:
             df = self.records(module)
@@ -480,6 +481,9 @@ class Context:
                 why = "DFS is built on DAOS arrays: its records repeat the DFS traffic"
             elif module == "POSIX" and "MPI-IO" in counted:
                 why = "files opened through MPI-IO are counted at MPI-IO (its time contains the POSIX time beneath)"
+            own = counted_tables.get(module) if module in TOP_LAYER_TIME else None
+            own_t = [float(own.total(c)) for c in TOP_LAYER_TIME[module][:3]] if own is not None else [0.0, 0.0, 0.0]
+            own_b = [int(own.total(c)) for c in TOP_LAYER_BYTES[module]] if own is not None else [0, 0]
             files, top_paths = 0, []
             if not df.empty and "id" in df.columns:
                 g = df.group_by("id")
@@ -505,6 +509,11 @@ class Context:
                     counted=is_counted,
                     partial=bool(info and info.partial),
                     note=why if (not is_counted or module == "POSIX") else "",
+                    own_bytes_read=own_b[0],
+                    own_bytes_written=own_b[1],
+                    own_read_s=own_t[0],
+                    own_write_s=own_t[1],
+                    own_meta_s=own_t[2],
                 )
             )
         return out

@@ -261,6 +261,15 @@ class InterfaceTotals(_Model):
     )
     partial: bool = False
     note: str = ""
+    own_bytes_read: int = Field(
+        default=0,
+        description="its part of the job's totals: each file once, at its top layer (POSIX without the files "
+        "opened through MPI-IO); 0 where it is not counted",
+    )
+    own_bytes_written: int = 0
+    own_read_s: float = 0.0
+    own_write_s: float = 0.0
+    own_meta_s: float = 0.0
 
 
 class Cause(_Model):

@@ -350,6 +350,11 @@ def _counted(report: Report) -> list[InterfaceTotals]:  # the interfaces whose b
     return [i for i in report.interfaces if i.counted]
 
 
+def _moved(i: InterfaceTotals) -> int:
+    """The interface's part of the job's bytes (each file once: POSIX without the files opened through MPI-IO)."""
+    return i.own_bytes_read + i.own_bytes_written
+
+
 def _uses(report: Report, q: Query) -> _Out:
     name = q.target or ""
     names = (
@@ -402,19 +407,19 @@ def _uses(report: Report, q: Query) -> _Out:
 
 
 def _top_interface(report: Report, q: Query) -> _Out:
-    rows = [i for i in _counted(report) if i.bytes_read + i.bytes_written > 0]
+    rows = [i for i in _counted(report) if _moved(i) > 0]
     if not rows:
         return None
-    total = sum(i.bytes_read + i.bytes_written for i in rows)
-    rows.sort(key=lambda i: -(i.bytes_read + i.bytes_written))
+    total = sum(_moved(i) for i in rows)
+    rows.sort(key=lambda i: -_moved(i))
     top = rows[0]
-    moved = top.bytes_read + top.bytes_written
-    rest = "; ".join(f"{i.name} {_b(i.bytes_read + i.bytes_written)}" for i in rows[1:3])
+    moved = _moved(top)
+    rest = "; ".join(f"{i.name} {_b(_moved(i))}" for i in rows[1:3])
     text = f"{top.name} did most of the I/O: {_b(moved)} of the job's {_b(total)} ({percent(moved / total)})" + (
         f", against {rest}." if rest else "."
     )
     values = [exact(moved, "bytes"), exact(total, "bytes"), exact(moved / total * 100, "percent")]
-    values += [exact(i.bytes_read + i.bytes_written, "bytes") for i in rows[1:3]]
+    values += [exact(_moved(i), "bytes") for i in rows[1:3]]
     return text, values, [], []
 
 
@@ -619,7 +624,7 @@ def _slow_rank(report: Report, q: Query) -> _Out:
         None,
     )
     moved = u.bytes_read + u.bytes_written
-    total = sum(i.bytes_read + i.bytes_written for i in _counted(report))
+    total = sum(_moved(i) for i in _counted(report))
     mean_bytes = total / max(report.job.nprocs, 1)
     heavy = mean_bytes > 0 and moved > 2 * mean_bytes
     more = f"{moved / mean_bytes:.1f}x the mean rank's data: the work sits on it" if heavy else "no more data than most"
@@ -667,7 +672,7 @@ def _totals(report: Report) -> tuple[int, int]:
     if s is not None:
         return s.bytes_read, s.bytes_written
     rows = _counted(report)
-    return sum(i.bytes_read for i in rows), sum(i.bytes_written for i in rows)
+    return sum(i.own_bytes_read for i in rows), sum(i.own_bytes_written for i in rows)
 
 
 def _beneath(report: Report, read: int, written: int, direction: Direction) -> tuple[str, list[Quantity]]:
@@ -895,8 +900,8 @@ def _rate(report: Report, q: Query) -> _Out:
 
 def _metadata(report: Report, q: Query) -> _Out:
     rows = _counted(report)
-    meta = sum(i.meta_s for i in rows)
-    data = sum(i.read_s + i.write_s for i in rows)
+    meta = sum(i.own_meta_s for i in rows)
+    data = sum(i.own_read_s + i.own_write_s for i in rows)
     if meta + data <= 0:
         return None
     return (
@@ -952,8 +957,8 @@ def _io_share(report: Report, q: Query) -> _Out:
 
 def _write_vs_read(report: Report, q: Query) -> _Out:
     rows = _counted(report)
-    w_s, r_s = sum(i.write_s for i in rows), sum(i.read_s for i in rows)
-    w_b, r_b = sum(i.bytes_written for i in rows), sum(i.bytes_read for i in rows)
+    w_s, r_s = sum(i.own_write_s for i in rows), sum(i.own_read_s for i in rows)
+    w_b, r_b = sum(i.own_bytes_written for i in rows), sum(i.own_bytes_read for i in rows)
     if w_s <= 0 and r_s <= 0:
         return None
     if w_s <= 0 or r_s <= 0:

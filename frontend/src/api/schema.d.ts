@@ -1325,6 +1325,32 @@ export interface components {
              */
             operations: number;
             /**
+             * Own Bytes Read
+             * @description its part of the job's totals: each file once, at its top layer (POSIX without the files opened through MPI-IO); 0 where it is not counted
+             * @default 0
+             */
+            own_bytes_read: number;
+            /**
+             * Own Bytes Written
+             * @default 0
+             */
+            own_bytes_written: number;
+            /**
+             * Own Meta S
+             * @default 0
+             */
+            own_meta_s: number;
+            /**
+             * Own Read S
+             * @default 0
+             */
+            own_read_s: number;
+            /**
+             * Own Write S
+             * @default 0
+             */
+            own_write_s: number;
+            /**
              * Partial
              * @default false
              */
