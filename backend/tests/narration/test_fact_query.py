@@ -184,6 +184,16 @@ def test_job_totals_count_each_file_once() -> None:
     assert "At the file system (POSIX, beneath MPI-IO): 247.85 GiB written" in text
 
 
+def test_interface_shares_count_each_file_once() -> None:
+    # The same log: MPI-IO carries the 240 GiB; POSIX's 248 GiB beneath it is not a second share of the job.
+    drishti = "drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan"
+    r = report(drishti)
+    own = {i.name: i.own_bytes_read + i.own_bytes_written for i in r.interfaces if i.counted}
+    assert sum(own.values()) == r.io_share.bytes_read + r.io_share.bytes_written  # type: ignore[union-attr]
+    first = first_sentence(drishti, "which interface did most of the I/O?")
+    assert first.startswith("MPI-IO did most of the I/O: 240.00 GiB of the job's") and "487" not in first
+
+
 def test_reads_or_writes_when_one_side_is_empty() -> None:
     text = first_sentence(HDF5_LOG, "was more time spent writing or reading?")
     assert text.startswith("Reading took") and "writing" in text
