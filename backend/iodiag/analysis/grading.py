@@ -3,7 +3,8 @@
 Detection (does the rule hold?) stays with each check; the severity shown comes from here:
 
 * critical from ``severity_critical_share`` (10 %) of the run time, warning from ``severity_warning_share``
-  (2 %), info below; never above info when the cost is under ``impact_min_seconds``, the finding is about
+  (2 %) or, when I/O matters, from ``severity_warning_io_share`` (8 %) of the busiest rank's I/O time and
+  2 s; info below; never above info when the cost is under ``impact_min_seconds``, the finding is about
   fewer than ``impact_min_ops`` operations or less than ``impact_min_bytes``, or I/O does not matter for
   this job (``Context.io_matters``);
 * a low-confidence cost (an upper bound, a reference rate) is at most a warning;
@@ -81,6 +82,13 @@ def grade(
     if share >= t.severity_critical_share:
         sev = Severity.CRITICAL
     elif share >= t.severity_warning_share:
+        sev = Severity.WARNING
+    elif (
+        ctx.io_matters is True
+        and (imp.share_of_io or 0.0) >= t.severity_warning_io_share
+        and imp.seconds >= t.severity_warning_io_min_seconds
+    ):
+        # I/O matters, so a tenth of it is worth fixing even where that tenth is a small share of a long run.
         sev = Severity.WARNING
     else:
         return Severity.INFO, f"costs under {t.severity_warning_share:.0%} of the run time"

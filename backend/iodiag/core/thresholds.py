@@ -110,6 +110,19 @@ class Thresholds(BaseModel):
     severity_warning_share: float = Field(
         default=0.02, ge=0, le=1, description="a finding costing this share of the run time or more is a warning"
     )
+    severity_warning_io_share: float = Field(
+        default=0.08,
+        ge=0,
+        le=1,
+        description="when I/O matters, a finding costing this share of the busiest rank's I/O time or more is a "
+        "warning even under severity_warning_share of the run: it is a part of the I/O worth fixing",
+    )
+    severity_warning_io_min_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        description="...as long as it costs at least this many seconds: a second or so of a short job's I/O is "
+        "not worth a warning when it is also under severity_warning_share of the run",
+    )
     impact_min_seconds: float = Field(
         default=IMPACT_MIN_SECONDS,
         ge=0,

@@ -443,7 +443,12 @@ def _random_cost(ctx: Context, t: Thresholds, op: str, rand: int) -> costs.Cost:
         keep = ~p.isin("id", ctx.unrequested_read_ids)
         p, first = p.where(keep), first[keep]
     n = p[f"POSIX_{op}S"].astype(float)
-    r = np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - first, 0).astype(float)
+    back = np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - first, 0).astype(float)
+    # Random order jumps forward about as often as backward, and Darshan files the forward jumps as
+    # "sequential". Count as many forward jumps as backward ones (never more than there are): strided and
+    # multi-pass readers, whose forward jumps are not random, rarely go backwards, so they gain little.
+    jumps = np.maximum(p[f"POSIX_SEQ_{op}S"] - p[f"POSIX_CONSEC_{op}S"], 0).astype(float)
+    r = back + np.minimum(jumps, back)
     share = np.where(n > 0, r / np.maximum(n, 1), 0.0)
     time = p[f"POSIX_F_{op}_TIME"].astype(float) * share
     nbytes = p["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].astype(float) * share
@@ -451,7 +456,8 @@ def _random_cost(ctx: Context, t: Thresholds, op: str, rand: int) -> costs.Cost:
     per_row = np.clip(time - nbytes / rate, 0, None)
     return costs.modelled(
         costs.on_critical_path(ctx, p, per_row),
-        f"the random requests' share of the {op.lower()} time less their bytes at "
+        f"the random requests' share of the {op.lower()} time (those going backwards and as many forward "
+        f"jumps) less their bytes at "
         f"{'this job' if own else 'the reference'}'s large-request rate ({costs.rate_text(rate)}), on the busiest rank",
         confidence=Confidence.MEDIUM if own else Confidence.LOW,
         ops=rand,
