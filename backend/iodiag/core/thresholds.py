@@ -153,7 +153,8 @@ class Thresholds(BaseModel):
         ge=0,
         le=1,
         description="the busiest rank's I/O time beyond the mean rank's, as a share of the run, that counts as "
-        "imbalance whatever the ratio (J04): rank 0 reading the input alone beside a phase every rank shares",
+        "imbalance whatever the ratio (J04) when that rank did work of its own (files no other rank touched): rank 0 "
+        "reading the input alone beside a phase every rank shares",
     )
     xlayer_gap_share: float = Field(
         default=0.5,
