@@ -55,6 +55,7 @@ Metric = Literal[
     "file_usage",
     "file_why",
     "not_recorded",
+    "io_problem",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -70,6 +71,7 @@ class Query(BaseModel):
     yes_no: bool = False
     data: bool = False  # "did it write any HDF5 dataset data?": asks about data moved, not only files opened
     missing: bool = False  # "is anything missing?" (yes when it is) rather than "is it complete?" (no when not)
+    healthy: bool = False  # "is the I/O healthy?" (yes when nothing is at fault) rather than "is there a problem?"
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
 
 
@@ -107,6 +109,31 @@ _UNRECORDED = re.compile(
     r"\b(hostnames?|host names?|node ?names?|which nodes?|memory|ram|cpu|gpu|network|energy|power draw|"
     r"environment variables?|offsets? of each)\b"
 )
+# "Is this log ok?": the record itself, answered from the data-quality findings and partial flags.
+_JUDGED_WORD = r"(ok|okay|fine|off|sane|sound|broken|healthy|good|wrong|valid)"
+_LOG_HEALTH = re.compile(
+    rf"\b(this|the|my) (darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
+    rf"|\b(something|anything) {_JUDGED_WORD}\b.*\b(this|the|my) (darshan )?log(file)?\b"
+)
+_FIRST_JUDGED = re.compile(rf"\b{_JUDGED_WORD}\b")
+_CAPTURED = re.compile(
+    r"\b(all|every|everything)\b.*\b(captur\w*|recorded|logged|instrumented)\b"
+    r"|\b(captur\w*|record\w*|log\w*|instrument\w*)\b.*\b(all|every|everything)\b.*\b(files?|records?|i/?o)\b"
+)
+# "Is there anything wrong with the I/O?", "is the I/O healthy?": a yes/no judgement of the job's I/O.
+_IO_PROBLEM = re.compile(
+    r"\b(anything|something|is there \w+) (wrong|off|amiss|bad|to fix|to improve)\b"
+    r"|\b(an?|any) (i/?o )?(problems?|issues?)\b|\bi/?o (problems?|issues?)\b"
+    r"|\b(is|are|was|looks?) (the |my |this |its )?(job'?s? )?i/?o (healthy|ok|okay|fine|good|sane|reasonable)\b"
+    r"|\b(is|was) (the |this |my )?(job|run) healthy\b|^\s*(is|was) (the )?i/?o (healthy|ok|okay|fine|good)\b"
+    r"|^\s*(healthy|ok|okay|fine)\s*\??$"
+)
+# A named topic ("is metadata a problem?") is asked about that topic, not the job's I/O as a whole.
+_TOPIC = re.compile(
+    r"\b(met(a|)data|osts?|stripe\w*|rank \d+|small|random|collective\w*|imbalance|file ?system|stdio|hdf5|"
+    r"mpi-?io|posix|reads?|writes?)\b"
+)
+_HEALTHY = re.compile(r"\b(healthy|ok|okay|fine|good|sane|reasonable)\b")
 _READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
 _YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
 
@@ -124,9 +151,25 @@ def parse(question: str) -> Query | None:
     ):
         return None  # a concept ("what is collective buffering?"), not a fact of this log
     yes_no = bool(_YES_NO.match(q))
+    if _LOG_HEALTH.search(q):
+        # "is this log ok or is something off with it?": a question about the record, not the job; the first
+        # judgement word sets which answer is "yes"
+        first = _FIRST_JUDGED.search(q)
+        return Query(
+            metric="completeness", yes_no=True, missing=bool(first and first.group(1) in ("off", "broken", "wrong"))
+        )
+    if _CAPTURED.search(q):
+        # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
+        return Query(metric="completeness", yes_no=True)
     if _IO_JUDGED.search(q) and not re.search(r"\b(why|how (do|can|to)|fix)\b", q):
         # "is I/O a big deal here?", "should I worry about I/O?": a judgement of the job, answered yes or no
         return Query(metric="io_bound", yes_no=True)
+    if (
+        _IO_PROBLEM.search(q)
+        and not re.search(r"\b(why|how (do|can|to)|what (should|do|can))\b", q)
+        and not _TOPIC.search(q)
+    ):
+        return Query(metric="io_problem", yes_no=True, healthy=bool(_HEALTHY.search(q)))
     if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
         return None  # advice: the finding-centred answer leads with what to change
     unrecorded = _UNRECORDED.search(q)
@@ -286,7 +329,7 @@ def parse(question: str) -> Query | None:
     ):
         return Query(metric="rate", direction=_direction(q))
     if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
-        return Query(metric="metadata")
+        return Query(metric="metadata", yes_no=yes_no)
     if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
         return Query(metric="ranks")
     if re.search(r"\bhow many\b.*\bfiles\b", q):
@@ -904,8 +947,20 @@ def _metadata(report: Report, q: Query) -> _Out:
     data = sum(i.own_read_s + i.own_write_s for i in rows)
     if meta + data <= 0:
         return None
+    word = ""
+    if q.yes_no:
+        # "Is metadata a problem?": yes when a metadata finding is one the verdict prices as worth fixing.
+        hit = next(
+            (
+                f
+                for f in report.findings
+                if f.code in ("J03", "P17") and f.severity in (Severity.CRITICAL, Severity.WARNING)
+            ),
+            None,
+        )
+        word = "Yes: " if hit is not None else "No: "
     return (
-        f"Metadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
+        f"{word}{'m' if word else 'M'}etadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
         f"{percent(meta / (meta + data))} of "
         f"the job's I/O time; reads and writes took {_s(data)}.",
         [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")],
@@ -1054,6 +1109,52 @@ def _io_bound(report: Report, q: Query) -> _Out:
     if v.io_matters:
         return f"Yes: {share}.", values, [], []
     return f"No: {share}; the rest is computation and communication.", values, [], []
+
+
+def _io_problem(report: Report, q: Query) -> _Out:
+    """Is something wrong with the job's I/O? Yes when the verdict names a cause; no when I/O does not matter or
+    nothing in the pattern is at fault (then the rate is what bounds it). "Is it healthy?" flips the word."""
+    v, s = report.verdict, report.io_share
+    if s is None or v.io_matters is None:
+        return _io_bound(report, q)
+    problem, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
+    share = (
+        f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
+        f"({_s(s.slowest_rank_io_s)})"
+    )
+    values = [
+        exact(s.share_slowest * 100, "percent"),
+        exact(s.runtime_s, "seconds"),
+        exact(s.slowest_rank_io_s, "seconds"),
+    ]
+    if not v.io_matters:
+        return (
+            f"{no}nothing in the I/O needs fixing: {share}; the rest is computation and communication.",
+            values,
+            [],
+            [],
+        )
+    top = v.causes[0] if v.causes else None
+    f = report.finding(top.code) if top else None
+    if top is None or f is None:
+        return (
+            f"{no}no pattern in the log is at fault: {share}, and the rate the storage delivered is what bounds it.",
+            values,
+            [],
+            [],
+        )
+    named = f"{f.code}: {f.subject}" if f.subject else f.code
+    cost = f.impact.seconds if f.impact and f.impact.seconds else None
+    priced = f", ≈ {_s(cost)} of it" if cost else ""
+    if cost:
+        values.append(exact(cost, "seconds"))
+    more = f" ({len(v.causes) - 1} more cause(s) below)" if len(v.causes) > 1 else ""
+    return (
+        f"{problem}{share}, and the largest cost is {_lower_first(f.title)} ({named}){priced}{more}.",
+        values,
+        [],
+        [],
+    )
 
 
 def _top_file(report: Report, q: Query) -> _Out:
@@ -1253,4 +1354,5 @@ _ANSWERS = {
     "sharing": _sharing,
     "request_size": _request_size,
     "io_bound": _io_bound,
+    "io_problem": _io_problem,
 }

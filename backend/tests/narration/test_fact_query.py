@@ -212,3 +212,28 @@ def test_completeness_answers_the_polarity_asked() -> None:
     missing = first_sentence(partial, "any missing data in this darshan log?")
     complete = first_sentence(partial, "is this darshan log complete?")
     assert missing.startswith("Yes:") and complete.startswith("No:")
+
+
+def test_is_anything_wrong_is_answered_yes_or_no_from_the_verdict() -> None:
+    # A cause named: yes, with the cause and its cost; bandwidth-bound: no, with what bounds it; "healthy?"
+    # flips the word, not the facts.
+    bad = first_sentence("sample-badost.darshan", "is there anything wrong with the I/O?")
+    assert bad.startswith("Yes: I/O took") and "(L04: OST 14" in bad
+    assert first_sentence("sample-badost.darshan", "is the I/O healthy?").startswith("No: ")
+    good = first_sentence("sample-goodost.darshan", "does this job have an I/O problem?")
+    assert good.startswith("No: no pattern in the log is at fault")
+    assert first_sentence("sample-goodost.darshan", "is the I/O healthy").startswith("Yes: ")
+    # "What's wrong with my job?" stays a why question: the finding-centred answer explains it.
+    assert fact_query.parse("What's wrong with my job?") is None
+
+
+def test_is_the_log_ok_reads_the_data_quality_flags() -> None:
+    partial = "darshan-logs/partial_data_dxt/partial_data_dxt.darshan"
+    assert first_sentence(partial, "is this log ok or is something off with it?").startswith("No: Partial data")
+    assert first_sentence(partial, "is something off with this log?").startswith("Yes: Partial data")
+    assert first_sentence(partial, "did darshan capture every file?").startswith("No: ")
+    assert first_sentence("sample-goodost.darshan", "were all file records captured?").startswith("Yes: the log is")
+
+
+def test_is_metadata_a_problem_follows_the_priced_finding() -> None:
+    assert first_sentence("sample-goodost.darshan", "is metadata a problem?").startswith("No: metadata calls")
