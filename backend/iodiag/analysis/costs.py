@@ -94,8 +94,10 @@ def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
     if not p.empty:
         other = "WRITE" if op == "READ" else "READ"
         # This direction's large, mostly sequential requests (random large requests are what is being priced,
-        # not the yardstick); else the other direction's large requests still say what the storage gave.
-        for direction, sequential_only in ((op, True), (other, False)):
+        # not the yardstick); else the other direction's large sequential requests still say what the storage
+        # gave. Random large requests are never the yardstick: 1 MiB reads at random offsets run at a tenth of
+        # the streaming rate, and measuring other patterns against them prices them at nothing.
+        for direction, sequential_only in ((op, True), (other, True)):
             rate = _rate_of_large_requests(p, direction, sequential_only, t.impact_min_bytes)
             if rate is not None:
                 return rate, True
