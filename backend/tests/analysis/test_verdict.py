@@ -420,3 +420,12 @@ def test_small_requests_do_not_make_a_slow_ost(tmp_path: Path) -> None:
     r = _scenario_report("lustre-small-diagnostics-not-a-slow-ost", tmp_path)
     codes = {f.code for f in r.findings}
     assert "L04" not in codes and "L05" not in codes and r.verdict.causes[0].code == "P06"
+
+
+def test_slow_ost_is_judged_on_files_read_in_order(tmp_path: Path) -> None:
+    # A shared table read at random in 256 KiB requests is slow per byte on its own OSTs because of the seeks;
+    # the OST that is slow is the one a per-rank file read in order crawls on.
+    r = _scenario_report("lustre-slow-ost-beside-random-table", tmp_path)
+    l04 = r.finding("L04")
+    assert l04 is not None and l04.subject.startswith("OST 5,")
+    assert r.verdict.causes[0].code == "L04"

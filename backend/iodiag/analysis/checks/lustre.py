@@ -37,6 +37,8 @@ class FileLayout:
     not_aligned_share: float
     """Share of the file's requests that do not start on a stripe (Darshan's file alignment) boundary."""
     ranks: tuple[int, ...]
+    backward_share: float = 0.0
+    """Share of the file's requests that go backwards (random access): slow per byte on any OST."""
 
 
 def _common_access(posix: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -91,6 +93,11 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     io_time = files["POSIX_F_READ_TIME"] + files["POSIX_F_WRITE_TIME"]
     ops = files["POSIX_READS"] + files["POSIX_WRITES"]
     extent = np.maximum(files["POSIX_MAX_BYTE_WRITTEN"], files["POSIX_MAX_BYTE_READ"])
+    # Each open starts over at offset 0 (a reread from the start is not random), so opens are not backward.
+    backward = np.maximum(
+        ops - files.num("POSIX_SEQ_READS") - files.num("POSIX_SEQ_WRITES") - np.maximum(files.num("POSIX_OPENS"), 1),
+        0,
+    )
     wrote = posix["POSIX_WRITES"] > 0
     wg = Groups(_distinct_pairs(posix["id"][wrote], posix["rank"][wrote])[0])  # one row per (file, writing rank)
     writers = wg.lookup(fid, wg.count(), 0)
@@ -118,7 +125,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
     own = posix["rank"] >= 0
     ranks = _grouped_tuples(*_distinct_pairs(posix["id"][own], posix["rank"][own]), flatten=False)
     out = []
-    for rid, n_ops, sz, cnt, ss, sc, bw, br, t, wt, ext, shared, w, r, na in zip(
+    for rid, n_ops, sz, cnt, ss, sc, bw, br, t, wt, ext, shared, w, r, na, back in zip(
         fid.tolist(),
         ops.tolist(),
         size.tolist(),
@@ -134,6 +141,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
         writers.tolist(),
         readers.tolist(),
         files["POSIX_FILE_NOT_ALIGNED"].tolist(),
+        backward.tolist(),
         strict=True,
     ):
         ops_f = float(n_ops)
@@ -155,6 +163,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
                 common_share=min(float(cnt) / ops_f, 1.0) if common else 0.0,
                 not_aligned_share=min(float(na) / ops_f, 1.0) if ops_f > 0 else 0.0,
                 ranks=ranks.get(int(rid), ()),
+                backward_share=min(float(back) / ops_f, 1.0) if ops_f > 0 else 0.0,
             )
         )
     return out
@@ -349,6 +358,11 @@ CROWDED_PER_STRIPE = 128
 LATENCY_BOUND_REQUEST = 64 << 10
 """Files whose usual request is smaller than this move at the speed of round trips, not of an OST's disks: a
 per-byte comparison of OSTs leaves them out (their cost is the small requests' finding, P05/P06)."""
+RANDOM_ON_ANY_OST = 0.2
+RANDOM_LATENCY_BOUND = 1 << 20
+"""Files with more than RANDOM_ON_ANY_OST of their requests going backwards, in requests under 1 MiB, move at
+the speed of seeks on any OST: the per-byte comparison leaves them out too (their cost is the random-access
+finding, P11/P13). Random 1 MiB or larger requests are mostly transfer and stay in."""
 
 
 def ost_load(ctx: Context) -> Table:
@@ -361,12 +375,14 @@ def ost_load(ctx: Context) -> Table:
 
 
 def _bandwidth_load(ctx: Context) -> Table:
-    """``ost_load`` over the files whose usual request is at least ``LATENCY_BOUND_REQUEST``: what an OST's speed
-    per byte can be judged by."""
-    return ctx.memo("ost_load_bandwidth", lambda: _ost_load(ctx, min_request=LATENCY_BOUND_REQUEST))
+    """``ost_load`` over the files whose usual request is at least ``LATENCY_BOUND_REQUEST`` and whose access is
+    mostly in order: what an OST's speed per byte can be judged by."""
+    return ctx.memo(
+        "ost_load_bandwidth", lambda: _ost_load(ctx, min_request=LATENCY_BOUND_REQUEST, sequential_only=True)
+    )
 
 
-def _ost_load(ctx: Context, min_request: int = 0) -> Table:
+def _ost_load(ctx: Context, min_request: int = 0, sequential_only: bool = False) -> Table:
     osts: list[int] = []
     spread: list[int] = []
     each: list[float] = []  # bytes per OST
@@ -375,6 +391,8 @@ def _ost_load(ctx: Context, min_request: int = 0) -> Table:
     ids: list[int] = []
     for f in layouts(ctx):
         if not f.osts or (min_request and 0 < f.common_size < min_request):
+            continue
+        if sequential_only and f.backward_share > RANDOM_ON_ANY_OST and 0 < f.common_size < RANDOM_LATENCY_BOUND:
             continue
         used = len(f.osts)
         if f.stripe_size > 0 and f.extent > 0:
@@ -493,7 +511,7 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     return Hit(
         message=f"OST {ost} was {worst_per_gib / median:.1f}x slower per byte than the median of the "
         f"{len(load)} OSTs this job used ({worst_per_gib:.1f} s/GiB against {median:.1f} s/GiB); "
-        f"{len(hit)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank that wrote there waited on it.",
+        f"{len(hit)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank whose data was there waited on it.",
         subject=f"OST {ost}, {worst_per_gib / median:.1f}x slower per byte",
         evidence=[
             Metric(name="slow_ost", value=ost, unit=Unit.COUNT),
