@@ -462,6 +462,23 @@ def _crowded_osts(ctx: Context, t: Thresholds) -> set[int]:
     return {o for o, b in crowded.items() if total.get(o, 0.0) > 0 and b >= 0.5 * total[o]}
 
 
+def _whole_stripe_set_slow(ctx: Context, slow: set[int]) -> set[int]:
+    """The slow OSTs whose bytes come mostly from files striped over several OSTs that are all slow."""
+    total: dict[int, float] = {}
+    whole: dict[int, float] = {}
+    for f in layouts(ctx):
+        if not f.osts:
+            continue
+        osts = set(f.osts[: _used_osts(f)])
+        moved = float(f.bytes_written + f.bytes_read) / len(osts)
+        every = len(osts) > 1 and osts <= slow
+        for o in osts:
+            total[o] = total.get(o, 0.0) + moved
+            if every:
+                whole[o] = whole.get(o, 0.0) + moved
+    return {o for o, b in whole.items() if total.get(o, 0.0) > 0 and b >= 0.5 * total[o]}
+
+
 def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
     return [f for f in layouts(ctx) if ost in f.osts]  # called once per finding, not per OST
 
@@ -497,6 +514,10 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     # contention, whatever the hardware: that is L01's finding, and the log cannot tell a slow OST under it.
     crowded = _crowded_osts(ctx, t)
     hit = np.array([i for i in hit.tolist() if int(load["ost"][i]) not in crowded], dtype=np.int64)
+    # A file whose every stripe is slow is slow by the way it is used (random 2 MiB writes from 192 ranks), not
+    # by its OSTs: a slow OST is slower than the file's other stripes.
+    whole = _whole_stripe_set_slow(ctx, {int(o) for o in load["ost"][hit].tolist()})
+    hit = np.array([i for i in hit.tolist() if int(load["ost"][i]) not in whole], dtype=np.int64)
     if not len(hit):
         return None
     worst = int(hit[_descending(per_gib[hit])[0]])
