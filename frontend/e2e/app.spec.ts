@@ -498,8 +498,10 @@ test("a factual question is answered in the first sentence with this job's numbe
     const text = (await chat.getByTestId("msg-assistant").last().innerText()).trim();
     return text.split(/(?<=[.!?])\s/)[0] ?? "";
   };
-  // Which interface moved most bytes: the one the report's own interface totals name.
-  const moved = (i: { bytes_read: number; bytes_written: number }): number => i.bytes_read + i.bytes_written;
+  // Which interface moved most bytes: the one the report's own interface totals name, each file once (POSIX
+  // without the files opened through MPI-IO).
+  const moved = (i: { own_bytes_read?: number; own_bytes_written?: number }): number =>
+    (i.own_bytes_read ?? 0) + (i.own_bytes_written ?? 0);
   const counted = (report.interfaces ?? []).filter((i) => i.counted && moved(i) > 0);
   counted.sort((a, b) => moved(b) - moved(a));
   expect(await firstSentence("which interface did most of the I/O?")).toMatch(

@@ -638,9 +638,11 @@ def lustre_layouts(ctx: Context) -> list[LustreLayout]:
         moved = lay.bytes_written + lay.bytes_read
         if moved <= 0 or lay.stripe_count <= 0:
             continue
-        count = max(stripe_count_for(moved, lay.writers, ctx.nodes), lay.stripe_count)
-        if lay.writers <= 1:
-            count = lay.stripe_count  # one writer: more OSTs add no parallelism to its requests
+        # A file many ranks read at once needs stripes as much as one many ranks write: one OST serves them all.
+        users = max(lay.writers, lay.readers)
+        count = max(stripe_count_for(moved, users, ctx.nodes), lay.stripe_count)
+        if users <= 1:
+            count = lay.stripe_count  # one rank: more OSTs add no parallelism to its requests
         size = max(stripe_size_for(lay.common_size) if lay.common_size else lay.stripe_size, lay.stripe_size)
         if count == 1:
             size = lay.stripe_size  # one OST holds every byte: no request can cross to another, whatever the size
@@ -654,6 +656,7 @@ def lustre_layouts(ctx: Context) -> list[LustreLayout]:
                 path=path,
                 bytes_moved=moved,
                 writers=lay.writers,
+                readers=lay.readers,
                 stripe_count=lay.stripe_count,
                 stripe_size=lay.stripe_size,
                 common_request=lay.common_size,

@@ -398,17 +398,20 @@ class FileUsage(_Model):
 
 
 class LustreLayout(_Model):
-    """One Lustre file's stripe layout against what its size, writers and requests call for."""
+    """One Lustre file's stripe layout against what its size, writers (or readers) and requests call for."""
 
     model_config = ConfigDict(frozen=True)
 
     path: str
     bytes_moved: int = Field(description="bytes read + written at the POSIX layer")
     writers: int = Field(description="ranks that wrote it at the POSIX layer (the aggregators under collective I/O)")
+    readers: int = Field(default=0, description="ranks that read it at the POSIX layer")
     stripe_count: int
     stripe_size: int
     common_request: int = Field(default=0, description="the most common POSIX request size; 0 when unknown")
-    suggested_count: int = Field(description="stripe count for its size and writers (never fewer than it has)")
+    suggested_count: int = Field(
+        description="stripe count for its size and the ranks using it (never fewer than it has)"
+    )
     suggested_size: int = Field(description="stripe size for its common request size (never smaller than it has)")
     command: str | None = Field(default=None, description="lfs setstripe for new files; None when the layout fits")
     fits: bool = Field(description="the layout already meets both suggestions")

@@ -93,7 +93,8 @@ _INTERFACES = {
     "daos": "DAOS",
 }
 _IFACE = re.compile(r"\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b", re.IGNORECASE)
-_RANK = re.compile(r"\brank\s*#?\s*(\d+)\b", re.IGNORECASE)
+# "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
+_RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
 _WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
 _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension (restart.0040.bin, test123.h5, .npz files).
@@ -151,6 +152,10 @@ def parse(question: str) -> Query | None:
     ):
         return None  # a concept ("what is collective buffering?"), not a fact of this log
     yes_no = bool(_YES_NO.match(q))
+    if re.search(
+        r"\bwhat'?s?( is)? (eating|taking|using|consuming|hogging)\b|\bwhere (does|did) (the|my|all) (the )?time go", q
+    ):
+        return None  # "what's eating the time?": a why question, whatever fact follows it
     if _LOG_HEALTH.search(q):
         # "is this log ok or is something off with it?": a question about the record, not the job; the first
         # judgement word sets which answer is "yes"
@@ -870,16 +875,21 @@ def _stripe(report: Report, q: Query) -> _Out:
     lay = max(named, key=lambda x: x.bytes_moved)
     text = (
         f"`{lay.path}` has stripe count {lay.stripe_count} and stripe size {_b(lay.stripe_size)} for "
-        f"{_b(lay.bytes_moved)} moved by {lay.writers:,} writing rank(s)"
+        f"{_b(lay.bytes_moved)} moved by "
+        + (f"{lay.writers:,} writing rank(s)" if lay.writers or not lay.readers else f"{lay.readers:,} reading rank(s)")
     )
     values = [
         exact(lay.stripe_count, "bare"),
         exact(lay.stripe_size, "bytes"),
         exact(lay.bytes_moved, "bytes"),
         exact(lay.writers, "bare"),
+        exact(lay.readers, "bare"),
     ]
     if not lay.fits and lay.command:
-        text += f"; for its size and writers, {lay.suggested_count} stripes of {_b(lay.suggested_size)} would fit"
+        text += (
+            f"; for its size and the ranks using it, {lay.suggested_count} stripes of {_b(lay.suggested_size)} "
+            "would fit"
+        )
         values += [exact(lay.suggested_count, "bare"), exact(lay.suggested_size, "bytes")]
     return text + ".", values, [lay.path], []
 

@@ -428,7 +428,13 @@ def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None
     """Each assessed Lustre file's layout against its size, writers and requests: what "what stripe count
     should I use?" needs when no Lustre finding fired."""
     for i, lay in enumerate(report.lustre_layouts):
-        who = f"{lay.writers:,} writing rank{'s' if lay.writers != 1 else ''}" if lay.writers else "no writer"
+        who = (
+            f"{lay.writers:,} writing rank{'s' if lay.writers != 1 else ''}"
+            if lay.writers
+            else f"{lay.readers:,} reading rank{'s' if lay.readers != 1 else ''}"
+            if lay.readers
+            else "no rank moving data"
+        )
         common = f", most requests {human_bytes(lay.common_request)}" if lay.common_request else ""
         head = phrases.sentence(
             "layout_now",
@@ -453,6 +459,7 @@ def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None
         values = [
             exact(lay.bytes_moved, "bytes"),
             exact(lay.writers, "bare"),
+            exact(lay.readers, "bare"),
             exact(lay.stripe_count, "bare"),
             exact(lay.stripe_size, "bytes"),
             exact(lay.suggested_count, "bare"),

@@ -429,3 +429,12 @@ def test_slow_ost_is_judged_on_files_read_in_order(tmp_path: Path) -> None:
     l04 = r.finding("L04")
     assert l04 is not None and l04.subject.startswith("OST 5,")
     assert r.verdict.causes[0].code == "L04"
+
+
+def test_a_single_stripe_file_many_ranks_read_gets_more_stripes(tmp_path: Path) -> None:
+    # One OST serves every reader as it would every writer: "what stripe settings should I use?" on an input
+    # that many ranks read must not answer "the layout already fits".
+    r = _scenario_report("lustre-single-ost-shared-input-read", tmp_path)
+    lay = max(r.lustre_layouts, key=lambda x: x.bytes_moved)
+    assert lay.stripe_count == 1 and lay.writers == 0 and lay.readers > 1
+    assert not lay.fits and lay.suggested_count > 1 and lay.command and "lfs setstripe -c" in lay.command

@@ -237,3 +237,11 @@ def test_is_the_log_ok_reads_the_data_quality_flags() -> None:
 
 def test_is_metadata_a_problem_follows_the_priced_finding() -> None:
     assert first_sentence("sample-goodost.darshan", "is metadata a problem?").startswith("No: metadata calls")
+
+
+def test_several_ranks_and_time_eating_questions_parse() -> None:
+    # "why are ranks 140, 396 and 652 slower?" asks about the first rank named; "what's eating the time?" is a why
+    # question whatever fact follows it ("barely any data is read").
+    q = fact_query.parse("why are ranks 140, 396, 652 and 908 slower than everyone else?")
+    assert q is not None and q.metric == "slow_rank" and q.target == "140"
+    assert fact_query.parse("what's eating the time in this run? barely any data is read") is None

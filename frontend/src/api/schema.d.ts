@@ -1518,7 +1518,7 @@ export interface components {
         };
         /**
          * LustreLayout
-         * @description One Lustre file's stripe layout against what its size, writers and requests call for.
+         * @description One Lustre file's stripe layout against what its size, writers (or readers) and requests call for.
          */
         LustreLayout: {
             /**
@@ -1544,13 +1544,19 @@ export interface components {
             fits: boolean;
             /** Path */
             path: string;
+            /**
+             * Readers
+             * @description ranks that read it at the POSIX layer
+             * @default 0
+             */
+            readers: number;
             /** Stripe Count */
             stripe_count: number;
             /** Stripe Size */
             stripe_size: number;
             /**
              * Suggested Count
-             * @description stripe count for its size and writers (never fewer than it has)
+             * @description stripe count for its size and the ranks using it (never fewer than it has)
              */
             suggested_count: number;
             /**
