@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from iodiag.analysis.models import InterfaceTotals, RankUsage, Report, Severity
+from iodiag.analysis.models import InterfaceTotals, RankSeconds, RankUsage, Report, Severity
 from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.facts import Fact
@@ -500,15 +500,20 @@ def _shared_note(report: Report) -> tuple[str, list[Quantity]]:
     )
 
 
-def _kept(report: Report, rank: int, file: str | None) -> _Out:
-    """What Darshan kept for this rank as the fastest or slowest rank of a shared file (the named one, if any)."""
+def _kept_ranks(report: Report, file: str | None) -> list[tuple[str, RankSeconds]]:
+    """The ranks Darshan kept for shared files (slowest first, then fastest), on the named file if any."""
     t = report.rank_table
-    hits = [
+    return [
         (which, k)
         for which, kept in (("slowest", t.shared_slowest), ("fastest", t.shared_fastest))
         for k in kept
-        if k.rank == rank and (file is None or _named(k.path, file))
+        if file is None or _named(k.path, file)
     ]
+
+
+def _kept(report: Report, rank: int, file: str | None) -> _Out:
+    """What Darshan kept for this rank as the fastest or slowest rank of a shared file (the named one, if any)."""
+    hits = [(which, k) for which, k in _kept_ranks(report, file) if k.rank == rank]
     if not hits:
         return None
     parts: list[str] = []
@@ -529,9 +534,9 @@ def _shared_named(report: Report, rank: int, file: str | None) -> _Out:
     """The named file is shared and this rank is not one Darshan kept for it: say what is and is not recorded."""
     if not file:
         return None
-    t = report.rank_table
-    fast = next((k for k in t.shared_fastest if _named(k.path, file)), None)
-    slow = next((k for k in t.shared_slowest if _named(k.path, file)), None)
+    on_file = _kept_ranks(report, file)
+    fast = next((k for which, k in on_file if which == "fastest"), None)
+    slow = next((k for which, k in on_file if which == "slowest"), None)
     if fast is None and slow is None:
         return None
     path = (fast or slow).path  # type: ignore[union-attr]
