@@ -73,6 +73,7 @@ class Query(BaseModel):
     missing: bool = False  # "is anything missing?" (yes when it is) rather than "is it complete?" (no when not)
     healthy: bool = False  # "is the I/O healthy?" (yes when nothing is at fault) rather than "is there a problem?"
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
+    raw: str = ""  # the question as asked, for answers that compare two files it names
 
 
 # --- questions -> queries -----------------------------------------------------------------------------------
@@ -285,15 +286,19 @@ def parse(question: str) -> Query | None:
         return Query(metric="ranks")
     if re.search(r"\b(which|what) files?\b.*\b(most|largest|biggest)\b.*\b(data|bytes|volume)\b", q):
         return Query(metric="file_list")
-    if named and re.search(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b", q):
-        return Query(metric="file_why", target=named.group(1), direction=_direction(q))
+    if (
+        named
+        and re.search(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b", q)
+        and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
+    ):
+        return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
     if named and re.search(r"\b(how long|time|seconds|how big|how much|size of|bytes)\b", q):
-        return Query(metric="file_usage", target=named.group(1), direction=_direction(q))
+        return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
     if re.search(
         r"\b(bytes|volume|data|amount)\b.*\b(read|writ\w*|wrote)\b|\b(read|writ\w*|wrote)\b.*\b(bytes|volume)\b", q
     ):
         if named:
-            return Query(metric="file_usage", target=named.group(1), direction=_direction(q))
+            return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
         return Query(metric="bytes", direction=_direction(q))
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
         return Query(metric="top_interface")
@@ -1296,12 +1301,14 @@ def _file_usage(report: Report, q: Query) -> _Out:
         head = f"`{f.path}`: {_b(f.bytes_written)} written"
     else:
         head = f"`{f.path}`: {_b(f.bytes_written)} written and {_b(f.bytes_read)} read"
-    return (
-        f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer}).",
-        [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")],
-        [f.path],
-        [],
-    )
+    text = f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer})."
+    values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
+    slow = next((k for which, k in _kept_ranks(report, q.target) if which == "slowest"), None)
+    if slow is not None and re.search(r"\b(slowest|longest|worst)\b", q.raw.lower()):
+        # "How long did the slowest rank spend on X?": the rank Darshan kept as X's slowest, first.
+        text = f"The slowest rank on `{slow.path}` was rank {slow.rank}, with {_s(slow.seconds)} of I/O on it. " + text
+        values.insert(0, exact(slow.seconds, "seconds"))
+    return text, values, [f.path], []
 
 
 def _file_why(report: Report, q: Query) -> _Out:
@@ -1315,7 +1322,7 @@ def _file_why(report: Report, q: Query) -> _Out:
         and any(_named(fe.path, q.target) for fe in f.files)
     ]
     if not naming:
-        return None
+        return _file_why_unpriced(report, q)
     from iodiag.analysis.verdict import action_for
 
     f = max(naming, key=lambda x: x.impact.seconds or 0.0)  # type: ignore[union-attr]
@@ -1327,6 +1334,49 @@ def _file_why(report: Report, q: Query) -> _Out:
         f": {_lower_first(todo)}" if todo else "."
     )
     return text if text.endswith(".") else text + ".", [exact(seconds, "seconds")], [path], []
+
+
+def _file_why_unpriced(report: Report, q: Query) -> _Out:
+    """No priced finding names the file: its own time and rate, and what the log notes about it (an info finding
+    still says how it was used, e.g. 998,400 reads of 4 KiB), beside another file the question names."""
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None or f.io_time_s <= 0:
+        return None
+    moved = f.bytes_read + f.bytes_written
+    text = (
+        f"`{f.path}` took {_s(f.io_time_s)} of I/O summed over its {f.ranks:,} rank(s) for {_b(moved)} "
+        f"({_b(moved / f.io_time_s)}/s)"
+    )
+    values = [exact(f.io_time_s, "seconds"), exact(moved, "bytes"), exact(moved / f.io_time_s, "rate")]
+    paths = [f.path]
+    other = next(
+        (x for x in report.top_files if x.path != f.path and q.raw and _named_in(x.path, q.raw)),
+        None,
+    )
+    if other is not None and other.io_time_s > 0:
+        o_moved = other.bytes_read + other.bytes_written
+        text += (
+            f", against {_s(other.io_time_s)} for {_b(o_moved)} ({_b(o_moved / other.io_time_s)}/s) on `{other.path}`"
+        )
+        values += [exact(other.io_time_s, "seconds"), exact(o_moved, "bytes"), exact(o_moved / other.io_time_s, "rate")]
+        paths.append(other.path)
+    note = next(
+        (
+            x
+            for x in report.findings
+            if x.severity is not Severity.OK and x.files and any(_named(fe.path, q.target) for fe in x.files)
+        ),
+        None,
+    )
+    if note is not None:
+        text += f". {note.code} notes it: {note.message.split(' (Shown as info')[0].rstrip('.')}"
+    return text + ".", values, paths, []
+
+
+def _named_in(path: str, question: str) -> bool:
+    """Whether the question names this file (its base name, as written)."""
+    base = path.rsplit("/", 1)[-1]
+    return bool(base) and base.lower() in question.lower()
 
 
 def _not_recorded(report: Report, q: Query) -> _Out:

@@ -245,3 +245,21 @@ def test_several_ranks_and_time_eating_questions_parse() -> None:
     q = fact_query.parse("why are ranks 140, 396, 652 and 908 slower than everyone else?")
     assert q is not None and q.metric == "slow_rank" and q.target == "140"
     assert fact_query.parse("what's eating the time in this run? barely any data is read") is None
+
+
+def test_why_is_a_file_slow_without_a_priced_finding_gives_its_own_numbers() -> None:
+    # No warning names these files (I/O is negligible in this job): the answer gives the named file's time and
+    # rate, beside the other file the question names, instead of "no finding names a file called ...".
+    r = report(HDF5_LOG)
+    uuid = next(f for f in r.top_files if f.path.endswith("/uuid.cpython-38.pyc"))
+    text = first_sentence(HDF5_LOG, "why does reading uuid.cpython-38.pyc take longer than string.cpython-38.pyc?")
+    assert text.startswith(f"`{uuid.path}` took ") and "string.cpython-38.pyc" in text and "against" in text
+
+
+def test_the_slowest_rank_on_a_named_shared_file_leads() -> None:
+    # "How long did the slowest rank spend on X?" is a fact question (not "why is X slow"): Darshan's shared
+    # record keeps the slowest rank, and the answer leads with it.
+    log = "darshan-logs/release_logs/mpi-io-test-x86_64-3.4.1.darshan"
+    slow = report(log).rank_table.shared_slowest[0]
+    text = first_sentence(log, "how long did the slowest rank spend writing mpi-io-test.tmp.dat?")
+    assert text.startswith(f"The slowest rank on `{slow.path}` was rank {slow.rank}, with ")
