@@ -98,7 +98,6 @@ _IFACE = re.compile(r"\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b
 _RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
 _WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
 _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
-# A file named in the question: a word with an extension (restart.0040.bin, test123.h5, .npz files).
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 _NAMED = re.compile(r"(?<![\w/])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5})(?!\w|\.\w)")
 # Judgements of whether I/O matters, in the words people use for them.
@@ -122,20 +121,21 @@ _CAPTURED = re.compile(
     r"\b(all|every|everything)\b.*\b(captur\w*|recorded|logged|instrumented)\b"
     r"|\b(captur\w*|record\w*|log\w*|instrument\w*)\b.*\b(all|every|everything)\b.*\b(files?|records?|i/?o)\b"
 )
+_FINE = r"(healthy|ok|okay|fine|good|sane|reasonable)"  # words that judge I/O sound
 # "Is there anything wrong with the I/O?", "is the I/O healthy?": a yes/no judgement of the job's I/O.
 _IO_PROBLEM = re.compile(
-    r"\b(anything|something|is there \w+) (wrong|off|amiss|bad|to fix|to improve)\b"
-    r"|\b(an?|any) (i/?o )?(problems?|issues?)\b|\bi/?o (problems?|issues?)\b"
-    r"|\b(is|are|was|looks?) (the |my |this |its )?(job'?s? )?i/?o (healthy|ok|okay|fine|good|sane|reasonable)\b"
-    r"|\b(is|was) (the |this |my )?(job|run) healthy\b|^\s*(is|was) (the )?i/?o (healthy|ok|okay|fine|good)\b"
-    r"|^\s*(healthy|ok|okay|fine)\s*\??$"
+    rf"\b(anything|something|is there \w+) (wrong|off|amiss|bad|to fix|to improve)\b"
+    rf"|\b(an?|any) (i/?o )?(problems?|issues?)\b|\bi/?o (problems?|issues?)\b"
+    rf"|\b(is|are|was|looks?) (the |my |this |its )?(job'?s? )?i/?o {_FINE}\b"
+    rf"|\b(is|was) (the |this |my )?(job|run) healthy\b|^\s*(is|was) (the )?i/?o {_FINE}\b"
+    rf"|^\s*(healthy|ok|okay|fine)\s*\??$"
 )
 # A named topic ("is metadata a problem?") is asked about that topic, not the job's I/O as a whole.
 _TOPIC = re.compile(
     r"\b(met(a|)data|osts?|stripe\w*|rank \d+|small|random|collective\w*|imbalance|file ?system|stdio|hdf5|"
     r"mpi-?io|posix|reads?|writes?)\b"
 )
-_HEALTHY = re.compile(r"\b(healthy|ok|okay|fine|good|sane|reasonable)\b")
+_HEALTHY = re.compile(rf"\b{_FINE}\b")
 _READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
 _YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
 
