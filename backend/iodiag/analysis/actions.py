@@ -189,30 +189,56 @@ def _ost_health(ctx: Context, files: list[FileEvidence], imp: Impact | None, slo
     )
 
 
-def _romio(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
-    """Collective buffering for writes, one aggregator per node. A job whose collective writes already went
-    through at least one aggregator per node has those hints in effect: fewer aggregators would not shorten
-    its wait, so the action is to measure where the wait goes (ranks arriving late, or the exchange)."""
+def _romio(ctx: Context, imp: Impact | None, rec: str, wait: bool = False) -> Action | None:
+    """Collective buffering for the direction the job used, one aggregator per node.
+
+    For the wait inside collective calls (``mpiio-collective-wait``) collective buffering is the premise, not the
+    fix: ROMIO already aggregates collective calls on interleaved data, and ``romio_cb_write`` does nothing for
+    reads. What a setting can still change is the number of aggregators, and only where the log shows fewer than
+    one per node. Where it shows enough, or cannot show them (a shared record reduced to rank -1), the action is to
+    measure where the wait goes: ranks reaching the call late, or the exchange among the aggregators."""
     seen = aggregators_seen(ctx)
     m = ctx.mpiio_records
-    collective = bool(len(m)) and float(m["MPIIO_COLL_WRITES"].sum()) > 0
-    if collective and ctx.nodes and seen is not None and seen >= ctx.nodes:
+    coll_w = float(m["MPIIO_COLL_WRITES"].sum()) if len(m) else 0.0
+    coll_r = float(m["MPIIO_COLL_READS"].sum()) if len(m) else 0.0
+    indep_w = float(m["MPIIO_INDEP_WRITES"].sum()) if len(m) else 0.0
+    indep_r = float(m["MPIIO_INDEP_READS"].sum()) if len(m) else 0.0
+    # A finding about the wait judges its general hints the same way (``wait``).
+    waiting = (wait or rec == "mpiio-collective-wait") and coll_w + coll_r > 0
+    few = ctx.nodes and seen is not None and seen < ctx.nodes
+    if (coll_w > 0 and ctx.nodes and seen is not None and seen >= ctx.nodes) or (waiting and not few):
+        known = f"with {seen:,} aggregators for {ctx.nodes:,} nodes" if seen is not None and ctx.nodes else ""
+        on = "collective buffering is already on" if coll_w > 0 else "the calls are already collective"
+        more = (
+            "fewer or more aggregators is not the fix"
+            if known
+            else "the log cannot show how many aggregators wrote (Darshan kept one record for all ranks)"
+        )
         return Action(
             recommendation=rec,
             command="export MPICH_MPIIO_STATS=1 MPICH_MPIIO_TIMERS=1",
             where=f"{MEASURE_LABEL}: the job script before srun (Cray MPICH; with another MPI, rerun with Darshan's "
             "DXT tracing on: DXT_MPIIO shows when each rank entered each collective call)",
-            effect=f"collective buffering is already on, with {seen:,} aggregators for {ctx.nodes:,} nodes, so "
-            "fewer or more aggregators is not the fix: the timers show whether the wait is ranks reaching the "
-            "call late (balance the work before it) or the data exchange among the aggregators",
+            effect=f"{on}{', ' + known if known else ''}, so {more}: the timers show whether the wait is ranks "
+            "reaching the call late (balance the work before it) or the data exchange among the aggregators",
             saves_s=None,  # measuring saves nothing by itself
         )
-    pairs = _changes(ctx, [("romio_cb_write", "enable"), *([("cb_nodes", str(ctx.nodes))] if ctx.nodes else [])])
+    wanted: list[tuple[str, str]] = []
+    # Only the direction the job used, and not for collective calls waiting: they already aggregate.
+    if indep_w + coll_w > 0 and not waiting:
+        wanted.append(("romio_cb_write", "enable"))
+    if ctx.nodes and (not waiting or few):
+        wanted.append(("cb_nodes", str(ctx.nodes)))
+    if not wanted and indep_r + coll_r > 0:
+        wanted.append(("romio_cb_read", "enable"))
+    pairs = _changes(ctx, wanted)
     if not pairs:
         return None
     said = {
         "romio_cb_write": "collective buffering on for writes",
-        "cb_nodes": f"one aggregator per node ({ctx.nodes} nodes)",
+        "romio_cb_read": "collective buffering on for reads",
+        "cb_nodes": f"one aggregator per node ({ctx.nodes} nodes)"
+        + (f" instead of the {seen:,} that wrote" if few and seen is not None else ""),
     }
     effect = ", ".join(said[k] for k, _ in pairs)
     return Action(recommendation=rec, command=_hints(pairs), where=_HINTS_WHERE, effect=effect, saves_s=_saves(imp))
@@ -592,7 +618,7 @@ def actions_for(
         "lustre-stripe-count": lambda: _stripe_count(ctx, files, imp),
         "lustre-stripe-size": lambda: _stripe_size(ctx, files, imp),
         "lustre-ost-health": lambda: _ost_health(ctx, files, imp, slow_ost),
-        "romio-hints": lambda: _romio(ctx, imp, "romio-hints"),
+        "romio-hints": lambda: _romio(ctx, imp, "romio-hints", wait="mpiio-collective-wait" in recs),
         "mpiio-collective-wait": lambda: _romio(ctx, imp, "mpiio-collective-wait"),
         "avoid-read-modify-write": lambda: _rmw(ctx, imp),
         "avoid-byte-amplification": lambda: _amplification(ctx, imp),

@@ -157,9 +157,9 @@ _ALL = [
         id="mpiio-collective-wait",
         title="Shorten the wait inside collective MPI-IO",
         summary="Time inside MPI-IO above the POSIX calls beneath it is ranks waiting for each other or for "
-        "the aggregators: balance the work before the collective call, give it more aggregators "
-        "(cb_nodes = nodes, or a stripe count of at least the node count on Lustre), and make sure "
-        "collective buffering is on for writes (romio_cb_write=enable).",
+        "the aggregators: balance the work before the collective call (one late rank holds every other "
+        "rank in it), and where fewer aggregators than nodes did the writing, give it more (cb_nodes = "
+        "nodes, or a stripe count of at least the node count on Lustre).",
     ),
     Recommendation(
         id="avoid-read-modify-write",

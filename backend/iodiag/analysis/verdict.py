@@ -383,6 +383,12 @@ def _what_bounds(ctx: Context) -> str:
                 "targets delivered; more stripes would not help, more nodes moving data in parallel or a faster "
                 "storage tier would"
             )
+    if fs == "nfs":
+        # NFS serves every client through one server: the lever is where the data goes, not how it is written.
+        return (
+            f"{where} on nfs: the rate is what that one NFS server delivered; the site's parallel scratch file "
+            "system would carry it faster"
+        )
     return f"{where} on {fs or 'an unknown file system'}: the rate is what that storage delivered to them"
 
 

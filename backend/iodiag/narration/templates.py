@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from iodiag.analysis.models import Finding, Severity
+from iodiag.analysis.models import Finding, Layer, Severity
 from iodiag.core.units import human_seconds
 from iodiag.knowledge.models import Passage
 from iodiag.narration.composer import Plan, already_done
@@ -294,7 +294,17 @@ class TemplateWriter:
         return lines
 
     def _how_to_fix(self, plan: Plan) -> list[str]:
-        targets = [f for f in plan.focus if f.severity is not Severity.OK and self._fact(plan, f.code)][:3]
+        # A finding with nothing to do (P01 "write-intensive") describes the job; it is no fix to list unless
+        # the question is about it ("should I switch to MPI-IO?" and M01 "no MPI-IO").
+        asked = {*plan.question.codes, *plan.question.issue_codes}
+        mpi = bool(_MPI_WORDS.search(plan.question.text))
+        targets = [
+            f
+            for f in plan.focus
+            if f.severity is not Severity.OK
+            and (f.recommendations or f.actions or f.code in asked or (mpi and f.layer is Layer.MPIIO))
+            and self._fact(plan, f.code)
+        ][:3]
         lines: list[str] = []
         q = plan.question.text
         if plan.sheet.context.single and _MPI_WORDS.search(q):
@@ -321,8 +331,9 @@ class TemplateWriter:
         if j01 is not None:
             lines += [*self._verdict(plan), *self._fixes(plan, j01, 1), ""]
         if not targets:
+            # The verdict says what bounds the job (and the lever, where there is one): it answers first.
             return (
-                [*lines, self.p.sentence("fix_none")] if lines else [self.p.sentence("fix_none"), *self._verdict(plan)]
+                [*lines, self.p.sentence("fix_none")] if lines else [*self._verdict(plan), self.p.sentence("fix_none")]
             )
         saving = self._savings(plan, targets) if _SAVINGS.search(q) else None
         if saving:
@@ -332,7 +343,7 @@ class TemplateWriter:
             # The answer first (what costs the most, with this job's numbers), then the list: a list header
             # is no first sentence.
             lines += [*self._verdict(plan)[:1], ""]
-        lines.append(self.p.sentence("fix_intro"))
+        lines.append(self.p.sentence("fix_intro_minor" if calm and j01 is None else "fix_intro"))
         fixes: dict[str, str] = {}
         docs: set[str] = set()
         for i, f in enumerate(targets, 1):

@@ -159,3 +159,17 @@ def test_x02_and_x03_numbers(tmp_path: Path) -> None:
     assert f3 is not None
     assert f3.ranks == [0] and f3.metric("mpiio_writer_ranks") == 64 and f3.metric("bytes_written") == 2 << 30
     assert "lustre-stripe-count" in f3.recommendations
+
+
+@pytest.mark.parametrize("name", ["ranking-collective-wait", "ranking-collective-read-wait-under-half"])
+def test_x04_collective_wait_offers_no_hint_the_calls_already_imply(tmp_path: Path, name: str) -> None:
+    """Collective calls that wait already aggregate (collective buffering is their premise) and
+    romio_cb_write does nothing for reads: neither hint is X04's fix. Darshan reduced the shared file to one
+    record, so the log cannot show how many aggregators wrote: cb_nodes would be a guess too. The headline
+    says what to do instead: balance the work before the call."""
+    r = _scenario_report(tmp_path, name)
+    x04 = r.finding("X04")
+    assert x04 is not None and r.verdict.causes[0].code == "X04"
+    assert not [a for a in x04.actions if "romio_cb_" in a.command or "cb_nodes" in a.command]
+    assert "romio_cb_write" not in r.verdict.headline
+    assert "balance the work before the collective call" in r.verdict.headline

@@ -102,6 +102,29 @@ def test_when_io_is_minor_the_answer_says_so_first() -> None:
     assert "fixing I/O pays" not in answer.text
 
 
+def test_what_to_change_on_a_job_with_no_cause_says_so_before_any_minor_fix(narrator: Narrator) -> None:
+    """A bandwidth-bound job: the answer opens with the verdict (no pattern at fault, the rate and its bound),
+    lists only findings that carry a fix, and does not call them the fix for what the report found."""
+    rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "mpiio-collective-wait-below-half.yaml")
+    answer = ask(narrator, rep, "what should I change first?")
+    first = answer.text.split("\n", 1)[0]
+    assert "no pattern in the log is at fault" in first and "3.29 GiB/s" in first
+    assert "Nothing in this report costs time worth winning back" in answer.text
+    assert "How to fix what the report found" not in answer.text
+    assert "P01" not in cited(answer) and "Write-intensive" not in answer.text  # describes, fixes nothing
+
+
+def test_what_to_change_on_a_bandwidth_bound_nfs_job_names_the_lever_first(narrator: Narrator) -> None:
+    """Healthy requests on an NFS home: nothing in the pattern to fix, and the lever is the storage. The first
+    sentence says both with the job's rate; the "no fix" line comes after it, never instead of it."""
+    rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "ranking-nfs-bandwidth-bound.yaml")
+    answer = ask(narrator, rep, "what should I change first?")
+    first = answer.text.split("\n", 1)[0]
+    assert "no pattern in the log is at fault" in first and "2.51 GiB/s" in first
+    assert "parallel scratch file system" in first
+    assert answer.text.index("No finding in this report needs a fix") > len(first)
+
+
 def test_fixes_follow_the_users_library_and_file_system(narrator: Narrator) -> None:
     pnetcdf = ask(narrator, report(E3SM), "How do I fix the small writes?")
     assert "ncmpi_" in pnetcdf.text and cited(pnetcdf)[0] in ("P06", "P16")
