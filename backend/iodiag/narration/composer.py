@@ -169,7 +169,7 @@ class Composer:
         }[q.intent]
         plan.facts += self._absent(q, report)
         builder(plan)
-        if intent is None and (query := fact_query.parse(question)) is not None:
+        if intent is None and (query := fact_query.parse_about(question, report)) is not None:
             plan.lead = fact_query.answer(report, query)
             if plan.lead is not None:
                 if _lead_only(q, query):

@@ -145,6 +145,119 @@ def _direction(q: str) -> Direction:
     return "write" if w and not r else "read" if r and not w else "both"
 
 
+# Words too common in questions to name a file by ("why is writing the output slow?").
+_NOT_A_NAME = frozenset(
+    [
+        "slow",
+        "slower",
+        "slowly",
+        "faster",
+        "fast",
+        "speed",
+        "make",
+        "much",
+        "many",
+        "long",
+        "takes",
+        "taking",
+        "took",
+        "time",
+        "times",
+        "write",
+        "writes",
+        "writing",
+        "written",
+        "wrote",
+        "read",
+        "reads",
+        "reading",
+        "file",
+        "files",
+        "data",
+        "output",
+        "outputs",
+        "input",
+        "inputs",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "when",
+        "where",
+        "does",
+        "doing",
+        "with",
+        "from",
+        "into",
+        "only",
+        "each",
+        "every",
+        "rank",
+        "ranks",
+        "process",
+        "processes",
+        "about",
+        "there",
+        "their",
+        "here",
+        "really",
+        "very",
+        "still",
+        "phase",
+        "step",
+        "steps",
+        "part",
+        "whole",
+        "same",
+        "other",
+        "than",
+        "even",
+        "job",
+        "jobs",
+        "run",
+        "runs",
+        "running",
+        "code",
+        "program",
+        "should",
+        "could",
+        "would",
+        "have",
+        "lustre",
+        "storage",
+        "disk",
+        "system",
+    ]
+)
+_WHY_SLOW = re.compile(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b")
+
+
+def parse_about(question: str, report: Report) -> Query | None:
+    """``parse``, and a why-question that names a file loosely ("why is the restart write so slow?", "how do I
+    make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
+    asks about the files it names."""
+    found = parse(question)
+    if found is not None:
+        return found
+    q = " ".join(question.lower().split())
+    if not _WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
+        return None
+    bases = {p.rsplit("/", 1)[-1].lower() for p in _report_paths(report)}
+    for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
+        hits = {b for b in bases if word in b}
+        if word not in _NOT_A_NAME and hits:
+            return Query(metric="file_why", target=word, direction=_direction(q), raw=question)
+    return None
+
+
+def _report_paths(report: Report) -> list[str]:
+    paths = [f.path for f in report.top_files]
+    paths += [fe.path for f in report.findings for fe in f.files]
+    return list(dict.fromkeys(paths))
+
+
 def parse(question: str) -> Query | None:
     """The query a question asks, or None when it is not a plain fact question these rules know."""
     q = " ".join(question.lower().split())
@@ -1325,7 +1438,9 @@ def _file_why(report: Report, q: Query) -> _Out:
         return _file_why_unpriced(report, q)
     from iodiag.analysis.verdict import action_for
 
-    f = max(naming, key=lambda x: x.impact.seconds or 0.0)  # type: ignore[union-attr]
+    # The verdict's ranking first (a cause before the imbalance it explains), then the cost.
+    rank = {c.code: i for i, c in enumerate(report.verdict.causes)}
+    f = min(naming, key=lambda x: (rank.get(x.code, len(rank)), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
     path = next(fe.path for fe in f.files if _named(fe.path, q.target))
     seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
     named = f"{f.code}: {f.subject}" if f.subject else f.code

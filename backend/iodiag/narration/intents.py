@@ -94,6 +94,7 @@ _FILE_RANK = _rx(
     r"was) (?:affected|involved|slow|the problem)|"
     r"\blist (?:the )?(?:files?|ranks?)|\bbusiest rank|\bslowest rank"
 )
+_WHY_OPEN = _rx(r"^\W*why (?:is|are|does|do|did|was|were|would)\b")
 _FIX = _rx(
     r"\bhow (?:do|can|should|could|would) (?:i|we|you)\b|\bhow to\b|\bvalues? (?:for|should)\b|\bfix|\bimprov|"
     r"\bspeed(?: it| this| my \w+)? up|"
@@ -441,4 +442,7 @@ def classify(question: str, report: Report, phrases: Phrasebook, has_history: bo
         return decide(Intent.CONCEPT)
     if [c for c in issue_codes if c not in ("J01", "J02")] or about_finding:
         return decide(Intent.EXPLAIN_FINDING)
+    if _WHY_OPEN.search(text):
+        # "Why does each rank spend 11 s writing 2.6 MB?": a why about the job as a whole, named by no rank or file.
+        return decide(Intent.EXPLAIN_JOB)
     return decide(Intent.EXPLAIN_JOB, fallback=True)

@@ -304,7 +304,10 @@ class TemplateWriter:
             if f.severity is not Severity.OK
             and (f.recommendations or f.actions or f.code in asked or (mpi and f.layer is Layer.MPIIO))
             and self._fact(plan, f.code)
-        ][:3]
+        ]
+        # The verdict's ranking, where it ranks them: the list agrees with the headline above it.
+        rank = {c.code: i for i, c in enumerate(plan.report.verdict.causes)}
+        targets = sorted(targets, key=lambda f: rank.get(f.code, len(rank)))[:3]
         lines: list[str] = []
         q = plan.question.text
         if plan.sheet.context.single and _MPI_WORDS.search(q):

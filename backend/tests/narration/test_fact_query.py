@@ -263,3 +263,35 @@ def test_the_slowest_rank_on_a_named_shared_file_leads() -> None:
     slow = report(log).rank_table.shared_slowest[0]
     text = first_sentence(log, "how long did the slowest rank spend writing mpi-io-test.tmp.dat?")
     assert text.startswith(f"The slowest rank on `{slow.path}` was rank {slow.rank}, with ")
+
+
+def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
+    """'why is reading the lookup table slow?' names lookup.bin loosely: the answer is that file's costliest
+    problem, with its request size; a file rank 0 alone wrote leads with the cause the verdict ranks first
+    (STDIO), not the imbalance it explains; and the headline's causes carry their request sizes."""
+    from iodiag.core.settings import REPO_ROOT
+    from tests.narration.test_narration_support import scenario_report
+
+    rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "ranking-stdio-bulk-beside-random-reads.yaml")
+    assert "S01: 4.00 GiB in 131,072 calls of 32.00 KiB on average" in rep.verdict.headline
+    assert [c.subject for c in rep.verdict.causes if c.code == "P11"] == ["3,131 backward reads of 1.00 MiB"]
+    narrator = Narrator()
+    table = narrator.template_answer(rep, "why is reading the lookup table slow?").text
+    assert table.startswith("`/lus/scratch/db/lookup.bin` is slow mainly because of random read access (P11: ")
+    csv = narrator.template_answer(rep, "why is writing output.csv so slow?").text
+    assert csv.startswith("`/lus/scratch/out/output.csv` is slow mainly because of bulk data goes through STDIO")
+    # A word in no file's name, or a common one, is no file: the job's verdict answers.
+    assert fact_query.parse_about("why is writing the output slow?", rep) is None
+
+
+def test_why_each_rank_is_a_question_about_the_job() -> None:
+    from iodiag.core.settings import REPO_ROOT
+    from iodiag.narration.intents import Intent, classify
+    from iodiag.narration.prompts import PromptLibrary
+    from tests.narration.test_narration_support import scenario_report
+
+    rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "ranking-stdio-bulk-beside-random-reads.yaml")
+    q = classify(
+        "Why does each rank spend 8 s reading only 400 MB?", rep, PromptLibrary(REPO_ROOT / "prompts").phrases()
+    )
+    assert q.intent is Intent.EXPLAIN_JOB

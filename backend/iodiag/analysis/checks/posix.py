@@ -419,10 +419,17 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     verb = op.lower()
     if total and rand and rand / total > t.random_operations and rand > t.random_operations_absolute:
         files, n = _random_files(ctx, op)
+        # The size those jumps move: 4 KiB pages and 4 MiB blocks read at random are different problems.
+        p = ctx.posix_records
+        jumped = p.where(np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op), 0) > 0)
+        top = most_common(size_counts(jumped, "POSIX") or {})
+        size = top[0][0] if top else None
+        common = f"; the most common request size on those files is {human_bytes(size)}" if size else ""
         return Hit(
             cost=_random_cost(ctx, t, op, rand),
             message=f"{rand:,} of {total:,} {verb} requests ({pct(rand / total)}) go backwards in the file "
-            f"(random access); {pct(consec / total)} are consecutive and {pct(seq / total)} sequential.",
+            f"(random access); {pct(consec / total)} are consecutive and {pct(seq / total)} sequential{common}.",
+            subject=f"{rand:,} backward {verb}s" + (f" of {human_bytes(size)}" if size else ""),
             evidence=[
                 Metric(name=f"random_{verb}s", value=rand, unit=Unit.COUNT),
                 Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
