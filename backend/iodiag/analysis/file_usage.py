@@ -20,7 +20,7 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
     # One row per (file, layer), layers in counted order and files in the order their records come.
     ids: list[np.ndarray] = []
     layers: list[str] = []
-    cols: dict[str, list[np.ndarray]] = {"time": [], "read": [], "written": [], "ranks": []}
+    cols: dict[str, list[np.ndarray]] = {"time": [], "read": [], "written": [], "ranks": [], "low": [], "high": []}
     for layer, df in ctx.counted_layers:
         if not len(df):
             continue
@@ -37,10 +37,14 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
         cols["read"].append(g.sum(_clipped(df[br]).astype(np.int64))[order])
         cols["written"].append(g.sum(_clipped(df[bw]).astype(np.int64))[order])
         cols["ranks"].append(g.sum(ranks)[order])
+        cols["low"].append(g.min(df["rank"])[order])
+        cols["high"].append(g.max(df["rank"])[order])
     if not ids:
         return [], 0
     rid = np.concatenate(ids)
-    time, read, written, ranks = (np.concatenate(cols[c]) for c in ("time", "read", "written", "ranks"))
+    time, read, written, ranks, low, high = (
+        np.concatenate(cols[c]) for c in ("time", "read", "written", "ranks", "low", "high")
+    )
     nbytes = read + written
     used = np.flatnonzero((time > 0) | (nbytes > 0))
     total = float(time[used].sum())
@@ -59,6 +63,9 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 bytes_read=int(read[i]),
                 bytes_written=int(written[i]),
                 ranks=int(min(int(ranks[i]), nprocs)),
+                # "Who reads restart.h5?": one rank's own records, every layer (a file seen at MPI-IO and POSIX
+                # has a row per layer; the top layer's row is the one kept here).
+                only_rank=int(low[i]) if low[i] == high[i] and low[i] >= 0 else None,
                 file_system=ctx.meta.fs_type(path),
             )
         )

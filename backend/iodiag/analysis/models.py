@@ -394,6 +394,9 @@ class FileUsage(_Model):
     bytes_read: int
     bytes_written: int
     ranks: int = Field(description="ranks with a record of it (every rank for a shared record)")
+    only_rank: int | None = Field(
+        default=None, description="the one rank that used it, where a single rank's own record holds all of it"
+    )
     file_system: str | None = None
 
 

@@ -56,6 +56,9 @@ Metric = Literal[
     "file_why",
     "not_recorded",
     "io_problem",
+    "file_ranks",
+    "traced",
+    "interface_files",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -294,6 +297,24 @@ def parse(question: str) -> Query | None:
     unrecorded = _UNRECORDED.search(q)
     if unrecorded:
         return Query(metric="not_recorded", target=unrecorded.group(1))
+    if (
+        re.search(r"\b(dxt|trac(e|es|ed|ing))\b", q)
+        and (yes_no or re.search(r"\b(was|is) (there|it)\b", q))
+        and not re.search(r"\b(complete|partial|full|truncat\w*|missing|lost|dropp\w*|cut)\b", q)
+    ):
+        return Query(metric="traced", yes_no=True)  # "is DXT tracing in this log?"
+    iface = _IFACE.search(q)
+    if iface and re.search(r"\bhow many files\b", q):
+        # "how many files did posix touch?"
+        return Query(metric="interface_files", scope="interface", target=_INTERFACES[iface.group(1).lower()])
+    named_file = _NAMED.search(question)
+    if named_file and re.search(
+        r"\b(who|which (rank|process)\w*|what (rank|process)\w*)\b.*\b(read|reads|wrote|writes?|open\w*|us\w+|"
+        r"access\w*|touch\w*)\b",
+        q,
+    ):
+        # "who reads restart.h5?", "which rank wrote dump.atom?"
+        return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
     rank = _RANK.search(q)
     if rank:
         target = rank.group(1)
@@ -308,7 +329,7 @@ def parse(question: str) -> Query | None:
             or _WRITE.search(q)
             or _READ.search(q)
         ):
-            return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file)
+            return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file, yes_no=yes_no)
     named = _NAMED.search(question)
     if re.search(
         r"\b(request|transfer|access|block|i/?o|write|read) ?sizes?\b|\bwhat size\b|\b(average|mean|typical) size\b"
@@ -359,7 +380,7 @@ def parse(question: str) -> Query | None:
     ):
         return Query(metric="bytes", direction=_direction(q))
     if re.search(
-        r"\b(spend|spending|spent|dominat\w*)\b.*\b(most|majority|bulk)\b.*\bi/?o\b"
+        r"\b(spend|spending|spent|dominat\w*)\b.*\b(most|majority|bulk)\b.*(?<![-\w])i/?o\b"
         r"|\bmost of (its|the|my) (time|run ?time)\b.*\bi/?o\b|\bi/?o[- ]heavy\b|\bi/?o[- ]dominated\b",
         q,
     ):
@@ -376,8 +397,8 @@ def parse(question: str) -> Query | None:
             metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)), missing=asks_missing
         )
     if re.search(
-        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did|in the "
-        r"log|present|recorded)\b"
+        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did|"
+        r"in (the|this) log|present|recorded|show(s|ed)? up|appear\w*)\b"
         r"|\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?)\b.*\bwas\b",
         q,
     ) and not re.search(r"\b(most|majority|bulk)\b", q):
@@ -688,8 +709,10 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
     if u is None:
         if report.rank_table.truncated:
             return None
+        # "Did rank 100 write anything?": no, unless a shared record (which keeps no ranks) moved data that way.
+        no = "No: r" if q.yes_no and not _shared_moved(report, q.direction) else "R"
         return (
-            f"Rank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}",
+            f"{no}ank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}",
             nv,
             [],
             [rank],
@@ -707,6 +730,10 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
     if q.direction != "both":
         took += f" ({_s(spent)} of I/O in all)"
     text = f"{head} through its own records ({u.files:,} file(s)), in {took}.{note}"
+    if q.yes_no:
+        moved = {"write": u.bytes_written, "read": u.bytes_read}.get(q.direction, u.bytes_written + u.bytes_read)
+        no = "Not through its own records: " if _shared_moved(report, q.direction) else "No: "
+        text = ("Yes: " if moved > 0 else no) + _lower_first(text)
     return (
         text,
         [
@@ -720,6 +747,16 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
         ],
         [],
         [rank],
+    )
+
+
+def _shared_moved(report: Report, direction: Direction) -> bool:
+    """Whether a shared (every-rank) file among the busiest moved data in that direction."""
+    n = report.job.nprocs
+    return any(
+        f.ranks >= n > 1
+        and {"read": f.bytes_read, "write": f.bytes_written}.get(direction, f.bytes_read + f.bytes_written)
+        for f in report.top_files
     )
 
 
@@ -1424,6 +1461,49 @@ def _file_usage(report: Report, q: Query) -> _Out:
     return text, values, [f.path], []
 
 
+def _traced(report: Report, q: Query) -> _Out:
+    # A module the analysis did not load still says the log holds it (its records are not counted then).
+    dxt = [m for m in report.job.modules if m.name.upper().startswith("DXT")]
+    if not dxt:
+        return "No: the log holds no DXT trace (DXT_POSIX or DXT_MPIIO), only Darshan's counters.", [], [], []
+    parts = ", ".join(
+        m.name + (f" ({m.records:,} records)" if m.records else "") + (" (partial)" if m.partial else "") for m in dxt
+    )
+    return f"Yes: the log holds a DXT trace: {parts}.", [exact(m.records, "bare") for m in dxt if m.records], [], []
+
+
+def _interface_files(report: Report, q: Query) -> _Out:
+    i = next((x for x in report.interfaces if x.name.split(" (")[0] == q.target and x.records), None)
+    if i is None:
+        return f"None: the log has no {q.target} records.", [], [], []
+    return f"{i.name} has records of {i.files:,} file(s).", [exact(i.files, "bare")], [], []
+
+
+def _file_ranks(report: Report, q: Query) -> _Out:
+    """Which ranks used a named file: the one rank whose own records hold it all, every rank of a shared record
+    (with the slowest Darshan kept), or how many ranks had records of it."""
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    verb = {"read": "read", "write": "wrote"}.get(q.direction, "used")
+    moved = f.bytes_read if q.direction == "read" else f.bytes_written if q.direction == "write" else None
+    what = f" ({_b(moved)})" if moved else ""
+    values = [exact(moved, "bytes")] if moved else []
+    if f.only_rank is not None:
+        text = f"Rank {f.only_rank} alone {verb} `{f.path}`{what}, in {_s(f.io_time_s)} of I/O."
+        return text, [*values, exact(f.io_time_s, "seconds")], [f.path], [f.only_rank]
+    n = report.job.nprocs
+    if f.ranks >= n > 1:
+        slow = next((k for which, k in _kept_ranks(report, q.target) if which == "slowest"), None)
+        text = f"All {n:,} ranks {verb} `{f.path}`{what}: Darshan kept one shared record for it"
+        if slow is not None:
+            text += f", and rank {slow.rank} as its slowest, with {_s(slow.seconds)}"
+            values.append(exact(slow.seconds, "seconds"))
+        return text + ".", values, [f.path], [slow.rank] if slow is not None else []
+    text = f"{f.ranks:,} rank(s) {verb} `{f.path}`{what}, each with a record of its own."
+    return text, [exact(f.ranks, "bare"), *values], [f.path], []
+
+
 def _file_why(report: Report, q: Query) -> _Out:
     """Why one named file is slow: the costliest problem that names it, with its numbers and fix."""
     naming = [
@@ -1506,6 +1586,9 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 _ANSWERS = {
     "file_why": _file_why,
+    "file_ranks": _file_ranks,
+    "traced": _traced,
+    "interface_files": _interface_files,
     "not_recorded": _not_recorded,
     "small_requests": _small_requests,
     "any_slow_rank": _any_slow_rank,

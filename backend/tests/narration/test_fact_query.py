@@ -295,3 +295,30 @@ def test_why_each_rank_is_a_question_about_the_job() -> None:
         "Why does each rank spend 8 s reading only 400 MB?", rep, PromptLibrary(REPO_ROOT / "prompts").phrases()
     )
     assert q.intent is Intent.EXPLAIN_JOB
+
+
+def test_who_used_a_file_whether_a_rank_wrote_and_what_the_log_holds() -> None:
+    """'which rank wrote output.csv?' names the one rank whose records hold it; 'did rank 5 write anything?' starts
+    with yes or no; DXT, the interfaces present and one interface's file count are facts of the log."""
+    from iodiag.core.settings import REPO_ROOT
+    from tests.narration.test_narration_support import scenario_report
+
+    rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "ranking-stdio-bulk-beside-random-reads.yaml")
+    narrator = Narrator()
+
+    def first(question: str) -> str:
+        return narrator.template_answer(rep, question).text.split("\n", 1)[0]
+
+    assert first("which rank wrote output.csv?").startswith("Rank 0 alone wrote `/lus/scratch/out/output.csv` (4.00")
+    assert first("who reads lookup.bin?").startswith("All 16 ranks read `/lus/scratch/db/lookup.bin`")
+    assert first("did rank 5 write anything?").startswith("No")
+    assert first("did rank 0 write anything?").startswith("Yes: rank 0 wrote 4.00 GiB")
+    assert first("is DXT tracing in this log?").startswith("No: the log holds no DXT trace")
+    assert first("how many files did stdio touch?") == "STDIO has records of 1 file(s)."
+    assert fact_query.parse("which I/O libraries show up in this log").metric == "interfaces"  # type: ignore[union-attr]
+    # "most time in MPI-IO" names an interface, not the judgement "is the job I/O-bound?"
+    got = fact_query.parse("which rank spent the most time in MPI-IO?")
+    assert got is None or got.metric != "io_bound"
+    dxt = report(HDF5_LOG)
+    assert first_sentence(HDF5_LOG, "is DXT tracing in this log?").startswith("Yes: the log holds a DXT trace")
+    assert any(m.name == "DXT_POSIX" for m in dxt.job.modules)

@@ -1059,6 +1059,11 @@ export interface components {
              * @description the layer its time is counted at: MPI-IO, POSIX, STDIO, DFS or DAOS
              */
             layer: string;
+            /**
+             * Only Rank
+             * @description the one rank that used it, where a single rank's own record holds all of it
+             */
+            only_rank?: number | null;
             /** Path */
             path: string;
             /**
