@@ -374,15 +374,17 @@ def ost_load(ctx: Context) -> Table:
     return ctx.memo("ost_load", lambda: _ost_load(ctx))
 
 
-def _bandwidth_load(ctx: Context) -> Table:
+def _bandwidth_load(ctx: Context, direction: str | None = None) -> Table:
     """``ost_load`` over the files whose usual request is at least ``LATENCY_BOUND_REQUEST`` and whose access is
-    mostly in order: what an OST's speed per byte can be judged by."""
+    mostly in order: what an OST's speed per byte can be judged by. ``direction`` ("read" or "write") keeps the
+    files that moved mostly that way."""
     return ctx.memo(
-        "ost_load_bandwidth", lambda: _ost_load(ctx, min_request=LATENCY_BOUND_REQUEST, sequential_only=True)
+        f"ost_load_bandwidth:{direction}",
+        lambda: _ost_load(ctx, min_request=LATENCY_BOUND_REQUEST, sequential_only=True, direction=direction),
     )
 
 
-def _ost_load(ctx: Context, min_request: int = 0, sequential_only: bool = False) -> Table:
+def _ost_load(ctx: Context, min_request: int = 0, sequential_only: bool = False, direction: str | None = None) -> Table:
     osts: list[int] = []
     spread: list[int] = []
     each: list[float] = []  # bytes per OST
@@ -393,6 +395,8 @@ def _ost_load(ctx: Context, min_request: int = 0, sequential_only: bool = False)
         if not f.osts or (min_request and 0 < f.common_size < min_request):
             continue
         if sequential_only and f.backward_share > RANDOM_ON_ANY_OST and 0 < f.common_size < RANDOM_LATENCY_BOUND:
+            continue
+        if direction is not None and (f.bytes_read >= f.bytes_written) != (direction == "read"):
             continue
         used = len(f.osts)
         if f.stripe_size > 0 and f.extent > 0:
@@ -495,7 +499,16 @@ def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
 def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     # Judged on the files that move at an OST's speed: next to large requests, small ones are slow per byte on
     # any OST (round trips), so an OST holding a job's 4 KiB diagnostics is not slow for that.
-    load = _bandwidth_load(ctx)
+    # Reads are compared with reads and writes with writes: a 176 GiB file one rank reads at 0.4 GB/s is not a
+    # slow OST beside files written into the servers' caches at 2 GB/s. Where one direction has too few OSTs to
+    # compare, the other decides; the direction with the larger verdict wins.
+    found = [_slow_ost_among(ctx, t, d) for d in ("write", "read")]
+    hits = [h for h in found if h is not None]
+    return max(hits, key=lambda h: (h.cost.seconds or 0.0) if h.cost is not None else 0.0) if hits else None
+
+
+def _slow_ost_among(ctx: Context, t: Thresholds, direction: str) -> Hit | None:
+    load = _bandwidth_load(ctx, direction)
     load = load.where(load["bytes"] >= t.lustre_min_file_bytes)
     if len(load) < t.ost_min_count:
         return None
@@ -531,7 +544,8 @@ def slow_ost(ctx: Context, t: Thresholds) -> Hit | None:
     ranks = sorted(waited, key=lambda r: (-waited[r], r))
     return Hit(
         message=f"OST {ost} was {worst_per_gib / median:.1f}x slower per byte than the median of the "
-        f"{len(load)} OSTs this job used ({worst_per_gib:.1f} s/GiB against {median:.1f} s/GiB); "
+        f"{len(load)} OSTs this job {'read from' if direction == 'read' else 'wrote to'} ({worst_per_gib:.1f} s/GiB "
+        f"against {median:.1f} s/GiB); "
         f"{len(hit)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank whose data was there waited on it.",
         subject=f"OST {ost}, {worst_per_gib / median:.1f}x slower per byte",
         evidence=[
