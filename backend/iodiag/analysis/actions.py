@@ -596,9 +596,9 @@ def _posix_to_collective(ctx: Context, imp: Impact | None, rec: str = "mpiio-col
     _, _, writers, writes, written = found
     return Action(
         recommendation=rec,
-        command="MPI_File_open(MPI_COMM_WORLD, output_name, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh); "
-        "MPI_File_write_at_all(fh, offset, buf, count, MPI_BYTE, &status); /* instead of pwrite/write */",
-        where="the code that writes the shared file: every rank opens it together and calls the _all form",
+        command="MPI_File_write_at_all(fh, offset, buf, count, MPI_BYTE, &status); /* instead of pwrite/write */",
+        where="the code that writes the shared file: every rank opens it together (MPI_File_open on "
+        "MPI_COMM_WORLD) and calls the _all form",
         effect=f"the {writes:,} POSIX writes ({human_bytes(written // max(writes, 1))} on average) that "
         f"{writers:,} ranks made to the shared file become collective: aggregators write large "
         "contiguous pieces",

@@ -284,6 +284,17 @@ class Composer:
             for f in plan.focus
             if (f.files if "file" in want else f.ranks) and (not q.ranks or set(f.ranks) & set(q.ranks) or q.codes)
         ]
+        # For files, one finding per family (P16 is P06 on shared files, naming the same files): a second slot
+        # goes to a different problem. Ranks keep both (J03 and P17 name ranks differently).
+        families: set[str] = set()
+        distinct = []
+        for f in with_subject:
+            family = CHECKS[f.code].family if f.code in CHECKS else f.code
+            if "file" in want and family and family in families and f.code not in q.codes:
+                continue
+            families.add(family or f.code)
+            distinct.append(f)
+        with_subject = distinct
         chosen = with_subject[: 3 if "ranks" in want else 2] or plan.focus[:1]
         plan.focus = chosen + [f for f in plan.focus if f not in chosen]
         if "file" in want:  # which files took the time, whether or not a finding names them

@@ -267,7 +267,12 @@ class TemplateWriter:
             if codes:
                 lines.append(self.p.sentence("rank_findings", rank=rank, codes=", ".join(codes)))
         want_files = q.asks_files or not q.asks_ranks
-        shown = [f for f in plan.focus[: 2 if want_files else 3] if (f.files if want_files else f.ranks)]
+        # Only what the plan gathered facts for (the composer keeps one finding per family for files).
+        shown = [
+            f
+            for f in plan.focus[: 2 if want_files else 3]
+            if (f.files if want_files else f.ranks) and self._fact(plan, f.code)
+        ]
         top = [t for i in range(TOP_FILE_FACTS) if (t := self._fact(plan, f"topfile:{i}"))]
         if want_files and top and not q.files and (not shown or _WORST.search(q.text)):
             # The question's answer first: the files the time went to, then what the findings say of them.
