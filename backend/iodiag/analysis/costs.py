@@ -104,6 +104,26 @@ def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
     return t.reference_rank_bandwidth, False
 
 
+REFERENCE_RATE_SLACK = 10.0
+"""How far below the reference rate a job without large requests may run: a cost priced against the reference
+that still holds half its size at a tenth of that rate is no mere upper bound (medium confidence, not low)."""
+
+
+def holds_below_reference(
+    ctx: Context, frame: Table, time_rows: np.ndarray, bytes_rows: np.ndarray, rate: float, seconds: float, prefix: str
+) -> float | None:
+    """The cost at a tenth of ``rate`` on the busiest rank, where it is at least half of ``seconds``; else None.
+
+    64 KiB reads at 11 MiB/s cost nearly the same against 1 GiB/s or a tenth of it: the guess of the rate
+    hardly matters there."""
+    if seconds <= 0 or rate <= 0:
+        return None
+    floor = on_critical_path(
+        ctx, frame, np.clip(time_rows - bytes_rows * REFERENCE_RATE_SLACK / rate, 0, None), prefix=prefix
+    )
+    return floor if floor >= 0.5 * seconds else None
+
+
 def _rate_of_large_requests(p: Table, op: str, sequential_only: bool, min_bytes: int) -> float | None:
     verb = "READ" if op == "READ" else "WRITTEN"
     nbytes = _f(p, f"POSIX_BYTES_{verb}")

@@ -210,12 +210,15 @@ def _independent_cost(ctx: Context, t: Thresholds, op: str, c: _Candidates, call
     nbytes = m.num("MPIIO_BYTES_READ" if op == "READ" else "MPIIO_BYTES_WRITTEN") * c.small_share * c.rows
     rate, own = costs.large_request_rate(ctx, op, t)
     per_row = np.clip(time - nbytes / rate, 0, None)
+    seconds = costs.on_critical_path(ctx, m, per_row, prefix="MPIIO")
+    floor = None if own else costs.holds_below_reference(ctx, m, time, nbytes, rate, seconds, "MPIIO")
     return costs.modelled(
-        costs.on_critical_path(ctx, m, per_row, prefix="MPIIO"),
+        seconds,
         f"time of the independent {op.lower()}s under 1 MiB to shared files, not contiguous per rank (what "
         f"collective buffering would merge), less their bytes at {'this job' if own else 'the reference'}'s "
-        "large-request rate, on the busiest rank",
-        confidence=Confidence.MEDIUM if own else Confidence.LOW,
+        "large-request rate, on the busiest rank"
+        + (f"; still {floor:.3g} s at a tenth of that rate" if floor is not None else ""),
+        confidence=Confidence.MEDIUM if own or floor is not None else Confidence.LOW,
         ops=calls,
     )
 

@@ -92,11 +92,6 @@ def _calls(frame: Table, prefix: str, op: str) -> np.ndarray:
     return n
 
 
-SMALL_RATE_SLACK = 10.0
-"""How far below the reference rate a job without large requests may run before its small-request cost halves:
-a cost that holds at a tenth of the reference is priced with medium confidence, not as an upper bound."""
-
-
 def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table, prefix: str = "POSIX") -> costs.Cost:
     """Time in the small requests beyond the same bytes at this job's own large-request rate.
 
@@ -130,15 +125,12 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table, prefi
     where = (
         "this job's own large-request rate" if own else "the reference rank bandwidth (the job made no large requests)"
     )
-    sure = ""
-    if not own and seconds > 0:
-        # The reference rate is a guess, but where the cost barely moves with it, it is no mere upper bound:
-        # 64 KiB reads at 11 MiB/s cost nearly the same against 1 GiB/s or a tenth of it.
-        floor = costs.on_critical_path(
-            ctx, frame, np.clip(small_time_rows - ideal_rows * SMALL_RATE_SLACK, 0, None), prefix=prefix
-        )
-        if floor >= 0.5 * seconds:
-            sure = f"; still {floor:.3g} s at a tenth of that rate"
+    floor = (
+        None
+        if own
+        else costs.holds_below_reference(ctx, frame, small_time_rows, np.clip(est, 0, moved), rate, seconds, prefix)
+    )
+    sure = f"; still {floor:.3g} s at a tenth of that rate" if floor is not None else ""
     return costs.modelled(
         seconds,
         f"{small_time:.3g} s (summed over ranks) in {int(n_small.sum()):,} {verb}s under 100 KiB, less their "
