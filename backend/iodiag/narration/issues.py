@@ -142,10 +142,17 @@ def issues_named(text: str) -> list[Issue]:
     return [i for i in ISSUES if i.pattern.search(text)]
 
 
+# "500 µs in metadata calls" states how long, not that metadata is a problem.
+_MEASURED_META = re.compile(
+    r"[\d.,]+\s*(?:µs|us|ms|s|sec\w*|min\w*|h|hours?)\s+(?:in|of|on)\s+metadata\s+(?:calls?|time|operations?)",
+    re.IGNORECASE,
+)
+
+
 def asserted_issues(sentence: str) -> list[Issue]:
     """The problems a sentence claims this job has (negated, conditional or general sentences claim none)."""
     # Words inside backticks are the log's (a file may be named "the job is fine"): they claim nothing.
-    own = _QUOTED.sub(" ", sentence)
+    own = _MEASURED_META.sub(" ", _QUOTED.sub(" ", sentence))
     negated = bool(_NEGATION.search(own))
     about_job = bool(_ABOUT_JOB.search(sentence))
     out = []

@@ -322,7 +322,13 @@ class TemplateWriter:
         if _LUSTRE_WORDS.search(q) and fs and fs != "lustre":
             lines += [self.p.sentence("not_lustre", fs=fs), ""]
         layouts = [x for i in range(len(plan.report.lustre_layouts)) if (x := self._fact(plan, f"layout:{i}"))]
-        if _LUSTRE_WORDS.search(q) and fs == "lustre" and layouts:
+        # "What should I do about the slow OST?" names a problem the report has: its fix leads, not the layouts.
+        named_problem = any(
+            f.code in plan.question.issue_codes and f.severity in (Severity.CRITICAL, Severity.WARNING)
+            for f in plan.report.findings
+        )
+        striping = _LUSTRE_WORDS_SETTING.search(q) or not named_problem
+        if _LUSTRE_WORDS.search(q) and striping and fs == "lustre" and layouts:
             # "What stripe count should I use?": the files' layouts and what fits them come first, whether or
             # not a Lustre finding fired; when every layout fits, say the layout is not the limit.
             lines += [x.text for x in layouts[:2]]

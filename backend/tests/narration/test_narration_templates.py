@@ -125,6 +125,17 @@ def test_what_to_change_on_a_bandwidth_bound_nfs_job_names_the_lever_first(narra
     assert answer.text.index("No finding in this report needs a fix") > len(first)
 
 
+def test_what_to_do_about_a_named_problem_leads_with_it_not_the_layouts(narrator: Narrator) -> None:
+    """ "What should I do about the slow OST?" on sample-badost: the slow OST and what to do about it first; the
+    stripe layouts lead only a question about striping."""
+    rep = report(BADOST)
+    answer = ask(narrator, rep, "what should I do about the slow OST?")
+    first = answer.text.split("\n", 1)[0]
+    assert "L04: OST 14" in first and "storage team" in first
+    stripes = ask(narrator, rep, "what stripe count should I use?")
+    assert stripes.text.split("\n", 1)[0].startswith("`/scratch1/")
+
+
 def test_fixes_follow_the_users_library_and_file_system(narrator: Narrator) -> None:
     pnetcdf = ask(narrator, report(E3SM), "How do I fix the small writes?")
     assert "ncmpi_" in pnetcdf.text and cited(pnetcdf)[0] in ("P06", "P16")

@@ -283,6 +283,11 @@ def test_negated_and_general_statements_are_not_claims() -> None:
     assert "absent-issue" in [v.kind for v in verify("Your job does small writes.", g).violations]
     general = "Small writes are slow because every request pays a fixed cost."
     assert "absent-issue" not in [v.kind for v in verify(general, g).violations]
+    # A duration spent in metadata calls is a measurement, not a claim of a metadata problem.
+    from iodiag.narration.issues import asserted_issues
+
+    assert not asserted_issues("Your job's rank 3 spent 500 µs in metadata calls.")
+    assert [i.name for i in asserted_issues("Your job's metadata calls are slow.")] == ["metadata load"]
 
 
 # --- costs in answers ---------------------------------------------------------------------------------
