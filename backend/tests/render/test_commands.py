@@ -34,15 +34,16 @@ VERDICT = re.compile(r'<p class="verdict[^"]*">(.*?)</p>', re.S)
 
 
 def hostile_log(tmp_path: Path, directory: str = HOSTILE_DIR) -> Path:
-    """The answers eval's injection scenario (16 ranks writing small pieces of one shared file on one Lustre
-    OST: its headline and its L01 card carry an ``lfs setstripe`` command on the file's directory) with the
-    shared file moved into ``directory``."""
+    """The answers eval's injection scenario with the shared file moved into ``directory`` and written in 1 MiB
+    pieces: 16 ranks writing one shared file on one Lustre OST, so the headline's cause is L01 and both the
+    headline and the L01 card carry an ``lfs setstripe`` command on the file's directory."""
     spec = yaml.safe_load(INJECTION.read_text())
     old = spec["files"][0]["path"]
     new = f"{directory}/out.h5"
     spec["files"][0]["path"] = new
     for step in spec["program"]:
-        step["file"] = new if step["file"] == old else step["file"]
+        if step["file"] == old:
+            step.update(file=new, size="1MiB", count=200, seconds_per_op=0.02)
     return build_log(Scenario.model_validate(spec), tmp_path / "hostile.darshan")
 
 
@@ -121,7 +122,7 @@ def test_hostile_path_stays_escaped_and_the_command_pasteable_in_markdown(tmp_pa
     lfs = [c for c in md_codes(md) if c.startswith("lfs ")]
     assert len(lfs) >= 2 and all(lfs_target(c) == HOSTILE_DIR for c in lfs), lfs
     # The span's fence is longer than the backticks in the path.
-    assert f"``lfs setstripe -c 4 -S 1M {shell_quote(HOSTILE_DIR)}``" in md
+    assert f"``lfs setstripe -c 8 -S 1M {shell_quote(HOSTILE_DIR)}``" in md
 
 
 def test_a_path_with_a_line_break_gets_its_command_as_a_block(tmp_path: Path) -> None:
