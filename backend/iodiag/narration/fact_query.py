@@ -422,7 +422,7 @@ def parse(question: str) -> Query | None:
         return Query(metric="file_list")
     if (
         named
-        and re.search(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b", q)
+        and _WHY_SLOW.search(q)
         and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)

@@ -413,9 +413,16 @@ def _pattern(ctx: Context, op: str) -> tuple[int, int, int, int]:
     return total, consec, seq, max(total - consec - seq - first, 0)
 
 
+def _backward_per_row(ctx: Context, op: str) -> np.ndarray:
+    """Per POSIX record, the ``op`` requests that went backwards (neither sequential nor a file's first)."""
+    p = ctx.posix_records
+    back: np.ndarray = np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op), 0)
+    return back
+
+
 def _random_files(ctx: Context, op: str) -> tuple[list[FileEvidence], int]:
     p = ctx.posix_records
-    per_row = np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op), 0)
+    per_row = _backward_per_row(ctx, op)
     g = p.group_by("id")
     return ctx.rank_files(g.keys, g.sum(per_row), f"random_{op.lower()}s", Unit.COUNT)
 
@@ -427,7 +434,7 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         files, n = _random_files(ctx, op)
         # The size those jumps move: 4 KiB pages and 4 MiB blocks read at random are different problems.
         p = ctx.posix_records
-        jumped = p.where(np.maximum(p[f"POSIX_{op}S"] - p[f"POSIX_SEQ_{op}S"] - _first_accesses(ctx, op), 0) > 0)
+        jumped = p.where(_backward_per_row(ctx, op) > 0)
         top = most_common(size_counts(jumped, "POSIX") or {})
         size = top[0][0] if top else None
         common = f"; the most common request size on those files is {human_bytes(size)}" if size else ""
