@@ -9,6 +9,7 @@ from typing import TypeVar, cast
 
 import numpy as np
 
+from iodiag.analysis.calls import module_calls
 from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFacts, Metric, Unit, Workload
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
@@ -514,6 +515,7 @@ class Context:
                     own_read_s=own_t[0],
                     own_write_s=own_t[1],
                     own_meta_s=own_t[2],
+                    calls=module_calls(module, df),
                 )
             )
         return out

@@ -6,31 +6,65 @@ of its I/O time has no finding about that file, but the user still wants its nam
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 import numpy as np
 
+from iodiag.analysis.calls import call_columns, module_calls
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
-from iodiag.analysis.models import FileUsage
+from iodiag.analysis.models import FileGroup, FileUsage, OpCounts
 
 TOP_FILES = 10
 
 
-def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], int]:
-    """The ``n`` files with the most I/O time (then bytes), and how many files had any I/O."""
+@dataclass(frozen=True)
+class _Rows:
+    """One row per (file, layer) with I/O, layers in counted order and files in the order their records come."""
+
+    ids: np.ndarray
+    layers: list[str]
+    time: np.ndarray
+    read: np.ndarray
+    written: np.ndarray
+    ranks: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    slow_rank: np.ndarray
+    slow_s: np.ndarray
+    calls: dict[str, np.ndarray]
+
+
+def _rows(ctx: Context) -> _Rows | None:
+    return ctx.memo("file_usage.rows", lambda: _build_rows(ctx))
+
+
+def _build_rows(ctx: Context) -> _Rows | None:
     nprocs = max(ctx.meta.nprocs, 1)
-    # One row per (file, layer), layers in counted order and files in the order their records come.
     ids: list[np.ndarray] = []
     layers: list[str] = []
-    cols: dict[str, list[np.ndarray]] = {"time": [], "read": [], "written": [], "ranks": [], "low": [], "high": []}
+    cols: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("time", "read", "written", "ranks", "low", "high", "slow_rank", "slow_s")
+    }
+    calls: dict[str, list[np.ndarray]] = {}
     for layer, df in ctx.counted_layers:
         if not len(df):
             continue
-        rd, wr, md, _ = TOP_LAYER_TIME[layer]
+        rd, wr, md, slowest = TOP_LAYER_TIME[layer]
         br, bw = TOP_LAYER_BYTES[layer]
         g = df.group_by("id")
         order = np.argsort(np.unique(df["id"], return_index=True)[1])  # the files by their first record
         time = _clipped(df[rd]).astype(float) + _clipped(df[wr]).astype(float) + _clipped(df[md]).astype(float)
-        # A shared record (rank -1) stands for every rank.
-        ranks = (df["rank"] < 0) * (nprocs - 1) + 1
+        shared = df["rank"] < 0
+        # A shared record (rank -1) stands for every rank, and keeps the slowest rank's time; a rank's own
+        # record is that rank's time.
+        ranks = shared * (nprocs - 1) + 1
+        slow_s = np.where(shared, _clipped(df.num(slowest)), time)
+        slow_col = df.get(slowest.replace("_F_SLOWEST_RANK_TIME", "_SLOWEST_RANK"))
+        slow_rank = np.where(shared, slow_col if slow_col is not None else -1, df["rank"]).astype(np.int64)
+        # The slowest row of each file: rows sorted by file, then by time, longest first.
+        by = np.lexsort((-slow_s, g.inverse))
+        first = by[np.r_[True, g.inverse[by][1:] != g.inverse[by][:-1]]]
         ids.append(g.keys[order])
         layers += [layer] * len(order)
         cols["time"].append(g.sum(time)[order])
@@ -39,39 +73,165 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
         cols["ranks"].append(g.sum(ranks)[order])
         cols["low"].append(g.min(df["rank"])[order])
         cols["high"].append(g.max(df["rank"])[order])
+        cols["slow_rank"].append(slow_rank[first][order])
+        cols["slow_s"].append(slow_s[first][order])
+        per_kind = call_columns(layer, df)
+        for kind in OpCounts.model_fields:
+            col = per_kind.get(kind)
+            calls.setdefault(kind, []).append(
+                g.sum(col)[order] if col is not None else np.zeros(len(order), dtype=np.int64)
+            )
     if not ids:
-        return [], 0
-    rid = np.concatenate(ids)
-    time, read, written, ranks, low, high = (
-        np.concatenate(cols[c]) for c in ("time", "read", "written", "ranks", "low", "high")
+        return None
+    c = {k: np.concatenate(v) for k, v in cols.items()}
+    return _Rows(
+        ids=np.concatenate(ids),
+        layers=layers,
+        time=c["time"],
+        read=c["read"],
+        written=c["written"],
+        ranks=c["ranks"],
+        low=c["low"],
+        high=c["high"],
+        slow_rank=c["slow_rank"],
+        slow_s=c["slow_s"],
+        calls={k: np.concatenate(v) for k, v in calls.items()},
     )
-    nbytes = read + written
-    used = np.flatnonzero((time > 0) | (nbytes > 0))
-    total = float(time[used].sum())
+
+
+def _used(r: _Rows) -> np.ndarray:
+    used: np.ndarray = np.flatnonzero((r.time > 0) | (r.read + r.written > 0))
+    return used
+
+
+def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], int]:
+    """The ``n`` files with the most I/O time (then bytes), and how many files had any I/O."""
+    nprocs = max(ctx.meta.nprocs, 1)
+    r = _rows(ctx)
+    if r is None:
+        return [], 0
+    nbytes = r.read + r.written
+    used = _used(r)
+    total = float(r.time[used].sum())
     # Most time first, then most bytes; ties keep the order above.
-    used = used[np.lexsort((-nbytes[used], -time[used]))]
+    used = used[np.lexsort((-nbytes[used], -r.time[used]))]
     out = []
     for i in used[:n].tolist():
-        path = ctx.path(int(rid[i]))
-        t = float(time[i])
+        rid = int(r.ids[i])
+        path = ctx.path(rid)
+        t = float(r.time[i])
+        slow_s = float(r.slow_s[i])
         out.append(
             FileUsage(
                 path=path,
-                layer=layers[i],
+                layer=r.layers[i],
                 io_time_s=t,
                 share_of_io=t / total if total > 0 else 0.0,
-                bytes_read=int(read[i]),
-                bytes_written=int(written[i]),
-                ranks=int(min(int(ranks[i]), nprocs)),
+                bytes_read=int(r.read[i]),
+                bytes_written=int(r.written[i]),
+                ranks=int(min(int(r.ranks[i]), nprocs)),
                 # "Who reads restart.h5?": one rank's own records, every layer (a file seen at MPI-IO and POSIX
                 # has a row per layer; the top layer's row is the one kept here).
-                only_rank=int(low[i]) if low[i] == high[i] and low[i] >= 0 else None,
+                only_rank=int(r.low[i]) if r.low[i] == r.high[i] and r.low[i] >= 0 else None,
                 file_system=ctx.meta.fs_type(path),
+                calls=OpCounts(**{k: int(v[i]) for k, v in r.calls.items()}),
+                posix_calls=_posix_calls(ctx, rid) if r.layers[i] != "POSIX" else None,
+                slowest_rank=int(r.slow_rank[i]) if r.slow_rank[i] >= 0 and slow_s > 0 else None,
+                slowest_s=slow_s if slow_s > 0 else None,
             )
         )
     # The standard streams (<STDOUT>, <STDERR>) are records, not files: "how many files?" leaves them out.
-    streams = sum(1 for i in used.tolist() if _is_stream(ctx.path(int(rid[i]))))
+    streams = sum(1 for i in used.tolist() if _is_stream(ctx.path(int(r.ids[i]))))
     return out, len(used) - streams
+
+
+def _posix_calls(ctx: Context, rid: int) -> OpCounts | None:
+    """The POSIX calls beneath a file counted at MPI-IO (seeks, stats and syncs live only there)."""
+    p = ctx.posix_records
+    if not len(p):
+        return None
+    mine = p.where(p.isin("id", [rid]))
+    return module_calls("POSIX", mine) if len(mine) else None
+
+
+MAX_GROUPS = 40
+_DIGITS = re.compile(r"\d+")
+
+
+def file_groups(ctx: Context, n: int = MAX_GROUPS) -> list[FileGroup]:
+    """Files sharing a name pattern, the most files first: every extension over the job (``*.json``), each
+    directory's files of one extension (``dir/*.py``) and each run of numbered names (``dir/restart.#.bin``,
+    also over numbered folders: ``samples/#/sample_#.csv``).
+    Patterns that hold exactly the same files keep only the most specific one."""
+    return ctx.memo("file_usage.groups", lambda: _file_groups(ctx, n))
+
+
+def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
+    r = _rows(ctx)
+    if r is None:
+        return []
+    per_file: dict[int, list[float]] = {}  # id -> read, written, time, opens, stats (each layer's row added)
+    opens, stats = r.calls["opens"], r.calls["stats"]
+    for i in _used(r).tolist():
+        acc = per_file.setdefault(int(r.ids[i]), [0, 0, 0.0, 0, 0])
+        acc[0] += int(r.read[i])
+        acc[1] += int(r.written[i])
+        acc[2] += float(r.time[i])
+        acc[3] += int(opens[i])
+        acc[4] += int(stats[i])
+    groups: dict[str, list[float]] = {}
+    members: dict[str, int] = {}  # a cheap fingerprint of the member set, to drop patterns with the same files
+    specific: dict[str, int] = {}
+    for rid, acc in per_file.items():
+        path = ctx.path(rid)
+        if _is_stream(path):
+            continue
+        for key, level in _patterns(path):
+            g = groups.setdefault(key, [0, 0, 0, 0.0, 0, 0])
+            g[0] += 1
+            for k in range(5):
+                g[k + 1] += acc[k]
+            members[key] = members.get(key, 0) ^ (rid * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF)
+            specific[key] = level
+    best: dict[tuple[int, int], str] = {}
+    for key, g in groups.items():
+        if g[0] < 2:
+            continue
+        seen = (int(g[0]), members[key])
+        if seen not in best or specific[key] > specific[best[seen]]:
+            best[seen] = key
+    keys = sorted(best.values(), key=lambda k: (-groups[k][0], -(groups[k][1] + groups[k][2]), k))[:n]
+    return [
+        FileGroup(
+            pattern=k,
+            files=int(groups[k][0]),
+            bytes_read=int(groups[k][1]),
+            bytes_written=int(groups[k][2]),
+            io_time_s=float(groups[k][3]),
+            opens=int(groups[k][4]),
+            stats=int(groups[k][5]),
+        )
+        for k in keys
+    ]
+
+
+def _patterns(path: str) -> list[tuple[str, int]]:
+    """The patterns a file belongs to, with how specific each is (higher: fewer files it could match)."""
+    folder, _, base = path.rpartition("/")
+    out: list[tuple[str, int]] = []
+    stem, dot, ext = base.rpartition(".")
+    if dot and stem and 0 < len(ext) <= 8 and ext.isalnum() and not ext.isdigit():
+        out.append((f"*.{ext.lower()}", 0))
+        out.append((f"{folder}/*.{ext}", 2))
+    numbered = _DIGITS.sub("#", base)
+    if numbered != base:
+        out.append((f"{folder}/{numbered}", 3))
+    across = "/".join("#" if part.isdigit() else part for part in folder.split("/"))
+    if across != folder:  # samples/0/a_1.csv, samples/1/a_2.csv: one run of numbered names over numbered folders
+        out.append((f"{across}/{numbered}", 2))
+    if folder:
+        out.append((f"{folder}/*", 1))
+    return out
 
 
 def _is_stream(path: str) -> bool:

@@ -7,8 +7,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "2.2"
-"""2.2: the report assesses the busiest Lustre files' layouts (``lustre_layouts``) and lists per-OST load (``osts``).
+SCHEMA_VERSION = "2.3"
+"""2.3: files carry their calls and slowest rank (``top_files``), interfaces their calls, and the report groups
+files by name pattern (``file_groups``).
+2.2: the report assesses the busiest Lustre files' layouts (``lustre_layouts``) and lists per-OST load (``osts``).
 2.1: the report lists the files with the most I/O time (``top_files``).
 2.0: findings carry ``impact`` (cost in run time) and ``detected_severity``; the report carries ``verdict``,
 ``workload`` and ``interfaces``; severity is graded from cost."""
@@ -240,6 +242,24 @@ class Workload(StrEnum):
     DAOS = "daos"
 
 
+class OpCounts(_Model):
+    """Calls Darshan counted, summed over records (a shared record holds every rank's): what "how many stat
+    calls?" or "how many seeks on index.bin?" asks for. 0 where the module has no such counter."""
+
+    model_config = ConfigDict(frozen=True)
+
+    opens: int = 0
+    reads: int = 0
+    writes: int = 0
+    stats: int = 0
+    seeks: int = 0
+    syncs: int = Field(default=0, description="fsync (POSIX), MPI_File_sync (MPI-IO), ncmpi_sync (PnetCDF)")
+    fdatasyncs: int = 0
+    flushes: int = Field(default=0, description="fflush (STDIO), H5Fflush/H5Dflush (HDF5)")
+    rw_switches: int = Field(default=0, description="times a rank switched between reading and writing")
+    mmaps: int = 0
+
+
 class InterfaceTotals(_Model):
     """One I/O interface (Darshan module) of the log, with its own totals."""
 
@@ -270,6 +290,7 @@ class InterfaceTotals(_Model):
     own_read_s: float = 0.0
     own_write_s: float = 0.0
     own_meta_s: float = 0.0
+    calls: OpCounts = Field(default_factory=OpCounts, description="its calls, over every record of it")
 
 
 class Cause(_Model):
@@ -398,6 +419,30 @@ class FileUsage(_Model):
         default=None, description="the one rank that used it, where a single rank's own record holds all of it"
     )
     file_system: str | None = None
+    calls: OpCounts = Field(default_factory=OpCounts, description="its calls at ``layer``")
+    posix_calls: OpCounts | None = Field(
+        default=None, description="its POSIX calls, where ``layer`` is above POSIX (MPI-IO) and POSIX has records"
+    )
+    slowest_rank: int | None = Field(
+        default=None, description="the rank with the most I/O time on it at ``layer`` (Darshan's SLOWEST_RANK)"
+    )
+    slowest_s: float | None = Field(
+        default=None, description="that rank's I/O time on it: how long the file's I/O took from start to end"
+    )
+
+
+class FileGroup(_Model):
+    """Files that share a name pattern: "how many .json files?", "how many bytes went to the restart files?"."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pattern: str = Field(description="``*.ext`` over the job, ``dir/*.ext``, or ``dir/name`` with digit runs as #")
+    files: int
+    bytes_read: int = 0
+    bytes_written: int = 0
+    io_time_s: float = Field(default=0.0, description="summed over ranks, at each file's top layer")
+    opens: int = 0
+    stats: int = 0
 
 
 class LustreLayout(_Model):
@@ -503,6 +548,9 @@ class Report(_Model):
         default_factory=list, description="the files with the most I/O time, largest first (at most 10)"
     )
     files_with_io: int = Field(default=0, description="files with any I/O time or bytes (top_files lists the first)")
+    file_groups: list[FileGroup] = Field(
+        default_factory=list, description="files sharing a name pattern, the most files first (at most 40)"
+    )
     files_read: int = Field(default=0, description="files the job read bytes from (each file once, top layer)")
     files_written: int = Field(default=0, description="files the job wrote bytes to (each file once, top layer)")
     workload: Workload = Workload.MPI

@@ -291,14 +291,13 @@ def unknown_headline(ctx: Context) -> str:
     assert inc is not None and s is not None
     window = ""
     if inc.activity_end_s is not None and inc.runtime_s > 0:
-        window = (
-            f"; its recorded I/O ends {human_seconds(inc.activity_end_s)} into the {human_seconds(inc.runtime_s)} run"
-        )
+        window = f", whose recorded I/O ends {human_seconds(inc.activity_end_s)} into the run"
+    # One sentence holds what was measured and why it is only part: the first sentence is the answer.
     return (
-        f"Unknown whether I/O is why this job is slow: Darshan's {inc.module} module {inc.reason} "
-        f"({inc.records:,} records kept), so the log holds only part of the job's I/O{window}. "
-        f"The recorded I/O took {percent(s.share_slowest)} of the run ({human_seconds(s.slowest_rank_io_s)} on the "
-        f"busiest rank), a lower bound. {_how_to_complete(ctx)}."
+        f"Unknown whether I/O is why this job is slow: the recorded I/O took {percent(s.share_slowest)} of the "
+        f"{human_seconds(inc.runtime_s or s.runtime_s)} run ({human_seconds(s.slowest_rank_io_s)} on the busiest "
+        f"rank), a lower bound, because Darshan's {inc.module} module {inc.reason} ({inc.records:,} records kept) "
+        f"and the log holds only part of the job's I/O{window}. {_how_to_complete(ctx)}."
     )
 
 

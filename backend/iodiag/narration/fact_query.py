@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from iodiag.analysis.models import InterfaceTotals, RankSeconds, RankUsage, Report, Severity
+from iodiag.analysis.models import FileGroup, InterfaceTotals, OpCounts, RankSeconds, RankUsage, Report, Severity
 from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.facts import Fact
@@ -59,6 +59,8 @@ Metric = Literal[
     "file_ranks",
     "traced",
     "interface_files",
+    "calls",
+    "file_slowest",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -75,6 +77,7 @@ class Query(BaseModel):
     data: bool = False  # "did it write any HDF5 dataset data?": asks about data moved, not only files opened
     missing: bool = False  # "is anything missing?" (yes when it is) rather than "is it complete?" (no when not)
     healthy: bool = False  # "is the I/O healthy?" (yes when nothing is at fault) rather than "is there a problem?"
+    bound: bool = False  # "is it I/O-bound?": yes only when I/O takes a large part of the run, not any part
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
     raw: str = ""  # the question as asked, for answers that compare two files it names
 
@@ -234,6 +237,49 @@ _NOT_A_NAME = frozenset(
         "system",
     ]
 )
+# Calls Darshan counts, in the words people ask for them ("how many fsync calls?", "number of stat calls").
+_CALL_WORDS: tuple[tuple[str, str], ...] = (
+    ("rw_switches", r"(read[/ -]?write|r/?w) switch\w*|switch\w* between read\w* and writ\w*|switch\w*"),
+    ("fdatasyncs", r"fdatasync\w*|fdsync\w*"),
+    ("syncs", r"syncs?\b|fsync\w*|sync calls"),
+    ("stats", r"f?stats?\b|stat (calls?|ops|operations)"),
+    ("seeks", r"l?seeks?"),
+    ("flushes", r"f?flush\w*"),
+    ("mmaps", r"mmaps?"),
+    ("opens", r"opens\b|open (calls?|ops|operations)|times \w+ (was |it )?opened"),
+    ("reads", r"reads\b|read (calls?|ops|operations|requests)"),
+    ("writes", r"writes\b|write (calls?|ops|operations|requests)"),
+)
+_CALL_NOUN = {
+    "rw_switches": "read/write switches",
+    "syncs": "fsync calls",
+    "fdatasyncs": "fdatasync calls",
+    "stats": "stat calls",
+    "seeks": "seeks",
+    "flushes": "flushes",
+    "mmaps": "mmap calls",
+    "opens": "opens",
+    "reads": "read calls",
+    "writes": "write calls",
+}
+
+
+def _call_kind(q: str) -> str | None:
+    """Which counted call a "how many ..." question asks for, or None (bytes, files, small requests: not calls)."""
+    if not re.search(r"\b(how many|number of|count of|no\.? of|total|count)\b", q):
+        return None
+    if re.search(r"\b(small|tiny|large|big|unaligned|misaligned|random|sequential|collective|independent)\b", q):
+        return None  # a kind of request, not every call
+    if re.search(r"\b(bytes?|gb|gib|mb|mib|data|files?|ranks?|processes|osts?|time|seconds)\b", q) and not (
+        re.search(r"\b(calls?|ops|operations|switch\w*|fsync\w*|seeks?|stats?|reads|writes|opens)\b", q)
+    ):
+        return None
+    for kind, words in _CALL_WORDS:
+        if re.search(rf"\b({words})", q):
+            return kind
+    return None
+
+
 _WHY_SLOW = re.compile(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b")
 
 
@@ -242,16 +288,27 @@ def parse_about(question: str, report: Report) -> Query | None:
     make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
     asks about the files it names."""
     found = parse(question)
-    if found is not None:
+    if found is not None and found.metric != "runtime":
         return found
     q = " ".join(question.lower().split())
+    if found is not None:
+        # "how long did the checkpoint write take?": the run time, unless a word names one of its files
+        word = _loose_name(q, report)
+        if word is None or re.search(r"\b(job|run|whole|total|overall|wall)\b", q):
+            return found
+        return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
     if not _WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
         return None
+    word = _loose_name(q, report)
+    return Query(metric="file_why", target=word, direction=_direction(q), raw=question) if word else None
+
+
+def _loose_name(q: str, report: Report) -> str | None:
+    """A word of the question that is part of the name of a file the report holds ("restart", "particle")."""
     bases = {p.rsplit("/", 1)[-1].lower() for p in _report_paths(report)}
     for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
-        hits = {b for b in bases if word in b}
-        if word not in _NOT_A_NAME and hits:
-            return Query(metric="file_why", target=word, direction=_direction(q), raw=question)
+        if word not in _NOT_A_NAME and any(word in b for b in bases):
+            return str(word)
     return None
 
 
@@ -315,7 +372,15 @@ def parse(question: str) -> Query | None:
     ):
         # "who reads restart.h5?", "which rank wrote dump.atom?"
         return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
+    if named_file and re.search(
+        r"\b(which|what) (rank|process)\w*\b.*\b(slow\w*|longest|most time|straggl\w*|lagg\w*)\b", q
+    ):
+        # "which rank was slowest writing vpicio.hdf5?": the slowest rank Darshan kept for the file
+        return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
     rank = _RANK.search(q)
+    call = _call_kind(q)
+    if call and not rank:
+        return Query(metric="calls", target=call, file=named_file.group(1) if named_file else None, raw=question)
     if rank:
         target = rank.group(1)
         on = _NAMED.search(question)
@@ -336,13 +401,13 @@ def parse(question: str) -> Query | None:
         r"|\bsize of (the |a |each )?([\w-]+ )?(reads?|writes?|requests?)\b",
         q,
     ):
-        return Query(metric="request_size")
+        return Query(metric="request_size", target=named.group(1) if named else None, direction=_direction(q))
     if re.search(
         r"\bi/?o[- ]bound\b|\bis (the )?i/?o (why|the reason|a big part|the problem|a bottleneck)"
         r"|\bbecause of (the )?i/?o\b|\bi/?o (a|the) (big|large|main) (part|share)\b",
         q,
     ):
-        return Query(metric="io_bound", yes_no=True)
+        return Query(metric="io_bound", yes_no=True, bound=bool(re.search(r"\bi/?o[- ]bound\b", q)))
     if re.search(r"\bcoll?ec?tive\w*\b", q):
         return Query(
             metric="collective", direction=_direction(q), target=named.group(1) if named else None, yes_no=yes_no
@@ -378,13 +443,15 @@ def parse(question: str) -> Query | None:
         )
         and not rank
     ):
-        return Query(metric="bytes", direction=_direction(q))
+        if _IFACE.search(q):  # "how many bytes were written into hdf5 datasets?"
+            return Query(metric="bytes", scope="interface", target=_INTERFACES[_IFACE.search(q).group(1).lower()])  # type: ignore[union-attr]
+        return Query(metric="bytes", direction=_direction(q), raw=question)
     if re.search(
         r"\b(spend|spending|spent|dominat\w*)\b.*\b(most|majority|bulk)\b.*(?<![-\w])i/?o\b"
         r"|\bmost of (its|the|my) (time|run ?time)\b.*\bi/?o\b|\bi/?o[- ]heavy\b|\bi/?o[- ]dominated\b",
         q,
     ):
-        return Query(metric="io_bound", yes_no=True)
+        return Query(metric="io_bound", yes_no=True, bound=True)
     if re.search(
         r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing (data|records)|dropped|"
         r"lost|captur\w* (everything|all))\b",
@@ -396,6 +463,8 @@ def parse(question: str) -> Query | None:
         return Query(
             metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)), missing=asks_missing
         )
+    if re.fullmatch(r"(which|what) (darshan )?(modules?|interfaces?|layers?|apis?|librar(y|ies))\W*", q):
+        return Query(metric="interfaces")  # "which modules?"
     if re.search(
         r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did|"
         r"in (the|this) log|present|recorded|show(s|ed)? up|appear\w*)\b"
@@ -426,7 +495,11 @@ def parse(question: str) -> Query | None:
         and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
-    if named and re.search(r"\b(how long|time|seconds|how big|how much|size of|bytes)\b", q):
+    if (
+        named
+        and re.search(r"\b(how long|time|seconds|how big|how much|size of|bytes)\b", q)
+        and not (re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b", q))
+    ):
         return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
     if re.search(
         r"\b(bytes|volume|data|amount)\b.*\b(read|writ\w*|wrote)\b|\b(read|writ\w*|wrote)\b.*\b(bytes|volume)\b", q
@@ -477,7 +550,8 @@ def parse(question: str) -> Query | None:
     if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
         return Query(metric="ranks")
     if re.search(r"\bhow many\b.*\bfiles\b", q):
-        return None if iface else Query(metric="files", direction=_direction(q))  # records are not files
+        # records are not files
+        return None if iface else Query(metric="files", direction=_direction(q), raw=question)
     if re.search(
         r"\b(fraction|share|percent\w*|%|proportion)\b.*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
     ):
@@ -487,7 +561,7 @@ def parse(question: str) -> Query | None:
     if re.search(
         r"\bhow much\b.*\b(data|bytes|read|writ\w*|wrote)\b|\bhow many bytes\b|\btotal\b.*\b(read|writ\w*)\b", q
     ):
-        return Query(metric="bytes", direction=_direction(q))
+        return Query(metric="bytes", direction=_direction(q), raw=question)
     return None
 
 
@@ -901,6 +975,9 @@ def _beneath(report: Report, read: int, written: int, direction: Direction) -> t
 
 
 def _job_bytes(report: Report, q: Query) -> _Out:
+    group = group_named(report, q.raw)
+    if group is not None:
+        return _group_answer(group, q, moved=True)
     read, written = _totals(report)
     if read + written == 0 and not any(i.records for i in report.interfaces):
         return "None: the log records no I/O at all (no instrumented module has records).", [], [], []
@@ -1129,10 +1206,13 @@ def _metadata(report: Report, q: Query) -> _Out:
             None,
         )
         word = "Yes: " if hit is not None else "No: "
+    storm = report.finding("J03")
+    # The files the calls went to, as the metadata finding counts them ("1,116 of them `pkg/mod#.py`").
+    where = f" ({storm.subject})" if storm is not None and storm.subject else ""
     return (
         f"{word}{'m' if word else 'M'}etadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
         f"{percent(meta / (meta + data))} of "
-        f"the job's I/O time; reads and writes took {_s(data)}.",
+        f"the job's I/O time{where}; reads and writes took {_s(data)}.",
         [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")],
         [],
         [],
@@ -1145,6 +1225,9 @@ def _ranks(report: Report, q: Query) -> _Out:
 
 
 def _files(report: Report, q: Query) -> _Out:
+    group = group_named(report, q.raw)
+    if group is not None:
+        return _group_answer(group, q)
     if q.direction in ("read", "write") and (report.files_read or report.files_written):
         n, verb = (report.files_read, "read") if q.direction == "read" else (report.files_written, "wrote")
         return (
@@ -1237,6 +1320,10 @@ def _rank_dispatch(report: Report, q: Query) -> _Out:
 
 
 def _request_size(report: Report, q: Query) -> _Out:
+    if q.target:
+        f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+        if f is not None:
+            return _file_request_size(f.path, f.layer, f.calls, f.bytes_read, f.bytes_written, q.direction)
     t = report.rank_table
     if not t.access_sizes:
         return None
@@ -1251,15 +1338,33 @@ def _request_size(report: Report, q: Query) -> _Out:
     return text, values, [], []
 
 
+def _file_request_size(path: str, layer: str, calls: OpCounts, read: int, written: int, direction: Direction) -> _Out:
+    """A file's mean request size: its bytes over its read or write calls at its top layer."""
+    parts = []
+    values: list[Quantity] = []
+    for verb, moved, n in (("write", written, calls.writes), ("read", read, calls.reads)):
+        if n <= 0 or (direction != "both" and not verb.startswith(direction[:4])):
+            continue
+        parts.append(f"{verb}s averaged {_b(moved / n)} ({_b(moved)} in {n:,} {verb} calls)")
+        values += [exact(moved / n, "bytes"), exact(moved, "bytes"), exact(n, "bare")]
+    if not parts:
+        return None
+    text = f"On `{path}`, " + " and ".join(parts) + f", counted at {layer}."
+    return text, values, [path], []
+
+
 def _io_bound(report: Report, q: Query) -> _Out:
     v, s = report.verdict, report.io_share
     if s is None or v.io_matters is None:
         if s is None or s.runtime_s <= 0:
             return "The log cannot tell: it does not hold all of the job's I/O.", [], [], []
+        kept = [m for m in report.job.modules if m.partial and m.records]
+        why = "".join(f", {m.name} kept only {m.records:,} records" for m in kept[:1])
         return (
-            f"The log cannot tell: it does not hold all of the job's I/O. What it recorded is "
+            f"The log cannot tell, as it does not hold all of the job's I/O{why}: what it recorded is "
             f"{_s(s.slowest_rank_io_s)} on the busiest rank, {percent(s.share_slowest)} of the {_s(s.runtime_s)} run.",
             [
+                *(exact(m.records, "bare") for m in kept[:1]),
                 exact(s.slowest_rank_io_s, "seconds"),
                 exact(s.share_slowest * 100, "percent"),
                 exact(s.runtime_s, "seconds"),
@@ -1276,9 +1381,16 @@ def _io_bound(report: Report, q: Query) -> _Out:
         exact(s.runtime_s, "seconds"),
         exact(s.slowest_rank_io_s, "seconds"),
     ]
+    if v.io_matters and q.bound and s.share_slowest < BOUND_SHARE:
+        # "I/O-bound" means I/O takes a large part of the run; a share worth cutting is not that.
+        return f"No: {share}, so the job is not I/O-bound, though that share is worth cutting.", values, [], []
     if v.io_matters:
         return f"Yes: {share}.", values, [], []
     return f"No: {share}; the rest is computation and communication.", values, [], []
+
+
+BOUND_SHARE = 1 / 3
+"""The share of the run above which a job is called I/O-bound (I/O is a large part of it, not just worth cutting)."""
 
 
 def _io_problem(report: Report, q: Query) -> _Out:
@@ -1453,12 +1565,126 @@ def _file_usage(report: Report, q: Query) -> _Out:
         head = f"`{f.path}`: {_b(f.bytes_written)} written and {_b(f.bytes_read)} read"
     text = f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer})."
     values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
-    slow = next((k for which, k in _kept_ranks(report, q.target) if which == "slowest"), None)
-    if slow is not None and re.search(r"\b(slowest|longest|worst)\b", q.raw.lower()):
-        # "How long did the slowest rank spend on X?": the rank Darshan kept as X's slowest, first.
-        text = f"The slowest rank on `{slow.path}` was rank {slow.rank}, with {_s(slow.seconds)} of I/O on it. " + text
-        values.insert(0, exact(slow.seconds, "seconds"))
+    asked = q.raw.lower()
+    if (
+        f.slowest_s
+        and re.search(r"\b(slowest|longest|worst|how long|take|took|time)\b", asked)
+        and (not re.search(r"\b(bytes|how much data|how big|size)\b", asked))
+    ):
+        # "How long did writing X take?": the file's I/O took as long as its slowest rank spent on it (the
+        # ranks work at once), so that comes first; the sum over ranks follows.
+        doing = {"read": "Reading", "write": "Writing"}.get(q.direction, "The I/O on")
+        who = f" (rank {f.slowest_rank})" if f.slowest_rank is not None and f.ranks > 1 else ""
+        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}; " + _lower_first(
+            text.replace(f"`{f.path}`: ", "", 1)
+        )
+        values.insert(0, exact(f.slowest_s, "seconds"))
     return text, values, [f.path], []
+
+
+_FS_NAMES = {"nfs": "NFS", "lustre": "Lustre", "gpfs": "GPFS", "xfs": "a local XFS disk", "ext4": "a local ext4 disk"}
+
+
+def _file_slowest(report: Report, q: Query) -> _Out:
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None or f.slowest_s is None:
+        return None
+    if f.only_rank is not None or f.ranks <= 1:
+        rank = f.only_rank if f.only_rank is not None else f.slowest_rank
+        text = f"Only rank {rank} used `{f.path}`, for {_s(f.slowest_s)} of I/O."
+        return text, [exact(f.slowest_s, "seconds")], [f.path], [rank] if rank is not None else []
+    if f.slowest_rank is None:
+        return None
+    text = (
+        f"Rank {f.slowest_rank} was the slowest on `{f.path}`, with {_s(f.slowest_s)} of I/O on it "
+        f"(of {f.ranks:,} ranks; {_s(f.io_time_s)} summed over them, counted at {f.layer})."
+    )
+    return text, [exact(f.slowest_s, "seconds"), exact(f.io_time_s, "seconds")], [f.path], [f.slowest_rank]
+
+
+def _calls(report: Report, q: Query) -> _Out:
+    """How many calls of one kind: on a named file, on a group of files, or over the job per module."""
+    kind = q.target or "opens"
+    noun = _CALL_NOUN.get(kind, kind)
+    if q.file:
+        f = next((x for x in report.top_files if _named(x.path, q.file)), None)
+        if f is None:
+            return None
+        n, layer = getattr(f.calls, kind), f.layer
+        if not n and f.posix_calls is not None and getattr(f.posix_calls, kind):
+            n, layer = getattr(f.posix_calls, kind), "POSIX"
+        return f"`{f.path}` had {n:,} {noun} (counted at {layer}).", [exact(n, "bare")], [f.path], []
+    group = group_named(report, q.raw)
+    if group is not None and kind in ("opens", "stats"):
+        n = getattr(group, kind)
+        return (
+            f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}.",
+            [exact(group.files, "bare"), exact(n, "bare")],
+            [],
+            [],
+        )
+    per = [(i.name, int(getattr(i.calls, kind))) for i in report.interfaces if getattr(i.calls, kind)]
+    if not per:
+        return f"None: the log counts no {noun} in any module.", [exact(0, "bare")], [], []
+    per.sort(key=lambda x: -x[1])
+    first, n = per[0]
+    text = f"The job made {n:,} {noun} at {first}"
+    if len(per) > 1:
+        text += " (" + "; ".join(f"{m:,} at {name}" for name, m in per[1:]) + ")"
+    return text + ".", [exact(m, "bare") for _, m in per], [], []
+
+
+# Words before "files" that name no pattern ("how many output files?" is every written file).
+_NOT_A_KIND = frozenset({"the", "of", "all", "any", "many", "much", "different", "unique", "distinct", "separate"})
+
+
+def group_named(report: Report, question: str) -> FileGroup | None:
+    """The file group a question names by the word(s) before "files" ("json files", "restart files", ".npz
+    files", "config files"): the group with the most files whose extension, name or folder the word is."""
+    found: list[FileGroup] = []
+    for m in re.finditer(r"((?:\.?[a-z0-9_]+ ){1,2})files?\b", question.lower()):
+        for w in m.group(1).split():
+            if w in _NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
+                continue
+            found += [g for g in report.file_groups if _group_has(g, w)]
+    return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
+
+
+def _group_has(g: FileGroup, word: str) -> bool:
+    folder, _, base = g.pattern.rpartition("/")
+    ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+    w = word.lstrip(".")
+    if w == ext:
+        return True
+    if word.startswith(".") or len(w) < 4:
+        return False
+    tokens = {t for t in re.split(r"[^a-z0-9]+", (folder.rsplit("/", 1)[-1] + " " + base).lower()) if len(t) >= 4}
+    return any(t.startswith(w) or w.startswith(t) for t in tokens)
+
+
+def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
+    values = [exact(g.files, "bare")]
+    if moved or q.direction != "both":
+        if q.direction == "read" or (q.direction == "both" and g.bytes_read and not g.bytes_written):
+            did = f"read {_b(g.bytes_read)} from"
+            values.append(exact(g.bytes_read, "bytes"))
+        elif q.direction == "write" or not g.bytes_read:
+            did = f"wrote {_b(g.bytes_written)} to"
+            values.append(exact(g.bytes_written, "bytes"))
+        else:
+            did = f"wrote {_b(g.bytes_written)} to and read {_b(g.bytes_read)} from"
+            values += [exact(g.bytes_written, "bytes"), exact(g.bytes_read, "bytes")]
+        text = f"The job {did} {g.files:,} files named `{g.pattern}`"
+    else:
+        text = f"The job did I/O on {g.files:,} files named `{g.pattern}`"
+    extra = []
+    if g.opens:
+        extra.append(f"{g.opens:,} opens")
+        values.append(exact(g.opens, "bare"))
+    if g.io_time_s > 0:
+        extra.append(f"{_s(g.io_time_s)} of I/O summed over ranks")
+        values.append(exact(g.io_time_s, "seconds"))
+    return text + (f" ({', '.join(extra)})" if extra else "") + ".", values, [], []
 
 
 def _traced(report: Report, q: Query) -> _Out:
@@ -1525,10 +1751,19 @@ def _file_why(report: Report, q: Query) -> _Out:
     seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
     named = f"{f.code}: {f.subject}" if f.subject else f.code
     todo = action_for(f)
-    text = f"`{path}` is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
+    usage = next((x for x in report.top_files if x.path == path), None)
+    values = [exact(seconds, "seconds")]
+    took = ""
+    if usage is not None and usage.slowest_s:
+        # How long the file's I/O took (its slowest rank), beside what the cause costs.
+        who = f" (rank {usage.slowest_rank})" if usage.slowest_rank is not None and usage.ranks > 1 else ""
+        on = f", on {_FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in _FS_NAMES else ""
+        took = f"{on} took {_s(usage.slowest_s)} on its slowest rank{who} and"
+        values.insert(0, exact(usage.slowest_s, "seconds"))
+    text = f"`{path}`{took} is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
         f": {_lower_first(todo)}" if todo else "."
     )
-    return text if text.endswith(".") else text + ".", [exact(seconds, "seconds")], [path], []
+    return text if text.endswith(".") else text + ".", values, [path], []
 
 
 def _file_why_unpriced(report: Report, q: Query) -> _Out:
@@ -1585,6 +1820,8 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "calls": _calls,
+    "file_slowest": _file_slowest,
     "file_why": _file_why,
     "file_ranks": _file_ranks,
     "traced": _traced,

@@ -13,6 +13,7 @@ import pytest
 
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
+from iodiag.core.units import human_seconds
 from iodiag.ingest import load_profile
 from iodiag.narration import fact_query
 from iodiag.narration.service import Narrator
@@ -258,11 +259,13 @@ def test_why_is_a_file_slow_without_a_priced_finding_gives_its_own_numbers() -> 
 
 def test_the_slowest_rank_on_a_named_shared_file_leads() -> None:
     # "How long did the slowest rank spend on X?" is a fact question (not "why is X slow"): Darshan's shared
-    # record keeps the slowest rank, and the answer leads with it.
+    # record keeps the slowest rank, and the answer leads with it: the file's I/O took that long.
     log = "darshan-logs/release_logs/mpi-io-test-x86_64-3.4.1.darshan"
     slow = report(log).rank_table.shared_slowest[0]
     text = first_sentence(log, "how long did the slowest rank spend writing mpi-io-test.tmp.dat?")
-    assert text.startswith(f"The slowest rank on `{slow.path}` was rank {slow.rank}, with ")
+    assert text.startswith(
+        f"Writing `{slow.path}` took {human_seconds(slow.seconds)} on its slowest rank (rank {slow.rank})"
+    )
 
 
 def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
@@ -277,9 +280,12 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
     assert [c.subject for c in rep.verdict.causes if c.code == "P11"] == ["3,131 backward reads of 1.00 MiB"]
     narrator = Narrator()
     table = narrator.template_answer(rep, "why is reading the lookup table slow?").text
-    assert table.startswith("`/lus/scratch/db/lookup.bin` is slow mainly because of random read access (P11: ")
+    # The file, how long its I/O took (its slowest rank), then its costliest problem, in one sentence.
+    assert table.startswith("`/lus/scratch/db/lookup.bin`, on Lustre, took ")
+    assert " on its slowest rank (rank 0) and is slow mainly because of random read access (P11: " in table
     csv = narrator.template_answer(rep, "why is writing output.csv so slow?").text
-    assert csv.startswith("`/lus/scratch/out/output.csv` is slow mainly because of bulk data goes through STDIO")
+    assert csv.startswith("`/lus/scratch/out/output.csv`, on Lustre, took ")
+    assert " and is slow mainly because of bulk data goes through STDIO" in csv.split(". ")[0]
     # A word in no file's name, or a common one, is no file: the job's verdict answers.
     assert fact_query.parse_about("why is writing the output slow?", rep) is None
 

@@ -1039,6 +1039,45 @@ export interface components {
             record_id: string;
         };
         /**
+         * FileGroup
+         * @description Files that share a name pattern: "how many .json files?", "how many bytes went to the restart files?".
+         */
+        FileGroup: {
+            /**
+             * Bytes Read
+             * @default 0
+             */
+            bytes_read: number;
+            /**
+             * Bytes Written
+             * @default 0
+             */
+            bytes_written: number;
+            /** Files */
+            files: number;
+            /**
+             * Io Time S
+             * @description summed over ranks, at each file's top layer
+             * @default 0
+             */
+            io_time_s: number;
+            /**
+             * Opens
+             * @default 0
+             */
+            opens: number;
+            /**
+             * Pattern
+             * @description ``*.ext`` over the job, ``dir/*.ext``, or ``dir/name`` with digit runs as #
+             */
+            pattern: string;
+            /**
+             * Stats
+             * @default 0
+             */
+            stats: number;
+        };
+        /**
          * FileUsage
          * @description One file's I/O, counted once at its top layer (MPI-IO for files opened through it, else POSIX; STDIO).
          */
@@ -1047,6 +1086,8 @@ export interface components {
             bytes_read: number;
             /** Bytes Written */
             bytes_written: number;
+            /** @description its calls at ``layer`` */
+            calls?: components["schemas"]["OpCounts"];
             /** File System */
             file_system?: string | null;
             /**
@@ -1066,6 +1107,8 @@ export interface components {
             only_rank?: number | null;
             /** Path */
             path: string;
+            /** @description its POSIX calls, where ``layer`` is above POSIX (MPI-IO) and POSIX has records */
+            posix_calls?: components["schemas"]["OpCounts"] | null;
             /**
              * Ranks
              * @description ranks with a record of it (every rank for a shared record)
@@ -1076,6 +1119,16 @@ export interface components {
              * @description io_time_s / the same sum over every file
              */
             share_of_io: number;
+            /**
+             * Slowest Rank
+             * @description the rank with the most I/O time on it at ``layer`` (Darshan's SLOWEST_RANK)
+             */
+            slowest_rank?: number | null;
+            /**
+             * Slowest S
+             * @description that rank's I/O time on it: how long the file's I/O took from start to end
+             */
+            slowest_s?: number | null;
         };
         /** Finding */
         Finding: {
@@ -1298,6 +1351,8 @@ export interface components {
              * @default 0
              */
             bytes_written: number;
+            /** @description its calls, over every record of it */
+            calls?: components["schemas"]["OpCounts"];
             /**
              * Counted
              * @description feeds the job's byte and time totals (False: it sits above or beneath a counted layer, or was not analyzed)
@@ -1681,6 +1736,66 @@ export interface components {
             version: number;
         };
         /**
+         * OpCounts
+         * @description Calls Darshan counted, summed over records (a shared record holds every rank's): what "how many stat
+         *     calls?" or "how many seeks on index.bin?" asks for. 0 where the module has no such counter.
+         */
+        OpCounts: {
+            /**
+             * Fdatasyncs
+             * @default 0
+             */
+            fdatasyncs: number;
+            /**
+             * Flushes
+             * @description fflush (STDIO), H5Fflush/H5Dflush (HDF5)
+             * @default 0
+             */
+            flushes: number;
+            /**
+             * Mmaps
+             * @default 0
+             */
+            mmaps: number;
+            /**
+             * Opens
+             * @default 0
+             */
+            opens: number;
+            /**
+             * Reads
+             * @default 0
+             */
+            reads: number;
+            /**
+             * Rw Switches
+             * @description times a rank switched between reading and writing
+             * @default 0
+             */
+            rw_switches: number;
+            /**
+             * Seeks
+             * @default 0
+             */
+            seeks: number;
+            /**
+             * Stats
+             * @default 0
+             */
+            stats: number;
+            /**
+             * Syncs
+             * @description fsync (POSIX), MPI_File_sync (MPI-IO), ncmpi_sync (PnetCDF)
+             * @default 0
+             */
+            syncs: number;
+            /**
+             * Writes
+             * @default 0
+             */
+            writes: number;
+        };
+        /**
          * OpStats
          * @description Reads or writes at one layer.
          */
@@ -2061,6 +2176,11 @@ export interface components {
             /** @description how each file's requests changed from HDF5/PnetCDF through MPI-IO to POSIX and Lustre */
             cross_layer?: components["schemas"]["CrossLayerSummary"] | null;
             /**
+             * File Groups
+             * @description files sharing a name pattern, the most files first (at most 40)
+             */
+            file_groups?: components["schemas"]["FileGroup"][];
+            /**
              * File System
              * @description file system that carried most of the job's bytes (lustre, gpfs, nfs, daos, ...)
              */
@@ -2113,7 +2233,7 @@ export interface components {
             rank_table?: components["schemas"]["RankTable"];
             /**
              * Schema Version
-             * @default 2.2
+             * @default 2.3
              */
             schema_version: string;
             /** Thresholds */

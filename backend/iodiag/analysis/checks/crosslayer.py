@@ -13,7 +13,18 @@ import numpy as np
 from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.crosslayer import all_files, compact_bytes
-from iodiag.analysis.models import Confidence, FileCrossLayer, FileEvidence, Layer, LayerStats, Metric, Severity, Unit
+from iodiag.analysis.file_usage import file_groups
+from iodiag.analysis.models import (
+    Confidence,
+    FileCrossLayer,
+    FileEvidence,
+    FileGroup,
+    Layer,
+    LayerStats,
+    Metric,
+    Severity,
+    Unit,
+)
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
@@ -634,8 +645,9 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
     per_rank = calls["rank_files"] / ranks
     who = f"rank {busiest.rank}" if busiest.rank is not None else "the slowest rank"
     per_file = f", {opens / files:.1f} opens" + (f" and {stats / files:.1f} stats" if stats else "") if files else ""
+    most = _dominant_group(ctx, files)
     return Hit(
-        subject=f"{opens:,} opens of {files:,} files",
+        subject=f"{opens:,} opens of {files:,} files" + (f", {most.files:,} of them `{most.pattern}`" if most else ""),
         message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
         f"({human_seconds(s.meta_s)} summed over ranks; the data took {human_seconds(s.read_s + s.write_s)}) and "
         f"{human_seconds(busiest.meta_s)} on {who}, against {human_seconds(busiest.data_s)} of its reads and writes: "
@@ -661,6 +673,28 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
             ops=(opens + stats) or None,
         ),
     )
+
+
+def _dominant_group(ctx: Context, files: int) -> FileGroup | None:
+    """The name pattern most of the files share ("1,116 of them `pkg/mod#.py`"): what the user recognises as
+    the files to pack or stage, where it holds at least half of them. Of patterns holding nearly as many, the
+    narrowest (a numbered name over a folder's files of one extension, over every file of the extension)."""
+    found = [g for g in file_groups(ctx) if g.files < files and 2 * g.files >= files]
+    if not found:
+        return None
+    most = max(g.files for g in found)
+    best = max((g for g in found if g.files >= 0.95 * most), key=lambda g: (_narrowness(g.pattern), g.files))
+    parts = best.pattern.split("/")
+    keep = 3 if len(parts) >= 3 and "#" in parts[-2] else 2  # "samples/#/sample_#.csv", not "#/sample_#.csv"
+    return best.model_copy(update={"pattern": "/".join(parts[-keep:])})
+
+
+def _narrowness(pattern: str) -> int:
+    if pattern.startswith("*."):
+        return 0
+    if pattern.endswith("/*"):
+        return 1
+    return 2 if "/*." in pattern or "#" in pattern.rpartition("/")[0] else 3
 
 
 _OPENS = {

@@ -1,0 +1,114 @@
+"""Counts the report used to lack, answered in the first sentence: calls of one kind (fsync, stat, seek, read
+and write switches) over the job or on one file, files of one kind ("how many json files?"), the slowest rank
+on a file, and "is it I/O-bound?" as a judgement of share, not of whether I/O is worth fixing.
+
+Every expected number is read from the log with PyDarshan here, not from iodiag's report."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import darshan
+import pandas as pd
+import pytest
+
+from iodiag.analysis.models import IOShare, Report
+from iodiag.core.settings import REPO_ROOT
+from iodiag.narration import fact_query
+from tests.conftest import shared_log, wheel_log
+from tests.narration.test_fact_query import first_sentence, report
+from tests.narration.test_narration_support import scenario_report
+
+NONMPI = "darshan-logs/nonmpi_dxt_anonymized/nonmpi_dxt_anonymized.darshan"
+SCENARIOS = REPO_ROOT / "evals" / "scenarios"
+
+
+@cache
+def counters(name: str, module: str) -> pd.DataFrame:
+    path = shared_log(name) if "/" in name else wheel_log(name)
+    with darshan.DarshanReport(str(path), read_all=True) as r:
+        recs = r.records[module].to_df()
+        names = r.name_records
+    df = recs["counters"].merge(recs["fcounters"], on=["id", "rank"])
+    df["path"] = df["id"].map(names)
+    return df
+
+
+@pytest.mark.parametrize(
+    ("log", "question", "column"),
+    [
+        (NONMPI, "how many fsync calls?", "POSIX_FSYNCS"),
+        (NONMPI, "number of stat calls", "POSIX_STATS"),
+        (NONMPI, "how many read/write switches?", "POSIX_RW_SWITCHES"),
+        ("sample.darshan", "how many seeks did the job do?", "POSIX_SEEKS"),
+    ],
+)
+def test_a_count_of_calls_is_the_counter_summed_over_the_job(log: str, question: str, column: str) -> None:
+    expected = int(counters(log, "POSIX")[column].clip(lower=0).sum())
+    text = first_sentence(log, question)
+    assert f"{expected:,} " in text and "POSIX" in text, text
+    assert fact_query.parse(question) is not None and fact_query.parse(question).metric == "calls"  # type: ignore[union-attr]
+
+
+def test_a_count_of_calls_on_one_file_is_that_files_counter() -> None:
+    # vpicio.hdf5 is counted at MPI-IO, which has no seek counter: the seeks come from its POSIX records.
+    df = counters("sample.darshan", "POSIX")
+    seeks = int(df[df["path"].str.endswith("/vpicio.hdf5")]["POSIX_SEEKS"].sum())
+    text = first_sentence("sample.darshan", "how many seeks on vpicio.hdf5?")
+    assert text.startswith("`") and "vpicio.hdf5` had " in text and f"{seeks:,} seeks (counted at POSIX)" in text
+
+
+def test_the_slowest_rank_on_a_named_file_is_darshans_slowest_rank() -> None:
+    df = counters("sample.darshan", "MPI-IO")
+    row = df[df["path"].str.endswith("/vpicio.hdf5") & (df["rank"] == -1)].iloc[0]
+    text = first_sentence("sample.darshan", "which rank was slowest writing vpicio.hdf5?")
+    assert text.startswith(f"Rank {int(row['MPIIO_SLOWEST_RANK'])} was the slowest on `"), text
+
+
+def test_files_of_one_kind_are_counted_by_their_name_pattern() -> None:
+    # 4 ranks each open 1,000 case{i}.cfg files of their own and write one result.{rank} of 2 MiB.
+    rep = scenario_report(SCENARIOS / "metadata-just-above-threshold.yaml")
+    cfg = fact_query.answer(rep, fact_query.parse("how many cfg files did it open?"))  # type: ignore[arg-type]
+    assert cfg is not None and cfg.text.startswith("The job did I/O on 4,000 files named `")
+    assert "inputs/#/case#.cfg" in cfg.text
+    out = fact_query.answer(rep, fact_query.parse("how many bytes went to the result files?"))  # type: ignore[arg-type]
+    assert out is not None and out.text.startswith("The job wrote 8.00 MiB to 4 files named `/scratch/out/result.#`")
+    # No file is named "output": every written file is the answer, not a group.
+    assert fact_query.group_named(rep, "how many output files?") is None
+
+
+def test_a_metadata_storm_names_the_files_most_calls_went_to() -> None:
+    rep = scenario_report(SCENARIOS / "ranking-metadata-storm.yaml")
+    storm = rep.finding("J03")
+    assert storm is not None and storm.subject == "40,008 opens of 40,008 files, 40,000 of them `sweep/#/case#.json`"
+    assert "40,000 of them" in rep.verdict.headline.split(". ")[0]
+
+
+def _with_share(rep: Report, share: float) -> Report:
+    s = rep.io_share
+    assert s is not None
+    io = share * s.runtime_s
+    shared: IOShare = s.model_copy(update={"share_slowest": share, "slowest_rank_io_s": io})
+    return rep.model_copy(update={"io_share": shared})
+
+
+def test_io_bound_means_a_large_share_of_the_run_not_any_share_worth_fixing() -> None:
+    rep = report("sample.darshan")
+    assert rep.verdict.io_matters
+    q = fact_query.parse("is my job I/O bound?")
+    assert q is not None and q.bound
+    small = fact_query.answer(_with_share(rep, 0.13), q)
+    assert small is not None and small.text.startswith("No: I/O took 13% of the ") and "not I/O-bound" in small.text
+    large = fact_query.answer(_with_share(rep, 0.6), q)
+    assert large is not None and large.text.startswith("Yes: I/O took 60% of the ")
+    # "Is I/O a problem?" is still whether it is worth fixing: 13% of the run is.
+    problem = fact_query.parse("is I/O a problem here?")
+    assert problem is not None and not problem.bound
+
+
+def test_a_files_mean_request_size_is_its_bytes_over_its_calls() -> None:
+    df = counters("sample.darshan", "MPI-IO")
+    rows = df[df["path"].str.endswith("/vpicio.hdf5")]
+    writes = int(rows[["MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_SPLIT_WRITES", "MPIIO_NB_WRITES"]].sum().sum())
+    text = first_sentence("sample.darshan", "average write size to vpicio.hdf5?")
+    assert text.startswith("On `") and f"in {writes:,} write calls" in text, text
