@@ -14,10 +14,11 @@ from iodiag.analysis.actions import actions_for, lustre_layouts, ost_usage
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import cross_layer
-from iodiag.analysis.file_usage import busiest_files, file_groups, files_by_direction
+from iodiag.analysis.file_usage import busiest_files, file_groups, files_by_direction, files_per_layer
 from iodiag.analysis.models import (
     CrossLayerSummary,
     Finding,
+    InterfaceTotals,
     JobFacts,
     JobSummary,
     ModuleSummary,
@@ -88,12 +89,18 @@ def analyze(
         files_read=files_read,
         files_written=files_written,
         workload=ctx.workload,
-        interfaces=ctx.interfaces,
+        interfaces=_with_own_files(ctx),
         file_system=ctx.file_system,
         lustre_layouts=_optional("Lustre layout assessment", lustre_layouts, ctx, problems),
         osts=_optional("per-OST load", ost_usage, ctx, problems),
         rank_table=_rank_table(ctx, problems),
     )
+
+
+def _with_own_files(ctx: Context) -> list[InterfaceTotals]:
+    # The counted layers are named as the interfaces are (POSIX, MPI-IO, STDIO, DFS, DAOS).
+    per = files_per_layer(ctx)
+    return [i.model_copy(update={"own_files": per.get(i.name, 0)}) for i in ctx.interfaces]
 
 
 def _rank_table(ctx: Context, problems: list[str]) -> RankTable:

@@ -145,6 +145,18 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
     return out, len(used) - streams
 
 
+def files_per_layer(ctx: Context) -> dict[str, int]:
+    """Files with I/O counted at each layer (each file once, at its top layer; the standard streams left out)."""
+    r = _rows(ctx)
+    out: dict[str, int] = {}
+    if r is None:
+        return out
+    for i in _used(r).tolist():
+        if not _is_stream(ctx.path(int(r.ids[i]))):
+            out[r.layers[i]] = out.get(r.layers[i], 0) + 1
+    return out
+
+
 def _posix_calls(ctx: Context, rid: int) -> OpCounts | None:
     """The POSIX calls beneath a file counted at MPI-IO (seeks, stats and syncs live only there)."""
     p = ctx.posix_records

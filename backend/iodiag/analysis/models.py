@@ -291,6 +291,7 @@ class InterfaceTotals(_Model):
     own_write_s: float = 0.0
     own_meta_s: float = 0.0
     calls: OpCounts = Field(default_factory=OpCounts, description="its calls, over every record of it")
+    own_files: int = Field(default=0, description="files with I/O counted at this interface (each file once)")
 
 
 class Cause(_Model):

@@ -61,6 +61,7 @@ Metric = Literal[
     "interface_files",
     "calls",
     "file_slowest",
+    "rank_spread",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -378,6 +379,13 @@ def parse(question: str) -> Query | None:
         # "which rank was slowest writing vpicio.hdf5?": the slowest rank Darshan kept for the file
         return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
     rank = _RANK.search(q)
+    if (
+        not rank
+        and not re.search(r"\b(why|how (do|can|to))\b", q)
+        and re.search(r"\b(per[- ]rank|each rank|every rank|per[- ]process|each process|across ranks)\b", q)
+        and re.search(r"\b(how long|time|seconds|spend|spent|took|take)\b", q)
+    ):
+        return Query(metric="rank_spread", direction=_direction(q))  # "per rank write time"
     call = _call_kind(q)
     if call and not rank:
         return Query(metric="calls", target=call, file=named_file.group(1) if named_file else None, raw=question)
@@ -871,6 +879,50 @@ def _rank_time(report: Report, q: Query) -> _Out:
     return text, values + nv, [], [rank]
 
 
+def _rank_spread(report: Report, q: Query) -> _Out:
+    """Time per rank over the ranks with records of their own: the least, the median and the most."""
+
+    def seconds(u: RankUsage) -> float:
+        return (
+            u.write_s
+            if q.direction == "write"
+            else u.read_s
+            if q.direction == "read"
+            else u.read_s + u.write_s + u.meta_s
+        )
+
+    t = report.rank_table
+    doing = {"write": "writing", "read": "reading"}.get(q.direction, "in I/O")
+    note, nv = _shared_note(report)
+    times = sorted(seconds(u) for u in t.ranks)
+    if not times:
+        return None
+    lo, mid, hi = times[0], statistics.median(times), times[-1]
+    over = f"the {len(times):,} ranks with records of their own" + (" (the busiest listed)" if t.truncated else "")
+    values = [exact(lo, "seconds"), exact(mid, "seconds"), exact(hi, "seconds"), exact(len(times), "bare")]
+    n = report.job.nprocs
+    shared = next((f for f in report.top_files if f.ranks >= n > 1 and f.only_rank is None and f.slowest_s), None)
+    if shared is not None and shared.slowest_s and shared.slowest_s > hi:
+        # Most of the time is in a record Darshan keeps once for all ranks: its slowest rank is what is known.
+        who = f" (rank {shared.slowest_rank})" if shared.slowest_rank is not None else ""
+        text = (
+            f"Darshan kept `{shared.path}` as one record for all {n:,} ranks, so each rank's time on it is not "
+            f"recorded: its slowest rank{who} spent {_s(shared.slowest_s)} on it, {_s(shared.io_time_s / n)} per "
+            f"rank on average" + (f"; their own records add {_s(lo)} to {_s(hi)} {doing}." if hi > 0 else ".")
+        )
+        return (
+            text,
+            [exact(shared.slowest_s, "seconds"), exact(shared.io_time_s / n, "seconds"), *values[:3]],
+            [shared.path],
+            [],
+        )
+    if hi - lo <= 0.05 * hi:
+        text = f"Each rank spent about {_s(mid)} {doing} ({_s(lo)} to {_s(hi)} over {over}).{note}"
+    else:
+        text = f"Ranks spent {_s(lo)} to {_s(hi)} {doing}, {_s(mid)} at the median, over {over}.{note}"
+    return text, values + nv, [], []
+
+
 def _slow_rank(report: Report, q: Query) -> _Out:
     rank = int(q.target or 0)
     rows = report.rank_table.ranks
@@ -1236,7 +1288,14 @@ def _files(report: Report, q: Query) -> _Out:
             [],
             [],
         )
-    return f"The job did I/O on {report.files_with_io:,} file(s).", [exact(report.files_with_io, "bare")], [], []
+    text = f"The job did I/O on {report.files_with_io:,} file(s)"
+    values = [exact(report.files_with_io, "bare")]
+    per = [(i.name, i.own_files) for i in report.interfaces if i.own_files]
+    if len(per) > 1:
+        # "How many files?" often means the ones of the main interface: each count, in the same sentence.
+        text += ": " + ", ".join(f"{n:,} through {name}" for name, n in sorted(per, key=lambda x: -x[1]))
+        values += [exact(n, "bare") for _, n in per]
+    return text + ".", values, [], []
 
 
 def _runtime(report: Report, q: Query) -> _Out:
@@ -1820,6 +1879,7 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "rank_spread": _rank_spread,
     "calls": _calls,
     "file_slowest": _file_slowest,
     "file_why": _file_why,

@@ -112,3 +112,29 @@ def test_a_files_mean_request_size_is_its_bytes_over_its_calls() -> None:
     writes = int(rows[["MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_SPLIT_WRITES", "MPIIO_NB_WRITES"]].sum().sum())
     text = first_sentence("sample.darshan", "average write size to vpicio.hdf5?")
     assert text.startswith("On `") and f"in {writes:,} write calls" in text, text
+
+
+def test_time_per_rank_says_what_a_shared_record_hides() -> None:
+    # vpicio.hdf5 is one record for all 2,048 ranks: its slowest rank's time is what Darshan kept.
+    df = counters("sample.darshan", "MPI-IO")
+    row = df[df["path"].str.endswith("/vpicio.hdf5") & (df["rank"] == -1)].iloc[0]
+    text = first_sentence("sample.darshan", "per rank write time")
+    assert text.startswith("Darshan kept `") and "as one record for all 2,048 ranks" in text
+    assert f"its slowest rank (rank {int(row['MPIIO_SLOWEST_RANK'])}) spent " in text
+    # A why-question about each rank is about the job's verdict, not a table of times.
+    assert fact_query.parse("why does each rank spend 4 s in I/O?") is None
+
+
+def test_how_many_files_gives_each_interfaces_count_in_the_same_sentence() -> None:
+    posix = counters(NONMPI, "POSIX")
+    stdio = counters(NONMPI, "STDIO")
+
+    def used(df: pd.DataFrame, prefix: str) -> int:
+        moved = df[f"{prefix}_BYTES_READ"].clip(lower=0) + df[f"{prefix}_BYTES_WRITTEN"].clip(lower=0)
+        time = sum(df[f"{prefix}_F_{k}_TIME"].clip(lower=0) for k in ("READ", "WRITE", "META"))
+        names = df["path"]
+        keep = ((moved > 0) | (time > 0)) & ~(names.str.startswith("<") & names.str.endswith(">"))
+        return int(df[keep]["id"].nunique())
+
+    text = first_sentence(NONMPI, "how many files?")
+    assert f"{used(posix, 'POSIX'):,} through POSIX" in text and f"{used(stdio, 'STDIO'):,} through STDIO" in text

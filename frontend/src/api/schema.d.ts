@@ -1396,6 +1396,12 @@ export interface components {
              */
             own_bytes_written: number;
             /**
+             * Own Files
+             * @description files with I/O counted at this interface (each file once)
+             * @default 0
+             */
+            own_files: number;
+            /**
              * Own Meta S
              * @default 0
              */
