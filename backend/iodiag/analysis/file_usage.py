@@ -14,6 +14,7 @@ import numpy as np
 from iodiag.analysis.calls import call_columns, module_calls
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.analysis.models import FileGroup, FileUsage, OpCounts
+from iodiag.ingest.table import Table
 
 TOP_FILES = 10
 
@@ -116,8 +117,10 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
     # Most time first, then most bytes; ties keep the order above.
     used = used[np.lexsort((-nbytes[used], -r.time[used]))]
     out = []
+    lustre = ctx.records("LUSTRE") if ctx.profile.has("LUSTRE") else None
     for i in used[:n].tolist():
         rid = int(r.ids[i])
+        count, size = _stripes(lustre, rid)
         path = ctx.path(rid)
         t = float(r.time[i])
         slow_s = float(r.slow_s[i])
@@ -138,6 +141,8 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 posix_calls=_posix_calls(ctx, rid) if r.layers[i] != "POSIX" else None,
                 slowest_rank=int(r.slow_rank[i]) if r.slow_rank[i] >= 0 and slow_s > 0 else None,
                 slowest_s=slow_s if slow_s > 0 else None,
+                stripe_count=count,
+                stripe_size=size,
             )
         )
     # The standard streams (<STDOUT>, <STDERR>) are records, not files: "how many files?" leaves them out.
@@ -155,6 +160,16 @@ def files_per_layer(ctx: Context) -> dict[str, int]:
         if not _is_stream(ctx.path(int(r.ids[i]))):
             out[r.layers[i]] = out.get(r.layers[i], 0) + 1
     return out
+
+
+def _stripes(lustre: Table | None, rid: int) -> tuple[int | None, int | None]:
+    """A file's Lustre stripe count (the widest component) and size (the first), or None where not recorded."""
+    if lustre is None or not len(lustre) or "stripe_count" not in lustre:
+        return None, None
+    rows = lustre.where(lustre.isin("id", [rid]))
+    if not len(rows):
+        return None, None
+    return int(rows["stripe_count"].max()), int(rows["stripe_size"][0])
 
 
 def _posix_calls(ctx: Context, rid: int) -> OpCounts | None:

@@ -430,6 +430,8 @@ class FileUsage(_Model):
     slowest_s: float | None = Field(
         default=None, description="that rank's I/O time on it: how long the file's I/O took from start to end"
     )
+    stripe_count: int | None = Field(default=None, description="its Lustre stripe count, where the log has it")
+    stripe_size: int | None = None
 
 
 class FileGroup(_Model):

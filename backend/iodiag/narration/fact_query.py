@@ -568,7 +568,7 @@ def parse(question: str) -> Query | None:
         return Query(metric="runtime")
     if re.search(
         r"\bhow much\b.*\b(data|bytes|read|writ\w*|wrote)\b|\bhow many bytes\b|\btotal\b.*\b(read|writ\w*)\b", q
-    ):
+    ) and not re.search(r"\bhow much (time|faster|quicker|speed\w*)\b", q):
         return Query(metric="bytes", direction=_direction(q), raw=question)
     return None
 
@@ -586,6 +586,15 @@ def answer(report: Report, query: Query) -> Fact | None:
     if out is None:
         return None
     text, values, files, ranks = out
+    partial = [m for m in report.job.modules if m.partial and m.records]
+    if partial and query.metric in _COUNTED and not text.startswith("None: "):
+        # A count from a log that ran out of records is a lower bound, and says so in the same sentence.
+        m = partial[0]
+        text = (
+            f"The log is incomplete ({m.name} ran out of records after {m.records:,}), so this is a lower bound: "
+            f"{_lower_first(text)}"
+        )
+        values = [*values, exact(m.records, "bare")]
     corrupt = next((f for f in report.findings if f.code == "D04"), None)
     if corrupt is not None and query.metric != "completeness":
         # A number read past corrupt records needs the caveat in the same sentence, not in another card.
@@ -601,6 +610,8 @@ def answer(report: Report, query: Query) -> Fact | None:
 
 
 _Out = tuple[str, list[Quantity], list[str], list[int]] | None
+# Answers that count what the log holds: a log out of records undercounts them.
+_COUNTED = frozenset({"files", "bytes", "calls", "file_list", "interface_files", "file_usage"})
 
 
 def _lower_first(text: str) -> str:
@@ -1047,6 +1058,27 @@ def _job_bytes(report: Report, q: Query) -> _Out:
         head, tail, files = f"The job wrote {_b(written)} and read {_b(read)}", "", []
     values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
+    # Through which interface: each counted layer's own bytes, in the same sentence ("at STDIO", since "through
+    # STDIO" reads as the STDIO-bulk finding to the verifier).
+    per = [
+        (
+            i.name,
+            i.own_bytes_read if q.direction == "read" else i.own_bytes_written if q.direction == "write" else _moved(i),
+        )
+        for i in _counted(report)
+    ]
+    per = sorted([(name, n) for name, n in per if n > 0], key=lambda x: -x[1])
+    if len(per) == 1:
+        head += f" (all at {per[0][0]})"
+    elif per and per[0][1] >= 0.99 * sum(n for _, n in per):
+        # The leading layer's bytes would print as the total itself: one number per fact.
+        head += (
+            f" (nearly all through {per[0][0]}; " + ", ".join(f"{_b(n)} through {name}" for name, n in per[1:]) + ")"
+        )
+        values += [exact(n, "bytes") for _, n in per[1:]]
+    elif per:
+        head += " (" + ", ".join(f"{_b(n)} at {name}" for name, n in per) + ")"
+        values += [exact(n, "bytes") for _, n in per]
     below, bv = _beneath(report, read, written, q.direction)
     return f"{head}{tail}.{below}", values + bv, [f.path for f in files], []
 
@@ -1157,6 +1189,16 @@ def _sharing(report: Report, q: Query) -> _Out:
 
 
 def _stripe(report: Report, q: Query) -> _Out:
+    if q.target and not any(_named(x.path, q.target) for x in report.lustre_layouts):
+        # A named file beyond the assessed layouts: its own stripe counters.
+        f = next((x for x in report.top_files if _named(x.path, q.target) and x.stripe_count), None)
+        if f is not None and f.stripe_count and f.stripe_size:
+            return (
+                f"`{f.path}` has stripe count {f.stripe_count} and stripe size {_b(f.stripe_size)}.",
+                [exact(f.stripe_count, "bare"), exact(f.stripe_size, "bytes")],
+                [f.path],
+                [],
+            )
     if not report.lustre_layouts:
         fs = report.file_system or "a file system without Lustre layouts"
         return f"The log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.", [], [], []
@@ -1293,7 +1335,7 @@ def _files(report: Report, q: Query) -> _Out:
     per = [(i.name, i.own_files) for i in report.interfaces if i.own_files]
     if len(per) > 1:
         # "How many files?" often means the ones of the main interface: each count, in the same sentence.
-        text += ": " + ", ".join(f"{n:,} through {name}" for name, n in sorted(per, key=lambda x: -x[1]))
+        text += ": " + ", ".join(f"{n:,} at {name}" for name, n in sorted(per, key=lambda x: -x[1]))
         values += [exact(n, "bare") for _, n in per]
     return text + ".", values, [], []
 

@@ -137,4 +137,4 @@ def test_how_many_files_gives_each_interfaces_count_in_the_same_sentence() -> No
         return int(df[keep]["id"].nunique())
 
     text = first_sentence(NONMPI, "how many files?")
-    assert f"{used(posix, 'POSIX'):,} through POSIX" in text and f"{used(stdio, 'STDIO'):,} through STDIO" in text
+    assert f"{used(posix, 'POSIX'):,} at POSIX" in text and f"{used(stdio, 'STDIO'):,} at STDIO" in text

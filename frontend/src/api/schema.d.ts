@@ -1129,6 +1129,13 @@ export interface components {
              * @description that rank's I/O time on it: how long the file's I/O took from start to end
              */
             slowest_s?: number | null;
+            /**
+             * Stripe Count
+             * @description its Lustre stripe count, where the log has it
+             */
+            stripe_count?: number | null;
+            /** Stripe Size */
+            stripe_size?: number | null;
         };
         /** Finding */
         Finding: {
