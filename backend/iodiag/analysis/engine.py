@@ -247,4 +247,5 @@ def _job_summary(profile: JobProfile, nodes: int | None) -> JobSummary:
         ],
         files=len(profile.names),
         file_systems=dict(fs.most_common()),
+        hosts=sorted({h for t in profile.traces.values() for h in t.hostnames.values() if h})[:64],
     )

@@ -120,7 +120,7 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
     lustre = ctx.records("LUSTRE") if ctx.profile.has("LUSTRE") else None
     for i in used[:n].tolist():
         rid = int(r.ids[i])
-        count, size = _stripes(lustre, rid)
+        count, size, osts = _stripes(lustre, rid)
         path = ctx.path(rid)
         t = float(r.time[i])
         slow_s = float(r.slow_s[i])
@@ -136,13 +136,15 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 # "Who reads restart.h5?": one rank's own records, every layer (a file seen at MPI-IO and POSIX
                 # has a row per layer; the top layer's row is the one kept here).
                 only_rank=int(r.low[i]) if r.low[i] == r.high[i] and r.low[i] >= 0 else None,
-                file_system=ctx.meta.fs_type(path),
+                # DFS and DAOS records name objects in a DAOS container, not paths under the mount table.
+                file_system="daos" if r.layers[i] in ("DFS", "DAOS") else ctx.meta.fs_type(path),
                 calls=OpCounts(**{k: int(v[i]) for k, v in r.calls.items()}),
                 posix_calls=_posix_calls(ctx, rid) if r.layers[i] != "POSIX" else None,
                 slowest_rank=int(r.slow_rank[i]) if r.slow_rank[i] >= 0 and slow_s > 0 else None,
                 slowest_s=slow_s if slow_s > 0 else None,
                 stripe_count=count,
                 stripe_size=size,
+                osts=osts,
             )
         )
     # The standard streams (<STDOUT>, <STDERR>) are records, not files: "how many files?" leaves them out.
@@ -162,14 +164,19 @@ def files_per_layer(ctx: Context) -> dict[str, int]:
     return out
 
 
-def _stripes(lustre: Table | None, rid: int) -> tuple[int | None, int | None]:
-    """A file's Lustre stripe count (the widest component) and size (the first), or None where not recorded."""
+def _stripes(lustre: Table | None, rid: int) -> tuple[int | None, int | None, list[int]]:
+    """A file's Lustre stripe count (the widest component), size (the first) and OSTs, where recorded."""
     if lustre is None or not len(lustre) or "stripe_count" not in lustre:
-        return None, None
+        return None, None, []
     rows = lustre.where(lustre.isin("id", [rid]))
     if not len(rows):
-        return None, None
-    return int(rows["stripe_count"].max()), int(rows["stripe_size"][0])
+        return None, None, []
+    osts: list[int] = []
+    for o in rows["osts"].tolist() if "osts" in rows else []:
+        for x in o if isinstance(o, (list, tuple, np.ndarray)) else []:
+            if int(x) not in osts and len(osts) < 64:
+                osts.append(int(x))
+    return int(rows["stripe_count"].max()), int(rows["stripe_size"][0]), osts
 
 
 def _posix_calls(ctx: Context, rid: int) -> OpCounts | None:
@@ -214,10 +221,12 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
         if _is_stream(path):
             continue
         for key, level in _patterns(path):
-            g = groups.setdefault(key, [0, 0, 0, 0.0, 0, 0])
+            g = groups.setdefault(key, [0, 0, 0, 0.0, 0, 0, 0, 0])
             g[0] += 1
             for k in range(5):
                 g[k + 1] += acc[k]
+            g[6] += acc[0] > 0
+            g[7] += acc[1] > 0
             members[key] = members.get(key, 0) ^ (rid * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF)
             specific[key] = level
     best: dict[tuple[int, int], str] = {}
@@ -237,6 +246,8 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
             io_time_s=float(groups[k][3]),
             opens=int(groups[k][4]),
             stats=int(groups[k][5]),
+            files_read=int(groups[k][6]),
+            files_written=int(groups[k][7]),
         )
         for k in keys
     ]

@@ -212,6 +212,9 @@ class JobSummary(_Model):
     modules: list[ModuleSummary]
     files: int
     file_systems: dict[str, int] = Field(default_factory=dict, description="files per file-system type")
+    hosts: list[str] = Field(
+        default_factory=list, description="host names the DXT trace records (sorted, at most 64); empty without DXT"
+    )
 
 
 class IOShare(_Model):
@@ -432,6 +435,7 @@ class FileUsage(_Model):
     )
     stripe_count: int | None = Field(default=None, description="its Lustre stripe count, where the log has it")
     stripe_size: int | None = None
+    osts: list[int] = Field(default_factory=list, description="the Lustre OSTs it is striped over (at most 64)")
 
 
 class FileGroup(_Model):
@@ -446,6 +450,8 @@ class FileGroup(_Model):
     io_time_s: float = Field(default=0.0, description="summed over ranks, at each file's top layer")
     opens: int = 0
     stats: int = 0
+    files_read: int = Field(default=0, description="of its files, those the job read bytes from")
+    files_written: int = Field(default=0, description="of its files, those the job wrote bytes to")
 
 
 class LustreLayout(_Model):

@@ -62,6 +62,10 @@ Metric = Literal[
     "calls",
     "file_slowest",
     "rank_spread",
+    "busiest_rank",
+    "job_info",
+    "files_per_rank",
+    "group",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -100,25 +104,34 @@ _INTERFACES = {
     "dfs": "DFS",
     "daos": "DAOS",
 }
-_IFACE = re.compile(r"\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b", re.IGNORECASE)
+# Not inside a program's name ("this mpi-io-test run").
+_IFACE = re.compile(r"\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?!-\w)", re.IGNORECASE)
 # "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
 _RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
 _WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
 _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
-_NAMED = re.compile(r"(?<![\w/])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5})(?!\w|\.\w)")
+_NAMED = re.compile(
+    r"(?<![\w/])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*\.\d{2,6})(?!\w|\.\w)"
+)  # also a numbered name: dump.0253
 # Judgements of whether I/O matters, in the words people use for them.
 _IO_JUDGED = re.compile(
+    r"\bi/?o\b.*\b(eating|eats|hogging|a lot of the run\w*|much of the run\w*)\b|"
     r"\bi/?o\b.*\b(significant|big deal|a (big |real )?problem|an issue|worth|matters?|concern\w*|bottleneck|"
     r"more than half|most of (the )?(run|time)|majority)\b|\b(worry|worth \w+ing)\b.*\bi/?o\b"
 )
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
 _UNRECORDED = re.compile(
-    r"\b(hostnames?|host names?|node ?names?|which nodes?|memory|ram|cpu|gpu|network|energy|power draw|"
-    r"environment variables?|offsets? of each)\b"
+    r"\b(hostnames?|host names?|hosts?\b|node ?names?|which (?:compute )?nodes?|compute nodes?|memory|ram|cpu|gpu|"
+    r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
+    r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|"
+    r"\d+(?:st|nd|rd|th) (?:write|read|request|call|open))\b"
 )
 # "Is this log ok?": the record itself, answered from the data-quality findings and partial flags.
-_JUDGED_WORD = r"(ok|okay|fine|off|sane|sound|broken|healthy|good|wrong|valid)"
+_JUDGED_WORD = (
+    r"(ok|okay|fine|off|sane|sound|broken|healthy|good|wrong|valid|consistent|inconsistent|corrupt\w*|trustworthy"
+    r"|reliable)"
+)
 _LOG_HEALTH = re.compile(
     rf"\b(this|the|my) (darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
     rf"|\b(something|anything) {_JUDGED_WORD}\b.*\b(this|the|my) (darshan )?log(file)?\b"
@@ -265,6 +278,19 @@ _CALL_NOUN = {
 }
 
 
+def _job_info_kind(q: str) -> str | None:
+    """Questions about the log's own header: the program, the Darshan version, every module it holds."""
+    if re.search(
+        r"\b(what|which) (program|executable|exe|binary|application|code|app)\b|\bprogram (name|produced)\b", q
+    ):
+        return "exe"
+    if re.search(r"\b(which|what) (darshan )?modules\b.*\b(in|does|are|log)\b", q):
+        return "modules"
+    if re.search(r"\bdarshan (version|release)\b|\bversion of darshan\b|\bwhich darshan\b", q):
+        return "version"
+    return None
+
+
 def _call_kind(q: str) -> str | None:
     """Which counted call a "how many ..." question asks for, or None (bytes, files, small requests: not calls)."""
     if not re.search(r"\b(how many|number of|count of|no\.? of|total|count)\b", q):
@@ -289,9 +315,20 @@ def parse_about(question: str, report: Report) -> Query | None:
     make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
     asks about the files it names."""
     found = parse(question)
+    q = " ".join(question.lower().split())
+    if (found is None or found.metric in ("top_file", "file_list")) and re.search(
+        r"\b(how many|how much|did|were|was|any)\b", q
+    ):
+        group = group_named(report, question)
+        if (
+            group is not None
+            and not _WHY_SLOW.search(q)
+            and not re.search(r"\b(interfaces?|layers?|librar\w+|apis?|modules?|file ?systems?|stripe\w*|osts?)\b", q)
+        ):
+            # "how many .jar files did it read data from?", "did it read any data out of the shard files?"
+            return Query(metric="group", direction=_direction(q), yes_no=bool(_YES_NO.match(q)), raw=question)
     if found is not None and found.metric != "runtime":
         return found
-    q = " ".join(question.lower().split())
     if found is not None:
         # "how long did the checkpoint write take?": the run time, unless a word names one of its files
         word = _loose_name(q, report)
@@ -336,7 +373,9 @@ def parse(question: str) -> Query | None:
         # judgement word sets which answer is "yes"
         first = _FIRST_JUDGED.search(q)
         return Query(
-            metric="completeness", yes_no=True, missing=bool(first and first.group(1) in ("off", "broken", "wrong"))
+            metric="completeness",
+            yes_no=True,
+            missing=bool(first and re.match(r"off|broken|wrong|inconsistent|corrupt", first.group(1))),
         )
     if _CAPTURED.search(q):
         # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
@@ -352,6 +391,9 @@ def parse(question: str) -> Query | None:
         return Query(metric="io_problem", yes_no=True, healthy=bool(_HEALTHY.search(q)))
     if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
         return None  # advice: the finding-centred answer leads with what to change
+    info = _job_info_kind(q)
+    if info:
+        return Query(metric="job_info", target=info)
     unrecorded = _UNRECORDED.search(q)
     if unrecorded:
         return Query(metric="not_recorded", target=unrecorded.group(1))
@@ -379,6 +421,17 @@ def parse(question: str) -> Query | None:
         # "which rank was slowest writing vpicio.hdf5?": the slowest rank Darshan kept for the file
         return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
     rank = _RANK.search(q)
+    if (
+        not rank
+        and not named_file
+        and re.search(r"\b(which|what) (rank|process)\w*\b.*\b(most|longest|slowest|busiest|straggl\w*|lagg\w*)\b", q)
+    ):
+        return Query(metric="busiest_rank")  # "which rank spent the most time in I/O, and how long?"
+    if named_file and re.search(r"\b(each|every|per) (rank|process)\b", q) and _READ_OR_WRITE_TIME.search(q):
+        # "how long did each rank spend reading X?": the file's slowest rank, and what Darshan kept of the rest
+        return Query(metric="file_usage", target=named_file.group(1), direction=_direction(q), raw=question)
+    if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
+        return Query(metric="files_per_rank", direction=_direction(q))
     if (
         not rank
         and not re.search(r"\b(why|how (do|can|to))\b", q)
@@ -503,9 +556,13 @@ def parse(question: str) -> Query | None:
         and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
+    if named and re.search(r"\bosts?\b", q) and re.search(r"\b(strip\w*|holds?|on|which|what)\b", q):
+        return Query(metric="stripe", target=named.group(1), raw=question)  # "which OST holds dump.0294?"
     if (
         named
-        and re.search(r"\b(how long|time|seconds|how big|how much|size of|bytes)\b", q)
+        and re.search(
+            r"\b(how long|time|seconds|how big|how much|size of|bytes|fraction|share|percent\w*|proportion)\b", q
+        )
         and not (re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b", q))
     ):
         return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
@@ -541,7 +598,9 @@ def parse(question: str) -> Query | None:
         return Query(metric="osts")
     if re.search(r"\bshared\b.*\b(per[- ]process|per rank|own file|one per)\b|\bfile[- ]per[- ]process\b|\bn-?n\b", q):
         return Query(metric="sharing")
-    if re.search(r"\b(file ?system|fs|mount ?point|mounted)\b", q):
+    if re.search(
+        r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b", q
+    ) and not re.search(r"\bstorage targets?\b|\b(blame|fault|problem|slow\w*|why)\b", q):
         return Query(metric="file_system", direction=_direction(q), target=target)
     if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b", q):
         return Query(metric="stripe", target=target)
@@ -890,6 +949,60 @@ def _rank_time(report: Report, q: Query) -> _Out:
     return text, values + nv, [], [rank]
 
 
+def _job_info(report: Report, q: Query) -> _Out:
+    j = report.job
+    if q.target == "exe":
+        exe = j.exe.strip()
+        if not exe or re.fullmatch(r"\d+( .*)?", exe):
+            return (
+                "The log does not name the program: its executable is recorded only as an anonymized number "
+                f"(`{exe or 'none'}`).",
+                [],
+                [],
+                [],
+            )
+        return f"The log was written by `{exe}`, run on {j.nprocs:,} rank(s).", [exact(j.nprocs, "bare")], [], []
+    if q.target == "version":
+        return f"Darshan {j.darshan_version} wrote this log (log format {j.log_format}).", [], [], []
+    mods = [m for m in j.modules if m.records or m.loaded]
+    if not mods:
+        return "None: the log holds no module records at all (no I/O was instrumented).", [], [], []
+    parts = ", ".join(f"{m.name} ({m.records:,} records{', partial' if m.partial else ''})" for m in mods)
+    return f"The log holds {len(mods)} module(s): {parts}.", [exact(m.records, "bare") for m in mods], [], []
+
+
+def _busiest_rank(report: Report, q: Query) -> _Out:
+    s = report.io_share
+    if s is None or s.slowest_rank is None:
+        return None
+    values = [exact(s.slowest_rank_io_s, "seconds"), exact(s.mean_rank_io_s, "seconds")]
+    run = f", {percent(s.share_slowest)} of the {_s(s.runtime_s)} run" if s.runtime_s > 0 else ""
+    return (
+        f"Rank {s.slowest_rank} spent the most time in I/O: {_s(s.slowest_rank_io_s)}{run}, against "
+        f"{_s(s.mean_rank_io_s)} for the average rank.",
+        values,
+        [],
+        [s.slowest_rank],
+    )
+
+
+def _files_per_rank(report: Report, q: Query) -> _Out:
+    t = report.rank_table
+    counts = sorted(u.files for u in t.ranks)
+    if not counts:
+        return None
+    lo, mid, hi = counts[0], int(statistics.median(counts)), counts[-1]
+    values = [exact(lo, "bare"), exact(hi, "bare"), exact(len(counts), "bare")]
+    if lo == hi:
+        text = f"Each of the {len(counts):,} ranks with records of their own used {hi:,} file(s) of its own"
+    else:
+        text = f"Ranks used {lo:,} to {hi:,} files of their own ({mid:,} at the median, over {len(counts):,} ranks)"
+    if t.shared_files:
+        text += f", besides {t.shared_files:,} shared file(s) every rank opened"
+        values.append(exact(t.shared_files, "bare"))
+    return text + ".", values, [], []
+
+
 def _rank_spread(report: Report, q: Query) -> _Out:
     """Time per rank over the ranks with records of their own: the least, the median and the most."""
 
@@ -1189,13 +1302,18 @@ def _sharing(report: Report, q: Query) -> _Out:
 
 
 def _stripe(report: Report, q: Query) -> _Out:
-    if q.target and not any(_named(x.path, q.target) for x in report.lustre_layouts):
+    asks_osts = bool(re.search(r"\bosts?\b", q.raw.lower()))
+    if q.target and (asks_osts or not any(_named(x.path, q.target) for x in report.lustre_layouts)):
         # A named file beyond the assessed layouts: its own stripe counters.
         f = next((x for x in report.top_files if _named(x.path, q.target) and x.stripe_count), None)
         if f is not None and f.stripe_count and f.stripe_size:
+            on = ""
+            if f.osts:
+                shown = ", ".join(str(o) for o in f.osts[:8]) + (" ..." if len(f.osts) > 8 else "")
+                on = f", on OST{'s' if len(f.osts) > 1 else ''} {shown}"
             return (
-                f"`{f.path}` has stripe count {f.stripe_count} and stripe size {_b(f.stripe_size)}.",
-                [exact(f.stripe_count, "bare"), exact(f.stripe_size, "bytes")],
+                f"`{f.path}` has stripe count {f.stripe_count} and stripe size {_b(f.stripe_size)}{on}.",
+                [exact(f.stripe_count, "bare"), exact(f.stripe_size, "bytes"), *(exact(o, "bare") for o in f.osts[:8])],
                 [f.path],
                 [],
             )
@@ -1319,6 +1437,14 @@ def _ranks(report: Report, q: Query) -> _Out:
 
 
 def _files(report: Report, q: Query) -> _Out:
+    if re.search(r"\blog\b.*\b(list|lists|contain\w*|hold\w*|record\w*|name\w*)\b", q.raw.lower()):
+        # "How many files does the log list?": every file record, with or without I/O.
+        return (
+            f"The log names {report.job.files:,} file(s), {report.files_with_io:,} of them with I/O.",
+            [exact(report.job.files, "bare"), exact(report.files_with_io, "bare")],
+            [],
+            [],
+        )
     group = group_named(report, q.raw)
     if group is not None:
         return _group_answer(group, q)
@@ -1669,17 +1795,28 @@ def _file_usage(report: Report, q: Query) -> _Out:
     asked = q.raw.lower()
     if (
         f.slowest_s
-        and re.search(r"\b(slowest|longest|worst|how long|take|took|time)\b", asked)
-        and (not re.search(r"\b(bytes|how much data|how big|size)\b", asked))
+        and re.search(
+            r"\b(slowest|longest|worst|how long|take|took|time|fraction|share|percent\w*|proportion|each rank)\b",
+            asked,
+        )
+        and (
+            not re.search(r"\b(bytes|how much data|how big|size)\b", asked)
+            or re.search(r"\b(slowest|how long)\b", asked)
+        )
     ):
         # "How long did writing X take?": the file's I/O took as long as its slowest rank spent on it (the
         # ranks work at once), so that comes first; the sum over ranks follows.
         doing = {"read": "Reading", "write": "Writing"}.get(q.direction, "The I/O on")
         who = f" (rank {f.slowest_rank})" if f.slowest_rank is not None and f.ranks > 1 else ""
-        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}; " + _lower_first(
+        run = report.job.runtime_s
+        # Its share of the run: what "how much of the run went to X?" asks, and the scale of the time.
+        of_run = f", {percent(f.slowest_s / run)} of the {_s(run)} run" if run > 0 else ""
+        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}{of_run}; " + _lower_first(
             text.replace(f"`{f.path}`: ", "", 1)
         )
-        values.insert(0, exact(f.slowest_s, "seconds"))
+        values[:0] = [exact(f.slowest_s, "seconds")] + (
+            [exact(f.slowest_s / run * 100, "percent"), exact(run, "seconds")] if run > 0 else []
+        )
     return text, values, [f.path], []
 
 
@@ -1763,8 +1900,44 @@ def _group_has(g: FileGroup, word: str) -> bool:
     return any(t.startswith(w) or w.startswith(t) for t in tokens)
 
 
+def _group(report: Report, q: Query) -> _Out:
+    g = group_named(report, q.raw)
+    if g is None:
+        return None
+    if q.yes_no and q.direction in ("read", "write"):
+        some = g.files_read if q.direction == "read" else g.files_written
+        moved = g.bytes_read if q.direction == "read" else g.bytes_written
+        verb, prep = ("read", "from") if q.direction == "read" else ("wrote", "to")
+        if not some:
+            return (
+                f"No: the job {verb} no data {prep} the {g.files:,} files named `{g.pattern}`"
+                + (f" ({g.opens:,} opens, {g.stats:,} stats)." if g.opens else "."),
+                [exact(g.files, "bare"), exact(g.opens, "bare"), exact(g.stats, "bare")],
+                [],
+                [],
+            )
+        return (
+            f"Yes: the job {verb} {_b(moved)} {prep} {some:,} of the {g.files:,} files named `{g.pattern}`.",
+            [exact(moved, "bytes"), exact(some, "bare"), exact(g.files, "bare")],
+            [],
+            [],
+        )
+    return _group_answer(g, q)
+
+
 def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
     values = [exact(g.files, "bare")]
+    some = {"read": g.files_read, "write": g.files_written}.get(q.direction)
+    if not moved and some is not None and 0 < some < g.files:
+        # "How many restart files were written?": those of the pattern the job wrote to, not all it opened.
+        verb = "read" if q.direction == "read" else "wrote"
+        moved_b = g.bytes_read if q.direction == "read" else g.bytes_written
+        return (
+            f"The job {verb} {some:,} of the {g.files:,} files named `{g.pattern}` ({_b(moved_b)}).",
+            [exact(some, "bare"), exact(g.files, "bare"), exact(moved_b, "bytes")],
+            [],
+            [],
+        )
     if moved or q.direction != "both":
         if q.direction == "read" or (q.direction == "both" and g.bytes_read and not g.bytes_written):
             did = f"read {_b(g.bytes_read)} from"
@@ -1911,9 +2084,16 @@ def _named_in(path: str, question: str) -> bool:
 
 
 def _not_recorded(report: Report, q: Query) -> _Out:
+    asked = (q.target or "").lower()
+    if re.match(r"host|node|which (compute )?node|compute node", asked) and report.job.hosts:
+        # A DXT trace names the host of each rank's records.
+        hosts = report.job.hosts
+        shown = ", ".join(hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
+        return f"The DXT trace names {len(hosts)} host(s): {shown}.", [exact(len(hosts), "bare")], [], []
     return (
         f"The log does not record {q.target or 'that'}: Darshan keeps I/O counters per file and rank (and, with DXT, "
-        "each read and write), not the job's hosts, memory, processors or network.",
+        "each read and write with its host), not the job's hosts without DXT, memory, processors, page cache, exit "
+        "status or network (MPI communication is counted only by the optional APMPI module).",
         [],
         [],
         [],
@@ -1921,6 +2101,10 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "group": _group,
+    "job_info": _job_info,
+    "busiest_rank": _busiest_rank,
+    "files_per_rank": _files_per_rank,
     "rank_spread": _rank_spread,
     "calls": _calls,
     "file_slowest": _file_slowest,

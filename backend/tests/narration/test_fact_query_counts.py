@@ -138,3 +138,62 @@ def test_how_many_files_gives_each_interfaces_count_in_the_same_sentence() -> No
 
     text = first_sentence(NONMPI, "how many files?")
     assert f"{used(posix, 'POSIX'):,} at POSIX" in text and f"{used(stdio, 'STDIO'):,} at STDIO" in text
+
+
+def test_the_logs_header_answers_program_version_and_modules() -> None:
+    apmpi = "darshan-logs/apmpi/darshan-apmpi-2nodes-64mpi.darshan"
+    with darshan.DarshanReport(str(shared_log(apmpi)), read_all=False) as r:
+        modules = set(r.modules)
+        version = r.metadata["job"]["metadata"].get("lib_ver") or ""
+    text = first_sentence(apmpi, "Which Darshan modules are in this MILC log?")
+    assert text.startswith("The log holds ") and all(m in text for m in modules if m != "DXT_POSIX"), text
+    if version:
+        assert first_sentence(apmpi, "which darshan version wrote this log?").startswith(f"Darshan {version} wrote")
+    # An anonymized executable is said to be one, not read as a program name.
+    anon = first_sentence("noposixopens.darshan", "What program produced this log?")
+    assert anon.startswith("The log does not name the program: its executable is recorded only as an anonymized")
+
+
+def test_which_rank_spent_the_most_time_is_the_busiest_rank() -> None:
+    rep = report("sample-badost.darshan")
+    s = rep.io_share
+    assert s is not None and s.slowest_rank is not None
+    text = first_sentence("sample-badost.darshan", "which rank was slowest and how long did it spend in I/O?")
+    assert text.startswith(f"Rank {s.slowest_rank} spent the most time in I/O: "), text
+
+
+def test_a_numbered_file_name_is_a_file_and_its_osts_are_answered() -> None:
+    q = fact_query.parse("how many OSTs is dump.0253 striped over?")
+    assert q is not None and q.metric == "stripe" and q.target == "dump.0253"
+    q = fact_query.parse("which OST holds dump.0294?")
+    assert q is not None and q.metric == "stripe"
+
+
+def test_a_yes_no_question_about_a_group_of_files_counts_them() -> None:
+    rep = scenario_report(SCENARIOS / "metadata-just-above-threshold.yaml")
+    q = fact_query.parse_about("did the job actually read any data out of the cfg files?", rep)
+    assert q is not None and q.metric == "group"
+    fact = fact_query.answer(rep, q)
+    assert fact is not None and fact.text.startswith("No: the job read no data from the 4,000 files named `")
+
+
+def test_what_the_log_never_holds_is_said_plainly() -> None:
+    for question in (
+        "Was input.dat already in the page cache when the run started?",
+        "did this job finish cleanly or crash?",
+        "at what time did rank 17 issue its 100th write?",
+        "which compute nodes did ranks 0-7 run on?",
+    ):
+        q = fact_query.parse(question)
+        assert q is not None and q.metric == "not_recorded", question
+    # "Is storage to blame?" is a judgement of the job, not a file-system lookup.
+    blamed = fact_query.parse("my run took 35 minutes, is storage to blame?")
+    assert blamed is None or blamed.metric != "file_system"
+
+
+def test_how_many_files_the_log_lists_counts_every_record() -> None:
+    log = "sample-dxt-simple.darshan"
+    with darshan.DarshanReport(str(wheel_log(log)), read_all=True) as r:
+        named = len(r.name_records)
+    text = first_sentence(log, "how many files does the log list for this process?")
+    assert text.startswith(f"The log names {named:,} file(s)"), text

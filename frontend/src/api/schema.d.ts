@@ -1056,6 +1056,18 @@ export interface components {
             /** Files */
             files: number;
             /**
+             * Files Read
+             * @description of its files, those the job read bytes from
+             * @default 0
+             */
+            files_read: number;
+            /**
+             * Files Written
+             * @description of its files, those the job wrote bytes to
+             * @default 0
+             */
+            files_written: number;
+            /**
              * Io Time S
              * @description summed over ranks, at each file's top layer
              * @default 0
@@ -1105,6 +1117,11 @@ export interface components {
              * @description the one rank that used it, where a single rank's own record holds all of it
              */
             only_rank?: number | null;
+            /**
+             * Osts
+             * @description the Lustre OSTs it is striped over (at most 64)
+             */
+            osts?: number[];
             /** Path */
             path: string;
             /** @description its POSIX calls, where ``layer`` is above POSIX (MPI-IO) and POSIX has records */
@@ -1507,6 +1524,11 @@ export interface components {
             hints: {
                 [key: string]: string;
             };
+            /**
+             * Hosts
+             * @description host names the DXT trace records (sorted, at most 64); empty without DXT
+             */
+            hosts?: string[];
             /** Jobid */
             jobid: number;
             /** Log Format */
