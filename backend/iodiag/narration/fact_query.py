@@ -19,7 +19,16 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from iodiag.analysis.models import FileGroup, InterfaceTotals, OpCounts, RankSeconds, RankUsage, Report, Severity
+from iodiag.analysis.models import (
+    FileGroup,
+    FileUsage,
+    InterfaceTotals,
+    OpCounts,
+    RankSeconds,
+    RankUsage,
+    Report,
+    Severity,
+)
 from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.facts import Fact
@@ -66,6 +75,7 @@ Metric = Literal[
     "job_info",
     "files_per_rank",
     "group",
+    "file_compare",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -408,6 +418,17 @@ def parse(question: str) -> Query | None:
         # "how many files did posix touch?"
         return Query(metric="interface_files", scope="interface", target=_INTERFACES[iface.group(1).lower()])
     named_file = _NAMED.search(question)
+    both = list(dict.fromkeys(m.group(1) for m in _NAMED.finditer(question)))
+    if (
+        len(both) == 2
+        and not re.search(r"\bwhy\b", q)
+        and re.search(
+            r"\b(longer|slower|faster|quicker|more time|less time|costs? more|more expensive|which (takes|is|costs))\b",
+            q,
+        )
+    ):
+        # "which takes longer: reading uniref90.fasta or writing dump.0244?"
+        return Query(metric="file_compare", target=both[0], file=both[1], raw=question)
     if named_file and re.search(
         r"\b(who|which (rank|process)\w*|what (rank|process)\w*)\b.*\b(read|reads|wrote|writes?|open\w*|us\w+|"
         r"access\w*|touch\w*)\b",
@@ -1900,6 +1921,26 @@ def _group_has(g: FileGroup, word: str) -> bool:
     return any(t.startswith(w) or w.startswith(t) for t in tokens)
 
 
+def _file_compare(report: Report, q: Query) -> _Out:
+    """Two named files side by side: how long each took on its slowest rank (the time the job waited on it)."""
+    a = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    b = next((x for x in report.top_files if _named(x.path, q.file)), None)
+    if a is None or b is None or a.path == b.path:
+        return None
+
+    def took(f: FileUsage) -> float:
+        return f.slowest_s if f.slowest_s else f.io_time_s
+
+    long, short = (a, b) if took(a) >= took(b) else (b, a)
+    text = (
+        f"`{long.path}` takes longer: its slowest rank spent {_s(took(long))} on it, against {_s(took(short))} on "
+        f"`{short.path}` (summed over ranks: {_s(long.io_time_s)} against {_s(short.io_time_s)})."
+    )
+    values = [exact(took(long), "seconds"), exact(took(short), "seconds")]
+    values += [exact(long.io_time_s, "seconds"), exact(short.io_time_s, "seconds")]
+    return text, values, [long.path, short.path], []
+
+
 def _group(report: Report, q: Query) -> _Out:
     g = group_named(report, q.raw)
     if g is None:
@@ -2101,6 +2142,7 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "file_compare": _file_compare,
     "group": _group,
     "job_info": _job_info,
     "busiest_rank": _busiest_rank,

@@ -197,3 +197,16 @@ def test_how_many_files_the_log_lists_counts_every_record() -> None:
         named = len(r.name_records)
     text = first_sentence(log, "how many files does the log list for this process?")
     assert text.startswith(f"The log names {named:,} file(s)"), text
+
+
+def test_two_named_files_are_compared_by_their_slowest_rank() -> None:
+    log = "darshan-logs/hdf5_diagonal_write_only/hdf5_diagonal_write_bytes_range_dxt.darshan"
+    rep = report(log)
+    files = {f.path.rsplit("/", 1)[-1]: f for f in rep.top_files}
+    uuid, string = files["uuid.cpython-38.pyc"], files["string.cpython-38.pyc"]
+    longer = max((uuid, string), key=lambda f: f.slowest_s or 0.0)
+    text = first_sentence(log, "which takes longer: reading uuid.cpython-38.pyc or string.cpython-38.pyc?")
+    assert text.startswith(f"`{longer.path}` takes longer: its slowest rank spent "), text
+    # "Why does X take longer than Y?" stays a why-question about X.
+    why = fact_query.parse("why does reading uuid.cpython-38.pyc take longer than string.cpython-38.pyc?")
+    assert why is not None and why.metric == "file_why"
