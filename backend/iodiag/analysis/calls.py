@@ -23,6 +23,10 @@ CALL_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
         "fdatasyncs": ("POSIX_FDSYNCS",),
         "rw_switches": ("POSIX_RW_SWITCHES",),
         "mmaps": ("POSIX_MMAPS",),
+        "consec_reads": ("POSIX_CONSEC_READS",),
+        "seq_reads": ("POSIX_SEQ_READS",),
+        "consec_writes": ("POSIX_CONSEC_WRITES",),
+        "seq_writes": ("POSIX_SEQ_WRITES",),
     },
     "MPI-IO": {
         "opens": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"),

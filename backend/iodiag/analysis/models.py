@@ -261,6 +261,10 @@ class OpCounts(_Model):
     flushes: int = Field(default=0, description="fflush (STDIO), H5Fflush/H5Dflush (HDF5)")
     rw_switches: int = Field(default=0, description="times a rank switched between reading and writing")
     mmaps: int = 0
+    consec_reads: int = Field(default=0, description="reads starting right where the previous one ended (POSIX)")
+    seq_reads: int = Field(default=0, description="reads starting past the previous one's end, gaps allowed (POSIX)")
+    consec_writes: int = 0
+    seq_writes: int = 0
 
 
 class InterfaceTotals(_Model):

@@ -76,6 +76,7 @@ Metric = Literal[
     "files_per_rank",
     "group",
     "file_compare",
+    "sequential",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -443,6 +444,33 @@ def parse(question: str) -> Query | None:
         return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
     rank = _RANK.search(q)
     if (
+        re.search(r"\b(sequential\w*|contiguous\w*|in order|consecutive\w*)\b", q)
+        and (yes_no or re.search(r"\b(how|were|are|was)\b", q))
+        and not re.search(r"\b(why|fix|how (do|can|to|should|could)|improve|faster|make)\b", q)
+    ):
+        # "are the index.bin reads sequential?": the file's consecutive and sequential counters
+        return Query(
+            metric="sequential",
+            target=named_file.group(1) if named_file else None,
+            direction=_direction(q),
+            yes_no=yes_no,
+            raw=question,
+        )
+    if (
+        not rank
+        and re.search(r"\b(each|every|per) (rank|process)\b", q)
+        and re.search(r"\bhow much\b|\bhow many bytes\b|\b(bytes|data|gib|mib|gb|mb)\b", q)
+        and not named_file
+        and not re.search(r"\bwhy\b", q)
+    ):
+        return Query(metric="rank_spread", direction=_direction(q), data=True)  # "how much did each rank write?"
+    if named_file and re.search(r"\bhow (big|large)\b.*\b(reads?|writes?|calls?|fread|fwrite|requests?|accesses)\b", q):
+        # "how big were the fread calls on reads.fastq?"
+        way: Direction = (
+            "read" if re.search(r"\b(f?read\w*)\b", q) else "write" if re.search(r"\bf?writ", q) else "both"
+        )
+        return Query(metric="request_size", target=named_file.group(1), direction=way)
+    if (
         not rank
         and not named_file
         and re.search(r"\b(which|what) (rank|process)\w*\b.*\b(most|longest|slowest|busiest|straggl\w*|lagg\w*)\b", q)
@@ -662,6 +690,10 @@ def answer(report: Report, query: Query) -> Fact | None:
     fn = _ANSWERS.get(query.metric)
     if fn is None:
         return None
+    has = {i.name for i in report.interfaces if i.records}
+    if query.target == "DAOS" and "DAOS" not in has and "DFS" in has:
+        # DFS is DAOS's file system: "the DAOS writes" of a DFS job are its DFS records.
+        query = query.model_copy(update={"target": "DFS"})
     out = fn(report, query)
     if out is None:
         return None
@@ -970,6 +1002,75 @@ def _rank_time(report: Report, q: Query) -> _Out:
     return text, values + nv, [], [rank]
 
 
+def _rank_bytes_spread(report: Report, q: Query) -> _Out:
+    """Bytes per rank over the ranks with records of their own (a shared record's part per rank is not kept)."""
+    t = report.rank_table
+
+    def moved(u: RankUsage) -> int:
+        return (
+            u.bytes_written
+            if q.direction == "write"
+            else u.bytes_read
+            if q.direction == "read"
+            else (u.bytes_read + u.bytes_written)
+        )
+
+    amounts = sorted(moved(u) for u in t.ranks)
+    if not amounts:
+        return None
+    verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
+    lo, mid, hi = amounts[0], statistics.median(amounts), amounts[-1]
+    over = f"the {len(amounts):,} ranks with records of their own"
+    note, nv = _shared_note(report)
+    values = [exact(lo, "bytes"), exact(mid, "bytes"), exact(hi, "bytes"), exact(len(amounts), "bare")]
+    if hi - lo <= 0.01 * max(hi, 1):
+        text = f"Each rank {verb} {_b(mid)} through its own records (over {over}).{note}"
+        values = [exact(mid, "bytes"), exact(len(amounts), "bare")]
+    else:
+        text = f"Ranks {verb} {_b(lo)} to {_b(hi)} each, {_b(mid)} at the median, over {over}.{note}"
+    return text, values + nv, [], []
+
+
+def _sequential(report: Report, q: Query) -> _Out:
+    """Were a file's reads (or writes) sequential: Darshan's consecutive and sequential counters (POSIX)."""
+    f = None
+    if q.target:
+        f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        word = _loose_name(" ".join(q.raw.lower().split()), report)
+        f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
+    if f is None:
+        return None
+    c = f.posix_calls if f.layer != "POSIX" and f.posix_calls is not None else f.calls
+    if f.layer not in ("POSIX", "MPI-IO") and c is f.calls:
+        return (
+            f"The log cannot tell: Darshan counts consecutive and sequential requests only in its POSIX module, and "
+            f"`{f.path}` is counted at {f.layer}.",
+            [],
+            [f.path],
+            [],
+        )
+    writes = q.direction == "write" or (q.direction == "both" and c.writes > c.reads)
+    n, consec, seq = (c.writes, c.consec_writes, c.seq_writes) if writes else (c.reads, c.consec_reads, c.seq_reads)
+    noun = "writes" if writes else "reads"
+    if n <= 0:
+        return None
+    mostly = consec >= 0.8 * n
+    word = ("Yes: " if mostly else "No: ") if q.yes_no else ""
+    text = (
+        f"{word}of the {n:,} {noun} of `{f.path}`, {consec:,} started where the previous one ended (consecutive) "
+        f"and {seq:,} after it (sequential, gaps allowed)"
+    )
+    if not mostly:
+        text += f"; {n - seq:,} went back in the file"
+    return (
+        (text[0].upper() + text[1:] if not word else text) + ".",
+        [exact(n, "bare"), exact(consec, "bare"), exact(seq, "bare"), exact(n - seq, "bare")],
+        [f.path],
+        [],
+    )
+
+
 def _job_info(report: Report, q: Query) -> _Out:
     j = report.job
     if q.target == "exe":
@@ -1037,6 +1138,8 @@ def _rank_spread(report: Report, q: Query) -> _Out:
         )
 
     t = report.rank_table
+    if q.data:
+        return _rank_bytes_spread(report, q)
     doing = {"write": "writing", "read": "reading"}.get(q.direction, "in I/O")
     note, nv = _shared_note(report)
     times = sorted(seconds(u) for u in t.ranks)
@@ -1817,7 +1920,8 @@ def _file_usage(report: Report, q: Query) -> _Out:
     if (
         f.slowest_s
         and re.search(
-            r"\b(slowest|longest|worst|how long|take|took|time|fraction|share|percent\w*|proportion|each rank)\b",
+            r"\b(slowest|longest|worst|how long|take|took|time|runtime|fraction|share|percent\w*|proportion|each rank"
+            r"|how much of)\b",
             asked,
         )
         and (
@@ -1969,6 +2073,15 @@ def _group(report: Report, q: Query) -> _Out:
 def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
     values = [exact(g.files, "bare")]
     some = {"read": g.files_read, "write": g.files_written}.get(q.direction)
+    if not moved and some == 0:
+        verb = "read" if q.direction == "read" else "written"
+        return (
+            f"None of the {g.files:,} files named `{g.pattern}` was {verb}"
+            + (f" ({g.opens:,} opens, {g.opens / g.files:,.0f} per file, and no bytes)." if g.opens else "."),
+            [exact(g.files, "bare"), exact(g.opens, "bare"), exact(g.opens / g.files, "bare")],
+            [],
+            [],
+        )
     if not moved and some is not None and 0 < some < g.files:
         # "How many restart files were written?": those of the pattern the job wrote to, not all it opened.
         verb = "read" if q.direction == "read" else "wrote"
@@ -1994,8 +2107,8 @@ def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
         text = f"The job did I/O on {g.files:,} files named `{g.pattern}`"
     extra = []
     if g.opens:
-        extra.append(f"{g.opens:,} opens")
-        values.append(exact(g.opens, "bare"))
+        extra.append(f"{g.opens:,} opens, {g.opens / g.files:,.0f} per file")
+        values += [exact(g.opens, "bare"), exact(g.opens / g.files, "bare")]
     if g.io_time_s > 0:
         extra.append(f"{_s(g.io_time_s)} of I/O summed over ranks")
         values.append(exact(g.io_time_s, "seconds"))
@@ -2142,6 +2255,7 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "sequential": _sequential,
     "file_compare": _file_compare,
     "group": _group,
     "job_info": _job_info,

@@ -210,3 +210,23 @@ def test_two_named_files_are_compared_by_their_slowest_rank() -> None:
     # "Why does X take longer than Y?" stays a why-question about X.
     why = fact_query.parse("why does reading uuid.cpython-38.pyc take longer than string.cpython-38.pyc?")
     assert why is not None and why.metric == "file_why"
+
+
+def test_sequential_reads_are_darshans_consecutive_and_sequential_counters() -> None:
+    df = counters("sample.darshan", "POSIX")
+    rows = df[df["path"].str.endswith("/vpicio.hdf5")]
+    writes, consec = int(rows["POSIX_WRITES"].sum()), int(rows["POSIX_CONSEC_WRITES"].sum())
+    text = first_sentence("sample.darshan", "were the vpicio.hdf5 writes sequential?")
+    assert text.startswith(("Yes: ", "No: ")) and f"of the {writes:,} writes of `" in text, text
+    assert f"{consec:,} started where the previous one ended" in text
+    # "How do I fix ...?" is advice, not this count.
+    assert fact_query.parse("how do I make the reads sequential?") is None
+
+
+def test_how_much_each_rank_wrote_is_the_spread_over_ranks() -> None:
+    q = fact_query.parse("how much did each rank write?")
+    assert q is not None and q.metric == "rank_spread" and q.data
+    rep = report(NONMPI)
+    fact = fact_query.answer(rep, q)
+    own = [u.bytes_written for u in rep.rank_table.ranks]
+    assert fact is not None and len(own) == 1 and fact.text.startswith("Each rank wrote ")

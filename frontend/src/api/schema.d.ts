@@ -1777,6 +1777,17 @@ export interface components {
          */
         OpCounts: {
             /**
+             * Consec Reads
+             * @description reads starting right where the previous one ended (POSIX)
+             * @default 0
+             */
+            consec_reads: number;
+            /**
+             * Consec Writes
+             * @default 0
+             */
+            consec_writes: number;
+            /**
              * Fdatasyncs
              * @default 0
              */
@@ -1813,6 +1824,17 @@ export interface components {
              * @default 0
              */
             seeks: number;
+            /**
+             * Seq Reads
+             * @description reads starting past the previous one's end, gaps allowed (POSIX)
+             * @default 0
+             */
+            seq_reads: number;
+            /**
+             * Seq Writes
+             * @default 0
+             */
+            seq_writes: number;
             /**
              * Stats
              * @default 0
