@@ -77,6 +77,7 @@ Metric = Literal[
     "group",
     "file_compare",
     "sequential",
+    "ranks_with_io",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -479,6 +480,8 @@ def parse(question: str) -> Query | None:
     if named_file and re.search(r"\b(each|every|per) (rank|process)\b", q) and _READ_OR_WRITE_TIME.search(q):
         # "how long did each rank spend reading X?": the file's slowest rank, and what Darshan kept of the rest
         return Query(metric="file_usage", target=named_file.group(1), direction=_direction(q), raw=question)
+    if re.search(r"\b(which|what|how many) (ranks|processes)\b.*\b(did|do|does|doing|perform\w*)\b.*\bi/?o\b", q):
+        return Query(metric="ranks_with_io")  # "which ranks did any I/O?"
     if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
         return Query(metric="files_per_rank", direction=_direction(q))
     if (
@@ -495,7 +498,9 @@ def parse(question: str) -> Query | None:
         target = rank.group(1)
         on = _NAMED.search(question)
         file = on.group(1) if on else None
-        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*)\b", q) and not (file and _READ_OR_WRITE_TIME.search(q)):
+        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*|doing|busy|up to)\b", q) and not (
+            file and _READ_OR_WRITE_TIME.search(q)
+        ):
             return Query(metric="slow_rank", scope="rank", target=target, file=file, yes_no=yes_no)
         if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*)\b", q):
             return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
@@ -643,7 +648,7 @@ def parse(question: str) -> Query | None:
         and not re.search(r"\b(which|what) (files?|ranks?|processes)\b|\bsay\b|\bnersc|\bolcf|\balcf", q)
     ):
         return Query(metric="slow_ost")  # "which OST is slow?", "how many ranks did the slow OST hit?"
-    if re.search(r"\b(how many|number of|count of)\b.*\bosts?\b|\bosts?\b.*\bhow many\b", q):
+    if re.search(r"\b(how many|number of|count of)\b.*\bosts?\b|\bosts?\b.*\bhow many\b|\b(which|what) osts\b", q):
         return Query(metric="osts")
     if re.search(r"\bshared\b.*\b(per[- ]process|per rank|own file|one per)\b|\bfile[- ]per[- ]process\b|\bn-?n\b", q):
         return Query(metric="sharing")
@@ -651,7 +656,7 @@ def parse(question: str) -> Query | None:
         r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b", q
     ) and not re.search(r"\bstorage targets?\b|\b(blame|fault|problem|slow\w*|why)\b", q):
         return Query(metric="file_system", direction=_direction(q), target=target)
-    if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b", q):
+    if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b|\bstriping\b", q):
         return Query(metric="stripe", target=target)
     ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
     asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
@@ -1031,6 +1036,33 @@ def _rank_bytes_spread(report: Report, q: Query) -> _Out:
     return text, values + nv, [], []
 
 
+def _ranks_with_io(report: Report, q: Query) -> _Out:
+    t = report.rank_table
+    n = report.job.nprocs
+    if t.truncated:
+        return None
+    own = sorted(u.rank for u in t.ranks)
+    if t.shared_files:
+        return (
+            f"Every rank: Darshan holds {t.shared_files:,} shared file(s) as one record for all {n:,} ranks, and "
+            f"{len(own):,} rank(s) have records of their own.",
+            [exact(t.shared_files, "bare"), exact(n, "bare"), exact(len(own), "bare")],
+            [],
+            [],
+        )
+    if len(own) == 1 and n <= 1:
+        return f"Rank {own[0]}, the job's only rank, did all of its I/O.", [], [], own
+    if len(own) == 1:
+        return f"Only rank {own[0]} did I/O, of the job's {n:,} ranks.", [exact(n, "bare")], [], own
+    shown = ", ".join(str(r) for r in own[:10]) + (" ..." if len(own) > 10 else "")
+    return (
+        f"{len(own):,} of the job's {n:,} ranks did I/O: {shown}.",
+        [exact(len(own), "bare"), exact(n, "bare")],
+        [],
+        [],
+    )
+
+
 def _sequential(report: Report, q: Query) -> _Out:
     """Were a file's reads (or writes) sequential: Darshan's consecutive and sequential counters (POSIX)."""
     f = None
@@ -1208,6 +1240,9 @@ def _slow_rank(report: Report, q: Query) -> _Out:
     moved = u.bytes_read + u.bytes_written
     total = sum(_moved(i) for i in _counted(report))
     mean_bytes = total / max(report.job.nprocs, 1)
+    # What it was doing: the file it alone used with the most time ("rank 0 reads uniref90.fasta alone").
+    alone = max((f for f in report.top_files if f.only_rank == rank), key=lambda f: f.io_time_s, default=None)
+    on = f", most of it on `{alone.path}` ({_s(alone.io_time_s)}), which only it used" if alone else ""
     heavy = mean_bytes > 0 and moved > 2 * mean_bytes
     more = f"{moved / mean_bytes:.1f}x the mean rank's data: the work sits on it" if heavy else "no more data than most"
     if why is not None:
@@ -1225,9 +1260,11 @@ def _slow_rank(report: Report, q: Query) -> _Out:
     text = (
         f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O on its own records, "
         f"{mine / median:.1f}x the {yardstick} rank's "
-        f"{_s(median)}, moving {_b(moved)} ({more})" + (reason if reason.startswith(";") else f".{reason}")
+        f"{_s(median)}, moving {_b(moved)} ({more}){on}" + (reason if reason.startswith(";") else f".{reason}")
     )
     values += [exact(mine / median, "times"), exact(moved, "bytes")]
+    if alone is not None:
+        values.append(exact(alone.io_time_s, "seconds"))
     if heavy:
         values.append(exact(moved / mean_bytes, "times"))
     return text, values, [], [rank]
@@ -1363,7 +1400,9 @@ def _named(path: str, target: str | None) -> bool:
 
 def _osts(report: Report, q: Query) -> _Out:
     if not report.osts:
-        return "The log has no Lustre layouts, so it names no OSTs.", [], [], []
+        fs = _FS_NAMES.get(report.file_system or "", report.file_system or "")
+        on = f": the job's data is on {fs}, which has no OSTs" if fs and fs != "Lustre" else ""
+        return f"The log has no Lustre layouts, so it names no OSTs{on}.", [], [], []
     n = len(report.osts)
     return f"The job's files landed on {n:,} OST(s).", [exact(n, "bare")], [], []
 
@@ -1443,6 +1482,7 @@ def _stripe(report: Report, q: Query) -> _Out:
             )
     if not report.lustre_layouts:
         fs = report.file_system or "a file system without Lustre layouts"
+        fs = _FS_NAMES.get(fs, fs)
         return f"The log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.", [], [], []
     named = [x for x in report.lustre_layouts if _named(x.path, q.target)] or report.lustre_layouts
     lay = max(named, key=lambda x: x.bytes_moved)
@@ -1545,11 +1585,21 @@ def _metadata(report: Report, q: Query) -> _Out:
     storm = report.finding("J03")
     # The files the calls went to, as the metadata finding counts them ("1,116 of them `pkg/mod#.py`").
     where = f" ({storm.subject})" if storm is not None and storm.subject else ""
+    busiest = next((m.value for m in storm.evidence if m.name == "busiest_rank_meta_time"), None) if storm else None
+    run = report.job.runtime_s
+    if busiest and run > 0:
+        # Per rank is what the run waits on: "what fraction of the run is metadata?"
+        where += f"; the busiest rank spent {_s(float(busiest))} in them, {percent(float(busiest) / run)} of the run"
     return (
         f"{word}{'m' if word else 'M'}etadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
         f"{percent(meta / (meta + data))} of "
         f"the job's I/O time{where}; reads and writes took {_s(data)}.",
-        [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")],
+        [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")]
+        + (
+            [exact(float(busiest), "seconds"), exact(float(busiest) / run * 100, "percent")]
+            if busiest and run > 0
+            else []
+        ),
         [],
         [],
     )
@@ -1800,8 +1850,9 @@ def _top_file(report: Report, q: Query) -> _Out:
         return None
     top = files[0]
     who = f"its {top.ranks:,} ranks" if top.ranks > 1 else "its 1 rank"
+    slow = f", {_s(top.slowest_s)} on its slowest rank" if top.slowest_s and top.ranks > 1 else ""
     text = (
-        f"`{top.path}` took the most I/O time: {_s(top.io_time_s)} summed over {who} "
+        f"`{top.path}` took the most I/O time: {_s(top.io_time_s)} summed over {who}{slow} "
         f"({percent(top.share_of_io)} of the job's I/O time, {_b(top.bytes_written)} written and "
         f"{_b(top.bytes_read)} read through {top.layer})"
     )
@@ -1811,6 +1862,8 @@ def _top_file(report: Report, q: Query) -> _Out:
         exact(top.bytes_written, "bytes"),
         exact(top.bytes_read, "bytes"),
     ]
+    if slow and top.slowest_s:
+        values.append(exact(top.slowest_s, "seconds"))
     if len(files) > 1:
         nxt = files[1]
         text += f"; next is `{nxt.path}` ({_s(nxt.io_time_s)})"
@@ -1908,14 +1961,18 @@ def _file_usage(report: Report, q: Query) -> _Out:
     if f is None:
         return None
     who = f"its {f.ranks:,} ranks" if f.ranks > 1 else "its 1 rank"
+    # With the calls that moved them ("8.00 GiB written in 524,288 write calls").
+    rc = f" in {f.calls.reads:,} read calls" if f.calls.reads else ""
+    wc = f" in {f.calls.writes:,} write calls" if f.calls.writes else ""
     if q.direction == "read":
-        head = f"`{f.path}`: {_b(f.bytes_read)} read"
+        head = f"`{f.path}`: {_b(f.bytes_read)} read{rc}"
     elif q.direction == "write":
-        head = f"`{f.path}`: {_b(f.bytes_written)} written"
+        head = f"`{f.path}`: {_b(f.bytes_written)} written{wc}"
     else:
-        head = f"`{f.path}`: {_b(f.bytes_written)} written and {_b(f.bytes_read)} read"
+        head = f"`{f.path}`: {_b(f.bytes_written)} written{wc} and {_b(f.bytes_read)} read{rc}"
     text = f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer})."
     values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
+    values += [exact(n, "bare") for n in (f.calls.reads, f.calls.writes) if n]
     asked = q.raw.lower()
     if (
         f.slowest_s
@@ -1945,7 +2002,14 @@ def _file_usage(report: Report, q: Query) -> _Out:
     return text, values, [f.path], []
 
 
-_FS_NAMES = {"nfs": "NFS", "lustre": "Lustre", "gpfs": "GPFS", "xfs": "a local XFS disk", "ext4": "a local ext4 disk"}
+_FS_NAMES = {
+    "nfs": "NFS",
+    "lustre": "Lustre",
+    "gpfs": "GPFS",
+    "xfs": "a local XFS disk",
+    "ext4": "a local ext4 disk",
+    "daos": "DAOS (through DFS)",
+}
 
 
 def _file_slowest(report: Report, q: Query) -> _Out:
@@ -2005,7 +2069,9 @@ def group_named(report: Report, question: str) -> FileGroup | None:
     """The file group a question names by the word(s) before "files" ("json files", "restart files", ".npz
     files", "config files"): the group with the most files whose extension, name or folder the word is."""
     found: list[FileGroup] = []
-    for m in re.finditer(r"((?:\.?[a-z0-9_]+ ){1,2})files?\b", question.lower()):
+    nouns = r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?)"
+    # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
+    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){nouns}\b)", question.lower()):
         for w in m.group(1).split():
             if w in _NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
                 continue
@@ -2188,10 +2254,16 @@ def _file_why(report: Report, q: Query) -> _Out:
         on = f", on {_FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in _FS_NAMES else ""
         took = f"{on} took {_s(usage.slowest_s)} on its slowest rank{who} and"
         values.insert(0, exact(usage.slowest_s, "seconds"))
+    also = ""
+    second = [x for x in naming if x.code != f.code]
+    if second:
+        # The next problem on the same file, by the same ranking: "also M03 (8,192 independent writes)".
+        n = min(second, key=lambda x: (rank.get(x.code, len(rank)), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
+        also = f"; also {n.code}" + (f" ({n.subject})" if n.subject else "")
     text = f"`{path}`{took} is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
-        f": {_lower_first(todo)}" if todo else "."
+        f": {_lower_first(todo).rstrip('.')}" if todo else ""
     )
-    return text if text.endswith(".") else text + ".", values, [path], []
+    return text + also + ".", values, [path], []
 
 
 def _file_why_unpriced(report: Report, q: Query) -> _Out:
@@ -2255,6 +2327,7 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "ranks_with_io": _ranks_with_io,
     "sequential": _sequential,
     "file_compare": _file_compare,
     "group": _group,

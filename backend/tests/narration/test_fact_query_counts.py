@@ -230,3 +230,20 @@ def test_how_much_each_rank_wrote_is_the_spread_over_ranks() -> None:
     fact = fact_query.answer(rep, q)
     own = [u.bytes_written for u in rep.rank_table.ranks]
     assert fact is not None and len(own) == 1 and fact.text.startswith("Each rank wrote ")
+
+
+def test_a_slow_rank_is_named_with_the_file_only_it_used() -> None:
+    rep = scenario_report(SCENARIOS / "ranking-stdio-bulk-beside-random-reads.yaml")
+    alone = [f for f in rep.top_files if f.only_rank == 0]
+    assert alone, "rank 0 alone writes output.csv in this scenario"
+    top = max(alone, key=lambda f: f.io_time_s)
+    fact = fact_query.answer(rep, fact_query.parse("what is rank 0 doing?"))  # type: ignore[arg-type]
+    assert fact is not None and f", most of it on `{top.path}` (" in fact.text.split(". ")[0], fact.text
+
+
+def test_which_ranks_did_io_counts_the_ranks_with_records() -> None:
+    q = fact_query.parse("which ranks did any I/O in this run?")
+    assert q is not None and q.metric == "ranks_with_io"
+    rep = report(NONMPI)
+    fact = fact_query.answer(rep, q)
+    assert fact is not None and fact.text.startswith("Rank 0, the job's only rank, did all of its I/O."), fact.text
