@@ -247,5 +247,13 @@ def _job_summary(profile: JobProfile, nodes: int | None) -> JobSummary:
         ],
         files=len(profile.names),
         file_systems=dict(fs.most_common()),
-        hosts=sorted({h for t in profile.traces.values() for h in t.hostnames.values() if h})[:64],
+        # DXT records carry each rank's host, whether the trace is held whole or summarised while streamed.
+        hosts=sorted(
+            {
+                h
+                for t in [*profile.traces.values(), *profile.trace_summaries.values()]
+                for h in t.hostnames.values()
+                if h
+            }
+        )[:64],
     )

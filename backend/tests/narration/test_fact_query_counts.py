@@ -247,3 +247,21 @@ def test_which_ranks_did_io_counts_the_ranks_with_records() -> None:
     rep = report(NONMPI)
     fact = fact_query.answer(rep, q)
     assert fact is not None and fact.text.startswith("Rank 0, the job's only rank, did all of its I/O."), fact.text
+
+
+def test_hosts_come_from_the_dxt_trace_and_are_unknown_without_it() -> None:
+    from iodiag.analysis import analyze
+    from iodiag.ingest import load_profile
+
+    log = shared_log(
+        "darshan-logs/mpi_io_test_with_dxt/treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan"
+    )
+    with darshan.DarshanReport(str(log), read_all=True) as r:
+        hosts = {str(row["hostname"]) for row in r.records["DXT_POSIX"]}
+    q = fact_query.parse("what host(s) did the job run on?")
+    assert q is not None and q.metric == "not_recorded"
+    traced = fact_query.answer(analyze(load_profile(str(log), include=("DXT",))), q)
+    assert traced is not None and traced.text.startswith(f"The DXT trace names {len(hosts)} host(s): ")
+    assert all(h in traced.text for h in hosts)
+    counters_only = fact_query.answer(analyze(load_profile(str(log))), q)
+    assert counters_only is not None and counters_only.text.startswith("The log does not record ")
