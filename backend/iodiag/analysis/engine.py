@@ -249,11 +249,7 @@ def _job_summary(profile: JobProfile, nodes: int | None) -> JobSummary:
         file_systems=dict(fs.most_common()),
         # DXT records carry each rank's host, whether the trace is held whole or summarised while streamed.
         hosts=sorted(
-            {
-                h
-                for t in [*profile.traces.values(), *profile.trace_summaries.values()]
-                for h in t.hostnames.values()
-                if h
-            }
+            {h for t in profile.traces.values() for h in t.hostnames.values() if h}
+            | {h for m in profile.trace_summaries.values() for h in m.hostnames.values() if h}
         )[:64],
     )
