@@ -5,6 +5,8 @@ Renderers, the web UI, the narrator and the system report only display ``Report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from iodiag.analysis.context import Context
 from iodiag.analysis.models import Cause, Confidence, Finding, Severity, Verdict
 from iodiag.analysis.recommendations import RECOMMENDATIONS
@@ -395,6 +397,13 @@ def action_title(f: Finding) -> str:
     rec_id = f.actions[0].recommendation if f.actions else (f.recommendations[0] if f.recommendations else "")
     rec = RECOMMENDATIONS.get(rec_id)
     return rec.title if rec else ""
+
+
+def by_verdict(verdict: Verdict) -> Callable[[str], int]:
+    """A sort key for finding codes: their place in the verdict's ranking, codes it does not rank after them.
+    Lists of fixes or causes use it so they agree with the headline above them."""
+    place = {c.code: i for i, c in enumerate(verdict.causes)}
+    return lambda code: place.get(code, len(place))
 
 
 def action_for(f: Finding) -> str:

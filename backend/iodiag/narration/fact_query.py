@@ -2236,11 +2236,11 @@ def _file_why(report: Report, q: Query) -> _Out:
     ]
     if not naming:
         return _file_why_unpriced(report, q)
-    from iodiag.analysis.verdict import action_for
+    from iodiag.analysis.verdict import action_for, by_verdict
 
     # The verdict's ranking first (a cause before the imbalance it explains), then the cost.
-    rank = {c.code: i for i, c in enumerate(report.verdict.causes)}
-    f = min(naming, key=lambda x: (rank.get(x.code, len(rank)), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
+    place = by_verdict(report.verdict)
+    f = min(naming, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
     path = next(fe.path for fe in f.files if _named(fe.path, q.target))
     seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
     named = f"{f.code}: {f.subject}" if f.subject else f.code
@@ -2258,7 +2258,7 @@ def _file_why(report: Report, q: Query) -> _Out:
     second = [x for x in naming if x.code != f.code]
     if second:
         # The next problem on the same file, by the same ranking: "also M03 (8,192 independent writes)".
-        n = min(second, key=lambda x: (rank.get(x.code, len(rank)), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
+        n = min(second, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
         also = f"; also {n.code}" + (f" ({n.subject})" if n.subject else "")
     text = f"`{path}`{took} is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
         f": {_lower_first(todo).rstrip('.')}" if todo else ""

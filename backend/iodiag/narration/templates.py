@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from iodiag.analysis.models import Finding, Layer, Severity
+from iodiag.analysis.verdict import by_verdict
 from iodiag.core.units import human_seconds
 from iodiag.knowledge.models import Passage
 from iodiag.narration.composer import Plan, already_done
@@ -311,8 +312,8 @@ class TemplateWriter:
             and self._fact(plan, f.code)
         ]
         # The verdict's ranking, where it ranks them: the list agrees with the headline above it.
-        rank = {c.code: i for i, c in enumerate(plan.report.verdict.causes)}
-        targets = sorted(targets, key=lambda f: rank.get(f.code, len(rank)))[:3]
+        place = by_verdict(plan.report.verdict)
+        targets = sorted(targets, key=lambda f: place(f.code))[:3]
         lines: list[str] = []
         q = plan.question.text
         if plan.sheet.context.single and _MPI_WORDS.search(q):
