@@ -960,11 +960,15 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
     )
 
 
+def _every_rank(report: Report, f: FileUsage) -> bool:
+    """Whether every rank of a multi-rank job used the file (a shared record, or a record per rank)."""
+    return f.ranks >= report.job.nprocs > 1
+
+
 def _shared_moved(report: Report, direction: Direction) -> bool:
     """Whether a shared (every-rank) file among the busiest moved data in that direction."""
-    n = report.job.nprocs
     return any(
-        f.ranks >= n > 1
+        _every_rank(report, f)
         and {"read": f.bytes_read, "write": f.bytes_written}.get(direction, f.bytes_read + f.bytes_written)
         for f in report.top_files
     )
@@ -1181,7 +1185,7 @@ def _rank_spread(report: Report, q: Query) -> _Out:
     over = f"the {len(times):,} ranks with records of their own" + (" (the busiest listed)" if t.truncated else "")
     values = [exact(lo, "seconds"), exact(mid, "seconds"), exact(hi, "seconds"), exact(len(times), "bare")]
     n = report.job.nprocs
-    shared = next((f for f in report.top_files if f.ranks >= n > 1 and f.only_rank is None and f.slowest_s), None)
+    shared = next((f for f in report.top_files if _every_rank(report, f) and f.only_rank is None and f.slowest_s), None)
     if shared is not None and shared.slowest_s and shared.slowest_s > hi:
         # Most of the time is in a record Darshan keeps once for all ranks: its slowest rank is what is known.
         who = f" (rank {shared.slowest_rank})" if shared.slowest_rank is not None else ""
@@ -2213,7 +2217,7 @@ def _file_ranks(report: Report, q: Query) -> _Out:
         text = f"Rank {f.only_rank} alone {verb} `{f.path}`{what}, in {_s(f.io_time_s)} of I/O."
         return text, [*values, exact(f.io_time_s, "seconds")], [f.path], [f.only_rank]
     n = report.job.nprocs
-    if f.ranks >= n > 1:
+    if _every_rank(report, f):
         slow = next((k for which, k in _kept_ranks(report, q.target) if which == "slowest"), None)
         text = f"All {n:,} ranks {verb} `{f.path}`{what}: Darshan kept one shared record for it"
         if slow is not None:
