@@ -33,6 +33,7 @@ from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.facts import Fact
 from iodiag.narration.quantities import Quantity, exact
+from iodiag.narration.untrusted import quote
 
 Metric = Literal[
     "bytes",
@@ -1114,12 +1115,12 @@ def _job_info(report: Report, q: Query) -> _Out:
         if not exe or re.fullmatch(r"\d+( .*)?", exe):
             return (
                 "The log does not name the program: its executable is recorded only as an anonymized number "
-                f"(`{exe or 'none'}`).",
+                f"({quote(exe or 'none')}).",
                 [],
                 [],
                 [],
             )
-        return f"The log was written by `{exe}`, run on {j.nprocs:,} rank(s).", [exact(j.nprocs, "bare")], [], []
+        return f"The log was written by {quote(exe)}, run on {j.nprocs:,} rank(s).", [exact(j.nprocs, "bare")], [], []
     if q.target == "version":
         return f"Darshan {j.darshan_version} wrote this log (log format {j.log_format}).", [], [], []
     mods = [m for m in j.modules if m.records or m.loaded]
@@ -2318,7 +2319,8 @@ def _not_recorded(report: Report, q: Query) -> _Out:
     if re.match(r"host|node|which (compute )?node|compute node", asked) and report.job.hosts:
         # A DXT trace names the host of each rank's records.
         hosts = report.job.hosts
-        shown = ", ".join(hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
+        # Host names come from the log: code spans keep them inert, like file names.
+        shown = ", ".join(quote(h) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
         return f"The DXT trace names {len(hosts)} host(s): {shown}.", [exact(len(hosts), "bare")], [], []
     return (
         f"The log does not record {q.target or 'that'}: Darshan keeps I/O counters per file and rank (and, with DXT, "

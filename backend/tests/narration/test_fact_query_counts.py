@@ -265,3 +265,14 @@ def test_hosts_come_from_the_dxt_trace_and_are_unknown_without_it() -> None:
     assert all(h in traced.text for h in hosts)
     counters_only = fact_query.answer(analyze(load_profile(str(log))), q)
     assert counters_only is not None and counters_only.text.startswith("The log does not record ")
+
+
+def test_a_program_name_from_the_log_is_quoted_as_data() -> None:
+    from iodiag.narration.untrusted import quote
+
+    rep = report(NONMPI)
+    hostile = "./sim `rm -rf ~` <script>x</script>"
+    forged = rep.model_copy(update={"job": rep.job.model_copy(update={"exe": hostile})})
+    fact = fact_query.answer(forged, fact_query.parse("what program produced this log?"))  # type: ignore[arg-type]
+    assert fact is not None and fact.text == f"The log was written by {quote(hostile)}, run on 1 rank(s)."
+    assert "`rm -rf ~`" not in fact.text
