@@ -38,6 +38,12 @@ class Thresholds(BaseModel):
     metadata_time_rank: float = Field(default=30, ge=0, description="metadata seconds per rank (P17)")
     random_operations: float = Field(default=0.2, ge=0, le=1, description="share of random requests (P11, P13)")
     random_operations_absolute: int = Field(default=1000, ge=0, description="number of random requests (P11, P13)")
+    random_cost_share: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="fewer random requests than that still raise P11/P13 when they cost this share of the run",
+    )
     imbalance_stragglers: float = Field(default=0.15, ge=0, description="shared-file rank imbalance (P18, P19)")
     imbalance_size: float = Field(default=0.3, ge=0, le=1, description="per-rank size imbalance (P21, P22)")
     interface_stdio: float = Field(default=0.1, ge=0, le=1, description="share of bytes through STDIO (S01)")

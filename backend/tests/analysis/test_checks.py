@@ -264,7 +264,8 @@ def _pattern(op: str, total: int, rand: int, consec: int = 0) -> dict[str, Any]:
     ("code", "ok_code", "op", "verb"), [("P11", "P12", "READ", "read"), ("P13", "P14", "WRITE", "write")]
 )
 def test_random_access_ratio_boundary(code: str, ok_code: str, op: str, verb: str) -> None:
-    # random / total > random_operations (0.2) and random > random_operations_absolute (1000)
+    # random / total > random_operations (0.2) and random > random_operations_absolute (1000); fewer random
+    # requests raise it only when they cost random_cost_share of the run (these records carry no time)
     below = run(make_profile({"POSIX": [_pattern(op, 10000, 2000, consec=5000)]}))
     assert code not in below.codes()
     f_ok = hit(below, ok_code, Severity.OK)

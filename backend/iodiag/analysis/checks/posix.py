@@ -430,7 +430,15 @@ def _random_files(ctx: Context, op: str) -> tuple[list[FileEvidence], int]:
 def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     total, consec, seq, rand = _pattern(ctx, op)
     verb = op.lower()
-    if total and rand and rand / total > t.random_operations and rand > t.random_operations_absolute:
+    if not (total and rand and rand / total > t.random_operations):
+        return None
+    cost = _random_cost(ctx, t, op, rand)
+    # Cost before count: Drishti's absolute count gate (1,000 random requests) stands unless the random
+    # requests, however few, cost a real share of the run (998 random 4 MiB reads taking 44 s of 96 s).
+    s = ctx.io_share
+    priced = cost.seconds or 0.0
+    worth = s is not None and s.runtime_s > 0 and priced >= max(1.0, t.random_cost_share * s.runtime_s)
+    if rand > t.random_operations_absolute or worth:
         files, n = _random_files(ctx, op)
         # The size those jumps move: 4 KiB pages and 4 MiB blocks read at random are different problems.
         p = ctx.posix_records
@@ -439,7 +447,7 @@ def _random_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         size = top[0][0] if top else None
         common = f"; the most common request size on those files is {human_bytes(size)}" if size else ""
         return Hit(
-            cost=_random_cost(ctx, t, op, rand),
+            cost=cost,
             message=f"{rand:,} of {total:,} {verb} requests ({pct(rand / total)}) go backwards in the file "
             f"(random access); {pct(consec / total)} are consecutive and {pct(seq / total)} sequential{common}.",
             subject=f"{rand:,} backward {verb}s" + (f" of {human_bytes(size)}" if size else ""),
