@@ -234,11 +234,20 @@ test("axe: an analysis while it runs", async ({ page }) => {
   const found: string[] = [];
   await signIn(page, state().tokens.axel);
   // The real answer, held at "running".
+  // Fetched once and replayed: the page polls, and a poll still in flight when
+  // the next width reloads the page has its response disposed under it.
+  let held: Record<string, unknown> | null = null;
   await page.route(/\/api\/v1\/analyses\/[0-9a-f-]+$/, async (route) => {
-    const res = await route.fetch();
-    const body = (await res.json()) as Record<string, unknown>;
-    Object.assign(body, { status: "running", stage: "analyzing", progress: 0.45, findings: null });
-    await route.fulfill({ response: res, json: body });
+    try {
+      if (held === null) {
+        const res = await route.fetch();
+        const body = (await res.json()) as Record<string, unknown>;
+        held = { ...body, status: "running", stage: "analyzing", progress: 0.45, findings: null };
+      }
+      await route.fulfill({ json: held });
+    } catch {
+      // The page moved on (the next width) while this poll was in flight.
+    }
   });
   await atWidths(
     page,

@@ -142,10 +142,14 @@ test("a file named <img src=x onerror=alert(1)> shows literally and runs nothing
   // Show the live status page for a few polls (the real answers, held at "running"), so it can be seen.
   let held = 0;
   await page.route(/\/api\/v1\/analyses\/[0-9a-f-]+$/, async (route) => {
-    const res = await route.fetch();
-    const body = (await res.json()) as Record<string, unknown>;
-    if (held++ < 4) Object.assign(body, { status: "running", stage: "analyzing", progress: 0.45, findings: null });
-    await route.fulfill({ response: res, json: body });
+    try {
+      const res = await route.fetch();
+      const body = (await res.json()) as Record<string, unknown>;
+      if (held++ < 4) Object.assign(body, { status: "running", stage: "analyzing", progress: 0.45, findings: null });
+      await route.fulfill({ response: res, json: body });
+    } catch {
+      // The page moved on while this poll was in flight: its response is gone.
+    }
   });
   const done = uploadAndWait(page, s.xssLog, "pick");
   await expect(page.getByTestId("progress")).toContainText("analyzing");
