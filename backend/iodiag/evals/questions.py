@@ -142,11 +142,18 @@ def score_case(case: QCase, answer: str, seconds: float) -> QScore:
     )
 
 
+def _yes_key(entry: object) -> object:
+    if isinstance(entry, dict) and True in entry and "yes" not in entry:
+        return {("yes" if k is True else k): v for k, v in entry.items()}
+    return entry
+
+
 def read_cases(folder: Path) -> list[QCase]:
     path = folder / "questions.yaml"
     try:
         raw = yaml.safe_load(path.read_text())
-        cases = [QCase.model_validate(x) for x in raw or []]
+        # YAML 1.1 reads a bare `yes:` key as the boolean True; without this the yes/no check was silently skipped.
+        cases = [QCase.model_validate(_yes_key(x)) for x in raw or []]
     except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CorpusError(f"{path}: {first}") from None

@@ -55,3 +55,16 @@ def test_a_development_set_is_scored_from_real_answers(tmp_path: Path) -> None:
     result = run_questions(tmp_path, route="template", development=True)
     assert result.questions == 1 and result.first_sentence == 1.0 and result.facts_right == 1.0
     assert not (tmp_path / "FIRST_SIGHT.template.json").exists()
+
+
+def test_a_bare_yes_key_is_read_as_the_expected_answer(tmp_path: Path) -> None:
+    # YAML 1.1 reads `yes:` as the boolean True; the writers' sets use it bare, and the yes/no check must hold.
+    from iodiag.evals.questions import read_cases
+
+    (tmp_path / "questions.yaml").write_text(
+        "- id: a\n  log: 'wheel:sample.darshan'\n  question: 'did it use HDF5?'\n  kind: yes_no\n  yes: false\n"
+        "- id: b\n  log: 'wheel:sample.darshan'\n  question: 'did it use MPI-IO?'\n  kind: yes_no\n  'yes': true\n"
+    )
+    a, b = read_cases(tmp_path)
+    assert a.yes is False and b.yes is True
+    assert not score_case(a, "Yes: it did.", 0.1).first_ok
