@@ -204,16 +204,11 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
     r = _rows(ctx)
     if r is None:
         return []
-    per_file: dict[int, list[float]] = {}  # id -> read, written, time, opens, stats (each layer's row added)
-    opens, stats = r.calls["opens"], r.calls["stats"]
+    per_file: dict[int, _Acc] = {}
     for i in _used(r).tolist():
-        acc = per_file.setdefault(int(r.ids[i]), [0, 0, 0.0, 0, 0])
-        acc[0] += int(r.read[i])
-        acc[1] += int(r.written[i])
-        acc[2] += float(r.time[i])
-        acc[3] += int(opens[i])
-        acc[4] += int(stats[i])
-    groups: dict[str, list[float]] = {}
+        acc = per_file.setdefault(int(r.ids[i]), _Acc())
+        acc.add_row(r, i)
+    groups: dict[str, _Acc] = {}
     members: dict[str, int] = {}  # a cheap fingerprint of the member set, to drop patterns with the same files
     specific: dict[str, int] = {}
     for rid, acc in per_file.items():
@@ -221,36 +216,70 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
         if _is_stream(path):
             continue
         for key, level in _patterns(path):
-            g = groups.setdefault(key, [0, 0, 0, 0.0, 0, 0, 0, 0])
-            g[0] += 1
-            for k in range(5):
-                g[k + 1] += acc[k]
-            g[6] += acc[0] > 0
-            g[7] += acc[1] > 0
+            groups.setdefault(key, _Acc()).add_file(acc)
             members[key] = members.get(key, 0) ^ (rid * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF)
             specific[key] = level
     best: dict[tuple[int, int], str] = {}
     for key, g in groups.items():
-        if g[0] < 2:
+        if g.files < 2:
             continue
-        seen = (int(g[0]), members[key])
+        seen = (g.files, members[key])
         if seen not in best or specific[key] > specific[best[seen]]:
             best[seen] = key
-    keys = sorted(best.values(), key=lambda k: (-groups[k][0], -(groups[k][1] + groups[k][2]), k))[:n]
-    return [
-        FileGroup(
-            pattern=k,
-            files=int(groups[k][0]),
-            bytes_read=int(groups[k][1]),
-            bytes_written=int(groups[k][2]),
-            io_time_s=float(groups[k][3]),
-            opens=int(groups[k][4]),
-            stats=int(groups[k][5]),
-            files_read=int(groups[k][6]),
-            files_written=int(groups[k][7]),
+    keys = sorted(best.values(), key=lambda k: (-groups[k].files, -(groups[k].read + groups[k].written), k))[:n]
+    return [groups[k].group(k) for k in keys]
+
+
+class _Acc:
+    """A file's (or a pattern's) totals over its rows: one row per layer it is counted at."""
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.read = 0
+        self.written = 0
+        self.time = 0.0
+        self.slowest_s = 0.0
+        self.files_read = 0
+        self.files_written = 0
+        self.calls: dict[str, int] = dict.fromkeys(OpCounts.model_fields, 0)
+        self.layers: set[str] = set()
+
+    def add_row(self, r: _Rows, i: int) -> None:
+        self.read += int(r.read[i])
+        self.written += int(r.written[i])
+        self.time += float(r.time[i])
+        self.slowest_s = max(self.slowest_s, float(r.slow_s[i]))
+        for k, v in r.calls.items():
+            self.calls[k] += int(v[i])
+        self.layers.add(r.layers[i])
+
+    def add_file(self, f: _Acc) -> None:
+        self.files += 1
+        self.read += f.read
+        self.written += f.written
+        self.time += f.time
+        self.slowest_s = max(self.slowest_s, f.slowest_s)
+        self.files_read += f.read > 0
+        self.files_written += f.written > 0
+        for k, v in f.calls.items():
+            self.calls[k] += v
+        self.layers |= f.layers
+
+    def group(self, pattern: str) -> FileGroup:
+        return FileGroup(
+            pattern=pattern,
+            files=self.files,
+            bytes_read=self.read,
+            bytes_written=self.written,
+            io_time_s=self.time,
+            opens=self.calls["opens"],
+            stats=self.calls["stats"],
+            files_read=self.files_read,
+            files_written=self.files_written,
+            calls=OpCounts(**self.calls),
+            layer=next(iter(self.layers)) if len(self.layers) == 1 else None,
+            slowest_s=self.slowest_s,
         )
-        for k in keys
-    ]
 
 
 def _patterns(path: str) -> list[tuple[str, int]]:

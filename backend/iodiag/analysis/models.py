@@ -456,6 +456,11 @@ class FileGroup(_Model):
     stats: int = 0
     files_read: int = Field(default=0, description="of its files, those the job read bytes from")
     files_written: int = Field(default=0, description="of its files, those the job wrote bytes to")
+    calls: OpCounts = Field(default_factory=OpCounts, description="its files' calls, each at the file's top layer")
+    layer: str | None = Field(default=None, description="the one layer its files are counted at; None when mixed")
+    slowest_s: float = Field(
+        default=0.0, description="the most I/O time one rank spent on one of its files (Darshan's slowest rank)"
+    )
 
 
 class LustreLayout(_Model):

@@ -79,6 +79,9 @@ Metric = Literal[
     "file_compare",
     "sequential",
     "ranks_with_io",
+    "absent",
+    "datasets",
+    "file_share",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -173,6 +176,13 @@ _READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
 _YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
 
 
+def _iface_query(q: str) -> Query:
+    """The bytes of the interface a question names ("how much did it write through POSIX?")."""
+    m = _IFACE.search(q)
+    target = _INTERFACES[m.group(1).lower()] if m else None
+    return Query(metric="bytes", scope="interface", target=target, direction=_direction(q))
+
+
 def _direction(q: str) -> Direction:
     w, r = bool(_WRITE.search(q)), bool(_READ.search(q))
     return "write" if w and not r else "read" if r and not w else "both"
@@ -262,6 +272,14 @@ _NOT_A_NAME = frozenset(
         "storage",
         "disk",
         "system",
+        "share",
+        "fraction",
+        "percent",
+        "percentage",
+        "proportion",
+        "dominated",
+        "spent",
+        "spend",
     ]
 )
 # Calls Darshan counts, in the words people ask for them ("how many fsync calls?", "number of stat calls").
@@ -308,6 +326,8 @@ def _call_kind(q: str) -> str | None:
     """Which counted call a "how many ..." question asks for, or None (bytes, files, small requests: not calls)."""
     if not re.search(r"\b(how many|number of|count of|no\.? of|total|count)\b", q):
         return None
+    if re.search(r"\bhow many bytes\b|\bhow much\b|\bdatasets?\b", q):
+        return None  # "how many bytes went through pnetcdf writes?": bytes; datasets have their own answer
     if re.search(r"\b(small|tiny|large|big|unaligned|misaligned|random|sequential|collective|independent)\b", q):
         return None  # a kind of request, not every call
     if re.search(r"\b(bytes?|gb|gib|mb|mib|data|files?|ranks?|processes|osts?|time|seconds)\b", q) and not (
@@ -329,6 +349,22 @@ def parse_about(question: str, report: Report) -> Query | None:
     asks about the files it names."""
     found = parse(question)
     q = " ".join(question.lower().split())
+    share = re.search(
+        r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*",
+        q,
+    )
+    if (
+        share
+        and (found is None or found.metric in ("io_share", "io_bound", "top_file", "file_list", "bytes"))
+        and not _NAMED.search(question)
+        and not _RANK.search(q)
+    ):
+        # "what share of the run was the checkpoint read?", "is this run dominated by reading the restart?"
+        word = _loose_name(q, report)
+        if word is not None or group_named(report, question) is not None:
+            return Query(
+                metric="file_share", target=word, direction=_direction(q), yes_no=bool(_YES_NO.match(q)), raw=question
+            )
     if (found is None or found.metric in ("top_file", "file_list")) and re.search(
         r"\b(how many|how much|did|were|was|any)\b", q
     ):
@@ -340,6 +376,13 @@ def parse_about(question: str, report: Report) -> Query | None:
         ):
             # "how many .jar files did it read data from?", "did it read any data out of the shard files?"
             return Query(metric="group", direction=_direction(q), yes_no=bool(_YES_NO.match(q)), raw=question)
+    if (
+        found is None
+        and re.search(r"\b(stripe\w*|striping|lustre)\b", q)
+        and not report.lustre_layouts
+        and (report.file_system or "").lower() != "lustre"
+    ):
+        return Query(metric="stripe", raw=question)  # "any Lustre stripe settings I should look at?" on GPFS
     if found is not None and found.metric != "runtime":
         return found
     if found is not None:
@@ -358,8 +401,12 @@ def _loose_name(q: str, report: Report) -> str | None:
     """A word of the question that is part of the name of a file the report holds ("restart", "particle")."""
     bases = {p.rsplit("/", 1)[-1].lower() for p in _report_paths(report)}
     for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
-        if word not in _NOT_A_NAME and any(word in b for b in bases):
-            return str(word)
+        if word in _NOT_A_NAME:
+            continue
+        # "the restarts" names restart.0463.0.bin
+        for w in (word, word[:-1]) if word.endswith("s") and len(word) > 4 else (word,):
+            if any(w in b for b in bases):
+                return str(w)
     return None
 
 
@@ -419,7 +466,26 @@ def parse(question: str) -> Query | None:
     iface = _IFACE.search(q)
     if iface and re.search(r"\bhow many files\b", q):
         # "how many files did posix touch?"
-        return Query(metric="interface_files", scope="interface", target=_INTERFACES[iface.group(1).lower()])
+        return Query(
+            metric="interface_files", scope="interface", target=_INTERFACES[iface.group(1).lower()], raw=question
+        )
+    if (
+        re.search(r"\b(why|how come|where)\b", q)
+        and re.search(r"\b(no|not|missing|absent|without)\b|n't\b", q)
+        and re.search(r"\b(see|seen|shows?|showing|appears?|listed|numbers|records?|recorded|in (the|this) log)\b", q)
+        and (iface or re.search(r"\b(my|the|any)\b.*\bfiles\b", q))
+    ):
+        # "why are there no POSIX numbers?", "why don't I see my data files in this log?": what the log holds
+        return Query(metric="absent", target=_INTERFACES[iface.group(1).lower()] if iface else None, raw=question)
+    if re.search(r"\bdatasets?\b", q) and not re.search(r"\b(why|how (do|can|to|should))\b", q):
+        if re.search(r"\bhow many\b.*\bdatasets?\b(?! (reads?|writes?|calls?|op))", q) and not re.search(
+            r"\b(reads?|writes?|calls?|operations?)\b", q
+        ):
+            return Query(metric="datasets", target="count")  # "how many HDF5 datasets did it touch?"
+        if re.search(r"\b(how many|number of)\b", q):
+            return Query(metric="datasets", target="calls", direction=_direction(q))
+        if yes_no:
+            return Query(metric="uses", scope="interface", target="HDF5", yes_no=True, data=True)
     named_file = _NAMED.search(question)
     both = list(dict.fromkeys(m.group(1) for m in _NAMED.finditer(question)))
     if (
@@ -439,6 +505,11 @@ def parse(question: str) -> Query | None:
     ):
         # "who reads restart.h5?", "which rank wrote dump.atom?"
         return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
+    if named_file and re.search(r"\b(one|a single|single|only one|just one) (rank|process)\b", q):
+        # "is one rank doing all the writing of snapshot_231.nc?"
+        return Query(
+            metric="file_ranks", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
+        )
     if named_file and re.search(
         r"\b(which|what) (rank|process)\w*\b.*\b(slow\w*|longest|most time|straggl\w*|lagg\w*)\b", q
     ):
@@ -446,7 +517,7 @@ def parse(question: str) -> Query | None:
         return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
     rank = _RANK.search(q)
     if (
-        re.search(r"\b(sequential\w*|contiguous\w*|in order|consecutive\w*)\b", q)
+        re.search(r"\b(sequential\w*|contiguous\w*|in order|consecutive\w*|random\w*)\b", q)
         and (yes_no or re.search(r"\b(how|were|are|was)\b", q))
         and not re.search(r"\b(why|fix|how (do|can|to|should|could)|improve|faster|make)\b", q)
     ):
@@ -456,6 +527,8 @@ def parse(question: str) -> Query | None:
             target=named_file.group(1) if named_file else None,
             direction=_direction(q),
             yes_no=yes_no,
+            # "is lookup.bin read randomly?" is answered yes when "were its reads sequential?" is answered no
+            missing=bool(re.search(r"\brandom\w*\b", q)),
             raw=question,
         )
     if (
@@ -485,6 +558,8 @@ def parse(question: str) -> Query | None:
         return Query(metric="ranks_with_io")  # "which ranks did any I/O?"
     if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
         return Query(metric="files_per_rank", direction=_direction(q))
+    if yes_no and re.search(r"\b(each|every) (rank|process)\b.*\bown\b", q):
+        return Query(metric="files_per_rank", direction=_direction(q), yes_no=True)  # "does every rank write its own?"
     if (
         not rank
         and not re.search(r"\b(why|how (do|can|to))\b", q)
@@ -503,7 +578,7 @@ def parse(question: str) -> Query | None:
             file and _READ_OR_WRITE_TIME.search(q)
         ):
             return Query(metric="slow_rank", scope="rank", target=target, file=file, yes_no=yes_no)
-        if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*)\b", q):
+        if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*|fraction|share|percent\w*|proportion)\b", q):
             return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
         if (
             re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q)
@@ -559,8 +634,10 @@ def parse(question: str) -> Query | None:
         )
         and not rank
     ):
+        if named and not _IFACE.search(q):  # "how many bytes went to output.log?"
+            return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
         if _IFACE.search(q):  # "how many bytes were written into hdf5 datasets?"
-            return Query(metric="bytes", scope="interface", target=_INTERFACES[_IFACE.search(q).group(1).lower()])  # type: ignore[union-attr]
+            return _iface_query(q)
         return Query(metric="bytes", direction=_direction(q), raw=question)
     if re.search(
         r"\b(spend|spending|spent|dominat\w*)\b.*\b(most|majority|bulk)\b.*(?<![-\w])i/?o\b"
@@ -626,6 +703,8 @@ def parse(question: str) -> Query | None:
     ):
         if named:
             return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
+        if _IFACE.search(q):  # "how much data did it read and write through POSIX?"
+            return _iface_query(q)
         return Query(metric="bytes", direction=_direction(q))
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
         return Query(metric="top_interface")
@@ -639,7 +718,9 @@ def parse(question: str) -> Query | None:
             data=bool(re.search(r"\b(data|dataset\w*|bytes|writ\w*|wrote|read\w*)\b", q)),
         )
     if iface and re.search(r"\bhow much\b", q):
-        return Query(metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()])
+        return Query(
+            metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()], direction=_direction(q)
+        )
     target = named.group(1) if named else None
     ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
     if (
@@ -772,8 +853,9 @@ def _uses(report: Report, q: Query) -> _Out:
     moved = i.bytes_read + i.bytes_written
     if q.data and moved == 0 and all(r.name.endswith("(files)") for r in used):
         f = used[0]
+        kind = "dataset (H5D)" if name == "HDF5" else "variable (PNETCDF_VAR)" if name == "PnetCDF" else "data"
         return (
-            f"No: the job opened {f.files:,} {name} file(s) but the log has no {name} data records: no data moved "
+            f"No: the log has no {kind} records: the job only opened {f.files:,} {name} file(s), and no data moved "
             f"through {name}.",
             [exact(f.files, "bare")],
             f.top_paths[:2],
@@ -1069,43 +1151,58 @@ def _ranks_with_io(report: Report, q: Query) -> _Out:
 
 
 def _sequential(report: Report, q: Query) -> _Out:
-    """Were a file's reads (or writes) sequential: Darshan's consecutive and sequential counters (POSIX)."""
+    """Were a file's (or a group's) reads or writes sequential: Darshan's consecutive and sequential counters,
+    which only its POSIX module keeps. ``q.missing`` asks "random?", answered yes where "sequential?" is no."""
     f = None
     if q.target:
         f = next((x for x in report.top_files if _named(x.path, q.target)), None)
-    if f is None:
+    group = group_named(report, q.raw) if f is None else None
+    if f is None and group is None:
         word = _loose_name(" ".join(q.raw.lower().split()), report)
-        f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
-    if f is None:
+        matching = [g for g in report.file_groups if word and _group_has(g, word)]
+        group = max(matching, key=lambda g: g.files, default=None)
+        if group is None:
+            f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
+    if group is not None:
+        if group.layer != "POSIX":
+            return None
+        c, what, layer, paths = group.calls, f"the {group.files:,} `{group.pattern}` files", "POSIX", []
+    elif f is not None:
+        c = f.posix_calls if f.layer != "POSIX" and f.posix_calls is not None else f.calls
+        what, layer, paths = f"`{f.path}`", f.layer, [f.path]
+        if f.layer not in ("POSIX", "MPI-IO") and c is f.calls:
+            return (
+                f"The log cannot tell: Darshan counts consecutive and sequential requests only in its POSIX module, "
+                f"and `{f.path}` is counted at {f.layer}.",
+                [],
+                [f.path],
+                [],
+            )
+    else:
         return None
-    c = f.posix_calls if f.layer != "POSIX" and f.posix_calls is not None else f.calls
-    if f.layer not in ("POSIX", "MPI-IO") and c is f.calls:
-        return (
-            f"The log cannot tell: Darshan counts consecutive and sequential requests only in its POSIX module, and "
-            f"`{f.path}` is counted at {f.layer}.",
-            [],
-            [f.path],
-            [],
-        )
     writes = q.direction == "write" or (q.direction == "both" and c.writes > c.reads)
     n, consec, seq = (c.writes, c.consec_writes, c.seq_writes) if writes else (c.reads, c.consec_reads, c.seq_reads)
     noun = "writes" if writes else "reads"
     if n <= 0:
         return None
     mostly = consec >= 0.8 * n
-    word = ("Yes: " if mostly else "No: ") if q.yes_no else ""
+    back = n - seq
+    if q.missing:  # "is it read randomly?": yes when a fifth or more of the requests go back in the file
+        word = ("Yes: " if back >= 0.2 * n else "No: ") if q.yes_no else ""
+    else:
+        word = ("Yes: " if mostly else "No: ") if q.yes_no else ""
     text = (
-        f"{word}of the {n:,} {noun} of `{f.path}`, {consec:,} started where the previous one ended (consecutive) "
+        f"{word}of the {n:,} {noun} of {what}, {consec:,} started where the previous one ended (consecutive) "
         f"and {seq:,} after it (sequential, gaps allowed)"
     )
+    values = [exact(n, "bare"), exact(consec, "bare"), exact(seq, "bare")]
     if not mostly:
-        text += f"; {n - seq:,} went back in the file"
-    return (
-        (text[0].upper() + text[1:] if not word else text) + ".",
-        [exact(n, "bare"), exact(consec, "bare"), exact(seq, "bare"), exact(n - seq, "bare")],
-        [f.path],
-        [],
-    )
+        text += f"; {back:,} went back in the file"
+        values.append(exact(back, "bare"))
+    if (c.seeks and layer == "POSIX") or (f is not None and c is f.posix_calls and c.seeks):
+        text += f", with {c.seeks:,} seeks"
+        values.append(exact(c.seeks, "bare"))
+    return (text[0].upper() + text[1:] if not word else text) + ".", values, paths, []
 
 
 def _job_info(report: Report, q: Query) -> _Out:
@@ -1156,6 +1253,29 @@ def _files_per_rank(report: Report, q: Query) -> _Out:
         text = f"Each of the {len(counts):,} ranks with records of their own used {hi:,} file(s) of its own"
     else:
         text = f"Ranks used {lo:,} to {hi:,} files of their own ({mid:,} at the median, over {len(counts):,} ranks)"
+    if q.yes_no:
+        every = len(counts) >= report.job.nprocs > 0
+        text = ("Yes: e" if every else "No: e") + text[1:] if lo == hi else ("Yes: " if every else "No: ") + text
+        if not every:
+            text += f"; {report.job.nprocs - len(counts):,} of the {report.job.nprocs:,} ranks have none"
+    # What each rank moved through them, in the direction asked ("how many files did each rank write?").
+    moved = sorted(
+        u.bytes_written
+        if q.direction == "write"
+        else u.bytes_read
+        if q.direction == "read"
+        else u.bytes_read + u.bytes_written
+        for u in t.ranks
+    )
+    if moved and moved[-1] > 0:
+        verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
+        mlo, mmid, mhi = moved[0], statistics.median(moved), moved[-1]
+        text += (
+            f", and each {verb} {_b(mhi)} through them"
+            if _b(mlo) == _b(mhi)
+            else f", and {verb} {_b(mlo)} to {_b(mhi)} through them ({_b(mmid)} at the median)"
+        )
+        values += [exact(mlo, "bytes"), exact(mhi, "bytes"), exact(mmid, "bytes")]
     if t.shared_files:
         text += f", besides {t.shared_files:,} shared file(s) every rank opened"
         values.append(exact(t.shared_files, "bare"))
@@ -1275,11 +1395,104 @@ def _slow_rank(report: Report, q: Query) -> _Out:
     return text, values, [], [rank]
 
 
+def _family(report: Report, name: str | None) -> list[InterfaceTotals]:
+    """An interface's rows with records: HDF5 is "HDF5 (datasets)" and "HDF5 (files)"; the most bytes first."""
+    rows = [i for i in report.interfaces if i.records and (i.name == name or i.name.startswith(f"{name} ("))]
+    return sorted(rows, key=lambda i: -(i.bytes_read + i.bytes_written))
+
+
+def _no_module(report: Report, name: str) -> tuple[str, list[Quantity]]:
+    """What to say when the log has no records of an interface: it was not recorded, and what the log does hold."""
+    held = [i for i in _counted(report) if i.records and _moved(i) > 0] or [i for i in _counted(report) if i.records]
+    text = f"the log has no {name} module, so {name} I/O was not recorded"
+    if not held:
+        return text + ", and no other module has records either", []
+    parts = ", ".join(f"{i.name} ({_b(_moved(i))} in {i.files:,} file(s))" for i in held[:3])
+    return text + f"; the I/O it does hold is at {parts}", [
+        v for i in held[:3] for v in (exact(_moved(i), "bytes"), exact(i.files, "bare"))
+    ]
+
+
+def _absent(report: Report, q: Query) -> _Out:
+    """ "Why are there no POSIX numbers?", "why don't I see my data files?": which modules the log holds."""
+    name = q.target or "POSIX"
+    if _family(report, name) and (q.target or any(i.name == "MPI-IO" and i.records for i in report.interfaces)):
+        return None  # it is there: the question is about something else
+    if q.target is None and _family(report, "POSIX"):
+        return None
+    held = [i for i in _counted(report) if i.records]
+    if q.target is None and len(held) == 1 and held[0].files <= 3 and held[0].top_paths:
+        # "Why don't I see my data files?": the log holds only these few files.
+        i = held[0]
+        shown = ", ".join(f"`{p}`" for p in i.top_paths[:3])
+        return (
+            f"The log holds only {i.name} records, of {i.files:,} file(s) ({shown}): it has no POSIX or MPI-IO "
+            f"module, so Darshan recorded no other file I/O of this job.",
+            [exact(i.files, "bare")],
+            i.top_paths[:3],
+            [],
+        )
+    text, values = _no_module(report, name)
+    return text[0].upper() + text[1:] + ".", values, [], []
+
+
+def _datasets(report: Report, q: Query) -> _Out:
+    """HDF5 datasets: how many the job touched, or its dataset reads and writes (H5D records)."""
+    d = next((i for i in report.interfaces if i.name == "HDF5" and i.records), None)  # the H5D (dataset) row
+    f = next((i for i in report.interfaces if i.name.startswith("HDF5 (file") and i.records), None)
+    if d is None:
+        opened = f"; HDF5 only opened {f.files:,} file(s) ({f.records:,} H5F records)" if f else ""
+        return (
+            f"None: 0 HDF5 dataset reads or writes are recorded, because the log has no dataset (H5D) records{opened}.",
+            [exact(0, "bare")] + ([exact(f.files, "bare"), exact(f.records, "bare")] if f else []),
+            [],
+            [],
+        )
+    shown = ", ".join(f"`{p}`" for p in d.top_paths[:2])
+    if q.target == "count":
+        text = (
+            f"The job touched {d.files:,} HDF5 dataset(s) ({shown}), with {d.calls.reads:,} reads and "
+            f"{d.calls.writes:,} writes moving {_b(d.bytes_read + d.bytes_written)}."
+        )
+    else:
+        r, w = d.calls.reads, d.calls.writes
+        did = (
+            f"{w:,} dataset writes"
+            if q.direction == "write"
+            else f"{r:,} dataset reads"
+            if q.direction == "read"
+            else (f"{r:,} dataset reads and {w:,} dataset writes")
+        )
+        text = f"HDF5 did {did} on {d.files:,} dataset(s) ({shown}), moving {_b(d.bytes_read + d.bytes_written)}."
+    values = [exact(d.files, "bare"), exact(d.calls.reads, "bare"), exact(d.calls.writes, "bare")]
+    return text, [*values, exact(d.bytes_read + d.bytes_written, "bytes")], d.top_paths[:2], []
+
+
 def _iface_bytes(report: Report, q: Query) -> _Out:
-    rows = [i for i in report.interfaces if i.name == q.target]
-    if not rows or not rows[0].records:
-        return f"None: the log has no {q.target} records.", [], [], []
+    rows = _family(report, q.target)
+    if not rows:
+        text, values = _no_module(report, q.target or "")
+        return f"None: {text}.", values, [], []
     i = rows[0]
+    if q.direction in ("read", "write"):
+        # "How many bytes went through pnetcdf writes?": the direction asked first, with its calls.
+        w = q.direction == "write"
+        moved, calls, other = (
+            (i.bytes_written, i.calls.writes, i.bytes_read)
+            if w
+            else (
+                i.bytes_read,
+                i.calls.reads,
+                i.bytes_written,
+            )
+        )
+        verb, rest = ("wrote", "read") if w else ("read", "wrote")
+        return (
+            f"{i.name} {verb} {_b(moved)}" + (f" in {calls:,} calls" if calls else "") + f" (and {rest} {_b(other)}).",
+            [exact(moved, "bytes"), exact(calls, "bare"), exact(other, "bytes")],
+            [],
+            [],
+        )
     return (
         f"{i.name} moved {_b(i.bytes_read + i.bytes_written)}: {_b(i.bytes_written)} written and "
         f"{_b(i.bytes_read)} read.",
@@ -1983,7 +2196,7 @@ def _file_usage(report: Report, q: Query) -> _Out:
         f.slowest_s
         and re.search(
             r"\b(slowest|longest|worst|how long|take|took|time|runtime|fraction|share|percent\w*|proportion|each rank"
-            r"|how much of)\b",
+            r"|how much of|dominat\w*)\b",
             asked,
         )
         and (
@@ -2005,6 +2218,37 @@ def _file_usage(report: Report, q: Query) -> _Out:
             [exact(f.slowest_s / run * 100, "percent"), exact(run, "seconds")] if run > 0 else []
         )
     return text, values, [f.path], []
+
+
+def _file_share(report: Report, q: Query) -> _Out:
+    """A loosely named file's (or group's) share of the run: the time its slowest rank spent on it."""
+    run = report.job.runtime_s
+    word = q.target or ""
+    groups = [g for g in report.file_groups if word and _group_has(g, word) and g.slowest_s > 0]
+    group = max(groups, key=lambda g: (g.files, g.io_time_s), default=None) or group_named(report, q.raw)
+    if group is None or group.files < 2:
+        f = next((x for x in report.top_files if word in x.path.rsplit("/", 1)[-1].lower() and x.slowest_s), None)
+        if f is None or run <= 0:
+            return None
+        out = _file_usage(report, q.model_copy(update={"target": f.path.rsplit("/", 1)[-1]}))
+        took = f.slowest_s or 0.0
+    else:
+        if run <= 0:
+            return None
+        took = group.slowest_s
+        doing = {"read": "Reading", "write": "Writing"}.get(q.direction, "The I/O on")
+        text = (
+            f"{doing} the {group.files:,} `{group.pattern}` files took at most {_s(took)} on one rank, "
+            f"{percent(took / run)} of the {_s(run)} run ({_s(group.io_time_s)} summed over ranks)."
+        )
+        values = [exact(took, "seconds"), exact(took / run * 100, "percent"), exact(run, "seconds")]
+        out = text, [*values, exact(group.io_time_s, "seconds")], [], []
+    if out is None:
+        return None
+    text, values, files, ranks = out
+    if q.yes_no:
+        text = ("Yes: " if took >= 0.5 * run else "No: ") + _lower_first(text)
+    return text, values, files, ranks
 
 
 _FS_NAMES = {
@@ -2200,7 +2444,25 @@ def _traced(report: Report, q: Query) -> _Out:
 def _interface_files(report: Report, q: Query) -> _Out:
     i = next((x for x in report.interfaces if x.name.split(" (")[0] == q.target and x.records), None)
     if i is None:
-        return f"None: the log has no {q.target} records.", [], [], []
+        text, values = _no_module(report, q.target or "")
+        return f"None: {text}.", values, [], []
+    if re.search(r"\bopen", q.raw.lower()):
+        # "How many files did POSIX open?": its opens, which can be none for a file it only stat'ed.
+        c = i.calls
+        if not c.opens:
+            return (
+                f"{i.name} opened 0 files: its {i.files:,} file record(s) hold no open call"
+                + (f", only {c.stats:,} stat call(s)." if c.stats else "."),
+                [exact(0, "bare"), exact(i.files, "bare"), exact(c.stats, "bare")],
+                [],
+                [],
+            )
+        return (
+            f"{i.name} has records of {i.files:,} file(s), with {c.opens:,} opens.",
+            [exact(i.files, "bare"), exact(c.opens, "bare")],
+            [],
+            [],
+        )
     return f"{i.name} has records of {i.files:,} file(s).", [exact(i.files, "bare")], [], []
 
 
@@ -2216,8 +2478,14 @@ def _file_ranks(report: Report, q: Query) -> _Out:
     values = [exact(moved, "bytes")] if moved else []
     if f.only_rank is not None:
         text = f"Rank {f.only_rank} alone {verb} `{f.path}`{what}, in {_s(f.io_time_s)} of I/O."
+        if q.yes_no:
+            # "Is one rank doing all the writing of X?"
+            text = f"Yes: {_lower_first(text)}"
         return text, [*values, exact(f.io_time_s, "seconds")], [f.path], [f.only_rank]
     n = report.job.nprocs
+    if q.yes_no:
+        text = f"No: {f.ranks:,} ranks {verb} `{f.path}`{what}, not one alone."
+        return text, [exact(f.ranks, "bare"), *values], [f.path], []
     if _every_rank(report, f):
         slow = next((k for which, k in _kept_ranks(report, q.target) if which == "slowest"), None)
         text = f"All {n:,} ranks {verb} `{f.path}`{what}: Darshan kept one shared record for it"
@@ -2333,6 +2601,9 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "file_share": _file_share,
+    "absent": _absent,
+    "datasets": _datasets,
     "ranks_with_io": _ranks_with_io,
     "sequential": _sequential,
     "file_compare": _file_compare,

@@ -1053,6 +1053,8 @@ export interface components {
              * @default 0
              */
             bytes_written: number;
+            /** @description its files' calls, each at the file's top layer */
+            calls?: components["schemas"]["OpCounts"];
             /** Files */
             files: number;
             /**
@@ -1074,6 +1076,11 @@ export interface components {
              */
             io_time_s: number;
             /**
+             * Layer
+             * @description the one layer its files are counted at; None when mixed
+             */
+            layer?: string | null;
+            /**
              * Opens
              * @default 0
              */
@@ -1083,6 +1090,12 @@ export interface components {
              * @description ``*.ext`` over the job, ``dir/*.ext``, or ``dir/name`` with digit runs as #
              */
             pattern: string;
+            /**
+             * Slowest S
+             * @description the most I/O time one rank spent on one of its files (Darshan's slowest rank)
+             * @default 0
+             */
+            slowest_s: number;
             /**
              * Stats
              * @default 0

@@ -1,0 +1,110 @@
+"""Questions about what the log holds per module, answered in the first sentence: a module the log lacks is
+"not recorded" (never "0 bytes"), HDF5 datasets against HDF5 file opens, one interface's bytes in the
+direction asked, a module's opens, "is it read randomly?", a group of files' share of the run.
+
+Every expected number is read from the log with PyDarshan here, not from iodiag's report."""
+
+from __future__ import annotations
+
+import darshan
+
+from iodiag.analysis.verdict import percent
+from iodiag.core.units import human_bytes
+from iodiag.narration import fact_query
+from tests.conftest import shared_log, wheel_log
+from tests.narration.test_fact_query import first_sentence
+from tests.narration.test_fact_query_counts import SCENARIOS, counters
+from tests.narration.test_narration_support import scenario_report
+
+H5_OPENS_ONLY = "darshan-logs/hdf5_diagonal_write_only/hdf5_file_opens_only.darshan"
+PNETCDF = "darshan-logs/ior_pnetcdf_hdf5/shane_ior-PNETCDF_id438100-438100_11-9-41525-10280033558448664385_1.darshan"
+IOR_HDF5 = "darshan-logs/ior_pnetcdf_hdf5/shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1.darshan"
+APMPI = "darshan-logs/apmpi/darshan-apmpi-2nodes-64mpi.darshan"
+
+
+def _modules(name: str) -> set[str]:
+    path = shared_log(name) if "/" in name else wheel_log(name)
+    with darshan.DarshanReport(str(path), read_all=False) as r:
+        return set(r.modules)
+
+
+def test_a_module_the_log_lacks_is_not_recorded_not_zero() -> None:
+    for log in ("noposix.darshan", APMPI):
+        assert "POSIX" not in _modules(log)
+        text = first_sentence(log, "how much data did it read and write through POSIX?")
+        assert text.startswith("None: the log has no POSIX module, so POSIX I/O was not recorded"), text
+        assert "STDIO (" in text, text
+    why = first_sentence("noposix.darshan", "why are there no POSIX numbers for this job?")
+    assert why.startswith("The log has no POSIX module") and "STDIO" in why, why
+
+
+def test_data_files_missing_from_a_stdio_only_log_are_explained_by_what_it_holds() -> None:
+    df = counters("noposix.darshan", "STDIO")
+    text = first_sentence("noposix.darshan", "why don't I see any of my simulation data files in this log?")
+    assert text.startswith(f"The log holds only STDIO records, of {df['path'].nunique()} file(s)"), text
+    assert "no POSIX or MPI-IO module" in text
+
+
+def test_hdf5_file_opens_without_datasets_are_no_dataset_io() -> None:
+    assert "H5D" not in _modules(H5_OPENS_ONLY)
+    opens = int(counters(H5_OPENS_ONLY, "H5F")["H5F_OPENS"].sum())
+    calls = first_sentence(H5_OPENS_ONLY, "how many dataset reads or writes did HDF5 do?")
+    assert calls.startswith("None: 0 HDF5 dataset reads or writes are recorded"), calls
+    assert f"({opens} H5F records)" in calls
+    did = first_sentence(H5_OPENS_ONLY, "did the script read or write any HDF5 datasets?")
+    assert did.startswith("No: the log has no dataset (H5D) records"), did
+
+
+def test_hdf5_datasets_are_counted_from_the_h5d_records() -> None:
+    df = counters(IOR_HDF5, "H5D")
+    text = first_sentence(IOR_HDF5, "how many HDF5 datasets did it touch?")
+    assert text.startswith(f"The job touched {df['path'].nunique()} HDF5 dataset(s)"), text
+    assert f"{int(df['H5D_WRITES'].sum()):,} writes" in text
+
+
+def test_one_interfaces_bytes_in_the_direction_asked() -> None:
+    df = counters(PNETCDF, "PNETCDF_VAR")
+    written = int(df["PNETCDF_VAR_BYTES_WRITTEN"].sum())
+    text = first_sentence(PNETCDF, "how many bytes went through pnetcdf writes?")
+    assert text.startswith(f"PnetCDF wrote {human_bytes(written)} in {int(df['PNETCDF_VAR_INDEP_WRITES'].sum())} calls")
+
+
+def test_a_module_that_only_stat_ed_a_file_opened_none() -> None:
+    df = counters("noposixopens.darshan", "POSIX")
+    assert int(df["POSIX_OPENS"].sum()) == 0
+    text = first_sentence("noposixopens.darshan", "how many files did POSIX open?")
+    assert text.startswith("POSIX opened 0 files"), text
+    assert f"only {int(df['POSIX_STATS'].sum())} stat call(s)" in text
+
+
+def test_is_it_read_randomly_is_yes_where_reads_go_back() -> None:
+    rep = scenario_report(SCENARIOS / "random-reads.yaml")
+    f = max(rep.top_files, key=lambda x: x.calls.reads)
+    c = f.calls
+    name = f.path.rsplit("/", 1)[-1]
+    q = fact_query.parse_about(f"is {name} read randomly?", rep)
+    assert q is not None and q.metric == "sequential" and q.missing
+    fact = fact_query.answer(rep, q)
+    assert fact is not None
+    back = c.reads - c.seq_reads
+    assert fact.text.startswith("Yes: " if back >= 0.2 * c.reads else "No: "), fact.text
+    assert f"{c.reads:,} reads" in fact.text and f"{c.seeks:,} seeks" in fact.text
+
+
+def test_a_group_of_files_share_of_the_run_is_its_longest_rank_time() -> None:
+    rep = scenario_report(SCENARIOS / "metadata-just-above-threshold.yaml")
+    q = fact_query.parse_about("how much of the run went to the result files?", rep)
+    assert q is not None and q.metric == "file_share", q
+    fact = fact_query.answer(rep, q)
+    group = next(g for g in rep.file_groups if "result" in g.pattern)
+    assert fact is not None and f"the {group.files:,} `{group.pattern}` files took at most" in fact.text, fact.text
+    run = rep.job.runtime_s
+    assert f"{percent(group.slowest_s / run)} of the " in fact.text, fact.text
+
+
+def test_one_rank_doing_all_of_a_file_is_answered_yes_first() -> None:
+    rep = scenario_report(SCENARIOS / "ranking-stdio-bulk-beside-random-reads.yaml")
+    alone = max((f for f in rep.top_files if f.only_rank == 0), key=lambda f: f.io_time_s)
+    name = alone.path.rsplit("/", 1)[-1]
+    fact = fact_query.answer(rep, fact_query.parse(f"is one rank doing all the writing of {name}?"))  # type: ignore[arg-type]
+    assert fact is not None and fact.text.startswith("Yes: rank 0 alone wrote"), fact.text
