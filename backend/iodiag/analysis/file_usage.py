@@ -145,6 +145,7 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 stripe_count=count,
                 stripe_size=size,
                 osts=osts,
+                **_requests(ctx, r.layers[i], rid),
             )
         )
     # The standard streams (<STDOUT>, <STDERR>) are records, not files: "how many files?" leaves them out.
@@ -177,6 +178,44 @@ def _stripes(lustre: Table | None, rid: int) -> tuple[int | None, int | None, li
             if int(x) not in osts and len(osts) < 64:
                 osts.append(int(x))
     return int(rows["stripe_count"].max()), int(rows["stripe_size"][0]), osts
+
+
+_ACCESS_PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "DFS": "DFS"}  # the layers whose records keep ACCESS1..4
+
+
+def _requests(ctx: Context, layer: str, rid: int) -> dict[str, int | None]:
+    """A file's most common request size and its count (summed over its records), and at MPI-IO how many of
+    its calls were independent and how many collective."""
+    out: dict[str, int | None] = {}
+    prefix = _ACCESS_PREFIX.get(layer)
+    table = ctx.records(layer) if prefix else None
+    if prefix is None or table is None or not len(table):
+        return out
+    mine = table.where(table.isin("id", [rid]))
+    if not len(mine):
+        return out
+    sizes: dict[int, int] = {}
+    for k in range(1, 5):
+        size, count = mine.get(f"{prefix}_ACCESS{k}_ACCESS"), mine.get(f"{prefix}_ACCESS{k}_COUNT")
+        if size is None or count is None:
+            continue
+        for a, c in zip(size.tolist(), count.tolist(), strict=True):
+            if a > 0 and c > 0:
+                sizes[int(a)] = sizes.get(int(a), 0) + int(c)
+    if sizes:
+        size_, count_ = max(sizes.items(), key=lambda x: (x[1], x[0]))
+        out.update(common_size=size_, common_count=count_)
+    if layer == "MPI-IO":
+        total = {
+            kind: sum(
+                int(_clipped(mine.num(f"MPIIO_{kind}_{op}")).sum())
+                for op in ("READS", "WRITES")
+                if f"MPIIO_{kind}_{op}" in mine
+            )
+            for kind in ("INDEP", "COLL")
+        }
+        out.update(independent=total["INDEP"], collective=total["COLL"])
+    return out
 
 
 def _posix_calls(ctx: Context, rid: int) -> OpCounts | None:

@@ -440,6 +440,12 @@ class FileUsage(_Model):
     stripe_count: int | None = Field(default=None, description="its Lustre stripe count, where the log has it")
     stripe_size: int | None = None
     osts: list[int] = Field(default_factory=list, description="the Lustre OSTs it is striped over (at most 64)")
+    common_size: int | None = Field(
+        default=None, description="its most common request size at ``layer`` (Darshan's ACCESS1..4), where kept"
+    )
+    common_count: int = Field(default=0, description="how many requests had ``common_size``")
+    independent: int = Field(default=0, description="its independent MPI-IO reads and writes")
+    collective: int = Field(default=0, description="its collective MPI-IO reads and writes")
 
 
 class FileGroup(_Model):

@@ -477,7 +477,11 @@ def parse(question: str) -> Query | None:
     ):
         # "why are there no POSIX numbers?", "why don't I see my data files in this log?": what the log holds
         return Query(metric="absent", target=_INTERFACES[iface.group(1).lower()] if iface else None, raw=question)
-    if re.search(r"\bdatasets?\b", q) and not re.search(r"\b(why|how (do|can|to|should))\b", q):
+    if (
+        re.search(r"\bdatasets?\b", q)
+        and not re.search(r"\b(why|how (do|can|to|should))\b", q)
+        and not re.search(r"\bhow many bytes\b|\bhow much\b|\b(bytes|volume|gib|mib|gb|mb)\b", q)
+    ):
         if re.search(r"\bhow many\b.*\bdatasets?\b(?! (reads?|writes?|calls?|op))", q) and not re.search(
             r"\b(reads?|writes?|calls?|operations?)\b", q
         ):
@@ -684,7 +688,7 @@ def parse(question: str) -> Query | None:
         return Query(metric="file_list")
     if (
         named
-        and _WHY_SLOW.search(q)
+        and (_WHY_SLOW.search(q) or re.search(r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker)\b", q))
         and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
@@ -703,7 +707,8 @@ def parse(question: str) -> Query | None:
     ):
         if named:
             return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
-        if _IFACE.search(q):  # "how much data did it read and write through POSIX?"
+        if _IFACE.search(q) and not re.search(r"\b(h5|hdf5|netcdf|nc) files?\b", q):
+            # "how much data did it read and write through POSIX?" (but "the h5 file" is a file)
             return _iface_query(q)
         return Query(metric="bytes", direction=_direction(q))
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
@@ -1942,7 +1947,30 @@ def _request_size(report: Report, q: Query) -> _Out:
     if q.target:
         f = next((x for x in report.top_files if _named(x.path, q.target)), None)
         if f is not None:
-            return _file_request_size(f.path, f.layer, f.calls, f.bytes_read, f.bytes_written, q.direction)
+            out = _file_request_size(f.path, f.layer, f.calls, f.bytes_read, f.bytes_written, q.direction)
+            if out is None or not f.common_size or not f.common_count:
+                return out
+            # Darshan's own most common size leads; the mean follows ("what was the most common write size?").
+            text, values, paths, ranks = out
+            n = (
+                f.calls.writes
+                if q.direction == "write"
+                else f.calls.reads
+                if q.direction == "read"
+                else (f.calls.reads + f.calls.writes)
+            )
+            noun = {"write": "writes", "read": "reads"}.get(q.direction, "requests")
+            if f.calls.reads and f.calls.writes:  # Darshan's sizes count reads and writes together
+                n, noun = f.calls.reads + f.calls.writes, "reads and writes"
+            head = f"The most common request size on `{f.path}` was {_b(f.common_size)} ({f.common_count:,}"
+            head += f" of its {n:,} {noun})" if n >= f.common_count else " requests)"
+            body = text.replace(f"On `{f.path}`, ", "", 1)
+            return (
+                f"{head}; {body}",
+                [exact(f.common_size, "bytes"), exact(f.common_count, "bare"), *values],
+                paths,
+                ranks,
+            )
     t = report.rank_table
     if not t.access_sizes:
         return None
@@ -2525,8 +2553,9 @@ def _file_why(report: Report, q: Query) -> _Out:
         # How long the file's I/O took (its slowest rank), beside what the cause costs.
         who = f" (rank {usage.slowest_rank})" if usage.slowest_rank is not None and usage.ranks > 1 else ""
         on = f", on {_FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in _FS_NAMES else ""
-        took = f"{on} took {_s(usage.slowest_s)} on its slowest rank{who} and"
-        values.insert(0, exact(usage.slowest_s, "seconds"))
+        profile, pv = _request_profile(usage, q.direction)
+        took = f"{on} took {_s(usage.slowest_s)} on its slowest rank{who}{profile}{',' if profile else ''} and"
+        values[:0] = [exact(usage.slowest_s, "seconds"), *pv]
     also = ""
     second = [x for x in naming if x.code != f.code]
     if second:
@@ -2539,6 +2568,29 @@ def _file_why(report: Report, q: Query) -> _Out:
     return text + also + ".", values, [path], []
 
 
+def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quantity]]:
+    """How a file's requests looked, from its counters: ", over 276,276 writes of mostly 32.00 KiB, made
+    independently (0 collective)"; what a why-question about one file wants beside the cause."""
+    c = f.calls
+    w = direction == "write" or (direction == "both" and c.writes >= c.reads)
+    n, noun = (c.writes, "writes") if w else (c.reads, "reads")
+    if n <= 0:
+        return "", []
+    text, values = f", over {n:,} {noun}", [exact(n, "bare")]
+    if f.common_size and f.common_count >= 0.5 * n:
+        text += f" of mostly {_b(f.common_size)}"
+        values.append(exact(f.common_size, "bytes"))
+    if f.layer == "MPI-IO" and (f.independent or f.collective):
+        if not f.collective:
+            text += " made independently (0 collective)"
+        elif not f.independent:
+            text += " made collectively"
+        else:
+            text += f" ({f.collective:,} collective, {f.independent:,} made independently)"
+            values += [exact(f.collective, "bare"), exact(f.independent, "bare")]
+    return text, values
+
+
 def _file_why_unpriced(report: Report, q: Query) -> _Out:
     """No priced finding names the file: its own time and rate, and what the log notes about it (an info finding
     still says how it was used, e.g. 998,400 reads of 4 KiB), beside another file the question names."""
@@ -2546,11 +2598,12 @@ def _file_why_unpriced(report: Report, q: Query) -> _Out:
     if f is None or f.io_time_s <= 0:
         return None
     moved = f.bytes_read + f.bytes_written
+    profile, pv = _request_profile(f, q.direction)
     text = (
         f"`{f.path}` took {_s(f.io_time_s)} of I/O summed over its {f.ranks:,} rank(s) for {_b(moved)} "
-        f"({_b(moved / f.io_time_s)}/s)"
+        f"({_b(moved / f.io_time_s)}/s){profile}"
     )
-    values = [exact(f.io_time_s, "seconds"), exact(moved, "bytes"), exact(moved / f.io_time_s, "rate")]
+    values = [exact(f.io_time_s, "seconds"), exact(moved, "bytes"), exact(moved / f.io_time_s, "rate"), *pv]
     paths = [f.path]
     other = next(
         (x for x in report.top_files if x.path != f.path and q.raw and _named_in(x.path, q.raw)),

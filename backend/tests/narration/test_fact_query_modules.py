@@ -108,3 +108,33 @@ def test_one_rank_doing_all_of_a_file_is_answered_yes_first() -> None:
     name = alone.path.rsplit("/", 1)[-1]
     fact = fact_query.answer(rep, fact_query.parse(f"is one rank doing all the writing of {name}?"))  # type: ignore[arg-type]
     assert fact is not None and fact.text.startswith("Yes: rank 0 alone wrote"), fact.text
+
+
+def test_a_files_most_common_request_size_is_darshans_access_counter() -> None:
+    df = counters("sample.darshan", "MPI-IO")
+    row = df[df["path"].str.endswith("/vpicio.hdf5")]
+    sizes: dict[int, int] = {}
+    for k in range(1, 5):
+        for a, c in zip(row[f"MPIIO_ACCESS{k}_ACCESS"], row[f"MPIIO_ACCESS{k}_COUNT"], strict=True):
+            if a > 0 and c > 0:
+                sizes[int(a)] = sizes.get(int(a), 0) + int(c)
+    size, count = max(sizes.items(), key=lambda x: (x[1], x[0]))
+    text = first_sentence("sample.darshan", "what was the most common write size to vpicio.hdf5?")
+    assert text.startswith("The most common request size on `") and f"was {human_bytes(size)} ({count:,} of its" in text
+
+
+def test_why_one_file_is_slow_gives_its_requests_and_whether_they_were_collective() -> None:
+    df = counters("sample.darshan", "MPI-IO")
+    row = df[df["path"].str.endswith("/vpicio.hdf5")]
+    writes = int(sum(row[c].sum() for c in ("MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_NB_WRITES")))
+    coll = int(row["MPIIO_COLL_WRITES"].sum() + row["MPIIO_COLL_READS"].sum())
+    indep = int(row["MPIIO_INDEP_WRITES"].sum() + row["MPIIO_INDEP_READS"].sum())
+    expected = (
+        "made collectively"
+        if not indep
+        else "made independently (0 collective)"
+        if not coll
+        else f"({coll:,} collective, {indep:,} made independently)"
+    )
+    text = first_sentence("sample.darshan", "why is writing vpicio.hdf5 slow?")
+    assert f"over {writes:,} writes" in text and expected in text, text

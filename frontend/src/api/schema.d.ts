@@ -1113,8 +1113,31 @@ export interface components {
             bytes_written: number;
             /** @description its calls at ``layer`` */
             calls?: components["schemas"]["OpCounts"];
+            /**
+             * Collective
+             * @description its collective MPI-IO reads and writes
+             * @default 0
+             */
+            collective: number;
+            /**
+             * Common Count
+             * @description how many requests had ``common_size``
+             * @default 0
+             */
+            common_count: number;
+            /**
+             * Common Size
+             * @description its most common request size at ``layer`` (Darshan's ACCESS1..4), where kept
+             */
+            common_size?: number | null;
             /** File System */
             file_system?: string | null;
+            /**
+             * Independent
+             * @description its independent MPI-IO reads and writes
+             * @default 0
+             */
+            independent: number;
             /**
              * Io Time S
              * @description read + write + metadata time, summed over the ranks that used it
