@@ -548,7 +548,7 @@ def parse(question: str) -> Query | None:
         way: Direction = (
             "read" if re.search(r"\b(f?read\w*)\b", q) else "write" if re.search(r"\bf?writ", q) else "both"
         )
-        return Query(metric="request_size", target=named_file.group(1), direction=way)
+        return Query(metric="request_size", target=named_file.group(1), direction=way, raw=question)
     if (
         not rank
         and not named_file
@@ -596,7 +596,9 @@ def parse(question: str) -> Query | None:
         r"|\bsize of (the |a |each )?([\w-]+ )?(reads?|writes?|requests?)\b",
         q,
     ):
-        return Query(metric="request_size", target=named.group(1) if named else None, direction=_direction(q))
+        return Query(
+            metric="request_size", target=named.group(1) if named else None, direction=_direction(q), raw=question
+        )
     if re.search(
         r"\bi/?o[- ]bound\b|\bis (the )?i/?o (why|the reason|a big part|the problem|a bottleneck)"
         r"|\bbecause of (the )?i/?o\b|\bi/?o (a|the) (big|large|main) (part|share)\b",
@@ -1950,6 +1952,8 @@ def _request_size(report: Report, q: Query) -> _Out:
             out = _file_request_size(f.path, f.layer, f.calls, f.bytes_read, f.bytes_written, q.direction)
             if out is None or not f.common_size or not f.common_count:
                 return out
+            if re.search(r"\b(average|mean|avg)\b", q.raw.lower()):
+                return out  # the mean was asked: bytes over calls
             # Darshan's own most common size leads; the mean follows ("what was the most common write size?").
             text, values, paths, ranks = out
             n = (
