@@ -387,24 +387,24 @@ def parse_about(question: str, report: Report) -> Query | None:
         return found
     if found is not None:
         # "how long did the checkpoint write take?": the run time, unless a word names one of its files
-        word = _loose_name(q, report)
+        word = _loose_name(q, report, plural=False)
         if word is None or re.search(r"\b(job|run|whole|total|overall|wall)\b", q):
             return found
         return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
     if not _WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
         return None
-    word = _loose_name(q, report)
+    word = _loose_name(q, report, plural=False)
     return Query(metric="file_why", target=word, direction=_direction(q), raw=question) if word else None
 
 
-def _loose_name(q: str, report: Report) -> str | None:
+def _loose_name(q: str, report: Report, plural: bool = True) -> str | None:
     """A word of the question that is part of the name of a file the report holds ("restart", "particle")."""
     bases = {p.rsplit("/", 1)[-1].lower() for p in _report_paths(report)}
     for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
         if word in _NOT_A_NAME:
             continue
-        # "the restarts" names restart.0463.0.bin
-        for w in (word, word[:-1]) if word.endswith("s") and len(word) > 4 else (word,):
+        # "the restarts" names restart.0463.0.bin; without ``plural``, a plural names many files, not one
+        for w in (word, word[:-1]) if plural and word.endswith("s") and len(word) > 4 else (word,):
             if any(w in b for b in bases):
                 return str(w)
     return None
