@@ -181,14 +181,17 @@ def resolve_log(ref: str, cases_dir: Path = DEFAULT_CASES) -> Path:
 
 
 @lru_cache(maxsize=64)
-def report_for(ref: str) -> Report:
+def report_for(ref: str, dxt: bool = False) -> Report:
+    """The report of a log the eval names. ``dxt``: read the DXT traces too, as the service does by default
+    (settings.job_read_dxt), so host names and trace findings are there as a user sees them. The answer cases
+    were labelled from reports without DXT and keep that."""
     from iodiag.analysis import analyze
     from iodiag.ingest import load_profile
 
     path = resolve_log(ref)
     if not path.is_file():
         raise EvalError(f"{ref}: log not found at {path}")
-    return analyze(load_profile(str(path), include=("HEATMAP",)))
+    return analyze(load_profile(str(path), include=("HEATMAP", "DXT") if dxt else ("HEATMAP",)))
 
 
 # --- scoring ------------------------------------------------------------------------------------------

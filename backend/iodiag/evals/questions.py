@@ -191,7 +191,7 @@ def run_questions(
         if progress:
             progress(case.id)
         try:
-            report = report_for(case.log)
+            report = report_for(case.log, dxt=True)  # as the service reads a log
             t0 = time.monotonic()
             if route == "template":
                 text = narrator.template_answer(report, case.question).text

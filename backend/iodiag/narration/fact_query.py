@@ -82,6 +82,7 @@ Metric = Literal[
     "absent",
     "datasets",
     "file_share",
+    "file_library",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -121,15 +122,17 @@ _INTERFACES = {
     "daos": "DAOS",
 }
 # Not inside a program's name ("this mpi-io-test run").
-_IFACE = re.compile(r"\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?!-\w)", re.IGNORECASE)
+_IFACE = re.compile(
+    r"(?<!\.)\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?!-\w)", re.IGNORECASE
+)  # nor a file's extension ("eos_table.h5")
 # "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
 _RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
 _WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
 _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 _NAMED = re.compile(
-    r"(?<![\w/])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*\.\d{2,6})(?!\w|\.\w)"
-)  # also a numbered name: dump.0253
+    r"(?<![\w])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*\.\d{2,6})(?!\w|\.\w)"
+)  # also a numbered name: dump.0253; after a folder too ("input/mesh.bin" names mesh.bin)
 # Judgements of whether I/O matters, in the words people use for them.
 _IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(eating|eats|hogging|a lot of the run\w*|much of the run\w*)\b|"
@@ -138,7 +141,8 @@ _IO_JUDGED = re.compile(
 )
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
 _UNRECORDED = re.compile(
-    r"\b(hostnames?|host names?|hosts?\b|node ?names?|which (?:compute )?nodes?|compute nodes?|memory|ram|cpu|gpu|"
+    r"\b(hostnames?|host names?|hosts?\b|node ?names?|which (?:compute )?nodes?|compute nodes?|how many nodes|"
+    r"number of nodes|memory|ram|cpu|gpu|"
     r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
     r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|"
     r"\d+(?:st|nd|rd|th) (?:write|read|request|call|open))\b"
@@ -477,6 +481,9 @@ def parse(question: str) -> Query | None:
     ):
         # "why are there no POSIX numbers?", "why don't I see my data files in this log?": what the log holds
         return Query(metric="absent", target=_INTERFACES[iface.group(1).lower()] if iface else None, raw=question)
+    if re.search(r"\bnames?\b.*\b(datasets?|variables?|vars?)\b|\b(datasets?|variables?) (names?|called)\b", q):
+        # "what's the name of the HDF5 dataset?", "name of the netcdf variable it wrote?"
+        return Query(metric="datasets", target="names", raw=question)
     if (
         re.search(r"\bdatasets?\b", q)
         and not re.search(r"\b(why|how (do|can|to|should))\b", q)
@@ -509,6 +516,15 @@ def parse(question: str) -> Query | None:
     ):
         # "who reads restart.h5?", "which rank wrote dump.atom?"
         return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
+    if named_file and yes_no and re.search(r"\bboth (read|writ\w*) and (read|writ\w*)\b|\bread and writ\w*\b", q):
+        # "does this job both read and write state.bin?"
+        return Query(metric="file_usage", target=named_file.group(1), yes_no=True, raw=question)
+    if named_file and yes_no and re.search(r"\b(bottleneck|slowing|costing|costly|expensive|significant)\b", q):
+        # "is writing thermo.dat a bottleneck?": its share of the run, yes from a tenth of it
+        return Query(metric="file_share", target=named_file.group(1).lower(), yes_no=True, raw=question)
+    if named_file and re.search(r"\b(which|what) (i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q):
+        # "which I/O library wrote snapshot_293.nc?"
+        return Query(metric="file_library", target=named_file.group(1), raw=question)
     if named_file and re.search(r"\b(one|a single|single|only one|just one) (rank|process)\b", q):
         # "is one rank doing all the writing of snapshot_231.nc?"
         return Query(
@@ -695,7 +711,8 @@ def parse(question: str) -> Query | None:
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
     if named and re.search(r"\bosts?\b", q) and re.search(r"\b(strip\w*|holds?|on|which|what)\b", q):
-        return Query(metric="stripe", target=named.group(1), raw=question)  # "which OST holds dump.0294?"
+        # "which OST holds dump.0294?", "is mesh.bin sitting on a single OST?"
+        return Query(metric="stripe", target=named.group(1), raw=question, yes_no=yes_no)
     if (
         named
         and re.search(
@@ -741,12 +758,15 @@ def parse(question: str) -> Query | None:
         return Query(metric="osts")
     if re.search(r"\bshared\b.*\b(per[- ]process|per rank|own file|one per)\b|\bfile[- ]per[- ]process\b|\bn-?n\b", q):
         return Query(metric="sharing")
+    if yes_no and re.search(r"\bon (nfs|lustre|gpfs|daos|xfs|ext4|a local disk|local disk)\b", q):
+        # "is test.out on NFS?", "is the ocean file on lustre?"
+        return Query(metric="file_system", direction=_direction(q), target=target, yes_no=True, raw=question)
     if re.search(
         r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b", q
     ) and not re.search(r"\bstorage targets?\b|\b(blame|fault|problem|slow\w*|why)\b", q):
         return Query(metric="file_system", direction=_direction(q), target=target)
     if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b|\bstriping\b", q):
-        return Query(metric="stripe", target=target)
+        return Query(metric="stripe", target=target, yes_no=yes_no, raw=question)
     ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
     asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
     if asks and re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q):
@@ -1445,6 +1465,18 @@ def _absent(report: Report, q: Query) -> _Out:
 
 def _datasets(report: Report, q: Query) -> _Out:
     """HDF5 datasets: how many the job touched, or its dataset reads and writes (H5D records)."""
+    if q.target == "names":
+        # The names the log holds for datasets (H5D) and variables (PNETCDF_VAR): "file:/dataset".
+        rows = [i for i in report.interfaces if i.records and i.name in ("HDF5", "PnetCDF") and i.top_paths]
+        if not rows:
+            return None
+        parts = [
+            f"{i.name} {'dataset' if i.name == 'HDF5' else 'variable'} record(s): "
+            + ", ".join(f"`{p}`" for p in i.top_paths[:4])
+            + (f" and {i.files - 4:,} more" if i.files > 4 else "")
+            for i in rows
+        ]
+        return "The log names " + "; ".join(parts) + ".", [], [p for i in rows for p in i.top_paths[:4]], []
     d = next((i for i in report.interfaces if i.name == "HDF5" and i.records), None)  # the H5D (dataset) row
     f = next((i for i in report.interfaces if i.name.startswith("HDF5 (file") and i.records), None)
     if d is None:
@@ -1609,6 +1641,12 @@ def _file_system(report: Report, q: Query) -> _Out:
         fs = f.file_system or ""
         named = {"lustre": "Lustre", "daos": "DAOS"}.get(fs, fs.upper() if len(fs) <= 4 else fs)
         text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved){also}."
+        asked = re.search(r"\bon (nfs|lustre|gpfs|daos|xfs|ext4|local disk|a local disk|scratch)\b", q.raw.lower())
+        if q.yes_no and asked and asked.group(1) != "scratch":
+            # "Is test.out on NFS?": yes or no first
+            want = {"local disk": "ext4", "a local disk": "ext4"}.get(asked.group(1), asked.group(1))
+            same = fs == want or (want == "ext4" and fs in ("ext4", "xfs"))
+            text = ("Yes: " if same else "No: ") + _lower_first(text)
         return text, [exact(f.bytes_read + f.bytes_written, "bytes")], [f.path], []
     if report.file_system:
         return f"Most of the job's bytes went to {report.file_system}.", [], [], []
@@ -1690,6 +1728,22 @@ def _sharing(report: Report, q: Query) -> _Out:
 
 
 def _stripe(report: Report, q: Query) -> _Out:
+    out = _stripe_facts(report, q)
+    if out is None or not q.yes_no:
+        return out
+    # "Is X on a single OST?" / "is X striped across several OSTs?": yes or no first, from its stripe count.
+    text, values, paths, ranks = out
+    count = next((v.value for v in values if v.dim == "bare"), None) if paths else None
+    asked = q.raw.lower()
+    single = re.search(r"\b(single|one|1|only one|just one)\s+(ost|stripe)", asked)
+    several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked)
+    if count is None or not (single or several):
+        return out
+    yes = count == 1 if single else count > 1
+    return ("Yes: " if yes else "No: ") + _lower_first(text), values, paths, ranks
+
+
+def _stripe_facts(report: Report, q: Query) -> _Out:
     asks_osts = bool(re.search(r"\bosts?\b", q.raw.lower()))
     if q.target and (asks_osts or not any(_named(x.path, q.target) for x in report.lustre_layouts)):
         # A named file beyond the assessed layouts: its own stripe counters.
@@ -2221,6 +2275,8 @@ def _file_usage(report: Report, q: Query) -> _Out:
     else:
         head = f"`{f.path}`: {_b(f.bytes_written)} written{wc} and {_b(f.bytes_read)} read{rc}"
     text = f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer})."
+    if q.yes_no and q.direction == "both":
+        text = ("Yes: " if f.bytes_read and f.bytes_written else "No: ") + text
     values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
     values += [exact(n, "bare") for n in (f.calls.reads, f.calls.writes) if n]
     asked = q.raw.lower()
@@ -2252,6 +2308,29 @@ def _file_usage(report: Report, q: Query) -> _Out:
     return text, values, [f.path], []
 
 
+def _file_library(report: Report, q: Query) -> _Out:
+    """Which libraries a named file went through: the interfaces whose records name it, top layer first."""
+    order = ["HDF5", "HDF5 (files)", "PnetCDF", "PnetCDF (files)", "MPI-IO", "POSIX", "STDIO", "DFS", "DAOS"]
+    seen: list[str] = []
+    path = ""
+    for i in sorted(report.interfaces, key=lambda x: order.index(x.name) if x.name in order else 99):
+        hit = next((p for p in i.top_paths if _named(p.split(":")[0], q.target)), None)
+        name = i.name.split(" (")[0]
+        if hit and name not in seen:
+            seen.append(name)
+            path = path or hit.split(":")[0]
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is not None:
+        path = path or f.path
+        for layer in (f.layer, "POSIX" if f.posix_calls is not None else ""):
+            if layer and layer not in seen:
+                seen.append(layer)
+    if not seen:
+        return None
+    text = f"`{path}` went through {seen[0]}" + (f", on top of {' and '.join(seen[1:])}" if len(seen) > 1 else "") + "."
+    return text, [], [path], []
+
+
 def _file_share(report: Report, q: Query) -> _Out:
     """A loosely named file's (or group's) share of the run: the time its slowest rank spent on it."""
     run = report.job.runtime_s
@@ -2262,7 +2341,9 @@ def _file_share(report: Report, q: Query) -> _Out:
         f = next((x for x in report.top_files if word in x.path.rsplit("/", 1)[-1].lower() and x.slowest_s), None)
         if f is None or run <= 0:
             return None
-        out = _file_usage(report, q.model_copy(update={"target": f.path.rsplit("/", 1)[-1]}))
+        # Its time on its slowest rank and share of the run lead, whatever words the question used.
+        asked = {"target": f.path.rsplit("/", 1)[-1], "yes_no": False, "raw": f"{q.raw} (share of the run)"}
+        out = _file_usage(report, q.model_copy(update=asked))
         took = f.slowest_s or 0.0
     else:
         if run <= 0:
@@ -2279,7 +2360,9 @@ def _file_share(report: Report, q: Query) -> _Out:
         return None
     text, values, files, ranks = out
     if q.yes_no:
-        text = ("Yes: " if took >= 0.5 * run else "No: ") + _lower_first(text)
+        # "Is the run dominated by X?" needs half of it; "is X a bottleneck?" a tenth.
+        bar = 0.5 if re.search(r"\bdominat", q.raw.lower()) else 0.1
+        text = ("Yes: " if took >= bar * run else "No: ") + _lower_first(text)
     return text, values, files, ranks
 
 
@@ -2314,6 +2397,15 @@ def _calls(report: Report, q: Query) -> _Out:
     """How many calls of one kind: on a named file, on a group of files, or over the job per module."""
     kind = q.target or "opens"
     noun = _CALL_NOUN.get(kind, kind)
+    globbed = _glob_group(report, q.raw)
+    if globbed is not None:
+        n = getattr(globbed.calls, kind)
+        return (
+            f"The {globbed.files:,} `{globbed.pattern}` files had {n:,} {noun}.",
+            [exact(globbed.files, "bare"), exact(n, "bare")],
+            [],
+            [],
+        )
     if q.file:
         f = next((x for x in report.top_files if _named(x.path, q.file)), None)
         if f is None:
@@ -2323,8 +2415,8 @@ def _calls(report: Report, q: Query) -> _Out:
             n, layer = getattr(f.posix_calls, kind), "POSIX"
         return f"`{f.path}` had {n:,} {noun} (counted at {layer}).", [exact(n, "bare")], [f.path], []
     group = group_named(report, q.raw)
-    if group is not None and kind in ("opens", "stats"):
-        n = getattr(group, kind)
+    if group is not None:
+        n = getattr(group.calls, kind)
         return (
             f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}.",
             [exact(group.files, "bare"), exact(n, "bare")],
@@ -2349,6 +2441,9 @@ _NOT_A_KIND = frozenset({"the", "of", "all", "any", "many", "much", "different",
 def group_named(report: Report, question: str) -> FileGroup | None:
     """The file group a question names by the word(s) before "files" ("json files", "restart files", ".npz
     files", "config files"): the group with the most files whose extension, name or folder the word is."""
+    globbed = _glob_group(report, question)
+    if globbed is not None:
+        return globbed
     found: list[FileGroup] = []
     nouns = r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?)"
     # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
@@ -2358,6 +2453,22 @@ def group_named(report: Report, question: str) -> FileGroup | None:
                 continue
             found += [g for g in report.file_groups if _group_has(g, w)]
     return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
+
+
+def _glob_group(report: Report, question: str) -> FileGroup | None:
+    """The group a shell pattern in the question names ("conf/table*.dat", "chk00369/part.*", "*.yaml"): every
+    word of the pattern is in the group's folder, name or extension; the most files win."""
+    best: FileGroup | None = None
+    for m in re.finditer(r"[\w./-]*\*[\w.*/-]*", question.lower()):
+        words = [w for w in re.split(r"[^a-z0-9_]+", m.group(0)) if len(w) >= 2]
+        if not words:
+            continue
+        for g in report.file_groups:
+            pattern = g.pattern.lower()
+            ext = pattern.rsplit(".", 1)[-1] if "." in pattern.rsplit("/", 1)[-1] else ""
+            if all(w == ext or w in pattern for w in words) and (best is None or g.files > best.files):
+                best = g
+    return best
 
 
 def _group_has(g: FileGroup, word: str) -> bool:
@@ -2641,7 +2752,9 @@ def _named_in(path: str, question: str) -> bool:
 
 def _not_recorded(report: Report, q: Query) -> _Out:
     asked = (q.target or "").lower()
-    if re.match(r"host|node|which (compute )?node|compute node", asked) and report.job.hosts:
+    if re.match(r"host|node|which (compute )?node|compute node|how many nodes|number of nodes", asked) and (
+        report.job.hosts
+    ):
         # A DXT trace names the host of each rank's records.
         hosts = report.job.hosts
         # Host names come from the log: code spans keep them inert, like file names.
@@ -2658,6 +2771,7 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "file_library": _file_library,
     "file_share": _file_share,
     "absent": _absent,
     "datasets": _datasets,
