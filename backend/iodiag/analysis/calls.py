@@ -27,6 +27,7 @@ CALL_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
         "seq_reads": ("POSIX_SEQ_READS",),
         "consec_writes": ("POSIX_CONSEC_WRITES",),
         "seq_writes": ("POSIX_SEQ_WRITES",),
+        "file_not_aligned": ("POSIX_FILE_NOT_ALIGNED",),
     },
     "MPI-IO": {
         "opens": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"),

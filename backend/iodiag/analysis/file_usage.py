@@ -205,6 +205,12 @@ def _requests(ctx: Context, layer: str, rid: int) -> dict[str, int | None]:
     if sizes:
         size_, count_ = max(sizes.items(), key=lambda x: (x[1], x[0]))
         out.update(common_size=size_, common_count=count_)
+    p = ctx.posix_records
+    posix = mine if layer == "POSIX" else (p.where(p.isin("id", [rid])) if len(p) else p)
+    if len(posix) and "POSIX_FILE_ALIGNMENT" in posix:
+        align = int(_clipped(posix.num("POSIX_FILE_ALIGNMENT")).max())
+        if align > 0:
+            out["alignment"] = align
     if layer == "MPI-IO":
         total = {
             kind: sum(

@@ -265,6 +265,9 @@ class OpCounts(_Model):
     seq_reads: int = Field(default=0, description="reads starting past the previous one's end, gaps allowed (POSIX)")
     consec_writes: int = 0
     seq_writes: int = 0
+    file_not_aligned: int = Field(
+        default=0, description="reads and writes not starting on the file alignment (POSIX_FILE_NOT_ALIGNED)"
+    )
 
 
 class InterfaceTotals(_Model):
@@ -444,6 +447,9 @@ class FileUsage(_Model):
         default=None, description="its most common request size at ``layer`` (Darshan's ACCESS1..4), where kept"
     )
     common_count: int = Field(default=0, description="how many requests had ``common_size``")
+    alignment: int | None = Field(
+        default=None, description="the file alignment Darshan measured against, in bytes (POSIX_FILE_ALIGNMENT)"
+    )
     independent: int = Field(default=0, description="its independent MPI-IO reads and writes")
     collective: int = Field(default=0, description="its collective MPI-IO reads and writes")
 

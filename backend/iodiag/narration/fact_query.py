@@ -83,6 +83,7 @@ Metric = Literal[
     "datasets",
     "file_share",
     "file_library",
+    "alignment",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 Direction = Literal["read", "write", "both"]
@@ -123,15 +124,15 @@ _INTERFACES = {
 }
 # Not inside a program's name ("this mpi-io-test run").
 _IFACE = re.compile(
-    r"(?<!\.)\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?!-\w)", re.IGNORECASE
-)  # nor a file's extension ("eos_table.h5")
+    r"(?<![.\-/])\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?![-.]\w)", re.IGNORECASE
+)  # nor part of a file's name ("eos_table.h5", "ior-posix.out.0001")
 # "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
 _RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
 _WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
 _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 _NAMED = re.compile(
-    r"(?<![\w])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*\.\d{2,6})(?!\w|\.\w)"
+    r"(?<![\w])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8})(?!\w|\.\w)"
 )  # also a numbered name: dump.0253; after a folder too ("input/mesh.bin" names mesh.bin)
 # Judgements of whether I/O matters, in the words people use for them.
 _IO_JUDGED = re.compile(
@@ -519,6 +520,17 @@ def parse(question: str) -> Query | None:
     if named_file and yes_no and re.search(r"\bboth (read|writ\w*) and (read|writ\w*)\b|\bread and writ\w*\b", q):
         # "does this job both read and write state.bin?"
         return Query(metric="file_usage", target=named_file.group(1), yes_no=True, raw=question)
+    if re.search(r"\b(aligned|misaligned|unaligned|alignment|align)\b", q) and not re.search(
+        r"\b(why|fix|how (do|can|to|should))\b", q
+    ):
+        # "are the flux.dat writes aligned to the stripes?", "how many accesses to state.bin were not aligned?"
+        return Query(
+            metric="alignment",
+            target=named_file.group(1) if named_file else None,
+            yes_no=yes_no,
+            missing=bool(re.search(r"\b(misaligned|unaligned|not aligned)\b", q)),
+            raw=question,
+        )
     if named_file and yes_no and re.search(r"\b(bottleneck|slowing|costing|costly|expensive|significant)\b", q):
         # "is writing thermo.dat a bottleneck?": its share of the run, yes from a tenth of it
         return Query(metric="file_share", target=named_file.group(1).lower(), yes_no=True, raw=question)
@@ -710,7 +722,11 @@ def parse(question: str) -> Query | None:
         and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
-    if named and re.search(r"\bosts?\b", q) and re.search(r"\b(strip\w*|holds?|on|which|what)\b", q):
+    if (
+        named
+        and re.search(r"\bosts?\b", q)
+        and re.search(r"\b(strip\w*|holds?|on|which|what|use[sd]?|span\w*|spread|over|across|how many)\b", q)
+    ):
         # "which OST holds dump.0294?", "is mesh.bin sitting on a single OST?"
         return Query(metric="stripe", target=named.group(1), raw=question, yes_no=yes_no)
     if (
@@ -2308,6 +2324,51 @@ def _file_usage(report: Report, q: Query) -> _Out:
     return text, values, [f.path], []
 
 
+def _alignment(report: Report, q: Query) -> _Out:
+    """How many of a file's (or the job's) POSIX requests did not start on the file alignment Darshan measured
+    against. ``q.missing`` asks "misaligned?", answered yes where "aligned?" is no."""
+    f = next((x for x in report.top_files if q.target and _named(x.path, q.target)), None)
+    if f is None and q.target:
+        return None  # a file the report does not detail: not the job's count instead
+    if f is None:
+        word = _loose_name(" ".join(q.raw.lower().split()), report, plural=False)
+        f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
+    if f is not None:
+        c = f.posix_calls if f.layer != "POSIX" and f.posix_calls is not None else f.calls
+        if f.layer not in ("POSIX", "MPI-IO") or (f.layer != "POSIX" and f.posix_calls is None):
+            return (
+                f"The log cannot tell: Darshan counts unaligned requests only in its POSIX module, and `{f.path}` "
+                f"has no POSIX records.",
+                [],
+                [f.path],
+                [],
+            )
+        what, paths, align = f"`{f.path}`", [f.path], f.alignment
+    else:
+        posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
+        if posix is None:
+            return None
+        c, what, paths, align = posix.calls, "the job", [], None
+    n, bad = c.reads + c.writes, c.file_not_aligned
+    if n <= 0:
+        return None
+    mostly_bad = bad >= 0.5 * n
+    word = ""
+    if q.yes_no:
+        word = ("Yes: " if mostly_bad else "No: ") if q.missing else ("No: " if mostly_bad else "Yes: ")
+    on = f" the {_b(align)} file alignment" if align else " the file alignment"
+    text = f"{bad:,} of the {n:,} POSIX reads and writes of {what} did not start on{on} (Darshan's FILE_NOT_ALIGNED)"
+    values = [exact(bad, "bare"), exact(n, "bare")] + ([exact(align, "bytes")] if align else [])
+    if f is not None and f.common_size:
+        text += f"; most requests were {_b(f.common_size)}"
+        values.append(exact(f.common_size, "bytes"))
+    if f is not None and f.stripe_size:
+        text += f", and its stripe size is {_b(f.stripe_size)}"
+        values.append(exact(f.stripe_size, "bytes"))
+    text = word + (_lower_first(text) if word else text[0].upper() + text[1:])
+    return text + ".", values, paths, []
+
+
 def _file_library(report: Report, q: Query) -> _Out:
     """Which libraries a named file went through: the interfaces whose records name it, top layer first."""
     order = ["HDF5", "HDF5 (files)", "PnetCDF", "PnetCDF (files)", "MPI-IO", "POSIX", "STDIO", "DFS", "DAOS"]
@@ -2327,8 +2388,12 @@ def _file_library(report: Report, q: Query) -> _Out:
                 seen.append(layer)
     if not seen:
         return None
-    text = f"`{path}` went through {seen[0]}" + (f", on top of {' and '.join(seen[1:])}" if len(seen) > 1 else "") + "."
-    return text, [], [path], []
+    text = f"`{path}` went through {seen[0]}" + (f", on top of {' and '.join(seen[1:])}" if len(seen) > 1 else "")
+    if f is None:
+        return text + ".", [], [path], []
+    # With what moved through it ("how much did it write to X, and via what interface?").
+    text += f": {_b(f.bytes_written)} written and {_b(f.bytes_read)} read (counted at {f.layer})."
+    return text, [exact(f.bytes_written, "bytes"), exact(f.bytes_read, "bytes")], [path], []
 
 
 def _file_share(report: Report, q: Query) -> _Out:
@@ -2759,7 +2824,8 @@ def _not_recorded(report: Report, q: Query) -> _Out:
         hosts = report.job.hosts
         # Host names come from the log: code spans keep them inert, like file names.
         shown = ", ".join(quote(h) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
-        return f"The DXT trace names {len(hosts)} host(s): {shown}.", [exact(len(hosts), "bare")], [], []
+        text = f"The DXT trace names {len(hosts)} host(s) (the hostname of each rank's records): {shown}."
+        return text, [exact(len(hosts), "bare")], [], []
     return (
         f"The log does not record {q.target or 'that'}: Darshan keeps I/O counters per file and rank (and, with DXT, "
         "each read and write with its host), not the job's hosts without DXT, memory, processors, page cache, exit "
@@ -2771,6 +2837,7 @@ def _not_recorded(report: Report, q: Query) -> _Out:
 
 
 _ANSWERS = {
+    "alignment": _alignment,
     "file_library": _file_library,
     "file_share": _file_share,
     "absent": _absent,

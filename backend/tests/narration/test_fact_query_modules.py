@@ -12,7 +12,7 @@ from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes
 from iodiag.narration import fact_query
 from tests.conftest import shared_log, wheel_log
-from tests.narration.test_fact_query import first_sentence
+from tests.narration.test_fact_query import first_sentence, report
 from tests.narration.test_fact_query_counts import SCENARIOS, counters
 from tests.narration.test_narration_support import scenario_report
 
@@ -138,3 +138,52 @@ def test_why_one_file_is_slow_gives_its_requests_and_whether_they_were_collectiv
     )
     text = first_sentence("sample.darshan", "why is writing vpicio.hdf5 slow?")
     assert f"over {writes:,} writes" in text and expected in text, text
+
+
+def test_alignment_of_one_file_is_darshans_not_aligned_counter() -> None:
+    df = counters("sample-badost.darshan", "POSIX")
+    top = report("sample-badost.darshan").top_files[0].path  # a file the report details
+    row = df[df["path"] == top].iloc[0]
+    name = str(row["path"]).rsplit("/", 1)[-1]
+    n, bad = int(row["POSIX_READS"] + row["POSIX_WRITES"]), int(row["POSIX_FILE_NOT_ALIGNED"])
+    text = first_sentence("sample-badost.darshan", f"are the {name} writes aligned?")
+    assert text.startswith("No: " if bad >= 0.5 * n else "Yes: "), text
+    assert f"{bad:,} of the {n:,} POSIX reads and writes of `" in text
+    assert f"the {human_bytes(int(row['POSIX_FILE_ALIGNMENT']))} file alignment" in text
+
+
+def test_which_library_a_file_went_through_names_the_top_layer_first() -> None:
+    from iodiag.analysis import analyze
+    from iodiag.ingest import load_profile
+    from iodiag.narration.service import Narrator
+
+    example = wheel_log("../../examples/example_logs/ior_hdf5_example.darshan")
+    assert "H5D" in darshan.DarshanReport(str(example), read_all=False).modules
+    rep = analyze(load_profile(str(example)))
+    text = Narrator().template_answer(rep, "which library wrote test123.h5?").text
+    assert text.startswith("`/global/cscratch1/sd/ssnyder/test123.h5` went through HDF5, on top of MPI-IO and POSIX")
+    # A file the log does not hold gets no such claim.
+    assert "went through" not in first_sentence(PNETCDF, "which I/O library wrote nothere.nc?")
+
+
+def test_stripe_and_file_system_yes_no_questions_start_with_the_answer() -> None:
+    with darshan.DarshanReport(str(wheel_log("sample-badost.darshan")), read_all=True) as r:
+        comps = r.records["LUSTRE"].to_df()["components"]
+        comps["path"] = comps["id"].map(r.name_records)
+    top = report("sample-badost.darshan").top_files[0].path  # a file the report holds; its count from PyDarshan
+    row = comps[comps["path"] == top].iloc[0]
+    name = str(row["path"]).rsplit("/", 1)[-1]
+    count = int(row["LUSTRE_COMP_STRIPE_COUNT"])
+    text = first_sentence("sample-badost.darshan", f"is {name} on a single OST?")
+    assert text.startswith("Yes: " if count == 1 else "No: ") and f"stripe count {count}" in text, text
+    fs = first_sentence("sample-badost.darshan", f"is {name} on NFS?")
+    assert fs.startswith("No: ") and "Lustre" in fs, fs
+
+
+def test_a_shell_pattern_names_a_group_of_files() -> None:
+    rep = scenario_report(SCENARIOS / "metadata-just-above-threshold.yaml")
+    group = next(g for g in rep.file_groups if g.pattern.endswith(".cfg"))
+    fact = fact_query.answer(rep, fact_query.parse("how many stat calls on the inputs/*/case*.cfg files?"))  # type: ignore[arg-type]
+    assert (
+        fact is not None and fact.text == f"The {group.files:,} `{group.pattern}` files had {group.stats:,} stat calls."
+    )

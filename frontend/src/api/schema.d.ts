@@ -1107,6 +1107,11 @@ export interface components {
          * @description One file's I/O, counted once at its top layer (MPI-IO for files opened through it, else POSIX; STDIO).
          */
         FileUsage: {
+            /**
+             * Alignment
+             * @description the file alignment Darshan measured against, in bytes (POSIX_FILE_ALIGNMENT)
+             */
+            alignment?: number | null;
             /** Bytes Read */
             bytes_read: number;
             /** Bytes Written */
@@ -1828,6 +1833,12 @@ export interface components {
              * @default 0
              */
             fdatasyncs: number;
+            /**
+             * File Not Aligned
+             * @description reads and writes not starting on the file alignment (POSIX_FILE_NOT_ALIGNED)
+             * @default 0
+             */
+            file_not_aligned: number;
             /**
              * Flushes
              * @description fflush (STDIO), H5Fflush/H5Dflush (HDF5)
