@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -86,6 +86,7 @@ Metric = Literal[
     "alignment",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
+_T = TypeVar("_T")
 Direction = Literal["read", "write", "both"]
 
 
@@ -186,6 +187,11 @@ def _iface_query(q: str) -> Query:
     m = _IFACE.search(q)
     target = _INTERFACES[m.group(1).lower()] if m else None
     return Query(metric="bytes", scope="interface", target=target, direction=_direction(q))
+
+
+def _by_direction(direction: Direction, read: _T, write: _T, both: _T) -> _T:
+    """The value for the direction a question asks about: one selector instead of a nested conditional each."""
+    return read if direction == "read" else write if direction == "write" else both
 
 
 def _direction(q: str) -> Direction:
@@ -1142,13 +1148,7 @@ def _rank_bytes_spread(report: Report, q: Query) -> _Out:
     t = report.rank_table
 
     def moved(u: RankUsage) -> int:
-        return (
-            u.bytes_written
-            if q.direction == "write"
-            else u.bytes_read
-            if q.direction == "read"
-            else (u.bytes_read + u.bytes_written)
-        )
+        return _by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written)
 
     amounts = sorted(moved(u) for u in t.ranks)
     if not amounts:
@@ -1303,12 +1303,7 @@ def _files_per_rank(report: Report, q: Query) -> _Out:
             text += f"; {report.job.nprocs - len(counts):,} of the {report.job.nprocs:,} ranks have none"
     # What each rank moved through them, in the direction asked ("how many files did each rank write?").
     moved = sorted(
-        u.bytes_written
-        if q.direction == "write"
-        else u.bytes_read
-        if q.direction == "read"
-        else u.bytes_read + u.bytes_written
-        for u in t.ranks
+        _by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written) for u in t.ranks
     )
     if moved and moved[-1] > 0:
         verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
@@ -1329,13 +1324,7 @@ def _rank_spread(report: Report, q: Query) -> _Out:
     """Time per rank over the ranks with records of their own: the least, the median and the most."""
 
     def seconds(u: RankUsage) -> float:
-        return (
-            u.write_s
-            if q.direction == "write"
-            else u.read_s
-            if q.direction == "read"
-            else u.read_s + u.write_s + u.meta_s
-        )
+        return _by_direction(q.direction, u.read_s, u.write_s, u.read_s + u.write_s + u.meta_s)
 
     t = report.rank_table
     if q.data:
@@ -1511,12 +1500,11 @@ def _datasets(report: Report, q: Query) -> _Out:
         )
     else:
         r, w = d.calls.reads, d.calls.writes
-        did = (
-            f"{w:,} dataset writes"
-            if q.direction == "write"
-            else f"{r:,} dataset reads"
-            if q.direction == "read"
-            else (f"{r:,} dataset reads and {w:,} dataset writes")
+        did = _by_direction(
+            q.direction,
+            f"{r:,} dataset reads",
+            f"{w:,} dataset writes",
+            f"{r:,} dataset reads and {w:,} dataset writes",
         )
         text = f"HDF5 did {did} on {d.files:,} dataset(s) ({shown}), moving {_b(d.bytes_read + d.bytes_written)}."
     values = [exact(d.files, "bare"), exact(d.calls.reads, "bare"), exact(d.calls.writes, "bare")]

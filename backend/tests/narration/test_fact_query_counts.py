@@ -261,7 +261,9 @@ def test_hosts_come_from_the_dxt_trace_and_are_unknown_without_it() -> None:
     q = fact_query.parse("what host(s) did the job run on?")
     assert q is not None and q.metric == "not_recorded"
     traced = fact_query.answer(analyze(load_profile(str(log), include=("DXT",))), q)
-    assert traced is not None and traced.text.startswith(f"The DXT trace names {len(hosts)} host(s): ")
+    assert traced is not None and traced.text.startswith(
+        f"The DXT trace names {len(hosts)} host(s) (the hostname of each rank's records): "
+    )
     assert all(h in traced.text for h in hosts)
     counters_only = fact_query.answer(analyze(load_profile(str(log))), q)
     assert counters_only is not None and counters_only.text.startswith("The log does not record ")
