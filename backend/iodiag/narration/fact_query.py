@@ -516,6 +516,9 @@ def parse(question: str) -> Query | None:
     ):
         # "which takes longer: reading uniref90.fasta or writing dump.0244?"
         return Query(metric="file_compare", target=both[0], file=both[1], raw=question)
+    if named_file and re.search(r"\bhow many (ranks|processes)\b", q):
+        # "how many ranks wrote dump.0106 at the POSIX level?"
+        return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
     if named_file and re.search(
         r"\b(who|which (rank|process)\w*|what (rank|process)\w*)\b.*\b(read|reads|wrote|writes?|open\w*|us\w+|"
         r"access\w*|touch\w*)\b",
@@ -1221,6 +1224,12 @@ def _sequential(report: Report, q: Query) -> _Out:
                 [f.path],
                 [],
             )
+    elif q.target is None and not _loose_name(" ".join(q.raw.lower().split()), report):
+        # "Is the input read randomly?" with no file the report names: the job's POSIX requests.
+        posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
+        if posix is None:
+            return None
+        c, what, layer, paths = posix.calls, "the job (POSIX)", "POSIX", []
     else:
         return None
     writes = q.direction == "write" or (q.direction == "both" and c.writes > c.reads)
@@ -2679,6 +2688,16 @@ def _file_ranks(report: Report, q: Query) -> _Out:
             text = f"Yes: {_lower_first(text)}"
         return text, [*values, exact(f.io_time_s, "seconds")], [f.path], [f.only_rank]
     n = report.job.nprocs
+    lay = next((x for x in report.lustre_layouts if x.path == f.path), None)
+    if lay is not None and f.layer == "MPI-IO" and re.search(r"\bposix\b|\bfile ?system\b|\bdisk\b", q.raw.lower()):
+        # Beneath collective MPI-IO only the aggregators reach the file system: the POSIX writers (readers).
+        k = lay.readers if q.direction == "read" else lay.writers
+        verb2 = "read" if q.direction == "read" else "wrote"
+        text = f"{k:,} rank(s) {verb2} `{f.path}` at the POSIX level, of the {f.ranks:,} that used it through MPI-IO"
+        if k < f.ranks and f.collective:
+            text += " (collective buffering: only the aggregators reach the file system)"
+        text += "."
+        return text, [exact(k, "bare"), exact(f.ranks, "bare")], [f.path], []
     if q.yes_no:
         text = f"No: {f.ranks:,} ranks {verb} `{f.path}`{what}, not one alone."
         return text, [exact(f.ranks, "bare"), *values], [f.path], []

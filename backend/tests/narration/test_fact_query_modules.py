@@ -13,7 +13,7 @@ from iodiag.core.units import human_bytes
 from iodiag.narration import fact_query
 from tests.conftest import shared_log, wheel_log
 from tests.narration.test_fact_query import first_sentence, report
-from tests.narration.test_fact_query_counts import SCENARIOS, counters
+from tests.narration.test_fact_query_counts import NONMPI, SCENARIOS, counters
 from tests.narration.test_narration_support import scenario_report
 
 H5_OPENS_ONLY = "darshan-logs/hdf5_diagonal_write_only/hdf5_file_opens_only.darshan"
@@ -187,3 +187,23 @@ def test_a_shell_pattern_names_a_group_of_files() -> None:
     assert (
         fact is not None and fact.text == f"The {group.files:,} `{group.pattern}` files had {group.stats:,} stat calls."
     )
+
+
+E3SM = "darshan-logs/e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan"
+
+
+def test_ranks_that_reached_the_file_system_under_collective_io_are_the_posix_writers() -> None:
+    df = counters(E3SM, "POSIX")
+    rows = df[df["path"].str.endswith("/can_I_out_h0.nc") & (df["POSIX_BYTES_WRITTEN"] > 0)]
+    writers = int(rows["rank"].nunique())
+    text = first_sentence(E3SM, "how many ranks actually wrote to can_I_out_h0.nc at the POSIX level?")
+    assert text.startswith(f"{writers} rank(s) wrote `"), text
+    assert "of the 512 that used it through MPI-IO (collective buffering" in text
+
+
+def test_is_it_read_randomly_without_a_file_is_the_jobs_posix_counters() -> None:
+    text = first_sentence(NONMPI, "are the reads random?")
+    df = counters(NONMPI, "POSIX")
+    reads, seq = int(df["POSIX_READS"].sum()), int(df["POSIX_SEQ_READS"].sum())
+    assert f"of the {reads:,} reads of the job (POSIX)" in text and f"{seq:,} after it" in text, text
+    assert text.startswith("Yes: " if reads - seq >= 0.2 * reads else "No: ")
