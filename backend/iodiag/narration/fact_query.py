@@ -2455,19 +2455,19 @@ def _file_slowest(report: Report, q: Query) -> _Out:
     return text, [exact(f.slowest_s, "seconds"), exact(f.io_time_s, "seconds")], [f.path], [f.slowest_rank]
 
 
+def _group_calls(group: FileGroup, kind: str, noun: str) -> _Out:
+    n = getattr(group.calls, kind)
+    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}."
+    return text, [exact(group.files, "bare"), exact(n, "bare")], [], []
+
+
 def _calls(report: Report, q: Query) -> _Out:
     """How many calls of one kind: on a named file, on a group of files, or over the job per module."""
     kind = q.target or "opens"
     noun = _CALL_NOUN.get(kind, kind)
-    globbed = _glob_group(report, q.raw)
+    globbed = _glob_group(report, q.raw)  # a pattern names a group even where a file name sits inside it
     if globbed is not None:
-        n = getattr(globbed.calls, kind)
-        return (
-            f"The {globbed.files:,} `{globbed.pattern}` files had {n:,} {noun}.",
-            [exact(globbed.files, "bare"), exact(n, "bare")],
-            [],
-            [],
-        )
+        return _group_calls(globbed, kind, noun)
     if q.file:
         f = next((x for x in report.top_files if _named(x.path, q.file)), None)
         if f is None:
@@ -2478,13 +2478,7 @@ def _calls(report: Report, q: Query) -> _Out:
         return f"`{f.path}` had {n:,} {noun} (counted at {layer}).", [exact(n, "bare")], [f.path], []
     group = group_named(report, q.raw)
     if group is not None:
-        n = getattr(group.calls, kind)
-        return (
-            f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}.",
-            [exact(group.files, "bare"), exact(n, "bare")],
-            [],
-            [],
-        )
+        return _group_calls(group, kind, noun)
     per = [(i.name, int(getattr(i.calls, kind))) for i in report.interfaces if getattr(i.calls, kind)]
     if not per:
         return f"None: the log counts no {noun} in any module.", [exact(0, "bare")], [], []
