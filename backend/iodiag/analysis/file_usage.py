@@ -105,6 +105,16 @@ def _used(r: _Rows) -> np.ndarray:
     return used
 
 
+def _file_system(ctx: Context, layer: str, path: str, stripe_count: int | None) -> str | None:
+    if layer in ("DFS", "DAOS"):
+        return "daos"
+    if stripe_count is not None:
+        # The LUSTRE module saw the file's layout: the path reached Lustre through a link the mount
+        # table does not show (a container's overlay root, a /grand -> /lus/grand symlink).
+        return "lustre"
+    return ctx.meta.fs_type(path)
+
+
 def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], int]:
     """The ``n`` files with the most I/O time (then bytes), and how many files had any I/O."""
     nprocs = max(ctx.meta.nprocs, 1)
@@ -137,7 +147,7 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 # has a row per layer; the top layer's row is the one kept here).
                 only_rank=int(r.low[i]) if r.low[i] == r.high[i] and r.low[i] >= 0 else None,
                 # DFS and DAOS records name objects in a DAOS container, not paths under the mount table.
-                file_system="daos" if r.layers[i] in ("DFS", "DAOS") else ctx.meta.fs_type(path),
+                file_system=_file_system(ctx, r.layers[i], path, count),
                 calls=OpCounts(**{k: int(v[i]) for k, v in r.calls.items()}),
                 posix_calls=_posix_calls(ctx, rid) if r.layers[i] != "POSIX" else None,
                 slowest_rank=int(r.slow_rank[i]) if r.slow_rank[i] >= 0 and slow_s > 0 else None,
@@ -288,8 +298,16 @@ class _Acc:
         self.files_written = 0
         self.calls: dict[str, int] = dict.fromkeys(OpCounts.model_fields, 0)
         self.layers: set[str] = set()
+        # The ranks that used the files: one-rank files by id, shared ones by their count (a shared record
+        # keeps no rank list), so a group's time can be put per rank.
+        self.rank_ids: set[int] = set()
+        self.wide = 0
 
     def add_row(self, r: _Rows, i: int) -> None:
+        if int(r.ranks[i]) == 1 and int(r.low[i]) >= 0:
+            self.rank_ids.add(int(r.low[i]))
+        else:
+            self.wide = max(self.wide, int(r.ranks[i]))
         self.read += int(r.read[i])
         self.written += int(r.written[i])
         self.time += float(r.time[i])
@@ -309,6 +327,8 @@ class _Acc:
         for k, v in f.calls.items():
             self.calls[k] += v
         self.layers |= f.layers
+        self.rank_ids |= f.rank_ids
+        self.wide = max(self.wide, f.wide)
 
     def group(self, pattern: str) -> FileGroup:
         return FileGroup(
@@ -324,6 +344,7 @@ class _Acc:
             calls=OpCounts(**self.calls),
             layer=next(iter(self.layers)) if len(self.layers) == 1 else None,
             slowest_s=self.slowest_s,
+            ranks=max(len(self.rank_ids), self.wide),
         )
 
 

@@ -473,6 +473,7 @@ class FileGroup(_Model):
     slowest_s: float = Field(
         default=0.0, description="the most I/O time one rank spent on one of its files (Darshan's slowest rank)"
     )
+    ranks: int = Field(default=0, description="the ranks that used its files (a shared file counts all its ranks)")
 
 
 class LustreLayout(_Model):

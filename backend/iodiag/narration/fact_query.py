@@ -84,6 +84,7 @@ Metric = Literal[
     "file_share",
     "file_library",
     "alignment",
+    "slow_ranks",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -102,6 +103,7 @@ class Query(BaseModel):
     missing: bool = False  # "is anything missing?" (yes when it is) rather than "is it complete?" (no when not)
     healthy: bool = False  # "is the I/O healthy?" (yes when nothing is at fault) rather than "is there a problem?"
     bound: bool = False  # "is it I/O-bound?": yes only when I/O takes a large part of the run, not any part
+    share: float | None = None  # "is more than a third of the run I/O?": the share the answer is measured against
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
     raw: str = ""  # the question as asked, for answers that compare two files it names
 
@@ -125,7 +127,8 @@ _INTERFACES = {
 }
 # Not inside a program's name ("this mpi-io-test run").
 _IFACE = re.compile(
-    r"(?<![.\-/])\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?![-.]\w)", re.IGNORECASE
+    r"(?<![.\-/])\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?!\.\w|-(?!level\b|layer\b)\w)",
+    re.IGNORECASE,
 )  # nor part of a file's name ("eos_table.h5", "ior-posix.out.0001")
 # "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
 _RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
@@ -133,7 +136,7 @@ _WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IG
 _READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 _NAMED = re.compile(
-    r"(?<![\w])([\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8})(?!\w|\.\w)"
+    r"(?<![\w*.])((?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8})(?!\w|\.\w)"
 )  # also a numbered name: dump.0253; after a folder too ("input/mesh.bin" names mesh.bin)
 # Judgements of whether I/O matters, in the words people use for them.
 _IO_JUDGED = re.compile(
@@ -157,11 +160,13 @@ _JUDGED_WORD = (
 _LOG_HEALTH = re.compile(
     rf"\b(this|the|my) (darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
     rf"|\b(something|anything) {_JUDGED_WORD}\b.*\b(this|the|my) (darshan )?log(file)?\b"
+    rf"|\b(these|the|its|this log's) (counters|numbers|records|values)\b.*\b{_JUDGED_WORD}\b"
 )
 _FIRST_JUDGED = re.compile(rf"\b{_JUDGED_WORD}\b")
 _CAPTURED = re.compile(
     r"\b(all|every|everything)\b.*\b(captur\w*|recorded|logged|instrumented)\b"
-    r"|\b(captur\w*|record\w*|log\w*|instrument\w*)\b.*\b(all|every|everything)\b.*\b(files?|records?|i/?o)\b"
+    r"|\b(captur\w*|record\w*|log\w*|instrument\w*|catch\w*|caught|track\w*|see|saw)\b.*\b(all|every|everything)\b"
+    r".*\b(files?|records?|i/?o)\b"
 )
 _FINE = r"(healthy|ok|okay|fine|good|sane|reasonable)"  # words that judge I/O sound
 # "Is there anything wrong with the I/O?", "is the I/O healthy?": a yes/no judgement of the job's I/O.
@@ -180,6 +185,33 @@ _TOPIC = re.compile(
 _HEALTHY = re.compile(rf"\b{_FINE}\b")
 _READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
 _YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
+
+
+_SHARE_WORDS = {
+    "half": 0.5,
+    "a third": 1 / 3,
+    "one third": 1 / 3,
+    "a quarter": 0.25,
+    "a fourth": 0.25,
+    "a tenth": 0.1,
+    "two thirds": 2 / 3,
+    "three quarters": 0.75,
+}
+
+
+def _asked_share(q: str) -> float | None:
+    """The share a question measures against: "more than a third", "over 50%", "at least half"."""
+    m = re.search(
+        r"\b(more than|over|above|at least|less than|under|below|exceed\w*)\s+(the\s+)?"
+        r"(half|a third|one third|a quarter|a fourth|a tenth|two thirds|three quarters|\d+(?:\.\d+)?\s*(?:%|percent))",
+        q,
+    )
+    if not m:
+        return None
+    word = m.group(3)
+    if word in _SHARE_WORDS:
+        return _SHARE_WORDS[word]
+    return float(re.match(r"\d+(?:\.\d+)?", word).group(0)) / 100  # type: ignore[union-attr]
 
 
 def _iface_query(q: str) -> Query:
@@ -361,12 +393,16 @@ def parse_about(question: str, report: Report) -> Query | None:
     found = parse(question)
     q = " ".join(question.lower().split())
     share = re.search(
-        r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*",
+        r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*"
+        r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b",
         q,
     )
     if (
         share
-        and (found is None or found.metric in ("io_share", "io_bound", "top_file", "file_list", "bytes"))
+        and (
+            found is None
+            or found.metric in ("io_share", "io_bound", "top_file", "file_list", "bytes", "file_usage", "runtime")
+        )
         and not _NAMED.search(question)
         and not _RANK.search(q)
     ):
@@ -374,7 +410,12 @@ def parse_about(question: str, report: Report) -> Query | None:
         word = _loose_name(q, report)
         if word is not None or group_named(report, question) is not None:
             return Query(
-                metric="file_share", target=word, direction=_direction(q), yes_no=bool(_YES_NO.match(q)), raw=question
+                metric="file_share",
+                target=word,
+                direction=_direction(q),
+                # "we create a ton of tiny shard files. is that costing us a lot?": the question is the last sentence
+                yes_no=bool(_YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
+                raw=question,
             )
     if (found is None or found.metric in ("top_file", "file_list")) and re.search(
         r"\b(how many|how much|did|were|was|any)\b", q
@@ -394,6 +435,14 @@ def parse_about(question: str, report: Report) -> Query | None:
         and (report.file_system or "").lower() != "lustre"
     ):
         return Query(metric="stripe", raw=question)  # "any Lustre stripe settings I should look at?" on GPFS
+    if (
+        found is not None
+        and found.metric in ("file_usage", "bytes", "top_file", "file_list")
+        and ((found.target and name_pattern(found.target)) or "*" in question)
+        and _glob_group(report, question) is not None
+    ):
+        # "total bytes read from the atoms.*.txt dumps": every file the pattern names, not the first of them
+        return Query(metric="group", direction=found.direction, raw=question)
     if found is not None and found.metric != "runtime":
         return found
     if found is not None:
@@ -451,6 +500,10 @@ def parse(question: str) -> Query | None:
     if _CAPTURED.search(q):
         # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
         return Query(metric="completeness", yes_no=True)
+    share = _asked_share(q)
+    if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
+        # "is more than a third of the runtime spent in I/O?": measured against the share asked
+        return Query(metric="io_bound", yes_no=True, share=share, raw=question)
     if _IO_JUDGED.search(q) and not re.search(r"\b(why|how (do|can|to)|fix)\b", q):
         # "is I/O a big deal here?", "should I worry about I/O?": a judgement of the job, answered yes or no
         return Query(metric="io_bound", yes_no=True)
@@ -467,7 +520,7 @@ def parse(question: str) -> Query | None:
         return Query(metric="job_info", target=info)
     unrecorded = _UNRECORDED.search(q)
     if unrecorded:
-        return Query(metric="not_recorded", target=unrecorded.group(1))
+        return Query(metric="not_recorded", target=unrecorded.group(1), raw=question)
     if (
         re.search(r"\b(dxt|trac(e|es|ed|ing))\b", q)
         and (yes_no or re.search(r"\b(was|is) (there|it)\b", q))
@@ -590,9 +643,15 @@ def parse(question: str) -> Query | None:
         not rank
         and not named_file
         and re.search(r"\b(which|what) (rank|process)\w*\b.*\b(most|longest|slowest|busiest|straggl\w*|lagg\w*)\b", q)
+        and not re.search(r"\b(which|what) (ranks|processes)\b.*\b(straggl\w*|lagg\w*|slow (ones|ranks))\b", q)
     ):
         return Query(metric="busiest_rank")  # "which rank spent the most time in I/O, and how long?"
-    if named_file and re.search(r"\b(each|every|per) (rank|process)\b", q) and _READ_OR_WRITE_TIME.search(q):
+    if (
+        named_file
+        and re.search(r"\b(each|every|per) (rank|process)\b", q)
+        and _READ_OR_WRITE_TIME.search(q)
+        and not re.search(r"\bwhy\b", q)
+    ):
         # "how long did each rank spend reading X?": the file's slowest rank, and what Darshan kept of the rest
         return Query(metric="file_usage", target=named_file.group(1), direction=_direction(q), raw=question)
     if re.search(r"\b(which|what|how many) (ranks|processes)\b.*\b(did|do|does|doing|perform\w*)\b.*\bi/?o\b", q):
@@ -716,8 +775,17 @@ def parse(question: str) -> Query | None:
         and (yes_no or re.search(r"\b(is|are)\b.*\bdoing\b", q))
     ):
         return Query(metric="small_requests", direction=_direction(q), yes_no=True)
+    if re.search(r"\b(which|what) (ranks|processes)\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q) or re.search(
+        r"\b(which|what) (ranks|processes) (are|were) (the )?(stragglers|laggards)\b", q
+    ):
+        return Query(metric="slow_ranks")  # "which ranks are the slow ones?"
     if re.search(r"\b(any|some|a)\s+(rank|process)\w*\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q):
         return Query(metric="any_slow_rank", yes_no=yes_no)
+    if re.search(r"\b(balanced|even(ly)? (spread|split|distributed)|evenly)\b", q) and re.search(
+        r"\b(ranks?|process\w*|tasks?)\b", q
+    ):
+        # "is the I/O balanced across ranks?": yes when no rank holds the others up
+        return Query(metric="any_slow_rank", yes_no=yes_no, healthy=True)
     solo = _IFACE.fullmatch(q.strip(" ?!."))
     if solo:
         return Query(metric="uses", scope="interface", target=_INTERFACES[solo.group(1).lower()], yes_no=True)
@@ -727,7 +795,15 @@ def parse(question: str) -> Query | None:
         return Query(metric="file_list")
     if (
         named
-        and (_WHY_SLOW.search(q) or re.search(r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker)\b", q))
+        and (
+            _WHY_SLOW.search(q)
+            or re.search(r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker)\b", q)
+            # "the traj.xyz read takes 26 s. that's a lot for 512MB, no?": a judgement of its time
+            or (
+                re.search(r"\b(a lot|too (long|much|many)|reasonable|normal|expected)\b", q)
+                and re.search(r"\b(takes?|took|taking|\d+(\.\d+)? ?(s|sec\w*|min\w*))\b", q)
+            )
+        )
         and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
@@ -771,7 +847,7 @@ def parse(question: str) -> Query | None:
             metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()], direction=_direction(q)
         )
     target = named.group(1) if named else None
-    ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    ost_trouble = r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
     if (
         re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q)
         and not (yes_no or re.match(r"^\s*(could|can|might|may)\b", q))
@@ -789,12 +865,15 @@ def parse(question: str) -> Query | None:
     if re.search(
         r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b", q
     ) and not re.search(r"\bstorage targets?\b|\b(blame|fault|problem|slow\w*|why)\b", q):
-        return Query(metric="file_system", direction=_direction(q), target=target)
+        # "was it on a parallel file system like lustre or gpfs?" asks whether, and is answered yes or no
+        whether = yes_no and bool(_asked_file_systems(q))
+        return Query(metric="file_system", direction=_direction(q), target=target, yes_no=whether, raw=question)
     if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b|\bstriping\b", q):
         return Query(metric="stripe", target=target, yes_no=yes_no, raw=question)
-    ost_trouble = r"(slow\w*|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    ost_trouble = r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
     asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
-    if asks and re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q):
+    ost = r"(osts?|storage targets?|object storage|disks?)"
+    if asks and re.search(rf"\b{ost}\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\b{ost}\b", q):
         return Query(metric="slow_ost", yes_no=True)
     if re.search(r"\b(bandwi\w*|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
         r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q
@@ -898,8 +977,18 @@ def _uses(report: Report, q: Query) -> _Out:
     rows = [i for i in report.interfaces if i.name in names or i.name.startswith(f"{name} (")]
     used = [i for i in rows if i.records > 0]
     if not used:
-        present = ", ".join(i.name for i in report.interfaces if i.records > 0) or "no instrumented interface"
-        return f"No: the log has no {name} records; the job's I/O went through {present}.", [], [], []
+        went = [i for i in report.interfaces if i.records > 0]
+        # With what the other interfaces moved: "through STDIO (45.78 MiB written in 500,000 writes)"
+        present = (
+            ", ".join(
+                f"{i.name} ({_b(i.bytes_written)} written, {_b(i.bytes_read)} read, {i.operations:,} operations)"
+                for i in went[:3]
+            )
+            or "no instrumented interface"
+        )
+        values = [exact(n, "bytes") for i in went[:3] for n in (i.bytes_written, i.bytes_read)]
+        values += [exact(i.operations, "bare") for i in went[:3]]
+        return f"No: the log has no {name} records; the job's I/O went through {present}.", values, [], []
     i = max(used, key=lambda x: x.bytes_read + x.bytes_written)
     ops = i.operations
     moved = i.bytes_read + i.bytes_written
@@ -1654,24 +1743,69 @@ def _file_system(report: Report, q: Query) -> _Out:
         fs = f.file_system or ""
         named = {"lustre": "Lustre", "daos": "DAOS"}.get(fs, fs.upper() if len(fs) <= 4 else fs)
         text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved){also}."
-        asked = re.search(r"\bon (nfs|lustre|gpfs|daos|xfs|ext4|local disk|a local disk|scratch)\b", q.raw.lower())
-        if q.yes_no and asked and asked.group(1) != "scratch":
-            # "Is test.out on NFS?": yes or no first
-            want = {"local disk": "ext4", "a local disk": "ext4"}.get(asked.group(1), asked.group(1))
-            same = fs == want or (want == "ext4" and fs in ("ext4", "xfs"))
-            text = ("Yes: " if same else "No: ") + _lower_first(text)
+        wanted = _asked_file_systems(q.raw)
+        if q.yes_no and wanted:
+            # "Is test.out on NFS?", "was it on a parallel file system like lustre or gpfs?": yes or no first
+            text = ("Yes: " if fs in wanted else "No: ") + _lower_first(text)
         return text, [exact(f.bytes_read + f.bytes_written, "bytes")], [f.path], []
     if report.file_system:
         return f"Most of the job's bytes went to {report.file_system}.", [], [], []
     return None
 
 
+_FS_WORDS = {
+    "nfs": {"nfs", "nfs4"},
+    "lustre": {"lustre"},
+    "gpfs": {"gpfs"},
+    "daos": {"daos"},
+    "beegfs": {"beegfs"},
+    "xfs": {"xfs"},
+    "ext4": {"ext4"},
+    "local": {"ext4", "xfs", "ext3", "btrfs"},
+    "parallel": {"lustre", "gpfs", "daos", "beegfs"},
+}
+
+
+def _asked_file_systems(question: str) -> set[str]:
+    """The file-system kinds a yes/no question asks about ("on NFS?", "a parallel file system like lustre or
+    gpfs?", "on a local disk?"); empty when it names none (then it asks which, not whether)."""
+    q = question.lower()
+    out: set[str] = set()
+    for word, kinds in _FS_WORDS.items():
+        if re.search(
+            rf"\b{word}\b" + (r"\s+(file\s*system|fs|disk|storage)" if word in ("local", "parallel") else ""), q
+        ):
+            out |= kinds
+    return out
+
+
 def _named(path: str, target: str | None) -> bool:
-    """Whether ``path`` is the file (or one of the files, for ``.npz``) the question names."""
+    """Whether ``path`` is the file (or one of the files, for ``.npz``) the question names; a name with a
+    placeholder ("rankN.csv", "atoms.*.txt", "field_XXXX.dat") names every file it fits."""
     if not target:
         return True
     base = path.rsplit("/", 1)[-1]
-    return base == target or (target.startswith(".") and base.endswith(target)) or target in base
+    if base == target or (target.startswith(".") and base.endswith(target)) or target in base:
+        return True
+    pattern = name_pattern(target)
+    return bool(pattern and pattern.fullmatch(base))
+
+
+# A run of digits written as a placeholder in a file name: "rankN.csv", "atoms.*.txt", "field_XXXX.dat",
+# "out.<rank>.h5", "chk#.bin". A capital N only after a lower-case letter or separator ("RUN.csv" is a name).
+_PLACEHOLDER = re.compile(r"\*|(?<=[a-z_.\-])(?:N|X{2,}|x{3,}|#+|<\w+>|\{\w+\})(?=[._\-]|$)")
+
+
+def name_pattern(name: str) -> re.Pattern[str] | None:
+    """The file-name pattern a name with placeholders stands for, or None when it has none."""
+    if not _PLACEHOLDER.search(name):
+        return None
+    out, at = [], 0
+    for m in _PLACEHOLDER.finditer(name):
+        # "*" is any text; the others stand for the digits of a number
+        out += [re.escape(name[at : m.start()]), "[^/]*" if m.group(0) == "*" else r"\d+"]
+        at = m.end()
+    return re.compile("".join([*out, re.escape(name[at:])]), re.IGNORECASE)
 
 
 def _osts(report: Report, q: Query) -> _Out:
@@ -1803,7 +1937,9 @@ def _slow_ost(report: Report, q: Query) -> _Out:
     f = report.finding("L04")
     if f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING, Severity.INFO):
         ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
-        return f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow. {f.message}", [], [], []
+        count = next((int(m.value) for m in f.evidence if m.name == "ranks_on_slow_ost"), len(f.ranks))
+        hit, hv = _ranks_on_slow_ost(report, list(f.ranks), count)
+        return f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow{hit}. {f.message}", hv, [], list(f.ranks)
     if not report.osts:
         return "The log has no Lustre layouts, so it cannot tell whether an OST was slow.", [], [], []
     per = [o.io_time_s / max(o.bytes, 1) * 2**30 for o in report.osts if o.bytes >= 64 << 20]
@@ -1822,6 +1958,39 @@ def _slow_ost(report: Report, q: Query) -> _Out:
         [],
         [],
     )
+
+
+def _ranks_on_slow_ost(report: Report, hit: list[int], count: int) -> tuple[str, list[Quantity]]:
+    """ ", hitting 10 ranks (78, 174, ...), 12.22 s of I/O each against a median of 2.44 s for the other ranks":
+    the ranks whose own files sit on the slow OST against the rest, from their own records."""
+    if not hit:
+        return "", []
+    own = {r.rank: r.read_s + r.write_s + r.meta_s for r in report.rank_table.ranks}
+    shown = ", ".join(str(r) for r in hit[:8]) + (", ..." if count > min(len(hit), 8) else "")
+    text, values = f", hitting {count:,} rank(s) ({shown})", [exact(count, "bare")]
+    on = [own[r] for r in hit if r in own]
+    off = [t for r, t in own.items() if r not in set(hit)]
+    if on and off and not report.rank_table.truncated:
+        slow, rest = statistics.median(on), statistics.median(off)
+        text += f", {_s(slow)} of I/O each against a median of {_s(rest)} for the other ranks"
+        values += [exact(slow, "seconds"), exact(rest, "seconds")]
+    return text, values
+
+
+def _slow_ranks(report: Report, q: Query) -> _Out:
+    """Which ranks are slow: those whose files sit on a slow OST, else those the imbalance finding names."""
+    f = report.finding("L04")
+    if f is not None and f.ranks:
+        ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
+        count = next((int(m.value) for m in f.evidence if m.name == "ranks_on_slow_ost"), len(f.ranks))
+        hit, hv = _ranks_on_slow_ost(report, list(f.ranks), count)
+        shown = ", ".join(str(r) for r in f.ranks[:8]) + (", ..." if count > min(len(f.ranks), 8) else "")
+        tail = hit.split("), ", 1)[1] if "), " in hit else ""
+        text = f"{count:,} rank(s) are slow ({shown}): their data sits on slow OST {ost}" + (
+            f", {tail}" if tail else ""
+        )
+        return text + ".", hv, [], list(f.ranks)
+    return _any_slow_rank(report, q)
 
 
 def _rate(report: Report, q: Query) -> _Out:
@@ -2099,6 +2268,12 @@ def _io_bound(report: Report, q: Query) -> _Out:
         exact(s.runtime_s, "seconds"),
         exact(s.slowest_rank_io_s, "seconds"),
     ]
+    if q.share is not None:
+        # "is more than a third of the run I/O?": against the share asked, whatever the verdict
+        above = s.share_slowest > q.share
+        asked_below = re.search(r"\b(less than|under|below)\b", q.raw.lower())
+        yes = not above if asked_below else above
+        return f"{'Yes' if yes else 'No'}: {share}.", values, [], []
     if v.io_matters and q.bound and s.share_slowest < BOUND_SHARE:
         # "I/O-bound" means I/O takes a large part of the run; a share worth cutting is not that.
         return f"No: {share}, so the job is not I/O-bound, though that share is worth cutting.", values, [], []
@@ -2232,9 +2407,14 @@ def _completeness(report: Report, q: Query) -> _Out:
     said = " ".join(f"{f.title} ({f.code}): {f.message}" for f in problems[:2])
     if not said:
         said = f"Darshan flagged these modules as partial: {', '.join(partial)}."
+    # How far it got: the records a module kept before it ran out are a lower bound on its files.
+    kept = [m for m in report.job.modules if m.partial and m.records]
+    values = [exact(m.records, "bare") for m in kept[:2]]
+    if kept:
+        said += " " + "; ".join(f"{m.name} kept {m.records:,} records before it stopped" for m in kept[:2]) + "."
     # "Is anything missing?" is answered yes where "is it complete?" is answered no.
     word = "Yes: " if q.missing else "No: "
-    return f"{word if q.yes_no else ''}{said}", [], [], []
+    return f"{word if q.yes_no else ''}{said}", values, [], []
 
 
 def _small_requests(report: Report, q: Query) -> _Out:
@@ -2262,10 +2442,12 @@ def _any_slow_rank(report: Report, q: Query) -> _Out:
     j04 = report.finding("J04")
     values = [exact(s.slowest_rank_io_s, "seconds"), exact(s.mean_rank_io_s, "seconds")]
     who = f"rank {s.slowest_rank}" if s.slowest_rank is not None else "the busiest rank"
+    # "Is any rank slow?" is answered yes on an imbalance; "is the I/O balanced?" (healthy) is answered no.
+    yes, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
     if j04 is not None:
-        return f"{'Yes: ' if q.yes_no else ''}{j04.message}", values, [], list(j04.ranks)
+        return f"{yes if q.yes_no else ''}{j04.message}", values, [], list(j04.ranks)
     return (
-        f"{'No: ' if q.yes_no else ''}the busiest rank ({who}, {_s(s.slowest_rank_io_s)} of I/O) is close to the "
+        f"{no if q.yes_no else ''}the busiest rank ({who}, {_s(s.slowest_rank_io_s)} of I/O) is close to the "
         f"average rank's {_s(s.mean_rank_io_s)}: no rank holds the others up.",
         values,
         [],
@@ -2410,11 +2592,15 @@ def _file_share(report: Report, q: Query) -> _Out:
     else:
         if run <= 0:
             return None
-        took = group.slowest_s
+        took = max(group.slowest_s, _per_rank(group))
         doing = {"read": "Reading", "write": "Writing"}.get(q.direction, "The I/O on")
+        many = group.slowest_s < took  # each rank used several of the files: its time is their sum
         text = (
-            f"{doing} the {group.files:,} `{group.pattern}` files took at most {_s(took)} on one rank, "
-            f"{percent(took / run)} of the {_s(run)} run ({_s(group.io_time_s)} summed over ranks)."
+            f"{doing} the {group.files:,} `{group.pattern}` files took "
+            + (f"about {_s(took)} per rank" if many else f"at most {_s(took)} on one rank")
+            + f", {percent(took / run)} of the {_s(run)} run ({_s(group.io_time_s)} summed over ranks"
+            + (f", {group.opens:,} opens" if group.opens else "")
+            + ")."
         )
         values = [exact(took, "seconds"), exact(took / run * 100, "percent"), exact(run, "seconds")]
         out = text, [*values, exact(group.io_time_s, "seconds")], [], []
@@ -2515,6 +2701,8 @@ def _glob_group(report: Report, question: str) -> FileGroup | None:
     """The group a shell pattern in the question names ("conf/table*.dat", "chk00369/part.*", "*.yaml"): every
     word of the pattern is in the group's folder, name or extension; the most files win."""
     best: FileGroup | None = None
+    # "rankN.csv" and "field_XXXX.dat" are patterns too: their placeholders become "*"
+    question = " ".join(_PLACEHOLDER.sub("*", w) if "." in w else w for w in question.split())
     for m in re.finditer(r"[\w./-]*\*[\w.*/-]*", question.lower()):
         words = [w for w in re.split(r"[^a-z0-9_]+", m.group(0)) if len(w) >= 2]
         if not words:
@@ -2581,7 +2769,9 @@ def _group(report: Report, q: Query) -> _Out:
             [],
             [],
         )
-    return _group_answer(g, q)
+    # "how many bytes went to the out.* files?" asks what moved, not only how many files
+    asks_bytes = re.search(r"\b(bytes|how much|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
+    return _group_answer(g, q, moved=bool(asks_bytes))
 
 
 def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
@@ -2708,6 +2898,17 @@ def _file_ranks(report: Report, q: Query) -> _Out:
 
 def _file_why(report: Report, q: Query) -> _Out:
     """Why one named file is slow: the costliest problem that names it, with its numbers and fix."""
+    target = q.target or ""
+    if "." not in target.strip(".") or name_pattern(target) or _glob_group(report, q.raw) is not None:
+        # A loose word ("the species yaml configs") or a pattern names a group of files: answered for the group
+        loose = [g for g in report.file_groups if target and _group_has(g, target)]
+        group = (
+            _glob_group(report, q.raw)
+            or group_named(report, q.raw)
+            or max(loose, key=lambda g: (g.files, g.io_time_s), default=None)
+        )
+        if group is not None and group.files >= 2:
+            return _group_why(report, group, q)
     naming = [
         f
         for f in report.findings
@@ -2749,6 +2950,74 @@ def _file_why(report: Report, q: Query) -> _Out:
     return text + also + ".", values, [path], []
 
 
+def group_regex(g: FileGroup) -> re.Pattern[str]:
+    """The paths a group's pattern stands for ("dir/s#.yaml": digit runs; "*.json": any name)."""
+    parts = re.split(r"(#|\*)", g.pattern)
+    body = "".join(r"\d+" if p == "#" else r"[^/]*" if p == "*" else re.escape(p) for p in parts)
+    return re.compile(("(?:.*/)?" if "/" not in g.pattern else "") + body)
+
+
+def _per_rank(g: FileGroup) -> float:
+    """A group's time per rank that used it (its time summed over ranks, shared over them evenly)."""
+    return g.io_time_s / g.ranks if g.ranks > 0 else g.slowest_s
+
+
+def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
+    """Why a group of files is slow: its per-rank time and calls, and the costliest finding naming its files."""
+    rx = group_regex(g)
+    naming = [
+        f
+        for f in report.findings
+        if f.severity in (Severity.CRITICAL, Severity.WARNING)
+        and f.impact is not None
+        and f.impact.seconds
+        and any(rx.fullmatch(fe.path) for fe in f.files)
+    ]
+    run = report.job.runtime_s
+    per = _per_rank(g)
+    if not naming:
+        # A job-level cause names no files (a metadata storm counts calls, not paths): it explains the group
+        # when its cost is the group's own time per rank
+        naming = [
+            f
+            for f in report.findings
+            if f.severity in (Severity.CRITICAL, Severity.WARNING)
+            and not f.files
+            and f.impact is not None
+            and f.impact.seconds
+            and 0.5 * per <= f.impact.seconds <= 1.2 * per
+        ]
+    c = g.calls
+    calls = [(n, w) for n, w in ((g.opens, "opens"), (g.stats, "stats"), (c.reads, "reads"), (c.writes, "writes")) if n]
+    # Per file too, where the files were used alike ("999,999 reads, 90,909 per file")
+    said = ", ".join(
+        f"{n:,} {w}" + (f" ({n / g.files:,.0f} per file)" if g.files > 1 and n > g.files else "") for n, w in calls
+    )
+    share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
+    over = f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else ""
+    text = (
+        f"The {g.files:,} `{g.pattern}` files took about {_s(per)} per rank{over}{share}, with {said} "
+        f"({_b(g.bytes_read + g.bytes_written)} moved)"
+    )
+    values = [exact(g.files, "bare"), exact(per, "seconds"), *(exact(n, "bare") for n, _ in calls)]
+    values.append(exact(g.bytes_read + g.bytes_written, "bytes"))
+    if run > 0:
+        values.append(exact(per / run * 100, "percent"))
+    if not naming:
+        return text + "; no finding prices them as a problem.", values, [], []
+    from iodiag.analysis.verdict import action_for, by_verdict
+
+    place = by_verdict(report.verdict)
+    f = min(naming, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
+    seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
+    named = f"{f.code}: {f.subject}" if f.subject else f.code
+    todo = action_for(f)
+    text += f", and are slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
+        f": {_lower_first(todo).rstrip('.')}" if todo else ""
+    )
+    return text + ".", [*values, exact(seconds, "seconds")], [], []
+
+
 def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quantity]]:
     """How a file's requests looked, from its counters: ", over 276,276 writes of mostly 32.00 KiB, made
     independently (0 collective)"; what a why-question about one file wants beside the cause."""
@@ -2758,9 +3027,14 @@ def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quan
     if n <= 0:
         return "", []
     text, values = f", over {n:,} {noun}", [exact(n, "bare")]
+    moved = f.bytes_written if w else f.bytes_read
     if f.common_size and f.common_count >= 0.5 * n:
         text += f" of mostly {_b(f.common_size)}"
         values.append(exact(f.common_size, "bytes"))
+    elif moved > 0:
+        # STDIO keeps no access-size table: the mean request is what the counters give
+        text += f" of {_b(moved / n)} on average"
+        values.append(exact(moved / n, "bytes"))
     if f.layer == "MPI-IO" and (f.independent or f.collective):
         if not f.collective:
             text += " made independently (0 collective)"
@@ -2827,10 +3101,13 @@ def _not_recorded(report: Report, q: Query) -> _Out:
         shown = ", ".join(quote(h) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
         text = f"The DXT trace names {len(hosts)} host(s) (the hostname of each rank's records): {shown}."
         return text, [exact(len(hosts), "bare")], [], []
+    # "Can the log tell me how much memory it used?" is a yes/no question: no first.
+    whether = re.match(r"^\s*(can|could|does|do|did|is|was|will|would)\b", q.raw.lower())
     return (
-        f"The log does not record {q.target or 'that'}: Darshan keeps I/O counters per file and rank (and, with DXT, "
-        "each read and write with its host), not the job's hosts without DXT, memory, processors, page cache, exit "
-        "status or network (MPI communication is counted only by the optional APMPI module).",
+        f"{'No: the' if whether else 'The'} log does not record {q.target or 'that'}: Darshan keeps I/O counters "
+        "per file and rank (and, with DXT, each read and write with its host), not the job's hosts without DXT, "
+        "memory, processors, page cache, exit status or network (MPI communication is counted only by the "
+        "optional APMPI module).",
         [],
         [],
         [],
@@ -2873,6 +3150,7 @@ _ANSWERS = {
     "file_system": _file_system,
     "stripe": _stripe,
     "slow_ost": _slow_ost,
+    "slow_ranks": _slow_ranks,
     "rate": _rate,
     "metadata": _metadata,
     "ranks": _ranks,

@@ -735,6 +735,7 @@ def test_l04_slow_ost_boundary() -> None:
         "median_seconds_per_gib": 1.0,
         "slow_osts": 1,
         "osts_used": 5,
+        "ranks_on_slow_ost": 1,  # rank 4's file alone sits on it
     }
     assert f.ranks == [4]
     assert [x.path for x in f.files] == ["/scratch/job/file5.dat"]

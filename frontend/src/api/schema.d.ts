@@ -1091,6 +1091,12 @@ export interface components {
              */
             pattern: string;
             /**
+             * Ranks
+             * @description the ranks that used its files (a shared file counts all its ranks)
+             * @default 0
+             */
+            ranks: number;
+            /**
              * Slowest S
              * @description the most I/O time one rank spent on one of its files (Darshan's slowest rank)
              * @default 0

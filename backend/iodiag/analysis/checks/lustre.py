@@ -554,6 +554,7 @@ def _slow_ost_among(ctx: Context, t: Thresholds, direction: str) -> Hit | None:
             Metric(name="median_seconds_per_gib", value=median, unit=Unit.SECONDS),
             Metric(name="slow_osts", value=len(hit), unit=Unit.COUNT),
             Metric(name="osts_used", value=len(load), unit=Unit.COUNT),
+            Metric(name="ranks_on_slow_ost", value=len(waited), unit=Unit.COUNT),
         ],
         files=[
             ctx.file(
