@@ -132,11 +132,11 @@ _IFACE = re.compile(
 )  # nor part of a file's name ("eos_table.h5", "ior-posix.out.0001")
 # "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
 _RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
-_WRITE = re.compile(r"\b(writ\w*|wrote|output|dump|checkpoint|save\w*)\b", re.IGNORECASE)
-_READ = re.compile(r"\b(read\w*|input|load\w*)\b", re.IGNORECASE)
+_WRITE = re.compile(r"\b(f?writ\w*|wrote|output|dump|checkpoint|save\w*|fprintf|fputs)\b", re.IGNORECASE)
+_READ = re.compile(r"\b(f?read\w*|input|load\w*|fscanf|fgets)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 _NAMED = re.compile(
-    r"(?<![\w*.])((?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8})(?!\w|\.\w)"
+    r"(?<![\w*.])([A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:N|X{2,}|#+)(?![\w.])|(?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8})(?!\w|\.\w)"
 )  # also a numbered name: dump.0253; after a folder too ("input/mesh.bin" names mesh.bin)
 # Judgements of whether I/O matters, in the words people use for them.
 _IO_JUDGED = re.compile(
@@ -154,7 +154,7 @@ _UNRECORDED = re.compile(
 )
 # "Is this log ok?": the record itself, answered from the data-quality findings and partial flags.
 _JUDGED_WORD = (
-    r"(ok|okay|fine|off|sane|sound|broken|healthy|good|wrong|valid|consistent|inconsistent|corrupt\w*|trustworthy"
+    r"(ok|okay|fine|off|sane|sound|broken|healthy|good|wrong|valid|consistent|inconsistent|corrupt\w*|trust\w*"
     r"|reliable)"
 )
 _LOG_HEALTH = re.compile(
@@ -335,8 +335,8 @@ _CALL_WORDS: tuple[tuple[str, str], ...] = (
     ("flushes", r"f?flush\w*"),
     ("mmaps", r"mmaps?"),
     ("opens", r"opens\b|open (calls?|ops|operations)|times \w+ (was |it )?opened"),
-    ("reads", r"reads\b|read (calls?|ops|operations|requests)"),
-    ("writes", r"writes\b|write (calls?|ops|operations|requests)"),
+    ("reads", r"f?reads\b|f?read (calls?|ops|operations|requests)"),
+    ("writes", r"f?writes\b|f?write (calls?|ops|operations|requests)|fprintf (calls?)"),
 )
 _CALL_NOUN = {
     "rw_switches": "read/write switches",
@@ -582,6 +582,17 @@ def parse(question: str) -> Query | None:
     if named_file and yes_no and re.search(r"\bboth (read|writ\w*) and (read|writ\w*)\b|\bread and writ\w*\b", q):
         # "does this job both read and write state.bin?"
         return Query(metric="file_usage", target=named_file.group(1), yes_no=True, raw=question)
+    if (
+        named_file
+        and re.match(r"^\s*(did|does|do|was|were|has|have)\b", q)
+        and re.search(r"\b(f?read|f?write|wrote|written|open\w*|touch\w*|access\w*|load\w*|us(e|ed))\b", q)
+        and not re.search(r"\b(why|how|which|what|who|collective\w*|aligned|sequential\w*|random\w*)\b", q)
+        and not _IFACE.search(q)  # "was ocean.nc written with pnetcdf?" asks which library
+    ):
+        # "did hmmsearch actually read uniref90.fasta?": yes or no from the file's own counters
+        return Query(
+            metric="file_usage", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
+        )
     if re.search(r"\b(aligned|misaligned|unaligned|alignment|align)\b", q) and not re.search(
         r"\b(why|fix|how (do|can|to|should))\b", q
     ):
@@ -667,7 +678,7 @@ def parse(question: str) -> Query | None:
         and re.search(r"\b(how long|time|seconds|spend|spent|took|take)\b", q)
     ):
         return Query(metric="rank_spread", direction=_direction(q))  # "per rank write time"
-    call = _call_kind(q)
+    call = _call_kind(_NAMED.sub(" ", q))  # "reads.fastq" names a file, not read calls
     if call and not rank:
         return Query(metric="calls", target=call, file=named_file.group(1) if named_file else None, raw=question)
     if rank:
@@ -688,7 +699,9 @@ def parse(question: str) -> Query | None:
             return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file, yes_no=yes_no)
     named = _NAMED.search(question)
     if re.search(
-        r"\b(request|transfer|access|block|i/?o|write|read) ?sizes?\b|\bwhat size\b|\b(average|mean|typical) size\b"
+        r"\b(request|transfer|access|block|i/?o|f?write|f?read) ?sizes?\b|\bwhat size\b"
+        r"|\b(average|mean|typical|avg) size\b"
+        r"|\b(average|mean|typical|avg) (f?write|f?read|request|call|access|transfer)s? sizes?\b"
         r"|\bsize of (the |a |each )?([\w-]+ )?(reads?|writes?|requests?)\b",
         q,
     ):
@@ -748,7 +761,7 @@ def parse(question: str) -> Query | None:
     ):
         return Query(metric="io_bound", yes_no=True, bound=True)
     if re.search(
-        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing (data|records)|dropped|"
+        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing|dropped|"
         r"lost|captur\w* (everything|all))\b",
         q,
     ) and re.search(r"\b(log|trace|dxt|counters?|records?|data|darshan)\b", q):
@@ -914,6 +927,8 @@ def answer(report: Report, query: Query) -> Fact | None:
         query = query.model_copy(update={"target": "DFS"})
     out = fn(report, query)
     if out is None:
+        out = _not_in_log(report, query)
+    if out is None:
         return None
     text, values, files, ranks = out
     partial = [m for m in report.job.modules if m.partial and m.records]
@@ -940,6 +955,33 @@ def answer(report: Report, query: Query) -> Fact | None:
 
 
 _Out = tuple[str, list[Quantity], list[str], list[int]] | None
+_ABOUT_A_FILE = frozenset(
+    {"file_usage", "file_why", "file_ranks", "file_slowest", "file_share", "file_library", "request_size"}
+)
+
+
+def _not_in_log(report: Report, q: Query) -> _Out:
+    """A file the question names that the log holds no record of ("did it read uniref90.fasta?"): said plainly,
+    with what the log does hold, where the report lists every file with I/O (else it cannot be sure)."""
+    name = q.target or ""
+    if q.metric not in _ABOUT_A_FILE or "." not in name.strip(".") or name_pattern(name):
+        return None
+    if any(_named(f.path, name) for f in report.top_files) or report.files_with_io > len(report.top_files):
+        return None
+    if any(_named(lay.path, name) for lay in report.lustre_layouts):
+        return None
+    held = [i for i in report.interfaces if i.records]
+    what = ", ".join(f"{i.name} ({i.records:,} record(s))" for i in held[:4]) or "no file records"
+    shown = ", ".join(f"`{f.path.rsplit('/', 1)[-1]}`" for f in report.top_files[:3])
+    text = (
+        f"{'No: t' if q.yes_no or _YES_NO.match(q.raw.lower()) else 'T'}he log has no record of a file named "
+        f"{quote(name)}: it holds {what}"
+        + (f", for {report.files_with_io:,} file(s) with I/O ({shown})" if shown else "")
+        + "; a file opened through an interface Darshan did not instrument leaves no record."
+    )
+    return text, [exact(report.files_with_io, "bare"), *(exact(i.records, "bare") for i in held[:4])], [], []
+
+
 # Answers that count what the log holds: a log out of records undercounts them.
 _COUNTED = frozenset({"files", "bytes", "calls", "file_list", "interface_files", "file_usage"})
 
@@ -1726,6 +1768,11 @@ def _file_system(report: Report, q: Query) -> _Out:
         else (lambda f: -(f.bytes_read + f.bytes_written)),
     )
     files = [f for f in files if f.file_system]
+    group = None if q.target else group_named(report, q.raw)
+    if group is not None:
+        # "which filesystem are the test h5 files on?": a file of that group, not the busiest file
+        rx = group_regex(group)
+        files = [f for f in files if rx.fullmatch(f.path)] or files
     files = [f for f in files if _named(f.path, q.target)] or files
     if files:
         f = files[0]
@@ -2472,6 +2519,9 @@ def _file_usage(report: Report, q: Query) -> _Out:
     text = f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer})."
     if q.yes_no and q.direction == "both":
         text = ("Yes: " if f.bytes_read and f.bytes_written else "No: ") + text
+    elif q.yes_no:
+        moved = f.bytes_read if q.direction == "read" else f.bytes_written
+        text = ("Yes: " if moved else "No: ") + text
     values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
     values += [exact(n, "bare") for n in (f.calls.reads, f.calls.writes) if n]
     asked = q.raw.lower()
@@ -2661,6 +2711,11 @@ def _calls(report: Report, q: Query) -> _Out:
         n, layer = getattr(f.calls, kind), f.layer
         if not n and f.posix_calls is not None and getattr(f.posix_calls, kind):
             n, layer = getattr(f.posix_calls, kind), "POSIX"
+        moved = {"reads": f.bytes_read, "writes": f.bytes_written}.get(kind, 0) if layer == f.layer else 0
+        if n and moved:
+            # "how many fwrite calls went into reads.fastq, and how big?": the mean size comes with the count
+            text = f"`{f.path}` had {n:,} {noun} of {_b(moved / n)} on average (counted at {layer})."
+            return text, [exact(n, "bare"), exact(moved / n, "bytes")], [f.path], []
         return f"`{f.path}` had {n:,} {noun} (counted at {layer}).", [exact(n, "bare")], [f.path], []
     group = group_named(report, q.raw)
     if group is not None:
