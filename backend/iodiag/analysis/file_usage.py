@@ -221,6 +221,10 @@ def _requests(ctx: Context, layer: str, rid: int) -> dict[str, int | None]:
         align = int(_clipped(posix.num("POSIX_FILE_ALIGNMENT")).max())
         if align > 0:
             out["alignment"] = align
+    if layer == "DFS" and "DFS_CHUNK_SIZE" in mine:
+        chunk = int(_clipped(mine.num("DFS_CHUNK_SIZE")).max())
+        if chunk > 0:
+            out["chunk_size"] = chunk
     if layer == "MPI-IO":
         total = {
             kind: sum(

@@ -447,6 +447,9 @@ class FileUsage(_Model):
         default=None, description="its most common request size at ``layer`` (Darshan's ACCESS1..4), where kept"
     )
     common_count: int = Field(default=0, description="how many requests had ``common_size``")
+    chunk_size: int | None = Field(
+        default=None, description="a DAOS (DFS) file's chunk size, in bytes (DFS_CHUNK_SIZE)"
+    )
     alignment: int | None = Field(
         default=None, description="the file alignment Darshan measured against, in bytes (POSIX_FILE_ALIGNMENT)"
     )

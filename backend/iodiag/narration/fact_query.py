@@ -85,6 +85,7 @@ Metric = Literal[
     "file_library",
     "alignment",
     "slow_ranks",
+    "chunk_size",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -592,6 +593,11 @@ def parse(question: str) -> Query | None:
         # "did hmmsearch actually read uniref90.fasta?": yes or no from the file's own counters
         return Query(
             metric="file_usage", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
+        )
+    if re.search(r"\bchunk ?sizes?\b|\bchunk(ed|ing)?\b", q) and re.search(r"\b(dfs|daos)\b", q):
+        # "what DFS chunk size do the files use?", "are the DAOS writes a multiple of the chunk size?"
+        return Query(
+            metric="chunk_size", target=named_file.group(1) if named_file else None, yes_no=yes_no, raw=question
         )
     if re.search(r"\b(aligned|misaligned|unaligned|alignment|align)\b", q) and not re.search(
         r"\b(why|fix|how (do|can|to|should))\b", q
@@ -1789,12 +1795,15 @@ def _file_system(report: Report, q: Query) -> _Out:
         also = f"; other files were on {', '.join(o for o in others if o)}" if others else ""
         fs = f.file_system or ""
         named = {"lustre": "Lustre", "daos": "DAOS"}.get(fs, fs.upper() if len(fs) <= 4 else fs)
-        text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved){also}."
+        chunk = f", DFS chunk size {_b(f.chunk_size)}" if f.chunk_size else ""
+        text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved{chunk}){also}."
         wanted = _asked_file_systems(q.raw)
         if q.yes_no and wanted:
             # "Is test.out on NFS?", "was it on a parallel file system like lustre or gpfs?": yes or no first
             text = ("Yes: " if fs in wanted else "No: ") + _lower_first(text)
-        return text, [exact(f.bytes_read + f.bytes_written, "bytes")], [f.path], []
+        values = [exact(f.bytes_read + f.bytes_written, "bytes")]
+        values += [exact(f.chunk_size, "bytes")] if f.chunk_size else []
+        return text, values, [f.path], []
     if report.file_system:
         return f"Most of the job's bytes went to {report.file_system}.", [], [], []
     return None
@@ -2038,6 +2047,41 @@ def _slow_ranks(report: Report, q: Query) -> _Out:
         )
         return text + ".", hv, [], list(f.ranks)
     return _any_slow_rank(report, q)
+
+
+def _chunk_size(report: Report, q: Query) -> _Out:
+    """A DAOS file's chunk size (DFS_CHUNK_SIZE) and how its requests sit against it."""
+    files = [f for f in report.top_files if f.chunk_size and _named(f.path, q.target)]
+    if not files:
+        if not any(i.name in ("DFS", "DAOS") and i.records for i in report.interfaces):
+            return "The log has no DFS records, so it records no DAOS chunk size.", [], [], []
+        return None
+    f = files[0]
+    chunk = f.chunk_size or 0
+    same = [g for g in files if g.chunk_size == chunk]
+    who = (
+        f"`{f.path}`"
+        if len(same) == 1 or q.target
+        else f"The {len(same):,} DFS files the report lists (`{f.path}`, ...)"
+    )
+    verb = "uses" if len(same) == 1 or q.target else "use"
+    text = f"{who} {verb} a DFS chunk size of {_b(chunk)}"
+    values = [exact(chunk, "bytes")]
+    fits: bool | None = None
+    if f.common_size:
+        size = f.common_size
+        whose = "its" if len(same) == 1 or q.target else f"`{f.path.rsplit('/', 1)[-1]}`'s"
+        text += f"; {whose} requests are mostly {_b(size)} ({f.common_count:,} of them)"
+        values += [exact(size, "bytes"), exact(f.common_count, "bare")]
+        if size % chunk == 0:
+            text += f", {size // chunk:,} chunk(s) each"
+            fits = True
+        else:
+            text += ", not a multiple of the chunk, so requests straddle chunk boundaries"
+            fits = False
+    if q.yes_no and fits is not None and re.search(r"\b(multiple|align\w*|fit\w*|match\w*)\b", q.raw.lower()):
+        text = ("Yes: " if fits else "No: ") + _lower_first(text)
+    return text + ".", values, [f.path], []
 
 
 def _rate(report: Report, q: Query) -> _Out:
@@ -3206,6 +3250,7 @@ _ANSWERS = {
     "stripe": _stripe,
     "slow_ost": _slow_ost,
     "slow_ranks": _slow_ranks,
+    "chunk_size": _chunk_size,
     "rate": _rate,
     "metadata": _metadata,
     "ranks": _ranks,

@@ -1125,6 +1125,11 @@ export interface components {
             /** @description its calls at ``layer`` */
             calls?: components["schemas"]["OpCounts"];
             /**
+             * Chunk Size
+             * @description a DAOS (DFS) file's chunk size, in bytes (DFS_CHUNK_SIZE)
+             */
+            chunk_size?: number | null;
+            /**
              * Collective
              * @description its collective MPI-IO reads and writes
              * @default 0

@@ -645,13 +645,21 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
     per_rank = calls["rank_files"] / ranks
     who = f"rank {busiest.rank}" if busiest.rank is not None else "the slowest rank"
     per_file = f", {opens / files:.1f} opens" + (f" and {stats / files:.1f} stats" if stats else "") if files else ""
-    most = _dominant_group(ctx, files)
+    most = _dominant_group(ctx, files, opens + stats)
+    if most is None:
+        named = ""
+    elif most.opens in (0, most.files) or most.opens == opens:
+        named = f", {most.files:,} of them `{most.pattern}`"
+    else:
+        # The files the calls went to, when that is not the same count: 201 files each opened by 512 ranks
+        named = f", {most.opens:,} of them on the {most.files:,} `{most.pattern}` files"
     return Hit(
-        subject=f"{opens:,} opens of {files:,} files" + (f", {most.files:,} of them `{most.pattern}`" if most else ""),
+        subject=f"{opens:,} opens of {files:,} files{named}",
         message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
         f"({human_seconds(s.meta_s)} summed over ranks; the data took {human_seconds(s.read_s + s.write_s)}) and "
         f"{human_seconds(busiest.meta_s)} on {who}, against {human_seconds(busiest.data_s)} of its reads and writes: "
-        f"{_n(opens, 'open')} and {_n(stats, 'stat')} of {_n(files, 'file')} ({per_rank:,.1f} files per rank on average"
+        f"{_n(opens, 'open')} and {_n(stats, 'stat')} of {_n(files, 'file')}{named} ({per_rank:,.1f} files per rank "
+        "on average"
         f"{per_file} per file).",
         evidence=[
             Metric(name="meta_time", value=s.meta_s, unit=Unit.SECONDS, description="summed over ranks"),
@@ -675,15 +683,28 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
     )
 
 
-def _dominant_group(ctx: Context, files: int) -> FileGroup | None:
-    """The name pattern most of the files share ("1,116 of them `pkg/mod#.py`"): what the user recognises as
-    the files to pack or stage, where it holds at least half of them. Of patterns holding nearly as many, the
-    narrowest (a numbered name over a folder's files of one extension, over every file of the extension)."""
-    found = [g for g in file_groups(ctx) if g.files < files and 2 * g.files >= files]
+def _dominant_group(ctx: Context, files: int, calls: int = 0) -> FileGroup | None:
+    """The name pattern the metadata calls went to ("1,116 of them `pkg/mod#.py`"): what the user recognises as
+    the files to pack or stage. The group holding most of the opens and stats, where one does (201 shared
+    configs every rank opens outweigh 512 files opened once); else the one holding at least half of the files.
+    Of patterns holding nearly as many, the narrowest (a numbered name over a folder's files of one extension,
+    over every file of the extension)."""
+    groups = [g for g in file_groups(ctx) if g.files < files]
+    by_calls = [g for g in groups if calls > 0 and 2 * (g.opens + g.stats) >= calls]
+    if by_calls:
+        top = max(g.opens + g.stats for g in by_calls)
+        near = [g for g in by_calls if g.opens + g.stats >= 0.95 * top]
+        best = max(near, key=lambda g: (_narrowness(g.pattern), g.opens + g.stats))
+        return _short(best)
+    found = [g for g in groups if 2 * g.files >= files]
     if not found:
         return None
     most = max(g.files for g in found)
     best = max((g for g in found if g.files >= 0.95 * most), key=lambda g: (_narrowness(g.pattern), g.files))
+    return _short(best)
+
+
+def _short(best: FileGroup) -> FileGroup:
     parts = best.pattern.split("/")
     keep = 3 if len(parts) >= 3 and "#" in parts[-2] else 2  # "samples/#/sample_#.csv", not "#/sample_#.csv"
     return best.model_copy(update={"pattern": "/".join(parts[-keep:])})
