@@ -126,6 +126,7 @@ _INTERFACES = {
     "dfs": "DFS",
     "daos": "DAOS",
 }
+INTERFACES = _INTERFACES  # the names a question (or a model's tool call) may give an interface by
 # Not inside a program's name ("this mpi-io-test run").
 _IFACE = re.compile(
     r"(?<![.\-/])\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?!\.\w|-(?!level\b|layer\b)\w)",

@@ -21,12 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import PurePosixPath
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from iodiag.analysis.models import Finding, LayerStats, Report, Unit
 from iodiag.core.units import human_bytes, human_seconds
+from iodiag.narration import fact_query
 from iodiag.narration.budget import MESSAGE_OVERHEAD, MIN_PROMPT_TOKENS
 from iodiag.narration.facts import Fact, all_paths, rank_findings
 from iodiag.narration.quantities import Quantity, exact
@@ -92,6 +93,37 @@ class RecommendArgs(_Args):
         if v is None:
             return None
         return v.strip().upper() or None
+
+
+_QUERY_METRICS = get_args(fact_query.Metric)
+
+
+class QueryArgs(_Args):
+    metric: str = Field(
+        description="what to look up, one of: " + ", ".join(_QUERY_METRICS),
+        json_schema_extra={"enum": list(_QUERY_METRICS)},
+    )
+    target: str | None = Field(
+        default=None,
+        max_length=4096,
+        description="what the metric is about: a file name (or a pattern such as out.*.h5), an interface "
+        "(POSIX, MPI-IO, STDIO, HDF5, PnetCDF, DFS) or a rank number; omit it for the whole job",
+    )
+    direction: Literal["read", "write", "both"] = Field(default="both", description="reads, writes or both")
+    yes_no: bool = Field(default=False, description="true when the question asks yes or no")
+
+    @field_validator("metric")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        v = v.strip().lower()
+        if v not in _QUERY_METRICS:
+            raise ValueError(f"unknown metric {v!r}; use one of: {', '.join(_QUERY_METRICS)}")
+        return v
+
+    @field_validator("target")
+    @classmethod
+    def _blank(cls, v: str | None) -> str | None:
+        return (v.strip() or None) if v is not None else None
 
 
 # --- results ----------------------------------------------------------------------------------------
@@ -503,6 +535,30 @@ class Recommend(ToolResult):
         return out
 
 
+class QueryResult(ToolResult):
+    """One typed query over the report's counters (the chat's fact-query layer), answered in a sentence."""
+
+    metric: str
+    target: str | None
+    answer: str
+    _fact: Fact | None = PrivateAttr(default=None)
+
+    def facts(self) -> list[Fact]:
+        if self._fact is None:
+            return []
+        f = self._fact
+        return [
+            Fact(
+                f"tool:query:{self.metric}:{self.target or ''}",
+                f.kind,
+                f.text,
+                values=f.values,
+                files=f.files,
+                ranks=f.ranks,
+            )
+        ]
+
+
 class ToolFailure(BaseModel):
     """What the model reads when a call cannot be run."""
 
@@ -657,6 +713,35 @@ def file_layout(report: Report, args: FileLayoutArgs) -> FileLayout:
     )
 
 
+def query(report: Report, args: QueryArgs) -> QueryResult:
+    target = args.target
+    interfaces = {k.lower(): v for k, v in fact_query.INTERFACES.items()}
+    scope: Literal["job", "interface", "rank", "file"] = "job"
+    if target is not None and target.lstrip("#").isdigit():
+        scope, target = "rank", target.lstrip("#")
+    elif target is not None and target.lower() in interfaces:
+        scope, target = "interface", interfaces[target.lower()]
+    elif target is not None:
+        scope = "file"
+    q = fact_query.Query(
+        metric=args.metric,  # validated against the same list
+        scope=scope,
+        target=target,
+        direction=args.direction,
+        yes_no=args.yes_no,
+        raw=f"{args.metric} {args.target or ''}".strip(),
+    )
+    fact = fact_query.answer(report, q)
+    if fact is None:
+        raise ToolError(
+            f"the log cannot answer {args.metric}" + (f" for {args.target!r}" if args.target else "") + "; try another "
+            "metric or target"
+        )
+    out = QueryResult(metric=args.metric, target=args.target, answer=clean(fact.text, 1200))
+    out._fact = fact
+    return out
+
+
 def costs(report: Report, args: NoArgs) -> Costs:
     share = report.io_share
     return Costs(
@@ -736,6 +821,13 @@ TOOLS: dict[str, Tool[Any, Any]] = {
     t.name: t
     for t in (
         Tool("costs", "The causes of the job's slow I/O, ranked, with seconds and share of the run.", NoArgs, costs),
+        Tool(
+            "query",
+            "Look up one fact from the log's counters (bytes, times, calls, ranks, files, file system, stripes, "
+            "OSTs, interfaces) for the job, a file, an interface or a rank; the answer is a sentence with numbers.",
+            QueryArgs,
+            query,
+        ),
         Tool(
             "recommend",
             "Concrete commands (where they go, what they change, seconds they can save) for one finding "

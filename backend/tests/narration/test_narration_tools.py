@@ -421,3 +421,36 @@ def test_a_window_too_small_for_the_tools_offers_none(canned: str) -> None:
     s = settings(llm_provider="openai", llm_url=canned, llm_model_name="canned-small", llm_context_tokens=1024)
     list(Narrator(s, knowledge=knowledge()).answer(report(BADOST), "Why is my job slow?"))
     assert ["tools" in r for r in _Canned.requests] == [False]
+
+
+# --- the fact-query layer as a tool ---------------------------------------------------------------------
+
+
+def test_query_answers_one_fact_from_the_counters_and_grounds_what_it_says() -> None:
+    rep = report(BADOST)
+    # The same sentence the chat's first sentence gives for the question, through the typed query.
+    ran = tools.run(rep, "query", {"metric": "slow_ost"})
+    assert ran.ok, ran.content
+    said = json.loads(ran.content)["answer"]
+    assert said.startswith("OST 14 was slow, hitting 85 rank(s)"), said
+    g = Grounding(ran.facts, [], frozenset(rep.codes()))
+    assert verify(said, g).passed
+    assert not verify(said.replace("85 rank", "58 rank"), g).passed  # a number the result never gave
+    # a rank number is the rank scope; an interface name the interface scope; a file name the file
+    rank = json.loads(tools.run(rep, "query", {"metric": "bytes", "target": "1507", "direction": "write"}).content)
+    assert rank["answer"].startswith("Rank 1507 wrote 256.00 MiB"), rank
+    hdf5 = json.loads(tools.run(rep, "query", {"metric": "uses", "target": "hdf5", "yes_no": True}).content)
+    assert hdf5["answer"].startswith("No: the log has no HDF5 records"), hdf5
+    path = rep.top_files[0].path.rsplit("/", 1)[-1]
+    fs = json.loads(tools.run(rep, "query", {"metric": "file_system", "target": path}).content)
+    assert "was on Lustre" in fs["answer"] and path in fs["answer"], fs
+
+
+def test_query_with_a_metric_it_does_not_know_or_nothing_to_say_is_an_error_the_model_can_read() -> None:
+    rep = report(BADOST)
+    bad = tools.run(rep, "query", {"metric": "memory"})
+    assert not bad.ok and "unknown metric 'memory'" in json.loads(bad.content)["error"] and not bad.facts
+    none = tools.run(rep, "query", {"metric": "chunk_size", "target": "nowhere.bin"})
+    assert none.ok and "no DFS records" in json.loads(none.content)["answer"]
+    schema = next(s for s in tools.schemas() if s["function"]["name"] == "query")["function"]["parameters"]
+    assert "slow_ost" in schema["properties"]["metric"]["enum"] and schema["required"] == ["metric"]
