@@ -275,7 +275,7 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
         if _is_stream(path):
             continue
         for key, level in _patterns(path):
-            groups.setdefault(key, _Acc()).add_file(acc)
+            groups.setdefault(key, _Acc()).add_file(acc, rid)
             members[key] = members.get(key, 0) ^ (rid * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF)
             specific[key] = level
     best: dict[tuple[int, int], str] = {}
@@ -286,7 +286,17 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
         if seen not in best or specific[key] > specific[best[seen]]:
             best[seen] = key
     keys = sorted(best.values(), key=lambda k: (-groups[k].files, -(groups[k].read + groups[k].written), k))[:n]
-    return [groups[k].group(k) for k in keys]
+    lustre = ctx.records("LUSTRE") if ctx.profile.has("LUSTRE") else None
+    out: list[FileGroup] = []
+    for k in keys:
+        made = groups[k].group(k)
+        first = groups[k].first
+        if first is not None:
+            layer = "DFS" if groups[k].layers & {"DFS", "DAOS"} else ""
+            count = _stripes(lustre, first)[0]
+            made = made.model_copy(update={"file_system": _file_system(ctx, layer, ctx.path(first), count)})
+        out.append(made)
+    return out
 
 
 class _Acc:
@@ -306,6 +316,7 @@ class _Acc:
         # keeps no rank list), so a group's time can be put per rank.
         self.rank_ids: set[int] = set()
         self.wide = 0
+        self.first: int | None = None  # a member's record id: where the group's files live
 
     def add_row(self, r: _Rows, i: int) -> None:
         if int(r.ranks[i]) == 1 and int(r.low[i]) >= 0:
@@ -320,7 +331,9 @@ class _Acc:
             self.calls[k] += int(v[i])
         self.layers.add(r.layers[i])
 
-    def add_file(self, f: _Acc) -> None:
+    def add_file(self, f: _Acc, rid: int | None = None) -> None:
+        if self.first is None:
+            self.first = rid
         self.files += 1
         self.read += f.read
         self.written += f.written

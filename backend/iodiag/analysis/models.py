@@ -477,6 +477,7 @@ class FileGroup(_Model):
         default=0.0, description="the most I/O time one rank spent on one of its files (Darshan's slowest rank)"
     )
     ranks: int = Field(default=0, description="the ranks that used its files (a shared file counts all its ranks)")
+    file_system: str | None = Field(default=None, description="the file system of its files (of one of them)")
 
 
 class LustreLayout(_Model):

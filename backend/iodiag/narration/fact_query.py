@@ -151,7 +151,8 @@ _UNRECORDED = re.compile(
     r"\b(hostnames?|host names?|hosts?\b|node ?names?|which (?:compute )?nodes?|compute nodes?|how many nodes|"
     r"number of nodes|memory|ram|cpu|gpu|"
     r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
-    r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|"
+    r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|killed|"
+    r"exit\w* (?:normally|cleanly|ok|successfully)|terminat\w*|queue (?:wait|time)|peak memory|"
     r"\d+(?:st|nd|rd|th) (?:write|read|request|call|open))\b"
 )
 # "Is this log ok?": the record itself, answered from the data-quality findings and partial flags.
@@ -672,6 +673,13 @@ def parse(question: str) -> Query | None:
     ):
         # "how long did each rank spend reading X?": the file's slowest rank, and what Darshan kept of the rest
         return Query(metric="file_usage", target=named_file.group(1), direction=_direction(q), raw=question)
+    other = re.search(
+        r"^(did|does|do|were|was|is) (any|other|some) (other )?(ranks?|process\w*)\b.*"
+        r"\b(other than|besides|except|apart from|but|beyond) (rank )?#?(\d+)\b",
+        q,
+    )
+    if other:
+        return Query(metric="ranks_with_io", yes_no=True, target=other.group(7))  # "did any rank other than 0 do I/O?"
     if re.search(r"\b(which|what|how many) (ranks|processes)\b.*\b(did|do|does|doing|perform\w*)\b.*\bi/?o\b", q):
         return Query(metric="ranks_with_io")  # "which ranks did any I/O?"
     if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
@@ -787,7 +795,9 @@ def parse(question: str) -> Query | None:
         q,
     ) and not re.search(r"\b(most|majority|bulk)\b", q):
         return Query(metric="interfaces")
-    if re.search(r"\bhow (much|long)( time)?\b.*\b(in|on|doing)\b\s*(the\s*)?i/?o\b", q):
+    if re.search(r"\bhow (much|long)( time)?\b.*\b(in|on|doing)\b\s*(the\s*)?i/?o\b", q) and not re.match(
+        r"^how many (mpi )?(ranks|processes|procs|tasks)\b", q
+    ):
         return Query(metric="io_share")
     if (
         re.search(r"\b(small|tiny)\b", q)
@@ -809,7 +819,11 @@ def parse(question: str) -> Query | None:
     solo = _IFACE.fullmatch(q.strip(" ?!."))
     if solo:
         return Query(metric="uses", scope="interface", target=_INTERFACES[solo.group(1).lower()], yes_no=True)
-    if re.search(r"\bnumber of (ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b|^(ranks|processes|procs)\W*$", q):
+    if re.search(
+        r"\bnumber of (ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b|^(ranks|processes|procs)\W*$"
+        r"|^how many (mpi )?(ranks|processes|procs|tasks)( and\b|\?|$)",
+        q,
+    ):
         return Query(metric="ranks")
     if re.search(r"\b(which|what) files?\b.*\b(most|largest|biggest)\b.*\b(data|bytes|volume)\b", q):
         return Query(metric="file_list")
@@ -1321,6 +1335,19 @@ def _ranks_with_io(report: Report, q: Query) -> _Out:
             [],
             [],
         )
+    besides = int(q.target) if q.target and q.target.isdigit() else None
+    if q.yes_no and besides is not None:
+        # "did any rank other than 0 do I/O?": yes or no, from the ranks with records of their own
+        others = [r for r in own if r != besides]
+        if not others:
+            return (
+                f"No: only rank {besides} has I/O records, of the job's {n:,} ranks.",
+                [exact(n, "bare")],
+                [],
+                [besides],
+            )
+        shown = ", ".join(str(r) for r in others[:10]) + (" ..." if len(others) > 10 else "")
+        return f"Yes: {len(others):,} other rank(s) did I/O: {shown}.", [exact(len(others), "bare")], [], others[:10]
     if len(own) == 1 and n <= 1:
         return f"Rank {own[0]}, the job's only rank, did all of its I/O.", [], [], own
     if len(own) == 1:
@@ -1423,9 +1450,16 @@ def _busiest_rank(report: Report, q: Query) -> _Out:
         return None
     values = [exact(s.slowest_rank_io_s, "seconds"), exact(s.mean_rank_io_s, "seconds")]
     run = f", {percent(s.share_slowest)} of the {_s(s.runtime_s)} run" if s.runtime_s > 0 else ""
+    own = [r.read_s + r.write_s + r.meta_s for r in report.rank_table.ranks]
+    median = ""
+    if len(own) > 2 and not report.rank_table.truncated:
+        # "by how much?": against the typical rank too, which the mean hides when one rank is far out
+        m = statistics.median(own)
+        median = f" (median {_s(m)})"
+        values.append(exact(m, "seconds"))
     return (
         f"Rank {s.slowest_rank} spent the most time in I/O: {_s(s.slowest_rank_io_s)}{run}, against "
-        f"{_s(s.mean_rank_io_s)} for the average rank.",
+        f"{_s(s.mean_rank_io_s)} for the average rank{median}.",
         values,
         [],
         [s.slowest_rank],
@@ -1522,6 +1556,42 @@ def _slow_rank(report: Report, q: Query) -> _Out:
         median, yardstick = s.share_mean * s.runtime_s, "mean"
     mine = u.read_s + u.write_s + u.meta_s
     values = [exact(mine, "seconds"), exact(median, "seconds")]
+    # A file only it used that is not one of a per-rank family (every rank writes its own frame.N.xtc)
+    families = [group_regex(g) for g in report.file_groups if g.ranks > 1 and g.files > 1 and "#" in g.pattern]
+    alone = max(
+        (f for f in report.top_files if f.only_rank == rank and not any(rx.fullmatch(f.path) for rx in families)),
+        key=lambda f: f.io_time_s,
+        default=None,
+    )
+    extra = mine - median
+    solo = report.finding("J04")
+    if alone is None and solo is not None and rank in solo.ranks:
+        # The imbalance finding lists the files the rank alone touched: the one outside a per-rank family
+        for fe in solo.files:
+            t = next((float(m.value) for m in fe.metrics if m.name == "rank_io_time"), 0.0)
+            if not any(rx.fullmatch(fe.path) for rx in families) and t >= 0.5 * extra and extra >= 0.5:
+                text = (
+                    f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O against {_s(median)} for the "
+                    f"{yardstick} rank: the {_s(extra)} more went to `{fe.path}`, which only it used ({_s(t)} there)."
+                )
+                return text, [*values, exact(extra, "seconds"), exact(t, "seconds")], [fe.path], [rank]
+    if (
+        alone is not None
+        and mine < 1.5 * median
+        and extra >= 0.5
+        and alone.io_time_s >= 0.5 * extra
+        and alone.bytes_read + alone.bytes_written > 0
+    ):
+        # Slower by work only it did, not by being slow: "6.37 s against 4.25 s: the 2.12 s more went to mesh.bin"
+        verb = "read" if alone.bytes_read >= alone.bytes_written else "wrote"
+        text = (
+            f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O against {_s(median)} for the "
+            f"{yardstick} rank: the {_s(extra)} more went to `{alone.path}`, which only it used (it {verb} "
+            f"{_b(alone.bytes_read + alone.bytes_written)} there in {_s(alone.io_time_s)})."
+        )
+        values += [exact(extra, "seconds"), exact(alone.bytes_read + alone.bytes_written, "bytes")]
+        values.append(exact(alone.io_time_s, "seconds"))
+        return text, values, [alone.path], [rank]
     if mine < 1.5 * median or mine - median < 1.0:
         return (
             f"{'No: r' if q.yes_no else 'R'}ank {rank} is not slow: it spent {_s(mine)} in I/O on its own records "
@@ -1779,7 +1849,14 @@ def _file_system(report: Report, q: Query) -> _Out:
     if group is not None:
         # "which filesystem are the test h5 files on?": a file of that group, not the busiest file
         rx = group_regex(group)
-        files = [f for f in files if rx.fullmatch(f.path)] or files
+        members = [f for f in files if rx.fullmatch(f.path)]
+        if not members and group.file_system:
+            # None of its files is among the busiest: the group's own file system answers
+            fs = group.file_system
+            named = _FS_NAMES.get(fs, fs.upper() if len(fs) <= 4 else fs)
+            text = f"The {group.files:,} `{group.pattern}` files were on {named}."
+            return text, [exact(group.files, "bare")], [], []
+        files = members or files
     files = [f for f in files if _named(f.path, q.target)] or files
     if files:
         f = files[0]
@@ -2160,7 +2237,18 @@ def _metadata(report: Report, q: Query) -> _Out:
 
 def _ranks(report: Report, q: Query) -> _Out:
     n = report.job.nprocs
-    return f"The job ran {n:,} rank(s).", [exact(n, "bare")], [], []
+    s = report.io_share
+    if s is None or s.runtime_s <= 0:
+        return f"The job ran {n:,} rank(s).", [exact(n, "bare")], [], []
+    # "how many ranks, and how long did it run / was the slowest one in I/O?": what comes with the count
+    busiest = (
+        f"; its busiest rank, rank {s.slowest_rank}, spent {_s(s.slowest_rank_io_s)} in I/O"
+        if s.slowest_rank is not None and s.slowest_rank_io_s > 0
+        else ""
+    )
+    values = [exact(n, "bare"), exact(s.runtime_s, "seconds")]
+    values += [exact(s.slowest_rank_io_s, "seconds")] if busiest else []
+    return f"The job ran {n:,} rank(s) for {_s(s.runtime_s)}{busiest}.", values, [], []
 
 
 def _files(report: Report, q: Query) -> _Out:
@@ -2503,7 +2591,9 @@ def _completeness(report: Report, q: Query) -> _Out:
     kept = [m for m in report.job.modules if m.partial and m.records]
     values = [exact(m.records, "bare") for m in kept[:2]]
     if kept:
-        said += " " + "; ".join(f"{m.name} kept {m.records:,} records before it stopped" for m in kept[:2]) + "."
+        # The count first: "POSIX kept 1,024 records, then ran out of record memory", the findings after it
+        lead = "; ".join(f"{m.name} kept {m.records:,} records, then ran out of record memory" for m in kept[:2])
+        said = f"{lead}, so files it did not record are missing and its totals are lower bounds. {said}"
     # "Is anything missing?" is answered yes where "is it complete?" is answered no.
     word = "Yes: " if q.missing else "No: "
     return f"{word if q.yes_no else ''}{said}", values, [], []
@@ -3201,6 +3291,8 @@ def _not_recorded(report: Report, q: Query) -> _Out:
         shown = ", ".join(quote(h) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
         text = f"The DXT trace names {len(hosts)} host(s) (the hostname of each rank's records): {shown}."
         return text, [exact(len(hosts), "bare")], [], []
+    if re.match(r"killed|exit|crash|terminat|finish", asked):
+        q = q.model_copy(update={"target": "whether the job was killed or exited cleanly (its exit status)"})
     # "Can the log tell me how much memory it used?" is a yes/no question: no first.
     whether = re.match(r"^\s*(can|could|does|do|did|is|was|will|would)\b", q.raw.lower())
     return (

@@ -1055,6 +1055,11 @@ export interface components {
             bytes_written: number;
             /** @description its files' calls, each at the file's top layer */
             calls?: components["schemas"]["OpCounts"];
+            /**
+             * File System
+             * @description the file system of its files (of one of them)
+             */
+            file_system?: string | null;
             /** Files */
             files: number;
             /**

@@ -107,6 +107,7 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
         f"other ranks waited about {human_seconds(gap)} for it."
     )
     solo_s, files, solo_files = 0.0, [], 0
+    subject = who
     if s.slowest_rank is not None:
         solo_bytes, solo_s, by_id, median = ctx.solo_work(s.slowest_rank)
         if solo_s >= 0.5 * gap and solo_bytes >= 2 * median:
@@ -120,6 +121,8 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
                 f" {human_seconds(solo_s)} of it went to {len(by_id):,} file(s) no other rank touched "
                 f"({human_bytes(solo_bytes)}): work this rank did alone while the others waited."
             )
+            # The headline names what the rank did alone: "rank 0 alone on 700.00 GiB in 1 file"
+            subject = f"{who} alone on {human_bytes(solo_bytes)} in {solo_files:,} file(s)"
         else:
             solo_s = 0.0
     if not by_ratio and not solo_s:
@@ -138,7 +141,7 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
         ],
         files=files,
         files_total=solo_files,
-        subject=who,
+        subject=subject,
         ranks=[s.slowest_rank] if s.slowest_rank is not None else [],
         cost=costs.measured(gap, "the busiest rank's I/O time less the mean rank's"),
     )
