@@ -374,7 +374,9 @@ def _call_kind(q: str) -> str | None:
         return None
     if re.search(r"\bhow many bytes\b|\bhow much\b|\bdatasets?\b", q):
         return None  # "how many bytes went through pnetcdf writes?": bytes; datasets have their own answer
-    if re.search(r"\b(small|tiny|large|big|unaligned|misaligned|random|sequential|collective|independent)\b", q):
+    if re.search(
+        r"\b(small|tiny|large|(?<!how )big|unaligned|misaligned|random|sequential|collective|independent)\b", q
+    ):
         return None  # a kind of request, not every call
     if re.search(r"\b(bytes?|gb|gib|mb|mib|data|files?|ranks?|processes|osts?|time|seconds)\b", q) and not (
         re.search(r"\b(calls?|ops|operations|switch\w*|fsync\w*|seeks?|stats?|reads|writes|opens)\b", q)

@@ -1,0 +1,122 @@
+"""Answers about files and records the report used to route elsewhere, each in the first sentence: a DAOS
+file's chunk size and whether its requests fit it, the fwrite calls on one file with their mean size, a file the
+log never recorded, how far a partial module got, what a log never records (exit status), whether ranks other
+than one did I/O, and a rank slower only by work no other rank did.
+
+Expected numbers come from the logs with PyDarshan in a child process (see test_fact_query_judged), never from
+iodiag's report; scenario logs are built from evals/scenarios by iodiag's writer (real Darshan log files)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from iodiag.analysis import analyze
+from iodiag.analysis.models import Report
+from iodiag.core.settings import REPO_ROOT
+from iodiag.evals.answers import resolve_log
+from iodiag.ingest import load_profile
+from iodiag.narration.service import Narrator
+from tests.conftest import wheel_log
+
+SCENARIOS = REPO_ROOT / "evals" / "scenarios"
+
+_RECORDS = r"""
+import json, sys
+import darshan
+with darshan.DarshanReport(sys.argv[1], read_all=True) as r:
+    out = {"nprocs": int(r.metadata["job"]["nprocs"]), "names": {str(k): v for k, v in r.name_records.items()},
+           "partial": {m: bool(v.get("partial_flag")) for m, v in r.modules.items()}, "modules": {}}
+    for mod in ("POSIX", "STDIO", "DFS"):
+        if mod in r.records:
+            d = r.records[mod].to_df()
+            df = d["counters"].merge(d["fcounters"], on=["id", "rank"])
+            out["modules"][mod] = json.loads(df.assign(id=df["id"].astype(str)).to_json(orient="records"))
+print(json.dumps(out))
+"""
+
+
+def _path(log: str) -> Path:
+    return resolve_log(f"scenario:{SCENARIOS / log}") if log.endswith(".yaml") else wheel_log(log)
+
+
+@cache
+def records(log: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", _RECORDS, str(_path(log))], capture_output=True, text=True, check=True, timeout=300
+    )
+    out: dict[str, Any] = json.loads(done.stdout)
+    return out
+
+
+@cache
+def report(log: str) -> Report:
+    return analyze(load_profile(str(_path(log)), include=("HEATMAP",)))
+
+
+def first(log: str, question: str) -> str:
+    return Narrator().template_answer(report(log), question).text.split("\n")[0]
+
+
+def _rows(log: str, module: str, suffix: str) -> list[dict[str, Any]]:
+    r = records(log)
+    return [row for row in r["modules"][module] if r["names"][row["id"]].endswith(suffix)]
+
+
+def test_a_daos_files_chunk_size_and_whether_its_requests_fit_it() -> None:
+    log = "dfs-small-writes-shared.yaml"
+    rows = _rows(log, "DFS", "/dump.0004")
+    chunk = max(row["DFS_CHUNK_SIZE"] for row in rows)
+    size = max(rows, key=lambda row: row["DFS_ACCESS1_COUNT"])["DFS_ACCESS1_ACCESS"]
+    assert chunk == 2**20 and size == 8 * 2**10 and size % chunk != 0
+    name = records(log)["names"][rows[0]["id"]]  # a DFS name is the object's path in its container
+    text = first(log, "what DFS chunk size does dump.0004 use?")
+    assert text.startswith(f"`{name}` uses a DFS chunk size of 1.00 MiB"), text
+    fits = first(log, "are the DAOS writes to dump.0004 a multiple of the chunk size?")
+    assert fits.startswith("No: ") and "8.00 KiB" in fits and "straddle" in fits, fits
+
+
+def test_fwrite_calls_on_one_file_come_with_their_mean_size() -> None:
+    log = "ranking-stdio-bulk-output.yaml"
+    [row] = _rows(log, "STDIO", "/results.0.csv")
+    mean = row["STDIO_BYTES_WRITTEN"] / row["STDIO_WRITES"]
+    text = first(log, "how many fwrite calls went into results.0.csv and how big were they?")
+    assert f"had {row['STDIO_WRITES']:,} write calls of {mean / 1024:.2f} KiB on average (counted at STDIO)" in text
+    size = first(log, "what's the average fwrite size into results.0.csv?")
+    assert "writes averaged 8.00 KiB" in size, size
+
+
+def test_a_file_the_log_never_recorded_is_said_to_be_absent() -> None:
+    log = "ranking-stdio-bulk-output.yaml"  # 8 files: the report lists every one, so absence is certain
+    names = records(log)["names"].values()
+    assert not any(n.endswith("uniref90.fasta") for n in names)
+    text = first(log, "did this job read uniref90.fasta?")
+    assert text.startswith("No: the log has no record of a file named `uniref90.fasta`"), text
+
+
+def test_a_partial_module_says_how_many_records_it_kept_first() -> None:
+    log = "log-partial-posix-module.yaml"
+    r = records(log)
+    assert r["partial"]["POSIX"]
+    kept = len({row["id"] for row in r["modules"]["POSIX"]})
+    text = first(log, "why is the POSIX data in this log marked partial?")
+    assert text.startswith(f"POSIX kept {kept:,} records, then ran out of record memory"), text
+    assert first(log, "did darshan catch every file this job opened?").startswith(f"No: POSIX kept {kept:,} records")
+
+
+def test_an_exit_status_is_not_in_any_log() -> None:
+    text = first("sample.darshan", "did the job get killed or exit normally?")
+    assert text.startswith("No: the log does not record whether the job was killed or exited cleanly"), text
+
+
+def test_whether_ranks_other_than_one_did_io_is_answered_yes_or_no() -> None:
+    log = "ranking-stdio-bulk-output.yaml"
+    ranks = {row["rank"] for mod in records(log)["modules"].values() for row in mod if row["rank"] >= 0}
+    others = sorted(ranks - {0})
+    assert others
+    text = first(log, "did any rank other than 0 do I/O?")
+    assert text.startswith(f"Yes: {len(others):,} other rank(s) did I/O"), text
