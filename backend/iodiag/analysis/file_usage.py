@@ -373,7 +373,9 @@ def _patterns(path: str) -> list[tuple[str, int]]:
     if dot and stem and 0 < len(ext) <= 8 and ext.isalnum() and not ext.isdigit():
         out.append((f"*.{ext.lower()}", 0))
         out.append((f"{folder}/*.{ext}", 2))
-    numbered = _DIGITS.sub("#", base)
+    # An extension is a kind, not a number: "test_3.h5" is "test_#.h5", not "test_#.h#"
+    has_ext = dot and stem and 0 < len(ext) <= 8 and ext[:1].isalpha()
+    numbered = f"{_DIGITS.sub('#', stem)}.{ext}" if has_ext else _DIGITS.sub("#", base)
     if numbered != base:
         out.append((f"{folder}/{numbered}", 3))
     across = "/".join("#" if part.isdigit() else part for part in folder.split("/"))

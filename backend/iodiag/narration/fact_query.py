@@ -86,6 +86,7 @@ Metric = Literal[
     "alignment",
     "slow_ranks",
     "chunk_size",
+    "rank_files",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -138,8 +139,8 @@ _WRITE = re.compile(r"\b(f?writ\w*|wrote|output|dump|checkpoint|save\w*|fprintf|
 _READ = re.compile(r"\b(f?read\w*|input|load\w*|fscanf|fgets)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 _NAMED = re.compile(
-    r"(?<![\w*.])([A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:N|X{2,}|#+)(?![\w.])|(?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8})(?!\w|\.\w)"
-)  # also a numbered name: dump.0253; after a folder too ("input/mesh.bin" names mesh.bin)
+    r"(?<![\w*.])([A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:N|X{2,}|#+)(?![\w.])|(?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8}|(?<=/)[A-Za-z][\w-]*\.\d{1,8})(?!\w|\.\w)"
+)  # also a numbered name: dump.0253, and after a folder any number ("monitor/m.0"; "input/mesh.bin" names mesh.bin)
 # Judgements of whether I/O matters, in the words people use for them.
 _IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(eating|eats|hogging|a lot of the run\w*|much of the run\w*)\b|"
@@ -442,9 +443,15 @@ def parse_about(question: str, report: Report) -> Query | None:
         return Query(metric="stripe", raw=question)  # "any Lustre stripe settings I should look at?" on GPFS
     if (
         found is not None
-        and found.metric in ("file_usage", "bytes", "top_file", "file_list")
-        and ((found.target and name_pattern(found.target)) or "*" in question)
-        and _glob_group(report, question) is not None
+        and found.metric in ("file_usage", "bytes", "top_file", "file_list", "files")
+        and (
+            (
+                ((found.target and name_pattern(found.target)) or "*" in question)
+                and _glob_group(report, question) is not None
+            )
+            # "how big is the checkpoint (the .pt files)?", "how many .h5 files were created?": an extension
+            or (re.search(r"(?<![\w.])\.[a-z][a-z0-9]{0,7} files\b", q) and group_named(report, question) is not None)
+        )
     ):
         # "total bytes read from the atoms.*.txt dumps": every file the pattern names, not the first of them
         return Query(metric="group", direction=found.direction, raw=question)
@@ -459,6 +466,9 @@ def parse_about(question: str, report: Report) -> Query | None:
     if not _WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
         return None
     word = _loose_name(q, report, plural=False)
+    if word is None and group_named(report, question) is not None:
+        # "writing the per-rank csv files eats a big chunk of the run, why?": the group the words name
+        return Query(metric="file_why", direction=_direction(q), raw=question)
     return Query(metric="file_why", target=word, direction=_direction(q), raw=question) if word else None
 
 
@@ -698,6 +708,8 @@ def parse(question: str) -> Query | None:
     call = _call_kind(_NAMED.sub(" ", q))  # "reads.fastq" names a file, not read calls
     if call and not rank:
         return Query(metric="calls", target=call, file=named_file.group(1) if named_file else None, raw=question)
+    if rank and re.search(r"\bhow many files\b|\bnumber of files\b|\bfiles? (did|does) (it|rank \d+)", q):
+        return Query(metric="rank_files", scope="rank", target=rank.group(1), direction=_direction(q))
     if rank:
         target = rank.group(1)
         on = _NAMED.search(question)
@@ -2164,6 +2176,25 @@ def _chunk_size(report: Report, q: Query) -> _Out:
     return text + ".", values, [f.path], []
 
 
+def _rank_files(report: Report, q: Query) -> _Out:
+    """How many files one rank used: its own records, and the shared ones every rank holds."""
+    rank = int(q.target or 0)
+    t = report.rank_table
+    u = _own(report, rank)
+    if u is None:
+        if t.truncated:
+            return None
+        shared = f"; it used only the {t.shared_files:,} shared file(s) every rank has" if t.shared_files else ""
+        return f"Rank {rank} has no file records of its own{shared}.", [exact(t.shared_files, "bare")], [], [rank]
+    shared = f", besides the {t.shared_files:,} shared file(s) Darshan keeps one record for" if t.shared_files else ""
+    return (
+        f"Rank {rank} used {u.files:,} file(s) of its own{shared}.",
+        [exact(u.files, "bare"), *([exact(t.shared_files, "bare")] if t.shared_files else [])],
+        [],
+        [rank],
+    )
+
+
 def _rate(report: Report, q: Query) -> _Out:
     rows = [i for i in report.interfaces if i.records and (i.bytes_read + i.bytes_written) > 0]
     if not rows:
@@ -2590,7 +2621,8 @@ def _completeness(report: Report, q: Query) -> _Out:
     if not said:
         said = f"Darshan flagged these modules as partial: {', '.join(partial)}."
     # How far it got: the records a module kept before it ran out are a lower bound on its files.
-    kept = [m for m in report.job.modules if m.partial and m.records]
+    # A DXT module's records are traced files, not what ran out (its segment buffer did): no count to lead with
+    kept = [m for m in report.job.modules if m.partial and m.records and not m.name.startswith("DXT")]
     values = [exact(m.records, "bare") for m in kept[:2]]
     if kept:
         # The count first: "POSIX kept 1,024 records, then ran out of record memory", the findings after it
@@ -3187,8 +3219,10 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
     )
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
     over = f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else ""
+    fs = _FS_NAMES.get(g.file_system or "", "")
     text = (
-        f"The {g.files:,} `{g.pattern}` files took about {_s(per)} per rank{over}{share}, with {said} "
+        f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {_s(per)} per rank{over}{share}, "
+        f"with {said} "
         f"({_b(g.bytes_read + g.bytes_written)} moved)"
     )
     values = [exact(g.files, "bare"), exact(per, "seconds"), *(exact(n, "bare") for n, _ in calls)]
@@ -3346,6 +3380,7 @@ _ANSWERS = {
     "slow_ost": _slow_ost,
     "slow_ranks": _slow_ranks,
     "chunk_size": _chunk_size,
+    "rank_files": _rank_files,
     "rate": _rate,
     "metadata": _metadata,
     "ranks": _ranks,
