@@ -87,6 +87,7 @@ Metric = Literal[
     "slow_ranks",
     "chunk_size",
     "rank_files",
+    "module",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -145,7 +146,10 @@ _NAMED = re.compile(
 _IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(eating|eats|hogging|a lot of the run\w*|much of the run\w*)\b|"
     r"\bi/?o\b.*\b(significant|big deal|a (big |real )?problem|an issue|worth|matters?|concern\w*|bottleneck|"
-    r"more than half|most of (the )?(run|time)|majority)\b|\b(worry|worth \w+ing)\b.*\bi/?o\b"
+    r"more than half|most of (the )?(run|time)|majority|big chunk|large chunk|big part|large part|big share)\b"
+    r"|\b(worry|worth \w+ing)\b.*\bi/?o\b"
+    r"|\b(a lot of|lots of|much of|most of|a big chunk of|a large part of) (the |its |my )?(time|run ?time|run)\b"
+    r".*(?<![-\w])i/?o\b"
 )
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
 _UNRECORDED = re.compile(
@@ -153,7 +157,7 @@ _UNRECORDED = re.compile(
     r"number of nodes|memory|ram|cpu|gpu|"
     r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
     r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|killed|"
-    r"exit\w* (?:normally|cleanly|ok|successfully)|terminat\w*|queue (?:wait|time)|peak memory|"
+    r"exit\w* (?:normally|cleanly|ok|successfully)|terminat\w*|queue\w*|peak memory|"
     r"\d+(?:st|nd|rd|th) (?:write|read|request|call|open))\b"
 )
 # "Is this log ok?": the record itself, answered from the data-quality findings and partial flags.
@@ -188,7 +192,11 @@ _TOPIC = re.compile(
 )
 _HEALTHY = re.compile(rf"\b{_FINE}\b")
 _READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
-_YES_NO = re.compile(r"^\s*(did|does|do|is|was|were|are|has|have|any)\b", re.IGNORECASE)
+_YES_NO = re.compile(
+    r"^\s*(?:(?:hey|hi|hello|so|ok|okay|um|uh|quick question|question)[,!:.]?\s+)*"
+    r"(did|does|do|is|was|were|are|has|have|any)\b",
+    re.IGNORECASE,
+)  # "hey, is there a slow OST in this run?" asks yes or no too
 
 
 _SHARE_WORDS = {
@@ -528,8 +536,28 @@ def parse(question: str) -> Query | None:
         and not _TOPIC.search(q)
     ):
         return Query(metric="io_problem", yes_no=True, healthy=bool(_HEALTHY.search(q)))
+    if (
+        re.search(r"\bosts?\b", q)
+        and re.search(r"\b(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)\b", q)
+        and re.search(r"\b(what (should|do|can) (i|we)|how (do|can|should) (i|we))\b", q)
+    ):
+        # "one OST seems slow - what should I do?": the slow OST, with what to do about it
+        return Query(metric="slow_ost", raw=question)
     if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
         return None  # advice: the finding-centred answer leads with what to change
+    module = re.search(r"\b(apmpi|apxc|heatmap|lustre module|lustre records?|mdhim|bg/?q)\b", q)
+    if module and (yes_no or re.search(r"\b(carry|contain|include|have|hold)\b", q)):
+        # "does this log carry APMPI data?": the modules the log holds, not an interface the job used
+        name = module.group(1).split()[0].upper().replace("/", "")
+        return Query(metric="module", target="LUSTRE" if name == "LUSTRE" else name, yes_no=True, raw=question)
+    if (
+        yes_no
+        and re.search(
+            r"\b(write|wrote|written)\b.*\b(anything|any (data|bytes))\b|\bany (data|bytes)\b.*\bwritten\b", q
+        )
+        and not _NAMED.search(question)
+    ):
+        return Query(metric="bytes", direction="write", yes_no=True, raw=question)  # "did it write anything?"
     info = _job_info_kind(q)
     if info:
         return Query(metric="job_info", target=info)
@@ -714,6 +742,9 @@ def parse(question: str) -> Query | None:
         target = rank.group(1)
         on = _NAMED.search(question)
         file = on.group(1) if on else None
+        if file and re.search(r"\bwhy\b", q):
+            # "why does rank 0 spend 90 s on spectra.dat?": the file's own counters say why
+            return Query(metric="file_why", target=file, direction=_direction(q), raw=question)
         if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*|doing|busy|up to)\b", q) and not (
             file and _READ_OR_WRITE_TIME.search(q)
         ):
@@ -743,6 +774,13 @@ def parse(question: str) -> Query | None:
         q,
     ):
         return Query(metric="io_bound", yes_no=True, bound=bool(re.search(r"\bi/?o[- ]bound\b", q)))
+    if (
+        re.search(r"\bcoll?ec?tive\w*\b", q)
+        and named
+        and re.search(r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster)\b", q)
+    ):
+        # "dump.0205 takes 74 s to write collectively, how do i fix it?": why the file is slow, not a count
+        return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
     if re.search(r"\bcoll?ec?tive\w*\b", q):
         return Query(
             metric="collective", direction=_direction(q), target=named.group(1) if named else None, yes_no=yes_no
@@ -1822,6 +1860,9 @@ def _job_bytes(report: Report, q: Query) -> _Out:
         tail = ", most to " + ", ".join(f"`{f.path}` ({_b(f.bytes_written)})" for f in files) if files else ""
     else:
         head, tail, files = f"The job wrote {_b(written)} and read {_b(read)}", "", []
+    if q.yes_no and q.direction in ("read", "write"):
+        # "did it write anything?": yes or no first, from the bytes
+        head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + _lower_first(head)
     values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
     # Through which interface: each counted layer's own bytes, in the same sentence ("at STDIO", since "through
@@ -2060,12 +2101,15 @@ def _stripe_facts(report: Report, q: Query) -> _Out:
         return f"The log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.", [], [], []
     named = [x for x in report.lustre_layouts if _named(x.path, q.target)] or report.lustre_layouts
     lay = max(named, key=lambda x: x.bytes_moved)
+    osts = next((f.osts for f in report.top_files if f.path == lay.path and f.osts), [])
+    on = f" (OST{'s' if len(osts) > 1 else ''} {', '.join(str(o) for o in osts)})" if 0 < len(osts) <= 8 else ""
     text = (
-        f"`{lay.path}` has stripe count {lay.stripe_count} and stripe size {_b(lay.stripe_size)} for "
+        f"`{lay.path}` has stripe count {lay.stripe_count}{on} and stripe size {_b(lay.stripe_size)} for "
         f"{_b(lay.bytes_moved)} moved by "
         + (f"{lay.writers:,} writing rank(s)" if lay.writers or not lay.readers else f"{lay.readers:,} reading rank(s)")
     )
     values = [
+        *(exact(o, "bare") for o in (osts if len(osts) <= 8 else [])),
         exact(lay.stripe_count, "bare"),
         exact(lay.stripe_size, "bytes"),
         exact(lay.bytes_moved, "bytes"),
@@ -2087,7 +2131,17 @@ def _slow_ost(report: Report, q: Query) -> _Out:
         ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
         count = next((int(m.value) for m in f.evidence if m.name == "ranks_on_slow_ost"), len(f.ranks))
         hit, hv = _ranks_on_slow_ost(report, list(f.ranks), count)
-        return f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow{hit}. {f.message}", hv, [], list(f.ranks)
+        todo = ""
+        if re.search(r"\b(do|fix|should|can)\b", q.raw.lower()):
+            from iodiag.analysis.verdict import action_for
+
+            todo = " " + (action_for(f) or "")
+        return (
+            f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow{hit}. {f.message}{todo}".rstrip(),
+            hv,
+            [],
+            list(f.ranks),
+        )
     if not report.osts:
         return "The log has no Lustre layouts, so it cannot tell whether an OST was slow.", [], [], []
     per = [o.io_time_s / max(o.bytes, 1) * 2**30 for o in report.osts if o.bytes >= 64 << 20]
@@ -3043,6 +3097,22 @@ def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
     return text + (f" ({', '.join(extra)})" if extra else "") + ".", values, [], []
 
 
+def _module(report: Report, q: Query) -> _Out:
+    """Whether the log holds a module (APMPI, HEATMAP, LUSTRE ...), with what the log does hold."""
+    want = (q.target or "").upper()
+    mods = [m for m in report.job.modules if m.records or m.loaded]
+    held = ", ".join(f"{m.name} ({m.records:,} record(s))" for m in mods)
+    mine = next((m for m in mods if m.name.upper().replace("-", "") == want), None)
+    if mine is not None:
+        return (
+            f"Yes: the log holds {mine.name} ({mine.records:,} record(s)); its modules: {held}.",
+            [exact(mine.records, "bare")],
+            [],
+            [],
+        )
+    return f"No: the log holds no {want} module; its modules: {held}.", [], [], []
+
+
 def _traced(report: Report, q: Query) -> _Out:
     # A module the analysis did not load still says the log holds it (its records are not counted then).
     dxt = [m for m in report.job.modules if m.name.upper().startswith("DXT")]
@@ -3297,6 +3367,19 @@ def _file_why_unpriced(report: Report, q: Query) -> _Out:
         )
         values += [exact(other.io_time_s, "seconds"), exact(o_moved, "bytes"), exact(o_moved / other.io_time_s, "rate")]
         paths.append(other.path)
+    share = report.io_share
+    causes = report.verdict.causes
+    took = f.slowest_s or f.io_time_s
+    if other is None and share is not None and causes and took < 0.25 * share.slowest_rank_io_s:
+        # The file is not where the time went: say where it did, in the same sentence
+        c = causes[0]
+        cause = report.finding(c.code)
+        subject = f": {cause.subject}" if cause is not None and cause.subject else ""
+        text += (
+            f"; that is little of the busiest rank's {_s(share.slowest_rank_io_s)} of I/O, which went mostly to "
+            f"{_lower_first(c.title)} ({c.code}{subject}), ≈ {_s(c.seconds)}"
+        )
+        values += [exact(share.slowest_rank_io_s, "seconds"), exact(c.seconds, "seconds")]
     note = next(
         (
             x
@@ -3327,6 +3410,8 @@ def _not_recorded(report: Report, q: Query) -> _Out:
         shown = ", ".join(quote(h) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
         text = f"The DXT trace names {len(hosts)} host(s) (the hostname of each rank's records): {shown}."
         return text, [exact(len(hosts), "bare")], [], []
+    if re.match(r"queue", asked):
+        q = q.model_copy(update={"target": "how long the job waited in the queue (only its start and end times)"})
     if re.match(r"killed|exit|crash|terminat|finish", asked):
         q = q.model_copy(update={"target": "whether the job was killed or exited cleanly (its exit status)"})
     # "Can the log tell me how much memory it used?" is a yes/no question: no first.
@@ -3361,6 +3446,7 @@ _ANSWERS = {
     "file_why": _file_why,
     "file_ranks": _file_ranks,
     "traced": _traced,
+    "module": _module,
     "interface_files": _interface_files,
     "not_recorded": _not_recorded,
     "small_requests": _small_requests,

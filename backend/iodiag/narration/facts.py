@@ -424,6 +424,14 @@ TOP_FILE_FACTS = 3
 MINOR_FILE_SHARE = 0.01
 
 
+def _ost_ids(report: Report, path: str) -> str:
+    """ " (OST 3)", " (OSTs 4, 5, 6)": which OSTs a file sits on, where the report lists it with its layout."""
+    osts = next((f.osts for f in report.top_files if f.path == path and f.osts), [])
+    if not osts or len(osts) > 8:
+        return ""
+    return f" ({'OST' if len(osts) == 1 else 'OSTs'} {', '.join(str(o) for o in osts)})"
+
+
 def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None:
     """Each assessed Lustre file's layout against its size, writers and requests: what "what stripe count
     should I use?" needs when no Lustre finding fired."""
@@ -442,7 +450,7 @@ def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None
             moved=human_bytes(lay.bytes_moved),
             who=who,
             count=f"{lay.stripe_count:,}",
-            osts="OST" if lay.stripe_count == 1 else "OSTs",
+            osts=("OST" if lay.stripe_count == 1 else "OSTs") + _ost_ids(report, lay.path),
             size=human_bytes(lay.stripe_size),
             common=common,
         )
@@ -467,6 +475,7 @@ def _layout_facts(sheet: FactSheet, report: Report, phrases: Phrasebook) -> None
         ]
         if lay.common_request:
             values.append(exact(lay.common_request, "bytes"))
+        values += [exact(o, "bare") for f in report.top_files if f.path == lay.path for o in f.osts[:8]]
         sheet.add(Fact(f"layout:{i}", "file", f"{head} {tail}", values=tuple(values), files=(lay.path,)))
 
 

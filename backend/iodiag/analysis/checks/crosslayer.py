@@ -706,7 +706,8 @@ def _dominant_group(ctx: Context, files: int, calls: int = 0) -> FileGroup | Non
 
 def _short(best: FileGroup) -> FileGroup:
     parts = best.pattern.split("/")
-    keep = 3 if len(parts) >= 3 and "#" in parts[-2] else 2  # "samples/#/sample_#.csv", not "#/sample_#.csv"
+    # "samples/#/sample_#.csv" and "cases/0/case_#.txt", not "#/sample_#.csv" or "0/case_#.txt"
+    keep = 3 if len(parts) >= 3 and ("#" in parts[-2] or parts[-2].isdigit()) else 2
     return best.model_copy(update={"pattern": "/".join(parts[-keep:])})
 
 
