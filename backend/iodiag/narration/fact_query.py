@@ -556,6 +556,7 @@ def parse(question: str) -> Query | None:
             r"\b(write|wrote|written)\b.*\b(anything|any (data|bytes))\b|\bany (data|bytes)\b.*\bwritten\b", q
         )
         and not _NAMED.search(question)
+        and not _RANK.search(q)  # "did rank 5 write anything?" is the rank's
     ):
         return Query(metric="bytes", direction="write", yes_no=True, raw=question)  # "did it write anything?"
     info = _job_info_kind(q)

@@ -21,7 +21,7 @@ from iodiag.core.settings import REPO_ROOT
 from iodiag.evals.answers import resolve_log
 from iodiag.ingest import load_profile
 from iodiag.narration.service import Narrator
-from tests.conftest import wheel_log
+from tests.conftest import shared_log, wheel_log
 
 SCENARIOS = REPO_ROOT / "evals" / "scenarios"
 
@@ -30,7 +30,11 @@ import json, sys
 import darshan
 with darshan.DarshanReport(sys.argv[1], read_all=True) as r:
     out = {"nprocs": int(r.metadata["job"]["nprocs"]), "names": {str(k): v for k, v in r.name_records.items()},
-           "partial": {m: bool(v.get("partial_flag")) for m, v in r.modules.items()}, "modules": {}}
+           "partial": {m: bool(v.get("partial_flag")) for m, v in r.modules.items()},
+           "held": sorted(r.modules), "modules": {}}
+    if "LUSTRE" in r.records:
+        c = r.records["LUSTRE"].to_df()["components"]
+        out["osts"] = {str(i): [int(o) for o in osts] for i, osts in zip(c["id"], c["LUSTRE_OST_IDS"])}
     for mod in ("POSIX", "STDIO", "DFS"):
         if mod in r.records:
             d = r.records[mod].to_df()
@@ -41,6 +45,8 @@ print(json.dumps(out))
 
 
 def _path(log: str) -> Path:
+    if log.startswith("darshan-logs/"):
+        return shared_log(log)
     return resolve_log(f"scenario:{SCENARIOS / log}") if log.endswith(".yaml") else wheel_log(log)
 
 
@@ -120,3 +126,38 @@ def test_whether_ranks_other_than_one_did_io_is_answered_yes_or_no() -> None:
     assert others
     text = first(log, "did any rank other than 0 do I/O?")
     assert text.startswith(f"Yes: {len(others):,} other rank(s) did I/O"), text
+
+
+RELEASE = "darshan-logs/release_logs/mpi-io-test-x86_64-3.4.6.darshan"
+APMPI = "darshan-logs/apmpi/darshan-apmpi-2nodes-64mpi.darshan"
+DLIO_NO_WRITES = "darshan-logs/dlio_logs/snyder_python3_id3116902-2110484_12-19-66980-9799170114715598281_1.darshan"
+
+
+def test_a_stripe_answer_names_the_osts_the_file_sits_on() -> None:
+    r = records(RELEASE)
+    rid = next(i for i, n in r["names"].items() if n.endswith("/mpi-io-test.tmp.dat"))
+    osts = r["osts"][rid]
+    text = first(RELEASE, "what are the lustre stripe settings of mpi-io-test.tmp.dat?")
+    shown = f"(OST {osts[0]})" if len(osts) == 1 else f"(OSTs {', '.join(map(str, osts))})"
+    assert shown in text, (text, osts)
+
+
+def test_whether_the_log_holds_a_module_is_answered_from_its_modules() -> None:
+    assert "APMPI" in records(APMPI)["held"] and "APMPI" not in records("sample-badost.darshan")["held"]
+    assert first(APMPI, "does this log carry APMPI (MPI profiling) data?").startswith("Yes: the log holds APMPI")
+    no = first("sample-badost.darshan", "does this log have APMPI data?")
+    assert no.startswith("No: the log holds no APMPI module"), no
+
+
+def test_did_it_write_anything_is_answered_from_the_bytes() -> None:
+    r = records(DLIO_NO_WRITES)
+    written = sum(row.get(f"{m}_BYTES_WRITTEN", 0) for m, rows in r["modules"].items() for row in rows)
+    assert written == 0
+    assert first(DLIO_NO_WRITES, "did the resource tracker write anything to a file?").startswith(
+        "No: the job wrote 0 B"
+    )
+
+
+def test_a_queue_wait_is_not_in_any_log() -> None:
+    text = first(RELEASE, "how long did this job sit in the queue before starting?")
+    assert text.startswith("The log does not record how long the job waited in the queue"), text
