@@ -88,6 +88,7 @@ Metric = Literal[
     "chunk_size",
     "rank_files",
     "module",
+    "mpi_job",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -154,7 +155,7 @@ _IO_JUDGED = re.compile(
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
 _UNRECORDED = re.compile(
     r"\b(hostnames?|host names?|hosts?\b|node ?names?|which (?:compute )?nodes?|compute nodes?|how many nodes|"
-    r"number of nodes|memory|ram|cpu|gpu|"
+    r"number of nodes|memory(?![- ]?align)|ram|cpu|gpu|"
     r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
     r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|killed|"
     r"exit\w* (?:normally|cleanly|ok|successfully)|terminat\w*|queue\w*|peak memory|"
@@ -169,6 +170,8 @@ _LOG_HEALTH = re.compile(
     rf"\b(this|the|my) (darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
     rf"|\b(something|anything) {_JUDGED_WORD}\b.*\b(this|the|my) (darshan )?log(file)?\b"
     rf"|\b(these|the|its|this log's) (counters|numbers|records|values)\b.*\b{_JUDGED_WORD}\b"
+    rf"|\b{_JUDGED_WORD}\b.*\b(the |these |its )?(per-rank |rank )?"
+    r"(timings|times|totals|byte totals|counters|numbers)\b"
 )
 _FIRST_JUDGED = re.compile(rf"\b{_JUDGED_WORD}\b")
 _CAPTURED = re.compile(
@@ -406,6 +409,23 @@ def parse_about(question: str, report: Report) -> Query | None:
     asks about the files it names."""
     found = parse(question)
     q = " ".join(question.lower().split())
+    exe = report.job.exe.split()
+    if (
+        found is not None
+        and found.target
+        and found.metric in ("file_usage", "bytes", "file_why")
+        and exe
+        and (
+            exe[0].rsplit("/", 1)[-1] == found.target
+            or (
+                found.target.endswith((".py", ".sh", ".pl", ".jl", ".R"))
+                and any(w.rsplit("/", 1)[-1] == found.target for w in exe)
+            )
+        )
+        and not any(_named(f.path, found.target) for f in report.top_files)
+    ):
+        # "how much data did run_model.py read?" names the program (its command line), not a file it used
+        found = Query(metric="bytes", direction=found.direction, raw=question)
     share = re.search(
         r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*"
         r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b",
@@ -559,6 +579,12 @@ def parse(question: str) -> Query | None:
         and not _RANK.search(q)  # "did rank 5 write anything?" is the rank's
     ):
         return Query(metric="bytes", direction="write", yes_no=True, raw=question)  # "did it write anything?"
+    if re.search(
+        r"^(is|was) (this|it|the job) (an? )?(mpi|parallel|serial|single[- ]process)( \w+)?"
+        r" ?(job|run|program|code|application|app)?\W*$",
+        q,
+    ):
+        return Query(metric="mpi_job", yes_no=True, raw=question)  # "is this an mpi job?"
     info = _job_info_kind(q)
     if info:
         return Query(metric="job_info", target=info)
@@ -784,7 +810,11 @@ def parse(question: str) -> Query | None:
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
     if re.search(r"\bcoll?ec?tive\w*\b", q):
         return Query(
-            metric="collective", direction=_direction(q), target=named.group(1) if named else None, yes_no=yes_no
+            metric="collective",
+            direction=_direction(q),
+            target=named.group(1) if named else None,
+            yes_no=yes_no,
+            raw=question,
         )
     if re.search(r"\bwhy\b.*\bwrit\w*\b.*\b(longer|slower|more time)\b.*\bread", q) or re.search(
         r"\bwhy\b.*\bread\w*\b.*\b(longer|slower|more time)\b.*\bwrit", q
@@ -829,7 +859,7 @@ def parse(question: str) -> Query | None:
     ):
         return Query(metric="io_bound", yes_no=True, bound=True)
     if re.search(
-        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing|dropped|"
+        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing|dropped|negative|absurd|"
         r"lost|captur\w* (everything|all))\b",
         q,
     ) and re.search(r"\b(log|trace|dxt|counters?|records?|data|darshan)\b", q):
@@ -965,7 +995,7 @@ def parse(question: str) -> Query | None:
     if re.search(r"\b(bandwi\w*|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
         r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q
     ):
-        return Query(metric="rate", direction=_direction(q))
+        return Query(metric="rate", direction=_direction(q), target=target, raw=question)
     if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
         return Query(metric="metadata", yes_no=yes_no)
     if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
@@ -2008,6 +2038,7 @@ def _osts(report: Report, q: Query) -> _Out:
 
 
 def _collective(report: Report, q: Query) -> _Out:
+    most = bool(re.search(r"\b(most|majority|mostly)\b", q.raw.lower()))  # "were most writes collective?"
     xl = report.cross_layer
     mpi = next((la for la in (xl.job_layers if xl else []) if la.layer == "MPI-IO"), None)
     if mpi is None:
@@ -2017,7 +2048,7 @@ def _collective(report: Report, q: Query) -> _Out:
     if q.direction == "both" and cw + iw and cr + ir:
         # Neither direction named and the job did both: both counts, the answer from them together.
         coll, ind = cw + cr, iw + ir
-        answer = "Yes" if coll and coll >= ind else "Partly" if coll else "No"
+        answer = "Yes" if coll and coll >= ind else "Partly" if coll and not most else "No"
         text = (
             f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO calls ({cw:,} collective and {iw:,} "
             f"independent writes, {cr:,} collective and {ir:,} independent reads)."
@@ -2030,7 +2061,7 @@ def _collective(report: Report, q: Query) -> _Out:
         coll, ind, verb = cw, iw, "writes"
     else:
         coll, ind, verb = cr, ir, "reads"
-    answer = "Yes" if coll and coll >= ind else "Partly" if coll else "No"
+    answer = "Yes" if coll and coll >= ind else "Partly" if coll and not most else "No"
     text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}."
     return text, [exact(coll, "bare"), exact(ind, "bare")], [], []
 
@@ -2099,7 +2130,13 @@ def _stripe_facts(report: Report, q: Query) -> _Out:
     if not report.lustre_layouts:
         fs = report.file_system or "a file system without Lustre layouts"
         fs = _FS_NAMES.get(fs, fs)
-        return f"The log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.", [], [], []
+        no = "No: t" if q.yes_no else "T"
+        return (
+            f"{no}he log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.",
+            [],
+            [],
+            [],
+        )
     named = [x for x in report.lustre_layouts if _named(x.path, q.target)] or report.lustre_layouts
     lay = max(named, key=lambda x: x.bytes_moved)
     osts = next((f.osts for f in report.top_files if f.path == lay.path and f.osts), [])
@@ -2251,6 +2288,15 @@ def _rank_files(report: Report, q: Query) -> _Out:
 
 
 def _rate(report: Report, q: Query) -> _Out:
+    if q.target:
+        f = next((x for x in report.top_files if _named(x.path, q.target) and x.slowest_s), None)
+        if f is not None and f.slowest_s:
+            # One file's rate: its bytes over the time the job waited on it (its slowest rank)
+            moved = {"read": f.bytes_read, "write": f.bytes_written}.get(q.direction, f.bytes_read + f.bytes_written)
+            verb = {"read": "read", "write": "written"}.get(q.direction, "moved")
+            rate = moved / f.slowest_s
+            text = f"`{f.path}`: {_b(moved)} {verb} in {_s(f.slowest_s)} on its slowest rank, {_b(rate)}/s."
+            return text, [exact(moved, "bytes"), exact(f.slowest_s, "seconds"), exact(rate, "rate")], [f.path], []
     rows = [i for i in report.interfaces if i.records and (i.bytes_read + i.bytes_written) > 0]
     if not rows:
         return None
@@ -2682,10 +2728,13 @@ def _completeness(report: Report, q: Query) -> _Out:
     if kept:
         # The count first: "POSIX kept 1,024 records, then ran out of record memory", the findings after it
         lead = "; ".join(f"{m.name} kept {m.records:,} records, then ran out of record memory" for m in kept[:2])
-        said = f"{lead}, so files it did not record are missing and its totals are lower bounds. {said}"
+        said = (
+            f"the log is partial: {lead}, so files it did not record are missing and its totals are lower bounds. "
+            f"{said}"
+        )
     # "Is anything missing?" is answered yes where "is it complete?" is answered no.
     word = "Yes: " if q.missing else "No: "
-    return f"{word if q.yes_no else ''}{said}", values, [], []
+    return f"{word}{said}" if q.yes_no else said[0].upper() + said[1:], values, [], []
 
 
 def _small_requests(report: Report, q: Query) -> _Out:
@@ -3098,6 +3147,17 @@ def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
     return text + (f" ({', '.join(extra)})" if extra else "") + ".", values, [], []
 
 
+def _mpi_job(report: Report, q: Query) -> _Out:
+    """Whether the job ran under MPI: its process count and whether the log holds MPI-IO records."""
+    n = report.job.nprocs
+    mpiio = any(i.name == "MPI-IO" and i.records for i in report.interfaces)
+    parallel = n > 1 or mpiio
+    asked_serial = bool(re.search(r"\b(serial|single[- ]process)\b", q.raw.lower()))
+    yes = (not parallel) if asked_serial else parallel
+    io = "with MPI-IO records" if mpiio else "with no MPI-IO records"
+    return f"{'Yes' if yes else 'No'}: the job ran {n:,} process(es), {io}.", [exact(n, "bare")], [], []
+
+
 def _module(report: Report, q: Query) -> _Out:
     """Whether the log holds a module (APMPI, HEATMAP, LUSTRE ...), with what the log does hold."""
     want = (q.target or "").upper()
@@ -3315,6 +3375,10 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
     return text + ".", [*values, exact(seconds, "seconds")], [], []
 
 
+SMALL_REQUEST = 64 << 10
+"""Requests at most this size are called small in an answer (each pays a round trip more than it moves)."""
+
+
 def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quantity]]:
     """How a file's requests looked, from its counters: ", over 276,276 writes of mostly 32.00 KiB, made
     independently (0 collective)"; what a why-question about one file wants beside the cause."""
@@ -3323,8 +3387,11 @@ def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quan
     n, noun = (c.writes, "writes") if w else (c.reads, "reads")
     if n <= 0:
         return "", []
-    text, values = f", over {n:,} {noun}", [exact(n, "bare")]
     moved = f.bytes_written if w else f.bytes_read
+    typical = f.common_size if f.common_size and f.common_count >= 0.5 * n else (moved / n if moved else 0)
+    if 0 < typical <= SMALL_REQUEST:
+        noun = f"small {noun}"  # what the count is: many small requests, each paying a round trip
+    text, values = f", over {n:,} {noun}", [exact(n, "bare")]
     if f.common_size and f.common_count >= 0.5 * n:
         text += f" of mostly {_b(f.common_size)}"
         values.append(exact(f.common_size, "bytes"))
@@ -3448,6 +3515,7 @@ _ANSWERS = {
     "file_ranks": _file_ranks,
     "traced": _traced,
     "module": _module,
+    "mpi_job": _mpi_job,
     "interface_files": _interface_files,
     "not_recorded": _not_recorded,
     "small_requests": _small_requests,
