@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
 from iodiag.core.settings import REPO_ROOT
@@ -35,7 +37,7 @@ with darshan.DarshanReport(sys.argv[1], read_all=True) as r:
     if "LUSTRE" in r.records:
         c = r.records["LUSTRE"].to_df()["components"]
         out["osts"] = {str(i): [int(o) for o in osts] for i, osts in zip(c["id"], c["LUSTRE_OST_IDS"])}
-    for mod in ("POSIX", "STDIO", "DFS"):
+    for mod in ("POSIX", "MPI-IO", "STDIO", "DFS"):
         if mod in r.records:
             d = r.records[mod].to_df()
             df = d["counters"].merge(d["fcounters"], on=["id", "rank"])
@@ -162,3 +164,33 @@ def test_did_it_write_anything_is_answered_from_the_bytes() -> None:
 def test_a_queue_wait_is_not_in_any_log() -> None:
     text = first(RELEASE, "how long did this job sit in the queue before starting?")
     assert text.startswith("The log does not record how long the job waited in the queue"), text
+
+
+NONMPI = "darshan-logs/nonmpi_dxt_anonymized/nonmpi_dxt_anonymized.darshan"
+MACSIO = "../../examples/example_logs/shane_macsio_id29959_5-22-32552-7035573431850780836_1590156158.darshan"
+
+
+def test_is_it_an_mpi_job_is_answered_from_the_process_count() -> None:
+    assert records(NONMPI)["nprocs"] == 1 and "MPI-IO" not in records(NONMPI)["held"]
+    assert first(NONMPI, "is this an mpi job?").startswith("No: the job ran 1 process(es), with no MPI-IO records")
+    n = records("sample-badost.darshan")["nprocs"]
+    assert first("sample-badost.darshan", "is this an MPI job?").startswith(f"Yes: the job ran {n:,} process(es)")
+
+
+def test_most_collective_is_a_majority_not_partly() -> None:
+    rows = records(MACSIO)["modules"]["MPI-IO"]
+    coll = sum(r["MPIIO_COLL_WRITES"] for r in rows)
+    ind = sum(r["MPIIO_INDEP_WRITES"] for r in rows)
+    assert 0 < coll < ind
+    text = first(MACSIO, "were most of macsio's mpi-io writes collective?")
+    assert text.startswith(f"No: {coll:,} collective and {ind:,} independent MPI-IO writes"), text
+
+
+def test_a_files_rate_is_its_bytes_over_its_slowest_ranks_time() -> None:
+    [row] = _rows("sample-badost.darshan", "POSIX", "/ior-posix.out.00001507")
+    seconds = row["POSIX_F_READ_TIME"] + row["POSIX_F_WRITE_TIME"] + row["POSIX_F_META_TIME"]
+    rate = row["POSIX_BYTES_WRITTEN"] / seconds
+    text = first("sample-badost.darshan", "what's the write rate on ior-posix.out.00001507?")
+    assert "256.00 MiB written in 13.0 min on its slowest rank" in text, text
+    shown = float(text.rsplit(", ", 1)[1].split()[0])
+    assert shown * 1024 == pytest.approx(rate, rel=0.02), (text, rate)  # KiB/s
