@@ -3299,6 +3299,9 @@ def _file_why(report: Report, q: Query) -> _Out:
         # The next problem on the same file, by the same ranking: "also M03 (8,192 independent writes)".
         n = min(second, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
         also = f"; also {n.code}" + (f" ({n.subject})" if n.subject else "")
+    spread, sv = _kept_spread(report, path)
+    values += sv
+    took = f"{took[: -len(' and')]}{spread} and" if spread and took.endswith(" and") else took
     text = f"`{path}`{took} is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
         f": {_lower_first(todo).rstrip('.')}" if todo else ""
     )
@@ -3410,6 +3413,23 @@ def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quan
     return text, values
 
 
+def _kept_spread(report: Report, path: str) -> tuple[str, list[Quantity]]:
+    """A shared file's slowest and fastest rank as Darshan kept them, where the slowest moved far more (one rank
+    doing most of a file's I/O): "; its slowest rank, rank 1, moved 12.67 GiB in 24.39 s, its fastest 16.00 MiB"."""
+    t = report.rank_table
+    slow = next((r for r in t.shared_slowest if r.path == path), None)
+    fast = next((r for r in t.shared_fastest if r.path == path), None)
+    if slow is None or fast is None or slow.bytes is None or fast.bytes is None or slow.rank == fast.rank:
+        return "", []
+    if slow.bytes < 10 * max(fast.bytes, 1):
+        return "", []
+    text = (
+        f"; Darshan kept its slowest rank, rank {slow.rank}, at {_b(slow.bytes)} in {_s(slow.seconds)}, against "
+        f"{_b(fast.bytes)} in {_s(fast.seconds)} for its fastest, rank {fast.rank}: the ranks' shares are far from even"
+    )
+    return text, [exact(slow.bytes, "bytes"), exact(slow.seconds, "seconds"), exact(fast.bytes, "bytes")]
+
+
 def _file_why_unpriced(report: Report, q: Query) -> _Out:
     """No priced finding names the file: its own time and rate, and what the log notes about it (an info finding
     still says how it was used, e.g. 998,400 reads of 4 KiB), beside another file the question names."""
@@ -3423,6 +3443,9 @@ def _file_why_unpriced(report: Report, q: Query) -> _Out:
         f"({_b(moved / f.io_time_s)}/s){profile}"
     )
     values = [exact(f.io_time_s, "seconds"), exact(moved, "bytes"), exact(moved / f.io_time_s, "rate"), *pv]
+    spread, sv = _kept_spread(report, f.path)
+    text += spread
+    values += sv
     paths = [f.path]
     other = next(
         (x for x in report.top_files if x.path != f.path and q.raw and _named_in(x.path, q.raw)),
