@@ -89,6 +89,7 @@ Metric = Literal[
     "rank_files",
     "module",
     "mpi_job",
+    "file_balance",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -149,7 +150,7 @@ _IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(significant|big deal|a (big |real )?problem|an issue|worth|matters?|concern\w*|bottleneck|"
     r"more than half|most of (the )?(run|time)|majority|big chunk|large chunk|big part|large part|big share)\b"
     r"|\b(worry|worth \w+ing)\b.*\bi/?o\b"
-    r"|\b(a lot of|lots of|much of|most of|a big chunk of|a large part of) (the |its |my )?(time|run ?time|run)\b"
+    r"|\b(a lot of|lots of|much|much of|most of|a big chunk of|a large part of) (the |its |my )?(time|run ?time|run)\b"
     r".*(?<![-\w])i/?o\b"
 )
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
@@ -523,7 +524,7 @@ def parse(question: str) -> Query | None:
     """The query a question asks, or None when it is not a plain fact question these rules know."""
     q = " ".join(question.lower().split())
     if re.match(r"^(what|how) (is|are|does|do)\b.*\b(mean|work)|^(what is|what are|explain|define)\b", q) and not (
-        re.search(r"\b(my|this|the job|it|rank \d+)\b", q)
+        re.search(r"\b(my|this|the job|it|rank \d+)\b", q) or _NAMED.search(question)
     ):
         return None  # a concept ("what is collective buffering?"), not a fact of this log
     yes_no = bool(_YES_NO.match(q))
@@ -540,6 +541,8 @@ def parse(question: str) -> Query | None:
             yes_no=True,
             missing=bool(first and re.match(r"off|broken|wrong|inconsistent|corrupt", first.group(1))),
         )
+    if re.search(r"\b(dxt|trace)\b", q) and re.search(r"\b(every|all|complete|whole)\b", q) and yes_no:
+        return Query(metric="completeness", yes_no=True)  # "does the DXT trace contain every read?"
     if _CAPTURED.search(q):
         # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
         return Query(metric="completeness", yes_no=True)
@@ -594,7 +597,7 @@ def parse(question: str) -> Query | None:
     if (
         re.search(r"\b(dxt|trac(e|es|ed|ing))\b", q)
         and (yes_no or re.search(r"\b(was|is) (there|it)\b", q))
-        and not re.search(r"\b(complete|partial|full|truncat\w*|missing|lost|dropp\w*|cut)\b", q)
+        and not re.search(r"\b(complete|partial|full|truncat\w*|missing|lost|dropp\w*|cut|every|all)\b", q)
     ):
         return Query(metric="traced", yes_no=True)  # "is DXT tracing in this log?"
     iface = _IFACE.search(q)
@@ -747,6 +750,10 @@ def parse(question: str) -> Query | None:
     )
     if other:
         return Query(metric="ranks_with_io", yes_no=True, target=other.group(7))  # "did any rank other than 0 do I/O?"
+    only = re.search(r"^(does|did|is|was) only (rank )?#?(\d+)\b.*\b(i/?o|read\w*|writ\w*|files?)\b", q)
+    if only:
+        # "does only rank 0 do I/O?": yes when no other rank did, the reverse of "any other rank?"
+        return Query(metric="ranks_with_io", yes_no=True, target=only.group(3), healthy=True)
     if re.search(r"\b(which|what|how many) (ranks|processes)\b.*\b(did|do|does|doing|perform\w*)\b.*\bi/?o\b", q):
         return Query(metric="ranks_with_io")  # "which ranks did any I/O?"
     if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
@@ -772,6 +779,11 @@ def parse(question: str) -> Query | None:
         if file and re.search(r"\bwhy\b", q):
             # "why does rank 0 spend 90 s on spectra.dat?": the file's own counters say why
             return Query(metric="file_why", target=file, direction=_direction(q), raw=question)
+        if (
+            re.search(r"\b(more|less|fewer)\b.*\bthan (the )?(others|other ranks|rest|average|median)\b", q)
+            and not file
+        ):
+            return Query(metric="slow_rank", scope="rank", target=target, yes_no=yes_no)  # "does rank 0 do more?"
         if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*|doing|busy|up to)\b", q) and not (
             file and _READ_OR_WRITE_TIME.search(q)
         ):
@@ -804,7 +816,7 @@ def parse(question: str) -> Query | None:
     if (
         re.search(r"\bcoll?ec?tive\w*\b", q)
         and named
-        and re.search(r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster)\b", q)
+        and re.search(r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|efficient|inefficient|slow)\b", q)
     ):
         # "dump.0205 takes 74 s to write collectively, how do i fix it?": why the file is slow, not a count
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
@@ -894,6 +906,9 @@ def parse(question: str) -> Query | None:
         return Query(metric="slow_ranks")  # "which ranks are the slow ones?"
     if re.search(r"\b(any|some|a)\s+(rank|process)\w*\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q):
         return Query(metric="any_slow_rank", yes_no=yes_no)
+    if re.search(r"\b(balanced|even(ly)? (spread|split|distributed)|evenly|imbalanced|unbalanced)\b", q) and named:
+        # "is snapshot_104.nc load balanced?": the file's slowest and fastest rank as Darshan kept them
+        return Query(metric="file_balance", target=named.group(1), yes_no=yes_no, raw=question)
     if re.search(r"\b(balanced|even(ly)? (spread|split|distributed)|evenly)\b", q) and re.search(
         r"\b(ranks?|process\w*|tasks?)\b", q
     ):
@@ -1029,6 +1044,14 @@ def answer(report: Report, query: Query) -> Fact | None:
     if query.target == "DAOS" and "DAOS" not in has and "DFS" in has:
         # DFS is DAOS's file system: "the DAOS writes" of a DFS job are its DFS records.
         query = query.model_copy(update={"target": "DFS"})
+    no_records = not any(i.records for i in report.interfaces) and not any(
+        m.records for m in report.job.modules if m.name not in ("HEATMAP", "APMPI", "APXC", "LUSTRE")
+    )
+    if no_records and query.metric in _NEEDS_RECORDS:
+        # "can you tell which file was slowest?" on a log with no I/O records: it cannot, and says why
+        whether = query.yes_no or re.match(r"^\s*(can|could|does|do|did|is|was|are|were|has|have)\b", query.raw.lower())
+        text = f"{'No: t' if whether else 'T'}he log records no I/O at all: no instrumented module has records."
+        return Fact(f"query:{query.metric}", "answer", text)
     out = fn(report, query)
     if out is None:
         out = _not_in_log(report, query)
@@ -1059,6 +1082,27 @@ def answer(report: Report, query: Query) -> Fact | None:
 
 
 _Out = tuple[str, list[Quantity], list[str], list[int]] | None
+_NEEDS_RECORDS = frozenset(
+    {
+        "top_file",
+        "file_list",
+        "file_usage",
+        "file_why",
+        "file_ranks",
+        "file_slowest",
+        "file_share",
+        "request_size",
+        "rate",
+        "io_share",
+        "busiest_rank",
+        "slow_rank",
+        "rank_spread",
+        "sequential",
+        "alignment",
+        "calls",
+        "group",
+    }
+)
 _ABOUT_A_FILE = frozenset(
     {"file_usage", "file_why", "file_ranks", "file_slowest", "file_share", "file_library", "request_size"}
 )
@@ -1091,7 +1135,10 @@ _COUNTED = frozenset({"files", "bytes", "calls", "file_list", "interface_files",
 
 
 def _lower_first(text: str) -> str:
-    return text[0].lower() + text[1:] if len(text) > 1 and text[0].isupper() and not text[1].isupper() else text
+    # "I/O took", "OST 5", "MPI-IO": a name, not a sentence's first word, keeps its case
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper() and not text.startswith(("I/O", "I ")):
+        return text[0].lower() + text[1:]
+    return text
 
 
 def _b(n: float) -> str:
@@ -1122,6 +1169,11 @@ def _uses(report: Report, q: Query) -> _Out:
     )
     rows = [i for i in report.interfaces if i.name in names or i.name.startswith(f"{name} (")]
     used = [i for i in rows if i.records > 0]
+    held = [m for m in report.job.modules if m.name in names and m.records > 0]
+    if not used and held:
+        # The module is in the log though no data counters made an interface row (PnetCDF file records only)
+        said = ", ".join(f"{m.name} ({m.records:,} record(s))" for m in held)
+        return f"Yes: the log holds {said}: the job used {name}.", [exact(m.records, "bare") for m in held], [], []
     if not used:
         went = [i for i in report.interfaces if i.records > 0]
         # With what the other interfaces moved: "through STDIO (45.78 MiB written in 500,000 writes)"
@@ -1422,15 +1474,16 @@ def _ranks_with_io(report: Report, q: Query) -> _Out:
     if q.yes_no and besides is not None:
         # "did any rank other than 0 do I/O?": yes or no, from the ranks with records of their own
         others = [r for r in own if r != besides]
+        yes, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
         if not others:
             return (
-                f"No: only rank {besides} has I/O records, of the job's {n:,} ranks.",
+                f"{no}only rank {besides} has I/O records, of the job's {n:,} ranks.",
                 [exact(n, "bare")],
                 [],
                 [besides],
             )
         shown = ", ".join(str(r) for r in others[:10]) + (" ..." if len(others) > 10 else "")
-        return f"Yes: {len(others):,} other rank(s) did I/O: {shown}.", [exact(len(others), "bare")], [], others[:10]
+        return f"{yes}{len(others):,} other rank(s) did I/O: {shown}.", [exact(len(others), "bare")], [], others[:10]
     if len(own) == 1 and n <= 1:
         return f"Rank {own[0]}, the job's only rank, did all of its I/O.", [], [], own
     if len(own) == 1:
@@ -3147,6 +3200,28 @@ def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
     return text + (f" ({', '.join(extra)})" if extra else "") + ".", values, [], []
 
 
+def _file_balance(report: Report, q: Query) -> _Out:
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    t = report.rank_table
+    slow = next((r for r in t.shared_slowest if r.path == f.path), None)
+    fast = next((r for r in t.shared_fastest if r.path == f.path), None)
+    if slow is None or fast is None or slow.bytes is None or fast.bytes is None:
+        return None
+    uneven = slow.bytes >= 2 * max(fast.bytes, 1) or slow.seconds >= 2 * max(fast.seconds, 1e-3) + 1.0
+    asked_uneven = bool(re.search(r"\b(imbalanced|unbalanced)\b", q.raw.lower()))
+    yes = uneven if asked_uneven else not uneven
+    text = (
+        f"{'Yes' if yes else 'No'}: of `{f.path}`'s {f.ranks:,} ranks, Darshan kept the slowest, rank {slow.rank}, at "
+        f"{_b(slow.bytes)} in {_s(slow.seconds)}, and the fastest, rank {fast.rank}, at {_b(fast.bytes)} in "
+        f"{_s(fast.seconds)}."
+    )
+    values = [exact(slow.bytes, "bytes"), exact(slow.seconds, "seconds"), exact(fast.bytes, "bytes")]
+    values += [exact(fast.seconds, "seconds"), exact(f.ranks, "bare")]
+    return text, values, [f.path], [slow.rank, fast.rank]
+
+
 def _mpi_job(report: Report, q: Query) -> _Out:
     """Whether the job ran under MPI: its process count and whether the log holds MPI-IO records."""
     n = report.job.nprocs
@@ -3539,6 +3614,7 @@ _ANSWERS = {
     "traced": _traced,
     "module": _module,
     "mpi_job": _mpi_job,
+    "file_balance": _file_balance,
     "interface_files": _interface_files,
     "not_recorded": _not_recorded,
     "small_requests": _small_requests,
