@@ -2227,8 +2227,10 @@ def _slow_ost(report: Report, q: Query) -> _Out:
             from iodiag.analysis.verdict import action_for
 
             todo = " " + (action_for(f) or "")
+        # A fix question cites the finding the advice comes from ("L04: OST 14, 49.5x slower per byte")
+        cited = f" ({f.code}: {f.subject})" if todo.strip() and f.subject else ""
         return (
-            f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow{hit}. {f.message}{todo}".rstrip(),
+            f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow{cited}{hit}. {f.message}{todo}".rstrip(),
             hv,
             [],
             list(f.ranks),
