@@ -194,3 +194,20 @@ def test_a_files_rate_is_its_bytes_over_its_slowest_ranks_time() -> None:
     assert "256.00 MiB written in 13.0 min on its slowest rank" in text, text
     shown = float(text.rsplit(", ", 1)[1].split()[0])
     assert shown * 1024 == pytest.approx(rate, rel=0.02), (text, rate)  # KiB/s
+
+
+E3SM_HEATMAP = "darshan-logs/e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan"
+PARTIAL_DXT = "darshan-logs/partial_data_dxt/partial_data_dxt.darshan"
+
+
+def test_a_library_with_file_records_only_is_still_used() -> None:
+    r = records(E3SM_HEATMAP)
+    assert "PNETCDF_FILE" in r["held"] and "PNETCDF_VAR" not in r["held"]
+    text = first(E3SM_HEATMAP, "did it use pnetcdf")
+    assert text.startswith("Yes: the log holds PNETCDF_FILE ("), text
+
+
+def test_a_partial_trace_does_not_hold_every_read() -> None:
+    assert records(PARTIAL_DXT)["partial"]["DXT_POSIX"]
+    text = first(PARTIAL_DXT, "does the DXT trace contain every read?")
+    assert text.startswith("No: ") and "DXT_POSIX is partial" in text, text
