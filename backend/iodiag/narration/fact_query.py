@@ -155,7 +155,7 @@ _IO_JUDGED = re.compile(
 )
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
 _UNRECORDED = re.compile(
-    r"\b(hostnames?|host names?|hosts?\b|node ?names?|which (?:compute )?nodes?|compute nodes?|how many nodes|"
+    r"\b(hostnames?|host names?|hosts?\b|node ?names?|(?:which|what) (?:compute )?nodes?|compute nodes?|how many nodes|"
     r"number of nodes|memory(?![- ]?align)|ram|cpu|gpu|"
     r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
     r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|killed|"
@@ -469,7 +469,9 @@ def parse_about(question: str, report: Report) -> Query | None:
         and not report.lustre_layouts
         and (report.file_system or "").lower() != "lustre"
     ):
-        return Query(metric="stripe", raw=question)  # "any Lustre stripe settings I should look at?" on GPFS
+        return Query(
+            metric="stripe", raw=question, yes_no=bool(_YES_NO.match(q))
+        )  # "any Lustre stripe settings I should look at?" on GPFS
     if (
         found is not None
         and found.metric in ("file_usage", "bytes", "top_file", "file_list", "files")
@@ -722,6 +724,9 @@ def parse(question: str) -> Query | None:
         and not re.search(r"\bwhy\b", q)
     ):
         return Query(metric="rank_spread", direction=_direction(q), data=True)  # "how much did each rank write?"
+    if named_file and re.match(r"^how (big|large) (is|was)\b", q):
+        # "how big is reads.fastq?": the bytes that went to it
+        return Query(metric="file_usage", target=named_file.group(1), raw=question)
     if named_file and re.search(r"\bhow (big|large)\b.*\b(reads?|writes?|calls?|fread|fwrite|requests?|accesses)\b", q):
         # "how big were the fread calls on reads.fastq?"
         way: Direction = (
@@ -900,6 +905,11 @@ def parse(question: str) -> Query | None:
         and (yes_no or re.search(r"\b(is|are)\b.*\bdoing\b", q))
     ):
         return Query(metric="small_requests", direction=_direction(q), yes_no=True)
+    if yes_no and re.search(r"\b(straggl\w*|load imbalance|imbalance\w*|imbalanced|unbalanced)\b", q) and not named:
+        return Query(metric="any_slow_rank", yes_no=True)  # "is there a straggler?", "is there load imbalance?"
+    if yes_no and re.search(r"\b(one|a single|only one|just one) (rank|process)\b", q) and not named:
+        # "is all the I/O done by one rank?", "is only one rank doing the output?"
+        return Query(metric="ranks_with_io", yes_no=True, healthy=True, direction=_direction(q))
     if re.search(r"\b(which|what) (ranks|processes)\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q) or re.search(
         r"\b(which|what) (ranks|processes) (are|were) (the )?(stragglers|laggards)\b", q
     ):
@@ -1471,6 +1481,16 @@ def _ranks_with_io(report: Report, q: Query) -> _Out:
             [],
         )
     besides = int(q.target) if q.target and q.target.isdigit() else None
+    if q.yes_no and q.healthy and besides is None and not t.shared_files:
+        # "is all the I/O done by one rank?": yes when one rank alone has records
+        if len(own) == 1:
+            return f"Yes: only rank {own[0]} did I/O, of the job's {n:,} ranks.", [exact(n, "bare")], [], own
+        return (
+            f"No: {len(own):,} of the job's {n:,} ranks did I/O.",
+            [exact(len(own), "bare"), exact(n, "bare")],
+            [],
+            [],
+        )
     if q.yes_no and besides is not None:
         # "did any rank other than 0 do I/O?": yes or no, from the ranks with records of their own
         others = [r for r in own if r != besides]
@@ -3153,7 +3173,7 @@ def _group(report: Report, q: Query) -> _Out:
             [],
         )
     # "how many bytes went to the out.* files?" asks what moved, not only how many files
-    asks_bytes = re.search(r"\b(bytes|how much|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
+    asks_bytes = re.search(r"\b(bytes|how much|how big|how large|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
     return _group_answer(g, q, moved=bool(asks_bytes))
 
 
@@ -3578,6 +3598,8 @@ def _not_recorded(report: Report, q: Query) -> _Out:
         shown = ", ".join(quote(h) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
         text = f"The DXT trace names {len(hosts)} host(s) (the hostname of each rank's records): {shown}."
         return text, [exact(len(hosts), "bare")], [], []
+    if re.match(r"(which|what) (compute )?nodes?|node ?names?|hosts?|host ?names?", asked):
+        q = q.model_copy(update={"target": "which node or host each rank ran on (a DXT trace would)"})
     if re.match(r"queue", asked):
         q = q.model_copy(update={"target": "how long the job waited in the queue (only its start and end times)"})
     if re.match(r"killed|exit|crash|terminat|finish", asked):
