@@ -2793,7 +2793,22 @@ def _completeness(report: Report, q: Query) -> _Out:
             [],
             [],
         )
-    said = " ".join(f"{f.title} ({f.code}): {f.message}" for f in problems[:2])
+    corrupt = [f for f in problems if f.code == "D04"]
+    if len(corrupt) > 1:
+        # One sentence for every damaged module ("1 of 31 POSIX records and 5 of 6 STDIO records"), so none hides
+        # in a later card
+        parts = []
+        for f in corrupt:
+            ev = {m.name: m.value for m in f.evidence}
+            bad, kept_n = int(ev.get("corrupt_records", 0)), int(ev.get("records_kept", 0))
+            parts.append(f"{bad:,} of {bad + kept_n:,} {ev.get('module', '')} records")
+        lead = (
+            f"{corrupt[0].title} (D04): " + ", ".join(parts[:-1]) + f" and {parts[-1]} are corrupt and were left out."
+        )
+        problems = [f for f in problems if f.code != "D04"]
+        said = " ".join([lead, *(f"{f.title} ({f.code}): {f.message}" for f in problems[:1])])
+    else:
+        said = " ".join(f"{f.title} ({f.code}): {f.message}" for f in problems[:2])
     if not said:
         said = f"Darshan flagged these modules as partial: {', '.join(partial)}."
     # How far it got: the records a module kept before it ran out are a lower bound on its files.
