@@ -1463,6 +1463,19 @@ def _rank_bytes_spread(report: Report, q: Query) -> _Out:
         values = [exact(mid, "bytes"), exact(len(amounts), "bare")]
     else:
         text = f"Ranks {verb} {_b(lo)} to {_b(hi)} each, {_b(mid)} at the median, over {over}.{note}"
+    n = max(report.job.nprocs, 1)
+    if t.shared_bytes > sum(amounts) and len(amounts) < n:
+        # Most of the data sits in shared records, which keep no per-rank split: lead with what they hold per
+        # rank on average, not with the few bytes some ranks moved on their own ("each rank wrote 322 B")
+        lead = (
+            f"Most of the data is in {t.shared_files:,} shared file(s) Darshan keeps one record for: "
+            f"{_b(t.shared_bytes)} moved in all, {_b(t.shared_bytes / n)} per rank on average over the job's "
+            f"{n:,} ranks (the per-rank split is not kept). "
+        )
+        text = lead + text.replace("Each rank", "Besides that, each rank", 1).replace(
+            "Ranks ", "Besides that, ranks ", 1
+        )
+        values += [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes"), exact(t.shared_bytes / n, "bytes")]
     return text, values + nv, [], []
 
 

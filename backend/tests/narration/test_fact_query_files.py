@@ -211,3 +211,14 @@ def test_a_partial_trace_does_not_hold_every_read() -> None:
     assert records(PARTIAL_DXT)["partial"]["DXT_POSIX"]
     text = first(PARTIAL_DXT, "does the DXT trace contain every read?")
     assert text.startswith("No: ") and "DXT_POSIX is partial" in text, text
+
+
+def test_bytes_per_rank_lead_with_the_shared_file_when_it_holds_the_data() -> None:
+    log = "darshan-logs/release_logs/mpi-io-test-x86_64-3.2.1.darshan"
+    r = records(log)
+    shared = [row for row in r["modules"]["MPI-IO"] if row["rank"] == -1]
+    moved = sum(row["MPIIO_BYTES_READ"] + row["MPIIO_BYTES_WRITTEN"] for row in shared)
+    per = moved / r["nprocs"] / 2**20
+    text = first(log, "how much did each rank write?")
+    assert text.startswith(f"Most of the data is in {len(shared)} shared file(s)"), text
+    assert f"{moved / 2**20:.2f} MiB moved in all, {per:.2f} MiB per rank on average" in text, text
