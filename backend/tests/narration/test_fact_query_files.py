@@ -8,24 +8,13 @@ iodiag's report; scenario logs are built from evals/scenarios by iodiag's writer
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from iodiag.analysis import analyze
-from iodiag.analysis.models import Report
-from iodiag.core.settings import REPO_ROOT
-from iodiag.evals.answers import resolve_log
-from iodiag.ingest import load_profile
 from iodiag.narration.service import Narrator
-from tests.conftest import shared_log, wheel_log
-
-SCENARIOS = REPO_ROOT / "evals" / "scenarios"
+from tests.narration.pydarshan_child import pydarshan_json, report
 
 _RECORDS = r"""
 import json, sys
@@ -46,24 +35,9 @@ print(json.dumps(out))
 """
 
 
-def _path(log: str) -> Path:
-    if log.startswith("darshan-logs/"):
-        return shared_log(log)
-    return resolve_log(f"scenario:{SCENARIOS / log}") if log.endswith(".yaml") else wheel_log(log)
-
-
 @cache
 def records(log: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", _RECORDS, str(_path(log))], capture_output=True, text=True, check=True, timeout=300
-    )
-    out: dict[str, Any] = json.loads(done.stdout)
-    return out
-
-
-@cache
-def report(log: str) -> Report:
-    return analyze(load_profile(str(_path(log)), include=("HEATMAP",)))
+    return pydarshan_json(_RECORDS, log)
 
 
 def first(log: str, question: str) -> str:

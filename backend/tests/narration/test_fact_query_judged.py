@@ -10,21 +10,14 @@ own), not from iodiag's report."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from iodiag.analysis import analyze
-from iodiag.analysis.models import Report
-from iodiag.ingest import load_profile
 from iodiag.narration import fact_query
 from iodiag.narration.service import Narrator
-from tests.conftest import shared_log, wheel_log
+from tests.narration.pydarshan_child import pydarshan_json, report
 
 BADOST = "../../examples/example_logs/sample-badost.darshan"
 E3SM = "darshan-logs/e3sm_io_heatmaps_and_dxt/e3sm_io_heatmap_only.darshan"
@@ -55,22 +48,9 @@ print(json.dumps(out))
 """
 
 
-def _path(name: str) -> Path:
-    return shared_log(name) if name.startswith("darshan-logs/") else wheel_log(name)
-
-
 @cache
 def counters(name: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", _COUNTERS, str(_path(name))], capture_output=True, text=True, check=True, timeout=300
-    )
-    out: dict[str, Any] = json.loads(done.stdout)
-    return out
-
-
-@cache
-def report(name: str) -> Report:
-    return analyze(load_profile(str(_path(name)), include=("HEATMAP",)))
+    return pydarshan_json(_COUNTERS, name)
 
 
 def first_sentence(name: str, question: str) -> str:
