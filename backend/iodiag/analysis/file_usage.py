@@ -13,7 +13,7 @@ import numpy as np
 
 from iodiag.analysis.calls import call_columns, module_calls
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
-from iodiag.analysis.models import FileGroup, FileUsage, OpCounts
+from iodiag.analysis.models import FileGroup, FileUsage, OpCounts, RankSeconds
 from iodiag.ingest.table import Table
 
 TOP_FILES = 10
@@ -26,6 +26,7 @@ class _Rows:
     ids: np.ndarray
     layers: list[str]
     time: np.ndarray
+    meta: np.ndarray
     read: np.ndarray
     written: np.ndarray
     ranks: np.ndarray
@@ -45,7 +46,7 @@ def _build_rows(ctx: Context) -> _Rows | None:
     ids: list[np.ndarray] = []
     layers: list[str] = []
     cols: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("time", "read", "written", "ranks", "low", "high", "slow_rank", "slow_s")
+        k: [] for k in ("time", "meta", "read", "written", "ranks", "low", "high", "slow_rank", "slow_s")
     }
     calls: dict[str, list[np.ndarray]] = {}
     for layer, df in ctx.counted_layers:
@@ -69,6 +70,7 @@ def _build_rows(ctx: Context) -> _Rows | None:
         ids.append(g.keys[order])
         layers += [layer] * len(order)
         cols["time"].append(g.sum(time)[order])
+        cols["meta"].append(g.sum(_clipped(df[md]).astype(float))[order])
         cols["read"].append(g.sum(_clipped(df[br]).astype(np.int64))[order])
         cols["written"].append(g.sum(_clipped(df[bw]).astype(np.int64))[order])
         cols["ranks"].append(g.sum(ranks)[order])
@@ -89,6 +91,7 @@ def _build_rows(ctx: Context) -> _Rows | None:
         ids=np.concatenate(ids),
         layers=layers,
         time=c["time"],
+        meta=c["meta"],
         read=c["read"],
         written=c["written"],
         ranks=c["ranks"],
@@ -139,6 +142,7 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 path=path,
                 layer=r.layers[i],
                 io_time_s=t,
+                meta_time_s=float(r.meta[i]),
                 share_of_io=t / total if total > 0 else 0.0,
                 bytes_read=int(r.read[i]),
                 bytes_written=int(r.written[i]),
@@ -150,6 +154,7 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 file_system=_file_system(ctx, r.layers[i], path, count),
                 calls=OpCounts(**{k: int(v[i]) for k, v in r.calls.items()}),
                 posix_calls=_posix_calls(ctx, rid) if r.layers[i] != "POSIX" else None,
+                posix_slowest=_posix_slowest(ctx, rid) if r.layers[i] == "MPI-IO" else None,
                 slowest_rank=int(r.slow_rank[i]) if r.slow_rank[i] >= 0 and slow_s > 0 else None,
                 slowest_s=slow_s if slow_s > 0 else None,
                 stripe_count=count,
@@ -247,6 +252,23 @@ def _posix_calls(ctx: Context, rid: int) -> OpCounts | None:
     return module_calls("POSIX", mine) if len(mine) else None
 
 
+def _posix_slowest(ctx: Context, rid: int) -> RankSeconds | None:
+    """The slowest rank of the shared POSIX record beneath a file counted at MPI-IO. Under collective I/O only the
+    aggregators reach POSIX, so its bytes against the file's say how few ranks did the file system's work."""
+    p = ctx.posix_records
+    if not len(p) or "POSIX_SLOWEST_RANK_BYTES" not in p.columns:
+        return None
+    mine = p.where(p.isin("id", [rid]))
+    if len(mine) != 1 or int(mine["rank"][0]) >= 0:
+        return None
+    rank = int(mine["POSIX_SLOWEST_RANK"][0])
+    moved = int(mine.num("POSIX_SLOWEST_RANK_BYTES")[0])
+    seconds = float(mine.num("POSIX_F_SLOWEST_RANK_TIME")[0])
+    if rank < 0 or moved <= 0 or not seconds > 0:
+        return None
+    return RankSeconds(rank=rank, seconds=seconds, bytes=moved, path=ctx.path(rid))
+
+
 MAX_GROUPS = 40
 _DIGITS = re.compile(r"\d+")
 
@@ -307,6 +329,7 @@ class _Acc:
         self.read = 0
         self.written = 0
         self.time = 0.0
+        self.meta = 0.0
         self.slowest_s = 0.0
         self.files_read = 0
         self.files_written = 0
@@ -326,6 +349,7 @@ class _Acc:
         self.read += int(r.read[i])
         self.written += int(r.written[i])
         self.time += float(r.time[i])
+        self.meta += float(r.meta[i])
         self.slowest_s = max(self.slowest_s, float(r.slow_s[i]))
         for k, v in r.calls.items():
             self.calls[k] += int(v[i])
@@ -338,6 +362,7 @@ class _Acc:
         self.read += f.read
         self.written += f.written
         self.time += f.time
+        self.meta += f.meta
         self.slowest_s = max(self.slowest_s, f.slowest_s)
         self.files_read += f.read > 0
         self.files_written += f.written > 0
@@ -354,6 +379,7 @@ class _Acc:
             bytes_read=self.read,
             bytes_written=self.written,
             io_time_s=self.time,
+            meta_time_s=self.meta,
             opens=self.calls["opens"],
             stats=self.calls["stats"],
             files_read=self.files_read,

@@ -414,6 +414,15 @@ class CrossLayerSummary(_Model):
         return next((lay for lay in self.job_layers if lay.layer == name), None)
 
 
+class RankSeconds(_Model):
+    model_config = ConfigDict(frozen=True)
+
+    rank: int
+    seconds: float
+    bytes: int | None = Field(default=None, description="the bytes Darshan kept for that rank, where it keeps them")
+    path: str = Field(default="", description="the shared file this rank was kept for")
+
+
 class FileUsage(_Model):
     """One file's I/O, counted once at its top layer (MPI-IO for files opened through it, else POSIX; STDIO)."""
 
@@ -422,6 +431,9 @@ class FileUsage(_Model):
     path: str
     layer: str = Field(description="the layer its time is counted at: MPI-IO, POSIX, STDIO, DFS or DAOS")
     io_time_s: float = Field(description="read + write + metadata time, summed over the ranks that used it")
+    meta_time_s: float = Field(
+        default=0.0, description="of io_time_s, the metadata calls' (open, stat, seek, close, sync)"
+    )
     share_of_io: float = Field(description="io_time_s / the same sum over every file")
     bytes_read: int
     bytes_written: int
@@ -439,6 +451,11 @@ class FileUsage(_Model):
     )
     slowest_s: float | None = Field(
         default=None, description="that rank's I/O time on it: how long the file's I/O took from start to end"
+    )
+    posix_slowest: RankSeconds | None = Field(
+        default=None,
+        description="where ``layer`` is above POSIX and POSIX kept one shared record for it: that record's slowest "
+        "rank, its POSIX time and bytes (under collective I/O, an aggregator)",
     )
     stripe_count: int | None = Field(default=None, description="its Lustre stripe count, where the log has it")
     stripe_size: int | None = None
@@ -467,6 +484,9 @@ class FileGroup(_Model):
     bytes_read: int = 0
     bytes_written: int = 0
     io_time_s: float = Field(default=0.0, description="summed over ranks, at each file's top layer")
+    meta_time_s: float = Field(
+        default=0.0, description="of io_time_s, the metadata calls' (open, stat, seek, close, sync), summed over ranks"
+    )
     opens: int = 0
     stats: int = 0
     files_read: int = Field(default=0, description="of its files, those the job read bytes from")
@@ -524,15 +544,8 @@ class RankUsage(_Model):
     write_s: float
     meta_s: float
     files: int = Field(description="files it has a record of its own for")
-
-
-class RankSeconds(_Model):
-    model_config = ConfigDict(frozen=True)
-
-    rank: int
-    seconds: float
-    bytes: int | None = Field(default=None, description="the bytes Darshan kept for that rank, where it keeps them")
-    path: str = Field(default="", description="the shared file this rank was kept for")
+    reads: int = Field(default=0, description="read calls on its own records, at each file's top layer")
+    writes: int = Field(default=0, description="write calls on its own records, at each file's top layer")
 
 
 class AccessSize(_Model):

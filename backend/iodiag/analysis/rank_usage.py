@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from iodiag.analysis.calls import call_columns
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.analysis.models import AccessSize, RankSeconds, RankTable, RankUsage
 from iodiag.analysis.request_sizes import most_common, size_counts
@@ -21,7 +22,7 @@ MAX_RANKS = 4096
 
 
 def rank_table(ctx: Context) -> RankTable:
-    acc: dict[str, dict[int, float]] = {k: {} for k in ("br", "bw", "rs", "ws", "ms", "files")}
+    acc: dict[str, dict[int, float]] = {k: {} for k in ("br", "bw", "rs", "ws", "ms", "files", "reads", "writes")}
     shared_files = shared_bytes = 0
     # (bytes of the record, rank, seconds, bytes kept for that rank or -1, record id) per shared record
     fastest: list[tuple[float, int, float, int, int]] = []
@@ -37,6 +38,9 @@ def rank_table(ctx: Context) -> RankTable:
         cols = {"br": records.num(br_col), "bw": records.num(bw_col), "rs": records.num(rd), "ws": records.num(wr)}
         cols["ms"] = records.num(md)
         cols["files"] = np.ones(len(records))
+        calls = call_columns(layer, records)
+        for kind in ("reads", "writes"):
+            cols[kind] = calls.get(kind, np.zeros(len(records), dtype=np.int64))
         if own.any():
             keys, inv = np.unique(ranks[own], return_inverse=True)
             for name, values in cols.items():
@@ -73,6 +77,8 @@ def rank_table(ctx: Context) -> RankTable:
             write_s=acc["ws"].get(r, 0.0),
             meta_s=acc["ms"].get(r, 0.0),
             files=int(acc["files"].get(r, 0.0)),
+            reads=int(acc["reads"].get(r, 0.0)),
+            writes=int(acc["writes"].get(r, 0.0)),
         )
         for r in sorted(acc["files"])
     ]

@@ -90,6 +90,7 @@ Metric = Literal[
     "module",
     "mpi_job",
     "file_balance",
+    "layer_gap",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -109,6 +110,7 @@ class Query(BaseModel):
     healthy: bool = False  # "is the I/O healthy?" (yes when nothing is at fault) rather than "is there a problem?"
     bound: bool = False  # "is it I/O-bound?": yes only when I/O takes a large part of the run, not any part
     share: float | None = None  # "is more than a third of the run I/O?": the share the answer is measured against
+    split: bool = False  # "is it all reads?", "does it read much?": yes or no from the read/write split of bytes
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")
     raw: str = ""  # the question as asked, for answers that compare two files it names
 
@@ -401,10 +403,19 @@ def _call_kind(q: str) -> str | None:
     return None
 
 
+_FIX_ASK = (
+    r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*)\b"
+    r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to do\b"
+)
+_MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part)\b"
 _WHY_SLOW = re.compile(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b")
 
 
 def parse_about(question: str, report: Report) -> Query | None:
+    return _with_raw(_parse_about(question, report), question)
+
+
+def _parse_about(question: str, report: Report) -> Query | None:
     """``parse``, and a why-question that names a file loosely ("why is the restart write so slow?", "how do I
     make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
     asks about the files it names."""
@@ -522,7 +533,16 @@ def _report_paths(report: Report) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def _with_raw(q: Query | None, question: str) -> Query | None:
+    # Every answer can read the question's own words (a quoted figure it doubts, two files it compares)
+    return q.model_copy(update={"raw": question}) if q is not None and not q.raw else q
+
+
 def parse(question: str) -> Query | None:
+    return _with_raw(_parse(question), question)
+
+
+def _parse(question: str) -> Query | None:
     """The query a question asks, or None when it is not a plain fact question these rules know."""
     q = " ".join(question.lower().split())
     if re.match(r"^(what|how) (is|are|does|do)\b.*\b(mean|work)|^(what is|what are|explain|define)\b", q) and not (
@@ -568,6 +588,10 @@ def parse(question: str) -> Query | None:
     ):
         # "one OST seems slow - what should I do?": the slow OST, with what to do about it
         return Query(metric="slow_ost", raw=question)
+    advice_on = _NAMED.search(question)
+    if advice_on and re.search(_FIX_ASK, q) and not re.search(r"\b(stripe\w*|striping|lfs)\b", q):
+        # "rank 0 dumps spectra.dat through stdio, what should we do?": the file's own cause and its fix
+        return Query(metric="file_why", target=advice_on.group(1), direction=_direction(q), raw=question)
     if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
         return None  # advice: the finding-centred answer leads with what to change
     module = re.search(r"\b(apmpi|apxc|heatmap|lustre module|lustre records?|mdhim|bg/?q)\b", q)
@@ -584,9 +608,33 @@ def parse(question: str) -> Query | None:
         and not _RANK.search(q)  # "did rank 5 write anything?" is the rank's
     ):
         return Query(metric="bytes", direction="write", yes_no=True, raw=question)  # "did it write anything?"
+    mix = re.search(
+        r"\b(read|write|wrote|writ\w+)s? (much|a lot of|lots of|a lot)\b"
+        r"|\b(all|only|mostly|mainly|primarily|just) (reads?|writes?|reading|writing)\b"
+        r"|\b(read|write)[- ](heavy|intensive|dominated)\b",
+        q,
+    )
+    if yes_no and mix and not _NAMED.search(question) and not _RANK.search(q):
+        # "does this job read much input data?", "is the heavy I/O all reads?": the read/write split, yes or no
+        return Query(metric="bytes", direction=_direction(mix.group(0)), yes_no=True, split=True, raw=question)
+    if (
+        re.search(r"\bmpi[- ]?io\b", q)
+        and re.search(r"\bposix\b", q)
+        and re.search(
+            r"\b(rest|gap|difference|differ\w*|where did|where does|where is|spent in|spend in|overhead|extra|missing|"
+            r"beneath|underneath|under it|most of|bulk|only took|only takes|why)\b",
+            q,
+        )
+    ):
+        # "MPI-IO says 86 s for dump.dat but POSIX only 9 s: where did the rest go?": time above the file system
+        named = _NAMED.search(question)
+        return Query(metric="layer_gap", target=named.group(1) if named else None, yes_no=yes_no, raw=question)
+    if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b", q) and re.search(_MOST_OF, q):
+        # "is metadata the bulk of the POSIX I/O time?": judged on its share, before the module's name takes it
+        return Query(metric="metadata", yes_no=yes_no, raw=question)
     if re.search(
-        r"^(is|was) (this|it|the job) (an? )?(mpi|parallel|serial|single[- ]process)( \w+)?"
-        r" ?(job|run|program|code|application|app)?\W*$",
+        r"^(is|was) (this|it|the job) (an? )?((mpi|parallel|serial|single[- ]process|multi[- ]?(process|rank|node))"
+        r"[ ,]*)+( \w+)? ?(job|run|program|code|application|app)?\W*$",
         q,
     ):
         return Query(metric="mpi_job", yes_no=True, raw=question)  # "is this an mpi job?"
@@ -781,7 +829,7 @@ def parse(question: str) -> Query | None:
         target = rank.group(1)
         on = _NAMED.search(question)
         file = on.group(1) if on else None
-        if file and re.search(r"\bwhy\b", q):
+        if file and (re.search(r"\bwhy\b", q) or re.search(_FIX_ASK, q)):
             # "why does rank 0 spend 90 s on spectra.dat?": the file's own counters say why
             return Query(metric="file_why", target=file, direction=_direction(q), raw=question)
         if (
@@ -789,7 +837,7 @@ def parse(question: str) -> Query | None:
             and not file
         ):
             return Query(metric="slow_rank", scope="rank", target=target, yes_no=yes_no)  # "does rank 0 do more?"
-        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*|doing|busy|up to)\b", q) and not (
+        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*|doing|busy|up to|longer|going on|wrong|problem)\b", q) and not (
             file and _READ_OR_WRITE_TIME.search(q)
         ):
             return Query(metric="slow_rank", scope="rank", target=target, file=file, yes_no=yes_no)
@@ -825,7 +873,14 @@ def parse(question: str) -> Query | None:
     ):
         # "dump.0205 takes 74 s to write collectively, how do i fix it?": why the file is slow, not a count
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
-    if re.search(r"\bcoll?ec?tive\w*\b", q):
+    if re.search(r"\bcoll?ec?tive\w*\b", q) and re.search(
+        r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|improve|tun\w*)\b", q
+    ):
+        # "how do I speed up the collective checkpoint?": a fix, which a count does not give
+        return None
+    if re.search(r"\bcoll?ec?tive\w*\b", q) or (
+        re.search(r"\bindependent\w*\b", q) and re.search(r"\b(mpi[- ]?io|mpiio|reads?|writes?|calls?)\b", q)
+    ):
         return Query(
             metric="collective",
             direction=_direction(q),
@@ -939,7 +994,7 @@ def parse(question: str) -> Query | None:
         named
         and (
             _WHY_SLOW.search(q)
-            or re.search(r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker)\b", q)
+            or re.search(_FIX_ASK, q)
             # "the traj.xyz read takes 26 s. that's a lot for 512MB, no?": a judgement of its time
             or (
                 re.search(r"\b(a lot|too (long|much|many)|reasonable|normal|expected)\b", q)
@@ -1088,7 +1143,48 @@ def answer(report: Report, query: Query) -> Fact | None:
             if said
             else f"{caveat[0].upper()}{caveat[1:]}: {_lower_first(text)}"
         )
+        if not said and _doubts(query.raw) and not _asked_number_holds(query.raw, values):
+            # "rank 14 shows 2 trillion seconds, is that real?": the figure the user doubts is not one the valid
+            # records give, so it came from the corrupt ones
+            text = f"No: {_lower_first(text)}"
     return Fact(f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks))
+
+
+_DOUBT = re.compile(
+    r"\b(is|are|was|were) (that|this|it|these|those|the \w+) (really |even )?"
+    r"(real|right|correct|true|accurate|plausible|possible|legit|genuine|believable)\b"
+    r"|\bcan (i|we) (trust|believe)\b|\breal\s*\?"
+)
+_UNIT_SCALE = {
+    **{u: 1000.0**i for i, u in enumerate(("b", "kb", "mb", "gb", "tb", "pb"))},
+    **{u: 1024.0**i for i, u in enumerate(("b", "kib", "mib", "gib", "tib", "pib")) if i},
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), 60.0),
+    **dict.fromkeys(("h", "hour", "hours"), 3600.0),
+}
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "b": 1e9, "trillion": 1e12, "t": 1e12}
+
+
+def _doubts(question: str) -> bool:
+    return bool(_DOUBT.search(question.lower()))
+
+
+def _asked_number_holds(question: str, values: list[Quantity]) -> bool:
+    """Whether a figure the question quotes ("almost 2 trillion seconds") is one the answer gives (within 2x):
+    a doubted figure the valid records agree with is real."""
+    asked = [
+        float(m.group(1).replace(",", ""))
+        * _SCALE.get((m.group(2) or "").lower(), 1.0)
+        * _UNIT_SCALE.get((m.group(3) or "").lower(), 1.0)
+        for m in re.finditer(
+            r"(?<!\brank )(?<!\bost )(?<![\w.,])(\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion|trillion|[kmbt]\b)?\s*"
+            r"([kmgtp]i?b\b|bytes?\b|s\b|secs?\b|seconds?\b|mins?\b|minutes?\b|h\b|hours?\b)?",
+            question.lower(),
+        )
+    ]
+    asked = [a for a in asked if a > 0]
+    if not asked:
+        return True  # nothing quoted to doubt: the plain answer stands
+    return any(0.5 <= a / v.value <= 2.0 for a in asked for v in values if v.value > 0)
 
 
 _Out = tuple[str, list[Quantity], list[str], list[int]] | None
@@ -1476,6 +1572,15 @@ def _rank_bytes_spread(report: Report, q: Query) -> _Out:
             "Ranks ", "Besides that, ranks ", 1
         )
         values += [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes"), exact(t.shared_bytes / n, "bytes")]
+    asked = q.raw.lower()
+    if _YES_NO.match(asked) and re.search(
+        r"\b(same|equal\w*|even\w*|balanced|similar|identical|uneven\w*|unequal|"
+        r"imbalanced|unbalanced|different)\b",
+        asked,
+    ):
+        even = hi - lo <= 0.01 * max(hi, 1)
+        negated = bool(re.search(r"\b(uneven\w*|unequal|imbalanced|unbalanced|different)\b", asked))
+        text = f"{'Yes' if even != negated else 'No'}: {_lower_first(text)}"
     return text, values + nv, [], []
 
 
@@ -1977,10 +2082,29 @@ def _job_bytes(report: Report, q: Query) -> _Out:
         tail = ", most to " + ", ".join(f"`{f.path}` ({_b(f.bytes_written)})" for f in files) if files else ""
     else:
         head, tail, files = f"The job wrote {_b(written)} and read {_b(read)}", "", []
-    if q.yes_no and q.direction in ("read", "write"):
+    values = [exact(read, "bytes"), exact(written, "bytes")]
+    if q.yes_no and q.direction in ("read", "write") and q.split:
+        # "Is it all reads?", "does it read much?": judged on the direction's share of the bytes moved
+        mine, other = (read, written) if q.direction == "read" else (written, read)
+        asked = q.raw.lower()
+        bar = (
+            0.95
+            if re.search(r"\b(all|only|just)\b", asked)
+            else 0.5
+            if re.search(r"\b(mostly|mainly|primarily|heavy|intensive|dominated)\b", asked)
+            else 0.1
+        )
+        yes = mine + other > 0 and mine >= bar * (mine + other)
+        verb = "written" if q.direction == "read" else "read"
+        head = f"{'Yes' if yes else 'No'}: {_lower_first(head)}, against {_b(other)} {verb}" + (
+            f" ({percent(mine / (mine + other))} of the bytes moved)" if mine + other else ""
+        )
+        values.append(exact(other, "bytes"))
+        if mine + other:
+            values.append(exact(mine / (mine + other) * 100, "percent"))
+    elif q.yes_no and q.direction in ("read", "write"):
         # "did it write anything?": yes or no first, from the bytes
         head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + _lower_first(head)
-    values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
     # Through which interface: each counted layer's own bytes, in the same sentence ("at STDIO", since "through
     # STDIO" reads as the STDIO-bulk finding to the verifier).
@@ -2148,8 +2272,25 @@ def _collective(report: Report, q: Query) -> _Out:
     else:
         coll, ind, verb = cr, ir, "reads"
     answer = "Yes" if coll and coll >= ind else "Partly" if coll and not most else "No"
-    text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}."
-    return text, [exact(coll, "bare"), exact(ind, "bare")], [], []
+    asked = q.raw.lower()
+    values = [exact(coll, "bare"), exact(ind, "bare")]
+    if q.yes_no or not re.search(r"\b(how many|number of|count)\b", asked):
+        text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}."
+    elif re.search(r"\bindependent\w*\b", asked):
+        text = f"{ind:,} of the {coll + ind:,} MPI-IO {verb} were independent ({coll:,} collective)."
+    else:
+        text = f"{coll:,} of the {coll + ind:,} MPI-IO {verb} were collective ({ind:,} independent)."
+    hdf5 = any(i.name == "HDF5" and i.records for i in report.interfaces)
+    if coll and ind and hdf5 and re.search(r"\bwhy\b", asked):
+        # Small independent calls beside collective data calls in an HDF5 job are, by HDF5's default, the
+        # library's own metadata (superblock, object headers), read or written by each rank independently
+        text = (
+            f"The {ind:,} independent MPI-IO {verb} beside {coll:,} collective ones are most likely the HDF5 "
+            "library's own file metadata (superblock, object headers), which HDF5 accesses independently from each "
+            "rank unless collective metadata is switched on (`H5Pset_all_coll_metadata_ops`, "
+            "`H5Pset_coll_metadata_write`)."
+        )
+    return text, values, [], []
 
 
 def _sharing(report: Report, q: Query) -> _Out:
@@ -2423,7 +2564,10 @@ def _metadata(report: Report, q: Query) -> _Out:
     if meta + data <= 0:
         return None
     word = ""
-    if q.yes_no:
+    if q.yes_no and re.search(_MOST_OF, q.raw.lower()):
+        # "Is metadata the bulk of the I/O time?": yes from half of it
+        word = "Yes: " if meta >= data else "No: "
+    elif q.yes_no:
         # "Is metadata a problem?": yes when a metadata finding is one the verdict prices as worth fixing.
         hit = next(
             (
@@ -2436,7 +2580,7 @@ def _metadata(report: Report, q: Query) -> _Out:
         word = "Yes: " if hit is not None else "No: "
     storm = report.finding("J03")
     # The files the calls went to, as the metadata finding counts them ("1,116 of them `pkg/mod#.py`").
-    where = f" ({storm.subject})" if storm is not None and storm.subject else ""
+    where = f" ({storm.subject.split('; ')[0]})" if storm is not None and storm.subject else ""
     busiest = next((m.value for m in storm.evidence if m.name == "busiest_rank_meta_time"), None) if storm else None
     run = report.job.runtime_s
     if busiest and run > 0:
@@ -3096,6 +3240,10 @@ def _calls(report: Report, q: Query) -> _Out:
     group = group_named(report, q.raw)
     if group is not None:
         return _group_calls(group, kind, noun)
+    if kind in ("reads", "writes") and re.search(r"\b(each|every|per) (rank|process|proc|task)\b", q.raw.lower()):
+        spread = _calls_per_rank(report, kind, noun)
+        if spread is not None:
+            return spread
     per = [(i.name, int(getattr(i.calls, kind))) for i in report.interfaces if getattr(i.calls, kind)]
     if not per:
         return f"None: the log counts no {noun} in any module.", [exact(0, "bare")], [], []
@@ -3105,6 +3253,32 @@ def _calls(report: Report, q: Query) -> _Out:
     if len(per) > 1:
         text += " (" + "; ".join(f"{m:,} at {name}" for name, m in per[1:]) + ")"
     return text + ".", [exact(m, "bare") for _, m in per], [], []
+
+
+def _calls_per_rank(report: Report, kind: str, noun: str) -> _Out:
+    """ "How many writes did each rank do, and how big?": the calls on each rank's own records, with their mean
+    size; a shared record's calls have no per-rank split, and the answer says so."""
+    rows = report.rank_table.ranks
+    counts = sorted(int(getattr(u, kind)) for u in rows)
+    if not counts or not counts[-1]:
+        return None
+    moved = [(u.bytes_read if kind == "reads" else u.bytes_written, int(getattr(u, kind))) for u in rows]
+    total_n = sum(n for _, n in moved)
+    size = sum(b for b, _ in moved) / total_n if total_n else 0.0
+    lo, mid, hi = counts[0], statistics.median(counts), counts[-1]
+    over = f"{total_n:,} in all over the {len(counts):,} ranks with records of their own"
+    if hi - lo <= 0.01 * hi:
+        text = f"Each rank made {mid:,.0f} {noun} of {_b(size)} on average ({over})."
+        values = [exact(mid, "bare"), exact(size, "bytes"), exact(total_n, "bare"), exact(len(counts), "bare")]
+    else:
+        text = f"Ranks made {lo:,} to {hi:,} {noun} each, {mid:,.0f} at the median, of {_b(size)} on average ({over})."
+        values = [exact(lo, "bare"), exact(mid, "bare"), exact(hi, "bare"), exact(size, "bytes")]
+        values += [exact(total_n, "bare"), exact(len(counts), "bare")]
+    if report.rank_table.shared_files:
+        note, nv = _shared_note(report)
+        text += note
+        values += nv
+    return text, values, [], []
 
 
 # Words before "files" that name no pattern ("how many output files?" is every written file).
@@ -3125,6 +3299,12 @@ def group_named(report: Report, question: str) -> FileGroup | None:
             if w in _NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
                 continue
             found += [g for g in report.file_groups if _group_has(g, w)]
+    if not found:
+        # The noun can be the name itself: "reading snapshots" names the snap_#.# files, "the shards" shard_#.npy
+        for m in re.finditer(rf"\b({nouns})\b", question.lower()):
+            noun = m.group(1).removesuffix("s")
+            if noun != "file":
+                found += [g for g in report.file_groups if g.files > 1 and _group_has(g, noun)]
     return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
 
 
@@ -3414,6 +3594,8 @@ def _file_why(report: Report, q: Query) -> _Out:
     if usage is not None and usage.slowest_s:
         # How long the file's I/O took (its slowest rank), beside what the cause costs.
         who = f" (rank {usage.slowest_rank})" if usage.slowest_rank is not None and usage.ranks > 1 else ""
+        if usage.only_rank is not None and report.job.nprocs > 1:
+            who = f" (rank {usage.only_rank}, the only rank that used it)"
         on = f", on {_FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in _FS_NAMES else ""
         profile, pv = _request_profile(usage, q.direction)
         took = f"{on} took {_s(usage.slowest_s)} on its slowest rank{who}{profile}{',' if profile else ''} and"
@@ -3424,9 +3606,11 @@ def _file_why(report: Report, q: Query) -> _Out:
         # The next problem on the same file, by the same ranking: "also M03 (8,192 independent writes)".
         n = min(second, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
         also = f"; also {n.code}" + (f" ({n.subject})" if n.subject else "")
-    spread, sv = _kept_spread(report, path)
+    spread, sv = _aggregators(report, usage) if usage is not None else ("", [])
+    if not spread:
+        spread, sv = _kept_spread(report, path)
     values += sv
-    took = f"{took[: -len(' and')]}{spread} and" if spread and took.endswith(" and") else took
+    took = f"{took[: -len(' and')].rstrip(',')}{spread}, and" if spread and took.endswith(" and") else took
     text = f"`{path}`{took} is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
         f": {_lower_first(todo).rstrip('.')}" if todo else ""
     )
@@ -3479,12 +3663,13 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
     over = f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else ""
     fs = _FS_NAMES.get(g.file_system or "", "")
+    mostly, meta_values = _mostly_metadata(g.meta_time_s, g.io_time_s)
     text = (
-        f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {_s(per)} per rank{over}{share}, "
-        f"with {said} "
+        f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {_s(per)} per rank{over}{share}"
+        f"{mostly}, with {said} "
         f"({_b(g.bytes_read + g.bytes_written)} moved)"
     )
-    values = [exact(g.files, "bare"), exact(per, "seconds"), *(exact(n, "bare") for n, _ in calls)]
+    values = [exact(g.files, "bare"), exact(per, "seconds"), *meta_values, *(exact(n, "bare") for n, _ in calls)]
     values.append(exact(g.bytes_read + g.bytes_written, "bytes"))
     if run > 0:
         values.append(exact(per / run * 100, "percent"))
@@ -3501,6 +3686,19 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
         f": {_lower_first(todo).rstrip('.')}" if todo else ""
     )
     return text + ".", [*values, exact(seconds, "seconds")], [], []
+
+
+def _mostly_metadata(meta_s: float, io_s: float) -> tuple[str, list[Quantity]]:
+    """ ", mostly in metadata calls: 329.4 s of opens, stats and seeks summed over ranks against 97.16 s of reads
+    and writes" where those calls outweigh the data; what explains small files that are slow to read."""
+    data = io_s - meta_s
+    if meta_s <= 0 or meta_s < data:
+        return "", []
+    return (
+        f", mostly in metadata calls: {_s(meta_s)} of opens, stats, seeks and closes summed over ranks against "
+        f"{_s(max(data, 0.0))} of reads and writes",
+        [exact(meta_s, "seconds"), exact(max(data, 0.0), "seconds")],
+    )
 
 
 SMALL_REQUEST = 64 << 10
@@ -3555,6 +3753,79 @@ def _kept_spread(report: Report, path: str) -> tuple[str, list[Quantity]]:
     return text, [exact(slow.bytes, "bytes"), exact(slow.seconds, "seconds"), exact(fast.bytes, "bytes")]
 
 
+def _aggregators(report: Report, f: FileUsage) -> tuple[str, list[Quantity]]:
+    """A collective file whose POSIX work went through a few ranks: the shared POSIX record's slowest rank moved a
+    large share of the file's bytes ("; at POSIX, rank 0 alone wrote 93.75 GiB of its 375.00 GiB (25%) in 8.0 min:
+    about 4 aggregators did the file system's work for all 512 ranks"). Too few aggregators serialise the file."""
+    k = f.posix_slowest
+    total = f.bytes_read + f.bytes_written
+    if k is None or k.bytes is None or total <= 0 or f.ranks < 8 or not f.collective:
+        return "", []
+    share = k.bytes / total
+    if share < 0.05 or 1 / share > f.ranks / 4:
+        return "", []
+    verb = "wrote" if f.bytes_written >= f.bytes_read else "read"
+    few = round(1 / share)
+    who = "one aggregator" if few <= 1 else f"about {few:,} aggregators"
+    text = (
+        f"; at POSIX, rank {k.rank} alone {verb} {_b(k.bytes)} of its {_b(total)} ({percent(share)}) in "
+        f"{_s(k.seconds)}: {who} did the file system's work for all {f.ranks:,} ranks (more aggregators: the "
+        "`cb_nodes` hint, or on Lustre a wider stripe, which ROMIO takes as its aggregator count)"
+    )
+    return text, [
+        exact(k.bytes, "bytes"),
+        exact(total, "bytes"),
+        exact(share * 100, "percent"),
+        exact(k.seconds, "seconds"),
+    ]
+
+
+def _layer_gap(report: Report, q: Query) -> _Out:
+    """MPI-IO time against the POSIX time beneath it, for the named file or the one with the most MPI-IO time:
+    on the slowest rank where Darshan kept one shared POSIX record, else summed over ranks. What is not in the
+    POSIX calls was spent above the file system (collective buffering's exchange, waiting for other ranks)."""
+    xl = report.cross_layer
+    if xl is None or not xl.files:
+        return None
+    files = [f for f in report.top_files if f.layer == "MPI-IO" and (q.target is None or _named(f.path, q.target))]
+    f = max(files, key=lambda x: x.io_time_s, default=None)
+    if f is None:
+        return None
+    row = next((x for x in xl.files if x.path == f.path), None)
+    mpi = row.layer("MPI-IO") if row is not None else None
+    posix = row.layer("POSIX") if row is not None else None
+    k = f.posix_slowest
+    if f.slowest_s and k is not None:
+        above, below, how = f.slowest_s, k.seconds, "on the slowest rank"
+    elif mpi is not None and posix is not None:
+        above = mpi.reads.time_s + mpi.writes.time_s + mpi.meta_time_s
+        below = posix.reads.time_s + posix.writes.time_s + posix.meta_time_s
+        how = "summed over ranks"
+    else:
+        return None
+    if above <= 0:
+        return None
+    gap = max(above - below, 0.0)
+    share = gap / above
+    word = ("No: " if share >= 0.5 else "Yes: ") if q.yes_no else ""
+    coll = f.collective > 0
+    where = (
+        "collective buffering's exchange of data between ranks and waiting for the slowest rank or aggregator"
+        if coll
+        else "the MPI-IO library and waiting (file locks, other ranks)"
+    )
+    text = (
+        f"{word}{'o' if word else 'O'}n `{f.path}`, {_s(above)} went to MPI-IO calls {how} against {_s(below)} in the "
+        f"POSIX calls beneath them: the other {_s(gap)} ({percent(share)}) was spent above the file system, in {where}"
+    )
+    values = [exact(above, "seconds"), exact(below, "seconds"), exact(gap, "seconds"), exact(share * 100, "percent")]
+    gap_finding = report.finding("X04")
+    if gap_finding is not None and gap_finding.impact is not None and gap_finding.impact.seconds:
+        text += f" (X04, ≈ {_s(gap_finding.impact.seconds)})"
+        values.append(exact(gap_finding.impact.seconds, "seconds"))
+    return text + ".", values, [f.path], []
+
+
 def _file_why_unpriced(report: Report, q: Query) -> _Out:
     """No priced finding names the file: its own time and rate, and what the log notes about it (an info finding
     still says how it was used, e.g. 998,400 reads of 4 KiB), beside another file the question names."""
@@ -3563,12 +3834,18 @@ def _file_why_unpriced(report: Report, q: Query) -> _Out:
         return None
     moved = f.bytes_read + f.bytes_written
     profile, pv = _request_profile(f, q.direction)
+    slowest = ""
+    if f.slowest_s and f.ranks > 1 and f.slowest_rank is not None:
+        slowest = f" ({_s(f.slowest_s)} on its slowest rank, rank {f.slowest_rank})"
+        pv = [exact(f.slowest_s, "seconds"), *pv]
     text = (
-        f"`{f.path}` took {_s(f.io_time_s)} of I/O summed over its {f.ranks:,} rank(s) for {_b(moved)} "
+        f"`{f.path}` took {_s(f.io_time_s)} of I/O summed over its {f.ranks:,} rank(s){slowest} for {_b(moved)} "
         f"({_b(moved / f.io_time_s)}/s){profile}"
     )
     values = [exact(f.io_time_s, "seconds"), exact(moved, "bytes"), exact(moved / f.io_time_s, "rate"), *pv]
-    spread, sv = _kept_spread(report, f.path)
+    spread, sv = _aggregators(report, f)
+    if not spread:
+        spread, sv = _kept_spread(report, f.path)
     text += spread
     values += sv
     paths = [f.path]
@@ -3667,6 +3944,7 @@ _ANSWERS = {
     "module": _module,
     "mpi_job": _mpi_job,
     "file_balance": _file_balance,
+    "layer_gap": _layer_gap,
     "interface_files": _interface_files,
     "not_recorded": _not_recorded,
     "small_requests": _small_requests,

@@ -1086,6 +1086,12 @@ export interface components {
              */
             layer?: string | null;
             /**
+             * Meta Time S
+             * @description of io_time_s, the metadata calls' (open, stat, seek, close, sync), summed over ranks
+             * @default 0
+             */
+            meta_time_s: number;
+            /**
              * Opens
              * @default 0
              */
@@ -1170,6 +1176,12 @@ export interface components {
              */
             layer: string;
             /**
+             * Meta Time S
+             * @description of io_time_s, the metadata calls' (open, stat, seek, close, sync)
+             * @default 0
+             */
+            meta_time_s: number;
+            /**
              * Only Rank
              * @description the one rank that used it, where a single rank's own record holds all of it
              */
@@ -1183,6 +1195,8 @@ export interface components {
             path: string;
             /** @description its POSIX calls, where ``layer`` is above POSIX (MPI-IO) and POSIX has records */
             posix_calls?: components["schemas"]["OpCounts"] | null;
+            /** @description where ``layer`` is above POSIX and POSIX kept one shared record for it: that record's slowest rank, its POSIX time and bytes (under collective I/O, an aggregator) */
+            posix_slowest?: components["schemas"]["RankSeconds"] | null;
             /**
              * Ranks
              * @description ranks with a record of it (every rank for a shared record)
@@ -2142,8 +2156,20 @@ export interface components {
             rank: number;
             /** Read S */
             read_s: number;
+            /**
+             * Reads
+             * @description read calls on its own records, at each file's top layer
+             * @default 0
+             */
+            reads: number;
             /** Write S */
             write_s: number;
+            /**
+             * Writes
+             * @description write calls on its own records, at each file's top layer
+             * @default 0
+             */
+            writes: number;
         };
         /** Readiness */
         Readiness: {
