@@ -349,7 +349,34 @@ def bandwidth_bound(ctx: Context) -> str:
     bound = _what_bounds(ctx)
     if bound:
         parts.append(bound)
+    blind = _order_unknown(ctx)
+    if blind:
+        parts.append(blind)
     return "; ".join(parts) + "."
+
+
+_NO_OFFSETS = ("DFS", "DAOS", "STDIO")
+"""Modules that keep no offset counters: from them alone, sequential and random access look the same."""
+
+
+def _order_unknown(ctx: Context) -> str:
+    """Where most bytes went through modules that keep no offsets, "no pattern at fault" cannot cover the access
+    order: say the log cannot tell, rather than let the reader assume sequential."""
+    from iodiag.analysis.context import TOP_LAYER_BYTES
+
+    per: dict[str, float] = {}
+    for layer, df in ctx.counted_layers:
+        if len(df) and layer in TOP_LAYER_BYTES:
+            br, bw = TOP_LAYER_BYTES[layer]
+            per[layer] = per.get(layer, 0.0) + float(df.num(br).clip(min=0).sum() + df.num(bw).clip(min=0).sum())
+    total = sum(per.values())
+    blind = [name for name in _NO_OFFSETS if per.get(name, 0.0) >= 0.1 * total > 0]
+    if total <= 0 or sum(per[name] for name in blind) < 0.5 * total:
+        return ""
+    return (
+        f"whether its requests were sequential or random is unknown: {' and '.join(blind)} "
+        f"{'keeps' if len(blind) == 1 else 'keep'} no offset counters"
+    )
 
 
 def _what_bounds(ctx: Context) -> str:

@@ -387,6 +387,8 @@ def _call_kind(q: str) -> str | None:
     """Which counted call a "how many ..." question asks for, or None (bytes, files, small requests: not calls)."""
     if not re.search(r"\b(how many|number of|count of|no\.? of|total|count)\b", q):
         return None
+    if re.search(r"\bwhy\b|\btakes? (forever|ages|so long)\b", q) and not re.search(r"\bhow many\b", q):
+        return None  # "writes like 17 MB total but I/O takes forever, why?": a why question, not a count
     if re.search(r"\bhow many bytes\b|\bhow much\b|\bdatasets?\b", q):
         return None  # "how many bytes went through pnetcdf writes?": bytes; datasets have their own answer
     if re.search(
@@ -803,6 +805,13 @@ def _parse(question: str) -> Query | None:
     )
     if other:
         return Query(metric="ranks_with_io", yes_no=True, target=other.group(7))  # "did any rank other than 0 do I/O?"
+    if re.search(
+        r"^(did|do|does|were|was|are|is) (the )?(other|rest of the|remaining) ([\d,]+ )?(ranks?|process\w*|procs)\b"
+        r".*\b(anything|any (i/?o|data|bytes|files?)|at all|i/?o|doing|do)\b",
+        q,
+    ):
+        # "were the other 62 ranks writing anything?": the ranks besides the one(s) that did
+        return Query(metric="ranks_with_io", yes_no=True, target="others", direction=_direction(q))
     only = re.search(r"^(does|did|is|was) only (rank )?#?(\d+)\b.*\b(i/?o|read\w*|writ\w*|files?)\b", q)
     if only:
         # "does only rank 0 do I/O?": yes when no other rank did, the reverse of "any other rank?"
@@ -850,6 +859,15 @@ def _parse(question: str) -> Query | None:
         ):
             return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file, yes_no=yes_no)
     named = _NAMED.search(question)
+    if re.search(r"\bwhy\b", q) and re.search(
+        r"\b(so many|that many|too many|many|million|thousands?|hundreds? of thousands|[\d,.]+k?) "
+        r"(small |tiny )?(f?writes?|f?reads?|requests?|calls?|i/?o ops|operations)\b",
+        q,
+    ):
+        # "why does cesm issue nearly half a million writes for under 7 GB?": the requests are small
+        return Query(
+            metric="request_size", target=named.group(1) if named else None, direction=_direction(q), raw=question
+        )
     if re.search(
         r"\b(request|transfer|access|block|i/?o|f?write|f?read) ?sizes?\b|\bwhat size\b"
         r"|\b(average|mean|typical|avg) size\b"
@@ -1595,6 +1613,20 @@ def _ranks_with_io(report: Report, q: Query) -> _Out:
             f"Every rank: Darshan holds {t.shared_files:,} shared file(s) as one record for all {n:,} ranks, and "
             f"{len(own):,} rank(s) have records of their own.",
             [exact(t.shared_files, "bare"), exact(n, "bare"), exact(len(own), "bare")],
+            [],
+            [],
+        )
+    if q.target == "others":
+        if len(own) == 1:
+            return (
+                f"No: only rank {own[0]} has I/O records; the other {n - 1:,} of the job's {n:,} ranks did none.",
+                [exact(n - 1, "bare"), exact(n, "bare")],
+                [],
+                own,
+            )
+        return (
+            f"Yes: {len(own):,} of the job's {n:,} ranks have I/O records of their own.",
+            [exact(len(own), "bare"), exact(n, "bare")],
             [],
             [],
         )
@@ -2758,6 +2790,27 @@ def _request_size(report: Report, q: Query) -> _Out:
                 ranks,
             )
     t = report.rank_table
+    why = re.search(r"\bwhy\b", q.raw.lower())
+    if why:
+        kind = "writes" if q.direction == "write" else "reads" if q.direction == "read" else None
+        calls = [
+            (i, int(getattr(i.calls, kind)) if kind else i.calls.reads + i.calls.writes)
+            for i in _counted(report)
+            if i.name != "POSIX"
+        ]
+        posix = next((i for i in report.interfaces if i.name == "POSIX"), None)
+        mine = (int(getattr(posix.calls, kind)) if kind else posix.calls.reads + posix.calls.writes) if posix else 0
+        other = max(calls, key=lambda x: x[1], default=None)
+        if other is not None and other[1] > mine:
+            # Most of the calls asked about are at another module (STDIO's fwrite, DFS): its mean request size
+            i, n = other
+            moved = i.own_bytes_written if kind == "writes" else i.own_bytes_read if kind == "reads" else _moved(i)
+            noun = kind or "reads and writes"
+            if n and moved:
+                size = moved / n
+                lead = "Because the requests are small: " if size <= SMALL_REQUEST else ""
+                text = f"{lead}{'m' if lead else 'M'}ost {noun} went through {i.name}: {n:,} of {_b(size)} on average"
+                return text + ".", [exact(n, "bare"), exact(size, "bytes")], [], []
     if not t.access_sizes:
         return None
     top = t.access_sizes[0]
@@ -2768,6 +2821,9 @@ def _request_size(report: Report, q: Query) -> _Out:
     )
     values = [exact(top.size, "bytes"), exact(top.count, "bare"), exact(t.posix_requests, "bare"), exact(total, "bare")]
     values += [v for a in t.access_sizes[1:3] for v in (exact(a.size, "bytes"), exact(a.count, "bare"))]
+    if why and top.size <= SMALL_REQUEST and top.count >= 0.5 * t.posix_requests:
+        # "why half a million writes for 7 GB?": the requests are small, so the bytes take that many calls
+        text = f"Because the requests are small: {_lower_first(text)}"
     return text, values, [], []
 
 
@@ -3240,6 +3296,9 @@ def _calls(report: Report, q: Query) -> _Out:
     group = group_named(report, q.raw)
     if group is not None:
         return _group_calls(group, kind, noun)
+    sized = _sized_calls(report, kind, noun, q.raw) if kind in ("reads", "writes") else None
+    if sized is not None:
+        return sized
     if kind in ("reads", "writes") and re.search(r"\b(each|every|per) (rank|process|proc|task)\b", q.raw.lower()):
         spread = _calls_per_rank(report, kind, noun)
         if spread is not None:
@@ -3253,6 +3312,50 @@ def _calls(report: Report, q: Query) -> _Out:
     if len(per) > 1:
         text += " (" + "; ".join(f"{m:,} at {name}" for name, m in per[1:]) + ")"
     return text + ".", [exact(m, "bare") for _, m in per], [], []
+
+
+def _asked_size(question: str) -> list[int]:
+    """The request size a question names ("8 KiB writes", "4k reads", "1MB"), in bytes: both readings of a
+    decimal unit (8 KB is 8,000 or 8,192 B to most users)."""
+    m = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|kb|mb|gb|kib|mib|gib|b|bytes?)\b", question.lower())
+    if m is None:
+        return []
+    n, unit = float(m.group(1)), m.group(2)
+    if unit in ("b", "byte", "bytes"):
+        return [round(n)]
+    power = "kmg".index(unit[0]) + 1
+    sizes = {round(n * 1024**power)}
+    if "i" not in unit:
+        sizes.add(round(n * 1000**power))
+    return sorted(sizes)
+
+
+def _sized_calls(report: Report, kind: str, noun: str, question: str) -> _Out:
+    """ "How many 8 KiB writes did the run do?": the requests of that size in Darshan's access-size table (four
+    sizes per record, reads and writes together), against the job's calls of the kind asked."""
+    sizes = _asked_size(question)
+    if not sizes:
+        return None
+    table = report.rank_table.access_sizes
+    hit = next((a for a in table if a.size in sizes), None)
+    if hit is None:
+        return None
+    posix = next((i for i in report.interfaces if i.name == "POSIX"), None)
+    mine = int(getattr(posix.calls, kind)) if posix is not None else 0
+    other = int(posix.calls.reads if kind == "writes" else posix.calls.writes) if posix is not None else 0
+    values = [exact(hit.count, "bare"), exact(hit.size, "bytes")]
+    if other == 0 and mine:
+        # Every POSIX request was of the kind asked, so the size table's count is of that kind alone
+        text = f"{hit.count:,} of the job's {mine:,} POSIX {noun} were {_b(hit.size)}."
+        values.append(exact(mine, "bare"))
+    else:
+        text = (
+            f"{hit.count:,} POSIX requests were {_b(hit.size)} (Darshan's size table counts reads and writes "
+            f"together), against {mine:,} {noun} and {other:,} "
+            f"{_CALL_NOUN.get('reads' if kind == 'writes' else 'writes', 'calls')} in all."
+        )
+        values += [exact(mine, "bare"), exact(other, "bare")]
+    return text, values, [], []
 
 
 def _calls_per_rank(report: Report, kind: str, noun: str) -> _Out:
@@ -3819,6 +3922,11 @@ def _layer_gap(report: Report, q: Query) -> _Out:
         f"POSIX calls beneath them: the other {_s(gap)} ({percent(share)}) was spent above the file system, in {where}"
     )
     values = [exact(above, "seconds"), exact(below, "seconds"), exact(gap, "seconds"), exact(share * 100, "percent")]
+    few, fv = _aggregators(report, f)
+    if few:
+        # The gap's usual reason, from the counters: a few aggregators did the POSIX work the others waited on
+        text += few
+        values += fv
     gap_finding = report.finding("X04")
     if gap_finding is not None and gap_finding.impact is not None and gap_finding.impact.seconds:
         text += f" (X04, ≈ {_s(gap_finding.impact.seconds)})"

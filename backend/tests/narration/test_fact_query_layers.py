@@ -95,3 +95,50 @@ def test_a_doubted_figure_from_corrupt_records_is_answered_no() -> None:
     held = _first(rep, "rank 3 wrote 64 MiB, is that right?")
     assert not held.startswith("No")
     assert "64.00 MiB" in held
+
+
+def test_requests_of_a_named_size_are_counted_from_the_size_table() -> None:
+    rep = scenario_report(SCENARIOS / "rank-io-imbalance-serial-input-read.yaml")
+    four = next(a for a in rep.rank_table.access_sizes if a.size == 4 << 20)
+    posix = next(i for i in rep.interfaces if i.name == "POSIX")
+    first = _first(rep, "how many 4 MiB writes did the job do?")
+    # Reads and writes share Darshan's size table: the answer says so and gives both kinds' counts
+    assert first.startswith(f"{four.count:,} POSIX requests were 4.00 MiB")
+    assert f"{posix.calls.writes:,} write calls and {posix.calls.reads:,} read calls" in first
+
+
+def test_why_so_many_writes_names_the_module_and_size_that_made_them() -> None:
+    rep = scenario_report(SCENARIOS / "stdio-rank0-output-among-posix-readers.yaml")
+    stdio = next(i for i in rep.interfaces if i.name == "STDIO")
+    size = stdio.own_bytes_written / stdio.calls.writes
+    first = _first(rep, "why does it make so many writes?")
+    assert first.startswith("Because the requests are small: most writes went through STDIO: ")
+    assert f"{stdio.calls.writes:,} of " in first
+    said = [q.value for q in parse_quantities(first) if q.dim == "bytes"]
+    assert any(abs(b - size) <= 0.01 * size for b in said)
+
+
+def test_the_other_ranks_did_no_io_when_one_rank_holds_every_record() -> None:
+    rep = scenario_report(SCENARIOS / "stdio-text-output.yaml")
+    n = rep.job.nprocs
+    assert len(rep.rank_table.ranks) == n and not rep.rank_table.shared_files
+    assert _first(rep, "were the other ranks doing any I/O?") == (
+        f"Yes: {n:,} of the job's {n:,} ranks have I/O records of their own."
+    )
+    # The same job with rank 0's records alone (as a log where only rank 0 wrote reads): the others did none
+    t = rep.rank_table
+    lone = rep.model_copy(update={"rank_table": t.model_copy(update={"ranks": [t.ranks[0]]})})
+    assert _first(lone, "were the other 7 ranks writing anything?") == (
+        f"No: only rank {t.ranks[0].rank} has I/O records; the other {n - 1:,} of the job's {n:,} ranks did none."
+    )
+
+
+def test_no_pattern_at_fault_says_the_order_is_unknown_without_offset_counters() -> None:
+    rep = scenario_report(SCENARIOS / "ranking-dfs-io-matters.yaml")
+    assert not rep.verdict.causes
+    assert rep.verdict.headline.endswith(
+        "whether its requests were sequential or random is unknown: DFS keeps no offset counters."
+    )
+    # A POSIX job keeps SEQ/CONSEC counters: its order is known, and the headline does not hedge it
+    posix = scenario_report(SCENARIOS / "file-per-process-1024-ranks.yaml")
+    assert "no offset counters" not in posix.verdict.headline
