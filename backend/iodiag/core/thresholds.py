@@ -162,6 +162,14 @@ class Thresholds(BaseModel):
         "imbalance whatever the ratio (J04) when that rank did work of its own (files no other rank touched): rank 0 "
         "reading the input alone beside a phase every rank shares",
     )
+    rank_io_solo_share: float = Field(
+        default=0.08,
+        ge=0,
+        le=1,
+        description="the busiest rank's work of its own (files no other rank touched) beyond the mean rank's I/O, as "
+        "a share of that rank's I/O time, that counts as imbalance whatever the ratio or its share of the run (J04): "
+        "rank 0 reading the input alone for 25 s beside 150 s every rank spends on its own part",
+    )
     xlayer_gap_share: float = Field(
         default=0.5,
         ge=0,

@@ -98,7 +98,11 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     # an absolute share alone would flag noise on short runs, so either suffices.
     lost_share = gap / s.runtime_s if s.runtime_s > 0 else 0.0
     by_ratio = s.slowest_rank_io_s >= t.rank_io_imbalance_factor * s.mean_rank_io_s
-    if not by_ratio and lost_share < t.rank_io_imbalance_runtime_share:
+    by_share = lost_share >= t.rank_io_imbalance_runtime_share
+    # Work the busiest rank did alone is worth naming when it is a real part of that rank's I/O, even where a
+    # long phase every rank shares hides it in the ratio and a long run hides it in the share of the run
+    by_solo = gap >= t.rank_io_solo_share * s.slowest_rank_io_s
+    if not by_ratio and not by_share and not by_solo:
         return None
     who = f"rank {s.slowest_rank}" if s.slowest_rank is not None else "the busiest rank"
     message = (
@@ -129,6 +133,8 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
         # A modest spread with no work of the busiest rank's own behind it is how collective buffering looks
         # (the aggregators write, the others hand over their data) or noise: not a cause to name.
         return None
+    if not by_ratio and not by_share and solo_s < t.rank_io_solo_share * s.slowest_rank_io_s:
+        return None  # named for its own work alone, and that work is too small a part of the rank's I/O
     return Hit(
         message=message,
         evidence=[
