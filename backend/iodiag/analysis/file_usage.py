@@ -155,6 +155,7 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 calls=OpCounts(**{k: int(v[i]) for k, v in r.calls.items()}),
                 posix_calls=_posix_calls(ctx, rid) if r.layers[i] != "POSIX" else None,
                 posix_slowest=_posix_slowest(ctx, rid) if r.layers[i] == "MPI-IO" else None,
+                **_kept_pair(ctx, r.layers[i], rid),
                 slowest_rank=int(r.slow_rank[i]) if r.slow_rank[i] >= 0 and slow_s > 0 else None,
                 slowest_s=slow_s if slow_s > 0 else None,
                 stripe_count=count,
@@ -250,6 +251,30 @@ def _posix_calls(ctx: Context, rid: int) -> OpCounts | None:
         return None
     mine = p.where(p.isin("id", [rid]))
     return module_calls("POSIX", mine) if len(mine) else None
+
+
+def _kept_pair(ctx: Context, layer: str, rid: int) -> dict[str, RankSeconds]:
+    """The fastest and slowest rank of a file's one shared record at its top layer, with their bytes: "did every
+    rank write the same amount to it?" is answered from these two alone."""
+    records = next((df for name, df in ctx.counted_layers if name == layer), None)
+    prefix = TOP_LAYER_TIME[layer][3].removesuffix("_F_SLOWEST_RANK_TIME") if layer in TOP_LAYER_TIME else ""
+    if records is None or not len(records) or f"{prefix}_SLOWEST_RANK_BYTES" not in records.columns:
+        return {}
+    mine = records.where(records.isin("id", [rid]))
+    if len(mine) != 1 or int(mine["rank"][0]) >= 0:
+        return {}
+    out: dict[str, RankSeconds] = {}
+    for which in ("FASTEST", "SLOWEST"):
+        cols = (f"{prefix}_{which}_RANK", f"{prefix}_{which}_RANK_BYTES", f"{prefix}_F_{which}_RANK_TIME")
+        if any(c not in records.columns for c in cols):
+            return {}
+        rank = int(mine[f"{prefix}_{which}_RANK"][0])
+        moved = int(mine.num(f"{prefix}_{which}_RANK_BYTES")[0])
+        seconds = float(mine.num(f"{prefix}_F_{which}_RANK_TIME")[0])
+        if rank < 0 or moved < 0 or not seconds >= 0:
+            return {}
+        out[f"kept_{which.lower()}"] = RankSeconds(rank=rank, seconds=seconds, bytes=moved, path=ctx.path(rid))
+    return out
 
 
 def _posix_slowest(ctx: Context, rid: int) -> RankSeconds | None:

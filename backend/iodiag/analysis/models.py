@@ -452,6 +452,12 @@ class FileUsage(_Model):
     slowest_s: float | None = Field(
         default=None, description="that rank's I/O time on it: how long the file's I/O took from start to end"
     )
+    kept_fastest: RankSeconds | None = Field(
+        default=None,
+        description="where one shared record at ``layer`` holds the file: the fastest rank Darshan kept, with its "
+        "time and bytes (the only per-rank numbers a shared record keeps, beside the slowest)",
+    )
+    kept_slowest: RankSeconds | None = Field(default=None, description="that record's slowest rank, time and bytes")
     posix_slowest: RankSeconds | None = Field(
         default=None,
         description="where ``layer`` is above POSIX and POSIX kept one shared record for it: that record's slowest "

@@ -91,6 +91,7 @@ Metric = Literal[
     "mpi_job",
     "file_balance",
     "layer_gap",
+    "file_per_rank",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
@@ -406,11 +407,13 @@ def _call_kind(q: str) -> str | None:
 
 
 _FIX_ASK = (
-    r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*)\b"
+    r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*|less time)\b"
     r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to do\b"
 )
 _MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part)\b"
-_WHY_SLOW = re.compile(r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long))\b")
+_WHY_SLOW = re.compile(
+    r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time)\b"
+)
 
 
 def parse_about(question: str, report: Report) -> Query | None:
@@ -559,7 +562,10 @@ def _parse(question: str) -> Query | None:
     if _LOG_HEALTH.search(q):
         # "is this log ok or is something off with it?": a question about the record, not the job; the first
         # judgement word sets which answer is "yes"
-        first = _FIRST_JUDGED.search(q)
+        # The question is the last clause that judges ("something looks off, are the records consistent?"):
+        # within it, the first judgement word ("is this log ok or is something off with it?")
+        clauses = [c for c in re.split(r"[,.;?!]", q) if _FIRST_JUDGED.search(c)]
+        first = _FIRST_JUDGED.search(clauses[-1] if clauses else q)
         return Query(
             metric="completeness",
             yes_no=True,
@@ -619,6 +625,14 @@ def _parse(question: str) -> Query | None:
     if yes_no and mix and not _NAMED.search(question) and not _RANK.search(q):
         # "does this job read much input data?", "is the heavy I/O all reads?": the read/write split, yes or no
         return Query(metric="bytes", direction=_direction(mix.group(0)), yes_no=True, split=True, raw=question)
+    if (
+        len({m.group(1).lower() for m in _IFACE.finditer(q)}) >= 2
+        and re.search(r"\b(share|fraction|percent\w*|proportion|split|ratio|how much of)\b", q)
+        and re.search(r"\b(bytes|data|i/?o|traffic|volume)\b", q)
+        and not re.search(r"\btime\b", q)
+    ):
+        # "what share of the bytes went through stdio vs posix?": each interface's bytes and share
+        return Query(metric="top_interface", raw=question)
     if (
         re.search(r"\bmpi[- ]?io\b", q)
         and re.search(r"\bposix\b", q)
@@ -694,24 +708,47 @@ def _parse(question: str) -> Query | None:
     ):
         # "which takes longer: reading uniref90.fasta or writing dump.0244?"
         return Query(metric="file_compare", target=both[0], file=both[1], raw=question)
+    if named_file and (
+        re.search(r"\b(each|every|per|all|both)( the)? (ranks?|process\w*|procs?)\b", q)
+        and re.search(
+            r"\b(same|equal\w*|how much|how many bytes|bytes|amount|data|read|write|wrote|written|open\w*)\b", q
+        )
+        and not re.search(r"\b(time|seconds|long|slow\w*|fast\w*|why)\b", q)
+    ):
+        # "did every rank write the same amount to fields_0170.dat?", "how much did each rank read from grid.nc?"
+        return Query(
+            metric="file_per_rank", target=named_file.group(1), direction=_direction(q), yes_no=yes_no, raw=question
+        )
     if named_file and re.search(r"\bhow many (ranks|processes)\b", q):
         # "how many ranks wrote dump.0106 at the POSIX level?"
         return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
-    if named_file and re.search(
-        r"\b(who|which (rank|process)\w*|what (rank|process)\w*)\b.*\b(read|reads|wrote|writes?|open\w*|us\w+|"
-        r"access\w*|touch\w*)\b",
-        q,
+    if (
+        named_file
+        and re.search(
+            r"\b(who|which (rank|process)\w*|what (rank|process)\w*)\b.*\b(read|reads|reading|wrote|writes?|writing|"
+            r"open\w*|us\w+|access\w*|touch\w*)\b",
+            q,
+        )
+        and not re.search(r"\b(slow\w*|fast\w*|longest|most time|straggl\w*|lagg\w*)\b", q)
     ):
         # "who reads restart.h5?", "which rank wrote dump.atom?"
         return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
-    if named_file and yes_no and re.search(r"\bboth (read|writ\w*) and (read|writ\w*)\b|\bread and writ\w*\b", q):
+    if (
+        named_file
+        and yes_no
+        and re.search(
+            r"\bboth (read|writ\w*) and (read|writ\w*)\b|\bread and writ\w*\b|\bread (it )?back\b|\bre-?read\b"
+            r"|\bread again\b",
+            q,
+        )
+    ):
         # "does this job both read and write state.bin?"
         return Query(metric="file_usage", target=named_file.group(1), yes_no=True, raw=question)
     if (
         named_file
         and re.match(r"^\s*(did|does|do|was|were|has|have)\b", q)
         and re.search(r"\b(f?read|f?write|wrote|written|open\w*|touch\w*|access\w*|load\w*|us(e|ed))\b", q)
-        and not re.search(r"\b(why|how|which|what|who|collective\w*|aligned|sequential\w*|random\w*)\b", q)
+        and not re.search(r"\b(why|how|which|what|who|coll?ec?tiv\w*|aligned|sequential\w*|random\w*)\b", q)
         and not _IFACE.search(q)  # "was ocean.nc written with pnetcdf?" asks which library
     ):
         # "did hmmsearch actually read uniref90.fasta?": yes or no from the file's own counters
@@ -774,6 +811,18 @@ def _parse(question: str) -> Query | None:
         and not re.search(r"\bwhy\b", q)
     ):
         return Query(metric="rank_spread", direction=_direction(q), data=True)  # "how much did each rank write?"
+    if re.search(
+        r"\bhow (big|large) (is|are|was|were) (each|every|a|the|one|their|its) (single )?(f?writes?|f?reads?|requests?|"
+        r"calls?|access\w*|transfers?)\b",
+        q,
+    ):
+        # "how big is each write to state.bin?": the request size, not the file's
+        return Query(
+            metric="request_size",
+            target=named_file.group(1) if named_file else None,
+            direction=_direction(q),
+            raw=question,
+        )
     if named_file and re.match(r"^how (big|large) (is|was)\b", q):
         # "how big is reads.fastq?": the bytes that went to it
         return Query(metric="file_usage", target=named_file.group(1), raw=question)
@@ -885,18 +934,18 @@ def _parse(question: str) -> Query | None:
     ):
         return Query(metric="io_bound", yes_no=True, bound=bool(re.search(r"\bi/?o[- ]bound\b", q)))
     if (
-        re.search(r"\bcoll?ec?tive\w*\b", q)
+        re.search(r"\bcoll?ec?tiv\w*\b", q)
         and named
         and re.search(r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|efficient|inefficient|slow)\b", q)
     ):
         # "dump.0205 takes 74 s to write collectively, how do i fix it?": why the file is slow, not a count
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
-    if re.search(r"\bcoll?ec?tive\w*\b", q) and re.search(
+    if re.search(r"\bcoll?ec?tiv\w*\b", q) and re.search(
         r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|improve|tun\w*)\b", q
     ):
         # "how do I speed up the collective checkpoint?": a fix, which a count does not give
         return None
-    if re.search(r"\bcoll?ec?tive\w*\b", q) or (
+    if re.search(r"\bcoll?ec?tiv\w*\b", q) or (
         re.search(r"\bindependent\w*\b", q) and re.search(r"\b(mpi[- ]?io|mpiio|reads?|writes?|calls?)\b", q)
     ):
         return Query(
@@ -915,7 +964,7 @@ def _parse(question: str) -> Query | None:
         r"|\breads? or writes?\b|\bwrites? or reads?\b|\bwrit\w* or read\w*\b|\bread\w* or writ\w*\b"
         r"|\b(more|most) time\b.*\b(writ\w*|read\w*)\b.*\bor\b",
         q,
-    ):
+    ) and not re.search(r"\bhow (much|many bytes)\b|\b(bytes|data|volume|gib|gb|mib|mb)\b", q):
         return Query(metric="write_vs_read")
     if re.search(
         r"\b(which|what)\b.*\bfiles?\b.*\b(most|longest|slowest|hotspot|hot spot|bottleneck)\b"
@@ -989,6 +1038,13 @@ def _parse(question: str) -> Query | None:
         return Query(metric="slow_ranks")  # "which ranks are the slow ones?"
     if re.search(r"\b(any|some|a)\s+(rank|process)\w*\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q):
         return Query(metric="any_slow_rank", yes_no=yes_no)
+    if (
+        yes_no
+        and re.search(r"\b(all|every|each|the) (ranks?|process\w*|procs?)\b", q)
+        and re.search(r"\b(same|similar|equal|comparable|alike)\b.*\b(time|long|fast|speed)\b", q)
+    ):
+        # "did all ranks take about the same time to write their snapshot?": no when one rank holds the rest up
+        return Query(metric="any_slow_rank", yes_no=True, healthy=True)
     if re.search(r"\b(balanced|even(ly)? (spread|split|distributed)|evenly|imbalanced|unbalanced)\b", q) and named:
         # "is snapshot_104.nc load balanced?": the file's slowest and fastest rank as Darshan kept them
         return Query(metric="file_balance", target=named.group(1), yes_no=yes_no, raw=question)
@@ -1716,9 +1772,9 @@ def _sequential(report: Report, q: Query) -> _Out:
         word = ("Yes: " if mostly else "No: ") if q.yes_no else ""
     text = (
         f"{word}of the {n:,} {noun} of {what}, {consec:,} started where the previous one ended (consecutive) "
-        f"and {seq:,} after it (sequential, gaps allowed)"
+        f"and {seq:,} after it ({percent(seq / n)}: sequential, gaps allowed)"
     )
-    values = [exact(n, "bare"), exact(consec, "bare"), exact(seq, "bare")]
+    values = [exact(n, "bare"), exact(consec, "bare"), exact(seq, "bare"), exact(seq / n * 100, "percent")]
     if not mostly:
         text += f"; {back:,} went back in the file"
         values.append(exact(back, "bare"))
@@ -2285,6 +2341,13 @@ def _collective(report: Report, q: Query) -> _Out:
     mpi = next((la for la in (xl.job_layers if xl else []) if la.layer == "MPI-IO"), None)
     if mpi is None:
         return "No: the job made no MPI-IO calls, so no collective I/O.", [], [], []
+    on = next((f for f in xl.files if _named(f.path, q.target)), None) if xl is not None and q.target else None
+    own = on.layer("MPI-IO") if on is not None else None
+    if own is not None:
+        # "were the writes to can_I_out_h0.nc collective?": that file's own MPI-IO counts, not the job's
+        mpi = own
+    else:
+        on = None
     cw, iw = mpi.collective_writes or 0, mpi.independent_writes or 0
     cr, ir = mpi.collective_reads or 0, mpi.independent_reads or 0
     if q.direction == "both" and cw + iw and cr + ir:
@@ -2306,8 +2369,9 @@ def _collective(report: Report, q: Query) -> _Out:
     answer = "Yes" if coll and coll >= ind else "Partly" if coll and not most else "No"
     asked = q.raw.lower()
     values = [exact(coll, "bare"), exact(ind, "bare")]
+    of = f" to `{on.path}`" if on is not None else ""
     if q.yes_no or not re.search(r"\b(how many|number of|count)\b", asked):
-        text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}."
+        text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}{of}."
     elif re.search(r"\bindependent\w*\b", asked):
         text = f"{ind:,} of the {coll + ind:,} MPI-IO {verb} were independent ({coll:,} collective)."
     else:
@@ -3068,7 +3132,12 @@ def _any_slow_rank(report: Report, q: Query) -> _Out:
     # "Is any rank slow?" is answered yes on an imbalance; "is the I/O balanced?" (healthy) is answered no.
     yes, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
     if j04 is not None:
-        return f"{yes if q.yes_no else ''}{j04.message}", values, [], list(j04.ranks)
+        return (
+            f"{yes if q.yes_no else ''}{_lower_first(j04.message) if q.yes_no else j04.message}",
+            values,
+            [],
+            list(j04.ranks),
+        )
     return (
         f"{no if q.yes_no else ''}the busiest rank ({who}, {_s(s.slowest_rank_io_s)} of I/O) is close to the "
         f"average rank's {_s(s.mean_rank_io_s)}: no rank holds the others up.",
@@ -3162,8 +3231,12 @@ def _alignment(report: Report, q: Query) -> _Out:
     if q.yes_no:
         word = ("Yes: " if mostly_bad else "No: ") if q.missing else ("No: " if mostly_bad else "Yes: ")
     on = f" the {_b(align)} file alignment" if align else " the file alignment"
-    text = f"{bad:,} of the {n:,} POSIX reads and writes of {what} did not start on{on} (Darshan's FILE_NOT_ALIGNED)"
-    values = [exact(bad, "bare"), exact(n, "bare")] + ([exact(align, "bytes")] if align else [])
+    text = (
+        f"{bad:,} of the {n:,} POSIX reads and writes of {what} ({percent(bad / n)}) did not start on{on} "
+        "(Darshan's FILE_NOT_ALIGNED)"
+    )
+    values = [exact(bad, "bare"), exact(n, "bare"), exact(bad / n * 100, "percent")]
+    values += [exact(align, "bytes")] if align else []
     if f is not None and f.common_size:
         text += f"; most requests were {_b(f.common_size)}"
         values.append(exact(f.common_size, "bytes"))
@@ -3395,7 +3468,10 @@ def group_named(report: Report, question: str) -> FileGroup | None:
     if globbed is not None:
         return globbed
     found: list[FileGroup] = []
-    nouns = r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?)"
+    nouns = (
+        r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?|tiles?|samples?"
+        r"|patch(?:es)?|events?|slices?|libs?|librar(?:y|ies))"
+    )
     # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
     for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){nouns}\b)", question.lower()):
         for w in m.group(1).split():
@@ -3555,6 +3631,48 @@ def _file_balance(report: Report, q: Query) -> _Out:
     return text, values, [f.path], [slow.rank, fast.rank]
 
 
+def _file_per_rank(report: Report, q: Query) -> _Out:
+    """Each rank's bytes on one named file: from its own records, or from the fastest and slowest rank a shared
+    record keeps (equal bytes at both ends: the ranks moved the same amount, as far as Darshan kept)."""
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    read = q.direction == "read" or (q.direction == "both" and f.bytes_read > f.bytes_written)
+    verb, total = ("read", f.bytes_read) if read else ("wrote", f.bytes_written)
+    if f.only_rank is not None:
+        text = f"Only rank {f.only_rank} used `{f.path}`: it {verb} {_b(total)}."
+        return ("No: " + _lower_first(text) if q.yes_no else text), [exact(total, "bytes")], [f.path], [f.only_rank]
+    fast, slow = f.kept_fastest, f.kept_slowest
+    if fast is None or slow is None or fast.bytes is None or slow.bytes is None:
+        return None
+    # Darshan keeps a shared record's bytes per rank only for these two; moved bytes may be reads and writes
+    per = total / f.ranks if f.ranks else 0.0
+    even = abs(slow.bytes - fast.bytes) <= 0.01 * max(slow.bytes, 1)
+    values = [exact(slow.bytes, "bytes"), exact(total, "bytes"), exact(f.ranks, "bare")]
+    if even:
+        text = (
+            f"every one of `{f.path}`'s {f.ranks:,} ranks {verb} {_b(slow.bytes)} as far as Darshan kept: its one "
+            "shared record keeps only the fastest and the slowest rank"
+            + (
+                f" (rank {fast.rank} for both)"
+                if fast.rank == slow.rank
+                else f" (rank {fast.rank} and rank {slow.rank})"
+            )
+            + f", and each moved {_b(slow.bytes)} ({_b(total)} in all, {_b(per)} per rank on average)"
+        )
+        values.append(exact(per, "bytes"))
+        word = "Yes: " if q.yes_no else ""
+        return f"{word}{text[0].upper() if not word else text[0]}{text[1:]}.", values, [f.path], [fast.rank, slow.rank]
+    text = (
+        f"the ranks of `{f.path}` moved different amounts: Darshan kept its slowest rank, rank {slow.rank}, at "
+        f"{_b(slow.bytes)} and its fastest, rank {fast.rank}, at {_b(fast.bytes)} ({_b(total)} {verb} in all over "
+        f"{f.ranks:,} ranks; the others' shares are not kept)"
+    )
+    values.append(exact(fast.bytes, "bytes"))
+    word = "No: " if q.yes_no else ""
+    return f"{word}{text[0].upper() if not word else text[0]}{text[1:]}.", values, [f.path], [fast.rank, slow.rank]
+
+
 def _mpi_job(report: Report, q: Query) -> _Out:
     """Whether the job ran under MPI: its process count and whether the log holds MPI-IO records."""
     n = report.job.nprocs
@@ -3701,8 +3819,15 @@ def _file_why(report: Report, q: Query) -> _Out:
             who = f" (rank {usage.only_rank}, the only rank that used it)"
         on = f", on {_FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in _FS_NAMES else ""
         profile, pv = _request_profile(usage, q.direction)
+        moved = usage.bytes_read + usage.bytes_written
+        # The rate the job saw on it: every byte over the time its slowest rank took
+        rate = f"{_b(moved / usage.slowest_s)}/s" if moved and usage.slowest_s > 0 else ""
+        if rate:
+            who = f" ({who[2:-1]}, {rate})" if who else f" ({rate})"
         took = f"{on} took {_s(usage.slowest_s)} on its slowest rank{who}{profile}{',' if profile else ''} and"
         values[:0] = [exact(usage.slowest_s, "seconds"), *pv]
+        if rate:
+            values.append(exact(moved / usage.slowest_s, "rate"))
     also = ""
     second = [x for x in naming if x.code != f.code]
     if second:
@@ -3795,12 +3920,19 @@ def _mostly_metadata(meta_s: float, io_s: float) -> tuple[str, list[Quantity]]:
     """ ", mostly in metadata calls: 329.4 s of opens, stats and seeks summed over ranks against 97.16 s of reads
     and writes" where those calls outweigh the data; what explains small files that are slow to read."""
     data = io_s - meta_s
-    if meta_s <= 0 or meta_s < data:
+    if meta_s <= 0 or io_s <= 0 or meta_s < 0.3 * io_s:
         return "", []
+    if meta_s < data:
+        # A large part, if not most: opens and closes of many small files still cost nearly as much as the reads
+        return (
+            f", {percent(meta_s / io_s)} of it in metadata calls ({_s(meta_s)} of opens, stats, seeks and closes "
+            f"summed over ranks, against {_s(data)} of reads and writes)",
+            [exact(meta_s / io_s * 100, "percent"), exact(meta_s, "seconds"), exact(data, "seconds")],
+        )
     return (
-        f", mostly in metadata calls: {_s(meta_s)} of opens, stats, seeks and closes summed over ranks against "
-        f"{_s(max(data, 0.0))} of reads and writes",
-        [exact(meta_s, "seconds"), exact(max(data, 0.0), "seconds")],
+        f", mostly in metadata calls: {_s(meta_s)} of opens, stats, seeks and closes summed over ranks "
+        f"({percent(meta_s / io_s)} of their I/O time) against {_s(max(data, 0.0))} of reads and writes",
+        [exact(meta_s, "seconds"), exact(meta_s / io_s * 100, "percent"), exact(max(data, 0.0), "seconds")],
     )
 
 
@@ -4053,6 +4185,7 @@ _ANSWERS = {
     "mpi_job": _mpi_job,
     "file_balance": _file_balance,
     "layer_gap": _layer_gap,
+    "file_per_rank": _file_per_rank,
     "interface_files": _interface_files,
     "not_recorded": _not_recorded,
     "small_requests": _small_requests,

@@ -283,7 +283,11 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
     # The file, how long its I/O took (its slowest rank), then its costliest problem, in one sentence.
     assert table.startswith("`/lus/scratch/db/lookup.bin`, on Lustre, took ")
     # with how its requests looked (Darshan's counts and most common size), before the cause
-    assert " on its slowest rank (rank 0), over 6,400 reads of mostly 1.00 MiB, and is slow mainly because of " in table
+    # and the rate the job saw on it: every byte over its slowest rank's time (6,400 x 1 MiB in 8.04 s)
+    assert (
+        " on its slowest rank (rank 0, 796.00 MiB/s), over 6,400 reads of mostly 1.00 MiB, and is slow mainly "
+        "because of " in table
+    )
     assert "random read access (P11: " in table
     csv = narrator.template_answer(rep, "why is writing output.csv so slow?").text
     assert csv.startswith("`/lus/scratch/out/output.csv`, on Lustre, took ")

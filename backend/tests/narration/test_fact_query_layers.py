@@ -142,3 +142,48 @@ def test_no_pattern_at_fault_says_the_order_is_unknown_without_offset_counters()
     # A POSIX job keeps SEQ/CONSEC counters: its order is known, and the headline does not hedge it
     posix = scenario_report(SCENARIOS / "file-per-process-1024-ranks.yaml")
     assert "no offset counters" not in posix.verdict.headline
+
+
+def test_each_ranks_share_of_a_shared_file_comes_from_the_two_ranks_darshan_kept() -> None:
+    rep = scenario_report(SCENARIOS / "rank-io-imbalance-serial-input-read.yaml")
+    f = next(x for x in rep.top_files if x.path.endswith("wrfout_d01.bin"))
+    assert f.kept_fastest is not None and f.kept_slowest is not None
+    # By construction every rank writes its 1 GiB block: both ends of the shared record hold 1 GiB
+    assert f.kept_fastest.bytes == f.kept_slowest.bytes == 1 << 30
+    first = _first(rep, "did every rank write the same amount to wrfout_d01.bin?")
+    assert first.startswith("Yes: every one of `/lus/scratch/wrf/wrfout_d01.bin`'s 32 ranks wrote 1.00 GiB")
+    assert "keeps only the fastest and the slowest rank" in first
+    assert _first(rep, "how much did each rank write to wrfout_d01.bin?").startswith("Every one of ")
+
+
+def test_a_judgement_of_the_log_is_read_from_its_last_clause() -> None:
+    rep = scenario_report(SCENARIOS / "log-corrupt-posix-records.yaml")
+    assert _first(rep, "something looks off in this log, are the records consistent?").startswith("No: ")
+    assert _first(rep, "the records look consistent, or is something off with this log?").startswith("Yes: ")
+
+
+def test_collective_counts_of_a_named_file_are_that_files_own() -> None:
+    rep = scenario_report(SCENARIOS / "collective-shared-file-one-ost-one-aggregator.yaml")
+    xl = rep.cross_layer
+    assert xl is not None
+    mpi = next(f for f in xl.files if f.path.endswith("shared.ckpt")).layer("MPI-IO")
+    assert mpi is not None and mpi.collective_writes
+    first = _first(rep, "were the writes to shared.ckpt done collectivly?")
+    assert first == (
+        f"Yes: {mpi.collective_writes:,} collective and {mpi.independent_writes or 0:,} independent MPI-IO writes to "
+        "`/lus/scratch/ckpt/shared.ckpt`."
+    )
+
+
+def test_a_single_ost_names_the_ost() -> None:
+    rep = scenario_report(SCENARIOS / "collective-shared-file-one-ost-one-aggregator.yaml")
+    l01 = rep.finding("L01")
+    assert l01 is not None and l01.subject.startswith("stripe count 1 (OST 7), ")
+
+
+def test_the_byte_split_between_two_named_interfaces() -> None:
+    rep = scenario_report(SCENARIOS / "stdio-rank0-output-among-posix-readers.yaml")
+    rows = {i.name: i.own_bytes_read + i.own_bytes_written for i in rep.interfaces if i.counted}
+    top = max(rows, key=lambda k: rows[k])
+    first = _first(rep, "what share of the bytes went through stdio vs posix?")
+    assert first.startswith(f"{top} did most of the I/O: ")

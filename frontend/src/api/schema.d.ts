@@ -1170,6 +1170,10 @@ export interface components {
              * @description read + write + metadata time, summed over the ranks that used it
              */
             io_time_s: number;
+            /** @description where one shared record at ``layer`` holds the file: the fastest rank Darshan kept, with its time and bytes (the only per-rank numbers a shared record keeps, beside the slowest) */
+            kept_fastest?: components["schemas"]["RankSeconds"] | null;
+            /** @description that record's slowest rank, time and bytes */
+            kept_slowest?: components["schemas"]["RankSeconds"] | null;
             /**
              * Layer
              * @description the layer its time is counted at: MPI-IO, POSIX, STDIO, DFS or DAOS

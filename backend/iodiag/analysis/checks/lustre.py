@@ -261,7 +261,8 @@ def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
             f"{t.lustre_spread_osts} OSTs (one OST's bandwidth is the limit)",
             nbytes=sum(f.bytes_written for f in written) + sum(f.bytes_read for f in read),
         ),
-        subject=f"stripe count 1, {what}",
+        # The OST's id is what the storage team and `lfs getstripe` speak of
+        subject=f"stripe count 1{f' (OST {worst.osts[0]})' if worst.osts else ''}, {what}",
     )
 
 
