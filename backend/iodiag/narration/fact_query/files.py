@@ -1,0 +1,1043 @@
+"""Answers about files and groups of files: usage, request sizes, order, alignment, calls, why a file is slow."""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from iodiag.analysis.models import (
+    FileGroup,
+    FileUsage,
+    OpCounts,
+    Report,
+    Severity,
+)
+from iodiag.analysis.verdict import percent
+from iodiag.narration.fact_query.common import (
+    _FS_NAMES,
+    SMALL_REQUEST,
+    _aggregators,
+    _b,
+    _counted,
+    _every_rank,
+    _kept_ranks,
+    _kept_spread,
+    _lower_first,
+    _mostly_metadata,
+    _moved,
+    _no_module,
+    _Out,
+    _per_rank,
+    _request_profile,
+    _s,
+    _shared_note,
+    _totals,
+)
+from iodiag.narration.fact_query.names import (
+    _glob_group,
+    _group_has,
+    _loose_name,
+    _named,
+    _named_in,
+    group_named,
+    group_regex,
+    name_pattern,
+)
+from iodiag.narration.fact_query.query import Direction, Query
+from iodiag.narration.fact_query.vocabulary import _CALL_NOUN
+from iodiag.narration.quantities import Quantity, exact
+from iodiag.narration.untrusted import quote
+
+
+def _sequential(report: Report, q: Query) -> _Out:
+    """Were a file's (or a group's) reads or writes sequential: Darshan's consecutive and sequential counters,
+    which only its POSIX module keeps. ``q.missing`` asks "random?", answered yes where "sequential?" is no."""
+    f = None
+    if q.target:
+        f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    group = group_named(report, q.raw) if f is None else None
+    if f is None and group is None:
+        word = _loose_name(" ".join(q.raw.lower().split()), report)
+        matching = [g for g in report.file_groups if word and _group_has(g, word)]
+        group = max(matching, key=lambda g: g.files, default=None)
+        if group is None:
+            f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
+    if group is not None:
+        if group.layer != "POSIX":
+            return None
+        c, what, layer, paths = group.calls, f"the {group.files:,} `{group.pattern}` files", "POSIX", []
+    elif f is not None:
+        c = f.posix_calls if f.layer != "POSIX" and f.posix_calls is not None else f.calls
+        what, layer, paths = f"`{f.path}`", f.layer, [f.path]
+        if f.layer not in ("POSIX", "MPI-IO") and c is f.calls:
+            return (
+                f"The log cannot tell: Darshan counts consecutive and sequential requests only in its POSIX module, "
+                f"and `{f.path}` is counted at {f.layer}.",
+                [],
+                [f.path],
+                [],
+            )
+    elif q.target is None and not _loose_name(" ".join(q.raw.lower().split()), report):
+        # "Is the input read randomly?" with no file the report names: the job's POSIX requests.
+        posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
+        if posix is None:
+            return None
+        c, what, layer, paths = posix.calls, "the job (POSIX)", "POSIX", []
+    else:
+        return None
+    writes = q.direction == "write" or (q.direction == "both" and c.writes > c.reads)
+    n, consec, seq = (c.writes, c.consec_writes, c.seq_writes) if writes else (c.reads, c.consec_reads, c.seq_reads)
+    noun = "writes" if writes else "reads"
+    if n <= 0:
+        return None
+    mostly = consec >= 0.8 * n
+    back = n - seq
+    if q.missing:  # "is it read randomly?": yes when a fifth or more of the requests go back in the file
+        word = ("Yes: " if back >= 0.2 * n else "No: ") if q.yes_no else ""
+    else:
+        word = ("Yes: " if mostly else "No: ") if q.yes_no else ""
+    text = (
+        f"{word}of the {n:,} {noun} of {what}, {consec:,} started where the previous one ended (consecutive) "
+        f"and {seq:,} after it ({percent(seq / n)}: sequential, gaps allowed)"
+    )
+    values = [exact(n, "bare"), exact(consec, "bare"), exact(seq, "bare"), exact(seq / n * 100, "percent")]
+    if not mostly:
+        text += f"; {back:,} went back in the file"
+        values.append(exact(back, "bare"))
+    if (c.seeks and layer == "POSIX") or (f is not None and c is f.posix_calls and c.seeks):
+        text += f", with {c.seeks:,} seeks"
+        values.append(exact(c.seeks, "bare"))
+    return (text[0].upper() + text[1:] if not word else text) + ".", values, paths, []
+
+
+def _chunk_size(report: Report, q: Query) -> _Out:
+    """A DAOS file's chunk size (DFS_CHUNK_SIZE) and how its requests sit against it."""
+    files = [f for f in report.top_files if f.chunk_size and _named(f.path, q.target)]
+    if not files:
+        if not any(i.name in ("DFS", "DAOS") and i.records for i in report.interfaces):
+            return "The log has no DFS records, so it records no DAOS chunk size.", [], [], []
+        return None
+    f = files[0]
+    chunk = f.chunk_size or 0
+    same = [g for g in files if g.chunk_size == chunk]
+    who = (
+        f"`{f.path}`"
+        if len(same) == 1 or q.target
+        else f"The {len(same):,} DFS files the report lists (`{f.path}`, ...)"
+    )
+    verb = "uses" if len(same) == 1 or q.target else "use"
+    text = f"{who} {verb} a DFS chunk size of {_b(chunk)}"
+    values = [exact(chunk, "bytes")]
+    fits: bool | None = None
+    if f.common_size:
+        size = f.common_size
+        whose = "its" if len(same) == 1 or q.target else f"`{f.path.rsplit('/', 1)[-1]}`'s"
+        text += f"; {whose} requests are mostly {_b(size)} ({f.common_count:,} of them)"
+        values += [exact(size, "bytes"), exact(f.common_count, "bare")]
+        if size % chunk == 0:
+            text += f", {size // chunk:,} chunk(s) each"
+            fits = True
+        else:
+            text += ", not a multiple of the chunk, so requests straddle chunk boundaries"
+            fits = False
+    if q.yes_no and fits is not None and re.search(r"\b(multiple|align\w*|fit\w*|match\w*)\b", q.raw.lower()):
+        text = ("Yes: " if fits else "No: ") + _lower_first(text)
+    return text + ".", values, [f.path], []
+
+
+def _files(report: Report, q: Query) -> _Out:
+    if re.search(r"\blog\b.*\b(list|lists|contain\w*|hold\w*|record\w*|name\w*)\b", q.raw.lower()):
+        # "How many files does the log list?": every file record, with or without I/O.
+        return (
+            f"The log names {report.job.files:,} file(s), {report.files_with_io:,} of them with I/O.",
+            [exact(report.job.files, "bare"), exact(report.files_with_io, "bare")],
+            [],
+            [],
+        )
+    group = group_named(report, q.raw)
+    if group is not None:
+        return _group_answer(group, q)
+    if q.direction in ("read", "write") and (report.files_read or report.files_written):
+        n, verb = (report.files_read, "read") if q.direction == "read" else (report.files_written, "wrote")
+        return (
+            f"The job {verb} {n:,} file(s) (of {report.files_with_io:,} with any I/O).",
+            [exact(n, "bare"), exact(report.files_with_io, "bare")],
+            [],
+            [],
+        )
+    text = f"The job did I/O on {report.files_with_io:,} file(s)"
+    values = [exact(report.files_with_io, "bare")]
+    per = [(i.name, i.own_files) for i in report.interfaces if i.own_files]
+    if len(per) > 1:
+        # "How many files?" often means the ones of the main interface: each count, in the same sentence.
+        text += ": " + ", ".join(f"{n:,} at {name}" for name, n in sorted(per, key=lambda x: -x[1]))
+        values += [exact(n, "bare") for _, n in per]
+    return text + ".", values, [], []
+
+
+def _request_size(report: Report, q: Query) -> _Out:
+    if q.target:
+        f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+        if f is not None:
+            out = _file_request_size(f.path, f.layer, f.calls, f.bytes_read, f.bytes_written, q.direction)
+            if out is None or not f.common_size or not f.common_count:
+                return out
+            if re.search(r"\b(average|mean|avg)\b", q.raw.lower()):
+                return out  # the mean was asked: bytes over calls
+            # Darshan's own most common size leads; the mean follows ("what was the most common write size?").
+            text, values, paths, ranks = out
+            n = (
+                f.calls.writes
+                if q.direction == "write"
+                else f.calls.reads
+                if q.direction == "read"
+                else (f.calls.reads + f.calls.writes)
+            )
+            noun = {"write": "writes", "read": "reads"}.get(q.direction, "requests")
+            if f.calls.reads and f.calls.writes:  # Darshan's sizes count reads and writes together
+                n, noun = f.calls.reads + f.calls.writes, "reads and writes"
+            head = f"The most common request size on `{f.path}` was {_b(f.common_size)} ({f.common_count:,}"
+            head += f" of its {n:,} {noun})" if n >= f.common_count else " requests)"
+            body = text.replace(f"On `{f.path}`, ", "", 1)
+            return (
+                f"{head}; {body}",
+                [exact(f.common_size, "bytes"), exact(f.common_count, "bare"), *values],
+                paths,
+                ranks,
+            )
+    t = report.rank_table
+    why = re.search(r"\bwhy\b", q.raw.lower())
+    if why:
+        kind = "writes" if q.direction == "write" else "reads" if q.direction == "read" else None
+        calls = [
+            (i, int(getattr(i.calls, kind)) if kind else i.calls.reads + i.calls.writes)
+            for i in _counted(report)
+            if i.name != "POSIX"
+        ]
+        posix = next((i for i in report.interfaces if i.name == "POSIX"), None)
+        mine = (int(getattr(posix.calls, kind)) if kind else posix.calls.reads + posix.calls.writes) if posix else 0
+        other = max(calls, key=lambda x: x[1], default=None)
+        if other is not None and other[1] > mine:
+            # Most of the calls asked about are at another module (STDIO's fwrite, DFS): its mean request size
+            i, n = other
+            moved = i.own_bytes_written if kind == "writes" else i.own_bytes_read if kind == "reads" else _moved(i)
+            noun = kind or "reads and writes"
+            if n and moved:
+                size = moved / n
+                lead = "Because the requests are small: " if size <= SMALL_REQUEST else ""
+                text = f"{lead}{'m' if lead else 'M'}ost {noun} went through {i.name}: {n:,} of {_b(size)} on average"
+                return text + ".", [exact(n, "bare"), exact(size, "bytes")], [], []
+    if not t.access_sizes:
+        return None
+    top = t.access_sizes[0]
+    total = sum(a.count for a in t.access_sizes)
+    rest = ", ".join(f"{_b(a.size)} ({a.count:,})" for a in t.access_sizes[1:3])
+    text = f"Most POSIX requests were {_b(top.size)}: {top.count:,} of the {t.posix_requests:,} reads and writes" + (
+        f"; next {rest}." if rest else "."
+    )
+    values = [exact(top.size, "bytes"), exact(top.count, "bare"), exact(t.posix_requests, "bare"), exact(total, "bare")]
+    values += [v for a in t.access_sizes[1:3] for v in (exact(a.size, "bytes"), exact(a.count, "bare"))]
+    if why and top.size <= SMALL_REQUEST and top.count >= 0.5 * t.posix_requests:
+        # "why half a million writes for 7 GB?": the requests are small, so the bytes take that many calls
+        text = f"Because the requests are small: {_lower_first(text)}"
+    return text, values, [], []
+
+
+def _file_request_size(path: str, layer: str, calls: OpCounts, read: int, written: int, direction: Direction) -> _Out:
+    """A file's mean request size: its bytes over its read or write calls at its top layer."""
+    parts = []
+    values: list[Quantity] = []
+    for verb, moved, n in (("write", written, calls.writes), ("read", read, calls.reads)):
+        if n <= 0 or (direction != "both" and not verb.startswith(direction[:4])):
+            continue
+        parts.append(f"{verb}s averaged {_b(moved / n)} ({_b(moved)} in {n:,} {verb} calls)")
+        values += [exact(moved / n, "bytes"), exact(moved, "bytes"), exact(n, "bare")]
+    if not parts:
+        return None
+    text = f"On `{path}`, " + " and ".join(parts) + f", counted at {layer}."
+    return text, values, [path], []
+
+
+def _top_file(report: Report, q: Query) -> _Out:
+    files = [f for f in report.top_files if f.io_time_s > 0]
+    if q.direction == "read":
+        files = [f for f in files if f.bytes_read] or files
+    elif q.direction == "write":
+        files = [f for f in files if f.bytes_written] or files
+    if not files:
+        return None
+    top = files[0]
+    who = f"its {top.ranks:,} ranks" if top.ranks > 1 else "its 1 rank"
+    slow = f", {_s(top.slowest_s)} on its slowest rank" if top.slowest_s and top.ranks > 1 else ""
+    text = (
+        f"`{top.path}` took the most I/O time: {_s(top.io_time_s)} summed over {who}{slow} "
+        f"({percent(top.share_of_io)} of the job's I/O time, {_b(top.bytes_written)} written and "
+        f"{_b(top.bytes_read)} read through {top.layer})"
+    )
+    values = [
+        exact(top.io_time_s, "seconds"),
+        exact(top.share_of_io * 100, "percent"),
+        exact(top.bytes_written, "bytes"),
+        exact(top.bytes_read, "bytes"),
+    ]
+    if slow and top.slowest_s:
+        values.append(exact(top.slowest_s, "seconds"))
+    if len(files) > 1:
+        nxt = files[1]
+        text += f"; next is `{nxt.path}` ({_s(nxt.io_time_s)})"
+        values.append(exact(nxt.io_time_s, "seconds"))
+    return text + ".", values, [f.path for f in files[:2]], []
+
+
+def _file_list(report: Report, q: Query) -> _Out:
+    files = sorted(report.top_files, key=lambda f: -(f.bytes_read + f.bytes_written))
+    files = [f for f in files if f.bytes_read + f.bytes_written > 0][:5]
+    if not files:
+        return "The log records no bytes read or written.", [], [], []
+    parts = [f"`{f.path}` ({_b(f.bytes_read)} read, {_b(f.bytes_written)} written)" for f in files]
+    n = report.files_with_io
+    more = f"; {n - len(files):,} more file(s) moved less" if n > len(files) else ""
+    read, written = _totals(report)
+    text = f"The job read {_b(read)} and wrote {_b(written)}; by bytes moved: {'; '.join(parts)}{more}."
+    values = [exact(read, "bytes"), exact(written, "bytes")]
+    values += [exact(v, "bytes") for f in files for v in (f.bytes_read, f.bytes_written)]
+    return text, values, [f.path for f in files], []
+
+
+def _file_usage(report: Report, q: Query) -> _Out:
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    who = f"its {f.ranks:,} ranks" if f.ranks > 1 else "its 1 rank"
+    # With the calls that moved them ("8.00 GiB written in 524,288 write calls").
+    rc = f" in {f.calls.reads:,} read calls" if f.calls.reads else ""
+    wc = f" in {f.calls.writes:,} write calls" if f.calls.writes else ""
+    if q.direction == "read":
+        head = f"`{f.path}`: {_b(f.bytes_read)} read{rc}"
+    elif q.direction == "write":
+        head = f"`{f.path}`: {_b(f.bytes_written)} written{wc}"
+    else:
+        head = f"`{f.path}`: {_b(f.bytes_written)} written{wc} and {_b(f.bytes_read)} read{rc}"
+    text = f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer})."
+    if q.yes_no and q.direction == "both":
+        text = ("Yes: " if f.bytes_read and f.bytes_written else "No: ") + text
+    elif q.yes_no:
+        moved = f.bytes_read if q.direction == "read" else f.bytes_written
+        text = ("Yes: " if moved else "No: ") + text
+    values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
+    values += [exact(n, "bare") for n in (f.calls.reads, f.calls.writes) if n]
+    asked = q.raw.lower()
+    if (
+        f.slowest_s
+        and re.search(
+            r"\b(slowest|longest|worst|how long|take|took|time|runtime|fraction|share|percent\w*|proportion|each rank"
+            r"|how much of|dominat\w*)\b",
+            asked,
+        )
+        and (
+            not re.search(r"\b(bytes|how much data|how big|size)\b", asked)
+            or re.search(r"\b(slowest|how long)\b", asked)
+        )
+    ):
+        # "How long did writing X take?": the file's I/O took as long as its slowest rank spent on it (the
+        # ranks work at once), so that comes first; the sum over ranks follows.
+        doing = {"read": "Reading", "write": "Writing"}.get(q.direction, "The I/O on")
+        who = f" (rank {f.slowest_rank})" if f.slowest_rank is not None and f.ranks > 1 else ""
+        run = report.job.runtime_s
+        # Its share of the run: what "how much of the run went to X?" asks, and the scale of the time.
+        of_run = f", {percent(f.slowest_s / run)} of the {_s(run)} run" if run > 0 else ""
+        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}{of_run}; " + _lower_first(
+            text.replace(f"`{f.path}`: ", "", 1)
+        )
+        values[:0] = [exact(f.slowest_s, "seconds")] + (
+            [exact(f.slowest_s / run * 100, "percent"), exact(run, "seconds")] if run > 0 else []
+        )
+    return text, values, [f.path], []
+
+
+def _alignment(report: Report, q: Query) -> _Out:
+    """How many of a file's (or the job's) POSIX requests did not start on the file alignment Darshan measured
+    against. ``q.missing`` asks "misaligned?", answered yes where "aligned?" is no."""
+    f = next((x for x in report.top_files if q.target and _named(x.path, q.target)), None)
+    if f is None and q.target:
+        return None  # a file the report does not detail: not the job's count instead
+    if f is None:
+        word = _loose_name(" ".join(q.raw.lower().split()), report, plural=False)
+        f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
+    if f is not None:
+        c = f.posix_calls if f.layer != "POSIX" and f.posix_calls is not None else f.calls
+        if f.layer not in ("POSIX", "MPI-IO") or (f.layer != "POSIX" and f.posix_calls is None):
+            return (
+                f"The log cannot tell: Darshan counts unaligned requests only in its POSIX module, and `{f.path}` "
+                f"has no POSIX records.",
+                [],
+                [f.path],
+                [],
+            )
+        what, paths, align = f"`{f.path}`", [f.path], f.alignment
+    else:
+        posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
+        if posix is None:
+            return None
+        c, what, paths, align = posix.calls, "the job", [], None
+    n, bad = c.reads + c.writes, c.file_not_aligned
+    if n <= 0:
+        return None
+    mostly_bad = bad >= 0.5 * n
+    word = ""
+    if q.yes_no:
+        word = ("Yes: " if mostly_bad else "No: ") if q.missing else ("No: " if mostly_bad else "Yes: ")
+    on = f" the {_b(align)} file alignment" if align else " the file alignment"
+    text = (
+        f"{bad:,} of the {n:,} POSIX reads and writes of {what} ({percent(bad / n)}) did not start on{on} "
+        "(Darshan's FILE_NOT_ALIGNED)"
+    )
+    values = [exact(bad, "bare"), exact(n, "bare"), exact(bad / n * 100, "percent")]
+    values += [exact(align, "bytes")] if align else []
+    if f is not None and f.common_size:
+        text += f"; most requests were {_b(f.common_size)}"
+        values.append(exact(f.common_size, "bytes"))
+    if f is not None and f.stripe_size:
+        text += f", and its stripe size is {_b(f.stripe_size)}"
+        values.append(exact(f.stripe_size, "bytes"))
+    text = word + (_lower_first(text) if word else text[0].upper() + text[1:])
+    return text + ".", values, paths, []
+
+
+def _file_library(report: Report, q: Query) -> _Out:
+    """Which libraries a named file went through: the interfaces whose records name it, top layer first."""
+    order = ["HDF5", "HDF5 (files)", "PnetCDF", "PnetCDF (files)", "MPI-IO", "POSIX", "STDIO", "DFS", "DAOS"]
+    seen: list[str] = []
+    path = ""
+    for i in sorted(report.interfaces, key=lambda x: order.index(x.name) if x.name in order else 99):
+        hit = next((p for p in i.top_paths if _named(p.split(":")[0], q.target)), None)
+        name = i.name.split(" (")[0]
+        if hit and name not in seen:
+            seen.append(name)
+            path = path or hit.split(":")[0]
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is not None:
+        path = path or f.path
+        for layer in (f.layer, "POSIX" if f.posix_calls is not None else ""):
+            if layer and layer not in seen:
+                seen.append(layer)
+    if not seen:
+        return None
+    text = f"`{path}` went through {seen[0]}" + (f", on top of {' and '.join(seen[1:])}" if len(seen) > 1 else "")
+    if f is None:
+        return text + ".", [], [path], []
+    # With what moved through it ("how much did it write to X, and via what interface?").
+    text += f": {_b(f.bytes_written)} written and {_b(f.bytes_read)} read (counted at {f.layer})."
+    return text, [exact(f.bytes_written, "bytes"), exact(f.bytes_read, "bytes")], [path], []
+
+
+def _file_share(report: Report, q: Query) -> _Out:
+    """A loosely named file's (or group's) share of the run: the time its slowest rank spent on it."""
+    run = report.job.runtime_s
+    word = q.target or ""
+    groups = [g for g in report.file_groups if word and _group_has(g, word) and g.slowest_s > 0]
+    group = max(groups, key=lambda g: (g.files, g.io_time_s), default=None) or group_named(report, q.raw)
+    if group is None or group.files < 2:
+        f = next((x for x in report.top_files if word in x.path.rsplit("/", 1)[-1].lower() and x.slowest_s), None)
+        if f is None or run <= 0:
+            return None
+        # Its time on its slowest rank and share of the run lead, whatever words the question used.
+        asked = {"target": f.path.rsplit("/", 1)[-1], "yes_no": False, "raw": f"{q.raw} (share of the run)"}
+        out = _file_usage(report, q.model_copy(update=asked))
+        took = f.slowest_s or 0.0
+    else:
+        if run <= 0:
+            return None
+        took = max(group.slowest_s, _per_rank(group))
+        doing = {"read": "Reading", "write": "Writing"}.get(q.direction, "The I/O on")
+        many = group.slowest_s < took  # each rank used several of the files: its time is their sum
+        text = (
+            f"{doing} the {group.files:,} `{group.pattern}` files took "
+            + (f"about {_s(took)} per rank" if many else f"at most {_s(took)} on one rank")
+            + f", {percent(took / run)} of the {_s(run)} run ({_s(group.io_time_s)} summed over ranks"
+            + (f", {group.opens:,} opens" if group.opens else "")
+            + ")."
+        )
+        values = [exact(took, "seconds"), exact(took / run * 100, "percent"), exact(run, "seconds")]
+        out = text, [*values, exact(group.io_time_s, "seconds")], [], []
+    if out is None:
+        return None
+    text, values, files, ranks = out
+    if q.yes_no:
+        # "Is the run dominated by X?" needs half of it; "is X a bottleneck?" a tenth.
+        bar = 0.5 if re.search(r"\bdominat", q.raw.lower()) else 0.1
+        text = ("Yes: " if took >= bar * run else "No: ") + _lower_first(text)
+    return text, values, files, ranks
+
+
+def _file_slowest(report: Report, q: Query) -> _Out:
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None or f.slowest_s is None:
+        return None
+    if f.only_rank is not None or f.ranks <= 1:
+        rank = f.only_rank if f.only_rank is not None else f.slowest_rank
+        text = f"Only rank {rank} used `{f.path}`, for {_s(f.slowest_s)} of I/O."
+        return text, [exact(f.slowest_s, "seconds")], [f.path], [rank] if rank is not None else []
+    if f.slowest_rank is None:
+        return None
+    text = (
+        f"Rank {f.slowest_rank} was the slowest on `{f.path}`, with {_s(f.slowest_s)} of I/O on it "
+        f"(of {f.ranks:,} ranks; {_s(f.io_time_s)} summed over them, counted at {f.layer})."
+    )
+    return text, [exact(f.slowest_s, "seconds"), exact(f.io_time_s, "seconds")], [f.path], [f.slowest_rank]
+
+
+def _group_calls(group: FileGroup, kind: str, noun: str) -> _Out:
+    n = getattr(group.calls, kind)
+    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}."
+    return text, [exact(group.files, "bare"), exact(n, "bare")], [], []
+
+
+def _calls(report: Report, q: Query) -> _Out:
+    """How many calls of one kind: on a named file, on a group of files, or over the job per module."""
+    kind = q.target or "opens"
+    noun = _CALL_NOUN.get(kind, kind)
+    globbed = _glob_group(report, q.raw)  # a pattern names a group even where a file name sits inside it
+    if globbed is not None:
+        return _group_calls(globbed, kind, noun)
+    if q.file:
+        f = next((x for x in report.top_files if _named(x.path, q.file)), None)
+        if f is None:
+            return None
+        n, layer = getattr(f.calls, kind), f.layer
+        if not n and f.posix_calls is not None and getattr(f.posix_calls, kind):
+            n, layer = getattr(f.posix_calls, kind), "POSIX"
+        moved = {"reads": f.bytes_read, "writes": f.bytes_written}.get(kind, 0) if layer == f.layer else 0
+        if n and moved:
+            # "how many fwrite calls went into reads.fastq, and how big?": the mean size comes with the count
+            text = f"`{f.path}` had {n:,} {noun} of {_b(moved / n)} on average (counted at {layer})."
+            return text, [exact(n, "bare"), exact(moved / n, "bytes")], [f.path], []
+        return f"`{f.path}` had {n:,} {noun} (counted at {layer}).", [exact(n, "bare")], [f.path], []
+    group = group_named(report, q.raw)
+    if group is not None:
+        return _group_calls(group, kind, noun)
+    sized = _sized_calls(report, kind, noun, q.raw) if kind in ("reads", "writes") else None
+    if sized is not None:
+        return sized
+    if kind in ("reads", "writes") and re.search(r"\b(each|every|per) (rank|process|proc|task)\b", q.raw.lower()):
+        spread = _calls_per_rank(report, kind, noun)
+        if spread is not None:
+            return spread
+    per = [(i.name, int(getattr(i.calls, kind))) for i in report.interfaces if getattr(i.calls, kind)]
+    if not per:
+        return f"None: the log counts no {noun} in any module.", [exact(0, "bare")], [], []
+    per.sort(key=lambda x: -x[1])
+    first, n = per[0]
+    text = f"The job made {n:,} {noun} at {first}"
+    if len(per) > 1:
+        text += " (" + "; ".join(f"{m:,} at {name}" for name, m in per[1:]) + ")"
+    return text + ".", [exact(m, "bare") for _, m in per], [], []
+
+
+def _asked_size(question: str) -> list[int]:
+    """The request size a question names ("8 KiB writes", "4k reads", "1MB"), in bytes: both readings of a
+    decimal unit (8 KB is 8,000 or 8,192 B to most users)."""
+    m = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|kb|mb|gb|kib|mib|gib|b|bytes?)\b", question.lower())
+    if m is None:
+        return []
+    n, unit = float(m.group(1)), m.group(2)
+    if unit in ("b", "byte", "bytes"):
+        return [round(n)]
+    power = "kmg".index(unit[0]) + 1
+    sizes = {round(n * 1024**power)}
+    if "i" not in unit:
+        sizes.add(round(n * 1000**power))
+    return sorted(sizes)
+
+
+def _sized_calls(report: Report, kind: str, noun: str, question: str) -> _Out:
+    """ "How many 8 KiB writes did the run do?": the requests of that size in Darshan's access-size table (four
+    sizes per record, reads and writes together), against the job's calls of the kind asked."""
+    sizes = _asked_size(question)
+    if not sizes:
+        return None
+    table = report.rank_table.access_sizes
+    hit = next((a for a in table if a.size in sizes), None)
+    if hit is None:
+        return None
+    posix = next((i for i in report.interfaces if i.name == "POSIX"), None)
+    mine = int(getattr(posix.calls, kind)) if posix is not None else 0
+    other = int(posix.calls.reads if kind == "writes" else posix.calls.writes) if posix is not None else 0
+    values = [exact(hit.count, "bare"), exact(hit.size, "bytes")]
+    if other == 0 and mine:
+        # Every POSIX request was of the kind asked, so the size table's count is of that kind alone
+        text = f"{hit.count:,} of the job's {mine:,} POSIX {noun} were {_b(hit.size)}."
+        values.append(exact(mine, "bare"))
+    else:
+        text = (
+            f"{hit.count:,} POSIX requests were {_b(hit.size)} (Darshan's size table counts reads and writes "
+            f"together), against {mine:,} {noun} and {other:,} "
+            f"{_CALL_NOUN.get('reads' if kind == 'writes' else 'writes', 'calls')} in all."
+        )
+        values += [exact(mine, "bare"), exact(other, "bare")]
+    return text, values, [], []
+
+
+def _calls_per_rank(report: Report, kind: str, noun: str) -> _Out:
+    """ "How many writes did each rank do, and how big?": the calls on each rank's own records, with their mean
+    size; a shared record's calls have no per-rank split, and the answer says so."""
+    rows = report.rank_table.ranks
+    counts = sorted(int(getattr(u, kind)) for u in rows)
+    if not counts or not counts[-1]:
+        return None
+    moved = [(u.bytes_read if kind == "reads" else u.bytes_written, int(getattr(u, kind))) for u in rows]
+    total_n = sum(n for _, n in moved)
+    size = sum(b for b, _ in moved) / total_n if total_n else 0.0
+    lo, mid, hi = counts[0], statistics.median(counts), counts[-1]
+    over = f"{total_n:,} in all over the {len(counts):,} ranks with records of their own"
+    if hi - lo <= 0.01 * hi:
+        text = f"Each rank made {mid:,.0f} {noun} of {_b(size)} on average ({over})."
+        values = [exact(mid, "bare"), exact(size, "bytes"), exact(total_n, "bare"), exact(len(counts), "bare")]
+    else:
+        text = f"Ranks made {lo:,} to {hi:,} {noun} each, {mid:,.0f} at the median, of {_b(size)} on average ({over})."
+        values = [exact(lo, "bare"), exact(mid, "bare"), exact(hi, "bare"), exact(size, "bytes")]
+        values += [exact(total_n, "bare"), exact(len(counts), "bare")]
+    if report.rank_table.shared_files:
+        note, nv = _shared_note(report)
+        text += note
+        values += nv
+    return text, values, [], []
+
+
+def _file_compare(report: Report, q: Query) -> _Out:
+    """Two named files side by side: how long each took on its slowest rank (the time the job waited on it)."""
+    a = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    b = next((x for x in report.top_files if _named(x.path, q.file)), None)
+    if a is None or b is None or a.path == b.path:
+        return None
+
+    def took(f: FileUsage) -> float:
+        return f.slowest_s if f.slowest_s else f.io_time_s
+
+    long, short = (a, b) if took(a) >= took(b) else (b, a)
+    text = (
+        f"`{long.path}` takes longer: its slowest rank spent {_s(took(long))} on it, against {_s(took(short))} on "
+        f"`{short.path}` (summed over ranks: {_s(long.io_time_s)} against {_s(short.io_time_s)})."
+    )
+    values = [exact(took(long), "seconds"), exact(took(short), "seconds")]
+    values += [exact(long.io_time_s, "seconds"), exact(short.io_time_s, "seconds")]
+    return text, values, [long.path, short.path], []
+
+
+def _group(report: Report, q: Query) -> _Out:
+    g = group_named(report, q.raw)
+    if g is None:
+        return None
+    if q.yes_no and q.direction in ("read", "write"):
+        some = g.files_read if q.direction == "read" else g.files_written
+        moved = g.bytes_read if q.direction == "read" else g.bytes_written
+        verb, prep = ("read", "from") if q.direction == "read" else ("wrote", "to")
+        if not some:
+            return (
+                f"No: the job {verb} no data {prep} the {g.files:,} files named `{g.pattern}`"
+                + (f" ({g.opens:,} opens, {g.stats:,} stats)." if g.opens else "."),
+                [exact(g.files, "bare"), exact(g.opens, "bare"), exact(g.stats, "bare")],
+                [],
+                [],
+            )
+        return (
+            f"Yes: the job {verb} {_b(moved)} {prep} {some:,} of the {g.files:,} files named `{g.pattern}`.",
+            [exact(moved, "bytes"), exact(some, "bare"), exact(g.files, "bare")],
+            [],
+            [],
+        )
+    # "how many bytes went to the out.* files?" asks what moved, not only how many files
+    asks_bytes = re.search(r"\b(bytes|how much|how big|how large|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
+    return _group_answer(g, q, moved=bool(asks_bytes))
+
+
+def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
+    values = [exact(g.files, "bare")]
+    some = {"read": g.files_read, "write": g.files_written}.get(q.direction)
+    if not moved and some == 0:
+        verb = "read" if q.direction == "read" else "written"
+        return (
+            f"None of the {g.files:,} files named `{g.pattern}` was {verb}"
+            + (f" ({g.opens:,} opens, {g.opens / g.files:,.0f} per file, and no bytes)." if g.opens else "."),
+            [exact(g.files, "bare"), exact(g.opens, "bare"), exact(g.opens / g.files, "bare")],
+            [],
+            [],
+        )
+    if not moved and some is not None and 0 < some < g.files:
+        # "How many restart files were written?": those of the pattern the job wrote to, not all it opened.
+        verb = "read" if q.direction == "read" else "wrote"
+        moved_b = g.bytes_read if q.direction == "read" else g.bytes_written
+        return (
+            f"The job {verb} {some:,} of the {g.files:,} files named `{g.pattern}` ({_b(moved_b)}).",
+            [exact(some, "bare"), exact(g.files, "bare"), exact(moved_b, "bytes")],
+            [],
+            [],
+        )
+    if moved or q.direction != "both":
+        if q.direction == "read" or (q.direction == "both" and g.bytes_read and not g.bytes_written):
+            did = f"read {_b(g.bytes_read)} from"
+            values.append(exact(g.bytes_read, "bytes"))
+        elif q.direction == "write" or not g.bytes_read:
+            did = f"wrote {_b(g.bytes_written)} to"
+            values.append(exact(g.bytes_written, "bytes"))
+        else:
+            did = f"wrote {_b(g.bytes_written)} to and read {_b(g.bytes_read)} from"
+            values += [exact(g.bytes_written, "bytes"), exact(g.bytes_read, "bytes")]
+        text = f"The job {did} {g.files:,} files named `{g.pattern}`"
+    else:
+        text = f"The job did I/O on {g.files:,} files named `{g.pattern}`"
+    extra = []
+    if g.opens:
+        extra.append(f"{g.opens:,} opens, {g.opens / g.files:,.0f} per file")
+        values += [exact(g.opens, "bare"), exact(g.opens / g.files, "bare")]
+    if g.io_time_s > 0:
+        extra.append(f"{_s(g.io_time_s)} of I/O summed over ranks")
+        values.append(exact(g.io_time_s, "seconds"))
+    return text + (f" ({', '.join(extra)})" if extra else "") + ".", values, [], []
+
+
+def _file_balance(report: Report, q: Query) -> _Out:
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    t = report.rank_table
+    slow = next((r for r in t.shared_slowest if r.path == f.path), None)
+    fast = next((r for r in t.shared_fastest if r.path == f.path), None)
+    if slow is None or fast is None or slow.bytes is None or fast.bytes is None:
+        return None
+    uneven = slow.bytes >= 2 * max(fast.bytes, 1) or slow.seconds >= 2 * max(fast.seconds, 1e-3) + 1.0
+    asked_uneven = bool(re.search(r"\b(imbalanced|unbalanced)\b", q.raw.lower()))
+    yes = uneven if asked_uneven else not uneven
+    text = (
+        f"{'Yes' if yes else 'No'}: of `{f.path}`'s {f.ranks:,} ranks, Darshan kept the slowest, rank {slow.rank}, at "
+        f"{_b(slow.bytes)} in {_s(slow.seconds)}, and the fastest, rank {fast.rank}, at {_b(fast.bytes)} in "
+        f"{_s(fast.seconds)}."
+    )
+    values = [exact(slow.bytes, "bytes"), exact(slow.seconds, "seconds"), exact(fast.bytes, "bytes")]
+    values += [exact(fast.seconds, "seconds"), exact(f.ranks, "bare")]
+    return text, values, [f.path], [slow.rank, fast.rank]
+
+
+def _file_per_rank(report: Report, q: Query) -> _Out:
+    """Each rank's bytes on one named file: from its own records, or from the fastest and slowest rank a shared
+    record keeps (equal bytes at both ends: the ranks moved the same amount, as far as Darshan kept)."""
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    read = q.direction == "read" or (q.direction == "both" and f.bytes_read > f.bytes_written)
+    verb, total = ("read", f.bytes_read) if read else ("wrote", f.bytes_written)
+    if f.only_rank is not None:
+        text = f"Only rank {f.only_rank} used `{f.path}`: it {verb} {_b(total)}."
+        return ("No: " + _lower_first(text) if q.yes_no else text), [exact(total, "bytes")], [f.path], [f.only_rank]
+    fast, slow = f.kept_fastest, f.kept_slowest
+    if fast is None or slow is None or fast.bytes is None or slow.bytes is None:
+        return None
+    # Darshan keeps a shared record's bytes per rank only for these two; moved bytes may be reads and writes
+    per = total / f.ranks if f.ranks else 0.0
+    even = abs(slow.bytes - fast.bytes) <= 0.01 * max(slow.bytes, 1)
+    values = [exact(slow.bytes, "bytes"), exact(total, "bytes"), exact(f.ranks, "bare")]
+    if even:
+        text = (
+            f"every one of `{f.path}`'s {f.ranks:,} ranks {verb} {_b(slow.bytes)} as far as Darshan kept: its one "
+            "shared record keeps only the fastest and the slowest rank"
+            + (
+                f" (rank {fast.rank} for both)"
+                if fast.rank == slow.rank
+                else f" (rank {fast.rank} and rank {slow.rank})"
+            )
+            + f", and each moved {_b(slow.bytes)} ({_b(total)} in all, {_b(per)} per rank on average)"
+        )
+        values.append(exact(per, "bytes"))
+        word = "Yes: " if q.yes_no else ""
+        return f"{word}{text[0].upper() if not word else text[0]}{text[1:]}.", values, [f.path], [fast.rank, slow.rank]
+    text = (
+        f"the ranks of `{f.path}` moved different amounts: Darshan kept its slowest rank, rank {slow.rank}, at "
+        f"{_b(slow.bytes)} and its fastest, rank {fast.rank}, at {_b(fast.bytes)} ({_b(total)} {verb} in all over "
+        f"{f.ranks:,} ranks; the others' shares are not kept)"
+    )
+    values.append(exact(fast.bytes, "bytes"))
+    word = "No: " if q.yes_no else ""
+    return f"{word}{text[0].upper() if not word else text[0]}{text[1:]}.", values, [f.path], [fast.rank, slow.rank]
+
+
+def _interface_files(report: Report, q: Query) -> _Out:
+    i = next((x for x in report.interfaces if x.name.split(" (")[0] == q.target and x.records), None)
+    if i is None:
+        text, values = _no_module(report, q.target or "")
+        return f"None: {text}.", values, [], []
+    if re.search(r"\bopen", q.raw.lower()):
+        # "How many files did POSIX open?": its opens, which can be none for a file it only stat'ed.
+        c = i.calls
+        if not c.opens:
+            return (
+                f"{i.name} opened 0 files: its {i.files:,} file record(s) hold no open call"
+                + (f", only {c.stats:,} stat call(s)." if c.stats else "."),
+                [exact(0, "bare"), exact(i.files, "bare"), exact(c.stats, "bare")],
+                [],
+                [],
+            )
+        return (
+            f"{i.name} has records of {i.files:,} file(s), with {c.opens:,} opens.",
+            [exact(i.files, "bare"), exact(c.opens, "bare")],
+            [],
+            [],
+        )
+    return f"{i.name} has records of {i.files:,} file(s).", [exact(i.files, "bare")], [], []
+
+
+def _file_ranks(report: Report, q: Query) -> _Out:
+    """Which ranks used a named file: the one rank whose own records hold it all, every rank of a shared record
+    (with the slowest Darshan kept), or how many ranks had records of it."""
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None:
+        return None
+    verb = {"read": "read", "write": "wrote"}.get(q.direction, "used")
+    moved = f.bytes_read if q.direction == "read" else f.bytes_written if q.direction == "write" else None
+    what = f" ({_b(moved)})" if moved else ""
+    values = [exact(moved, "bytes")] if moved else []
+    if f.only_rank is not None:
+        text = f"Rank {f.only_rank} alone {verb} `{f.path}`{what}, in {_s(f.io_time_s)} of I/O."
+        if q.yes_no:
+            # "Is one rank doing all the writing of X?"
+            text = f"Yes: {_lower_first(text)}"
+        return text, [*values, exact(f.io_time_s, "seconds")], [f.path], [f.only_rank]
+    n = report.job.nprocs
+    lay = next((x for x in report.lustre_layouts if x.path == f.path), None)
+    if lay is not None and f.layer == "MPI-IO" and re.search(r"\bposix\b|\bfile ?system\b|\bdisk\b", q.raw.lower()):
+        # Beneath collective MPI-IO only the aggregators reach the file system: the POSIX writers (readers).
+        k = lay.readers if q.direction == "read" else lay.writers
+        verb2 = "read" if q.direction == "read" else "wrote"
+        text = f"{k:,} rank(s) {verb2} `{f.path}` at the POSIX level, of the {f.ranks:,} that used it through MPI-IO"
+        if k < f.ranks and f.collective:
+            text += " (collective buffering: only the aggregators reach the file system)"
+        text += "."
+        return text, [exact(k, "bare"), exact(f.ranks, "bare")], [f.path], []
+    if q.yes_no:
+        text = f"No: {f.ranks:,} ranks {verb} `{f.path}`{what}, not one alone."
+        return text, [exact(f.ranks, "bare"), *values], [f.path], []
+    if _every_rank(report, f):
+        slow = next((k for which, k in _kept_ranks(report, q.target) if which == "slowest"), None)
+        text = f"All {n:,} ranks {verb} `{f.path}`{what}: Darshan kept one shared record for it"
+        if slow is not None:
+            text += f", and rank {slow.rank} as its slowest, with {_s(slow.seconds)}"
+            values.append(exact(slow.seconds, "seconds"))
+        return text + ".", values, [f.path], [slow.rank] if slow is not None else []
+    text = f"{f.ranks:,} rank(s) {verb} `{f.path}`{what}, each with a record of its own."
+    return text, [exact(f.ranks, "bare"), *values], [f.path], []
+
+
+def _file_why(report: Report, q: Query) -> _Out:
+    """Why one named file is slow: the costliest problem that names it, with its numbers and fix."""
+    target = q.target or ""
+    if "." not in target.strip(".") or name_pattern(target) or _glob_group(report, q.raw) is not None:
+        # A loose word ("the species yaml configs") or a pattern names a group of files: answered for the group
+        loose = [g for g in report.file_groups if target and _group_has(g, target)]
+        group = (
+            _glob_group(report, q.raw)
+            or group_named(report, q.raw)
+            or max(loose, key=lambda g: (g.files, g.io_time_s), default=None)
+        )
+        if group is not None and group.files >= 2:
+            return _group_why(report, group, q)
+    naming = [
+        f
+        for f in report.findings
+        if f.severity in (Severity.CRITICAL, Severity.WARNING)
+        and f.impact is not None
+        and f.impact.seconds
+        and any(_named(fe.path, q.target) for fe in f.files)
+    ]
+    if not naming:
+        return _file_why_unpriced(report, q)
+    from iodiag.analysis.verdict import action_for, by_verdict
+
+    # The verdict's ranking first (a cause before the imbalance it explains), then the cost.
+    place = by_verdict(report.verdict)
+    f = min(naming, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
+    path = next(fe.path for fe in f.files if _named(fe.path, q.target))
+    seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
+    named = f"{f.code}: {f.subject}" if f.subject else f.code
+    todo = action_for(f)
+    usage = next((x for x in report.top_files if x.path == path), None)
+    values = [exact(seconds, "seconds")]
+    took = ""
+    if usage is not None and usage.slowest_s:
+        # How long the file's I/O took (its slowest rank), beside what the cause costs.
+        who = f" (rank {usage.slowest_rank})" if usage.slowest_rank is not None and usage.ranks > 1 else ""
+        if usage.only_rank is not None and report.job.nprocs > 1:
+            who = f" (rank {usage.only_rank}, the only rank that used it)"
+        on = f", on {_FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in _FS_NAMES else ""
+        profile, pv = _request_profile(usage, q.direction)
+        moved = usage.bytes_read + usage.bytes_written
+        # The rate the job saw on it: every byte over the time its slowest rank took
+        rate = f"{_b(moved / usage.slowest_s)}/s" if moved and usage.slowest_s > 0 else ""
+        if rate:
+            who = f" ({who[2:-1]}, {rate})" if who else f" ({rate})"
+        took = f"{on} took {_s(usage.slowest_s)} on its slowest rank{who}{profile}{',' if profile else ''} and"
+        values[:0] = [exact(usage.slowest_s, "seconds"), *pv]
+        if rate:
+            values.append(exact(moved / usage.slowest_s, "rate"))
+    also = ""
+    second = [x for x in naming if x.code != f.code]
+    if second:
+        # The next problem on the same file, by the same ranking: "also M03 (8,192 independent writes)".
+        n = min(second, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
+        also = f"; also {n.code}" + (f" ({n.subject})" if n.subject else "")
+    spread, sv = _aggregators(report, usage) if usage is not None else ("", [])
+    if not spread:
+        spread, sv = _kept_spread(report, path)
+    values += sv
+    took = f"{took[: -len(' and')].rstrip(',')}{spread}, and" if spread and took.endswith(" and") else took
+    text = f"`{path}`{took} is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
+        f": {_lower_first(todo).rstrip('.')}" if todo else ""
+    )
+    return text + also + ".", values, [path], []
+
+
+def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
+    """Why a group of files is slow: its per-rank time and calls, and the costliest finding naming its files."""
+    rx = group_regex(g)
+    naming = [
+        f
+        for f in report.findings
+        if f.severity in (Severity.CRITICAL, Severity.WARNING)
+        and f.impact is not None
+        and f.impact.seconds
+        and any(rx.fullmatch(fe.path) for fe in f.files)
+    ]
+    run = report.job.runtime_s
+    per = _per_rank(g)
+    if not naming:
+        # A job-level cause names no files (a metadata storm counts calls, not paths): it explains the group
+        # when its cost is the group's own time per rank
+        naming = [
+            f
+            for f in report.findings
+            if f.severity in (Severity.CRITICAL, Severity.WARNING)
+            and not f.files
+            and f.impact is not None
+            and f.impact.seconds
+            and 0.5 * per <= f.impact.seconds <= 1.2 * per
+        ]
+    c = g.calls
+    calls = [(n, w) for n, w in ((g.opens, "opens"), (g.stats, "stats"), (c.reads, "reads"), (c.writes, "writes")) if n]
+    # Per file too, where the files were used alike ("999,999 reads, 90,909 per file")
+    said = ", ".join(
+        f"{n:,} {w}" + (f" ({n / g.files:,.0f} per file)" if g.files > 1 and n > g.files else "") for n, w in calls
+    )
+    share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
+    over = f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else ""
+    fs = _FS_NAMES.get(g.file_system or "", "")
+    mostly, meta_values = _mostly_metadata(g.meta_time_s, g.io_time_s)
+    text = (
+        f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {_s(per)} per rank{over}{share}"
+        f"{mostly}, with {said} "
+        f"({_b(g.bytes_read + g.bytes_written)} moved)"
+    )
+    values = [exact(g.files, "bare"), exact(per, "seconds"), *meta_values, *(exact(n, "bare") for n, _ in calls)]
+    values.append(exact(g.bytes_read + g.bytes_written, "bytes"))
+    if run > 0:
+        values.append(exact(per / run * 100, "percent"))
+    if not naming:
+        return text + "; no finding prices them as a problem.", values, [], []
+    from iodiag.analysis.verdict import action_for, by_verdict
+
+    place = by_verdict(report.verdict)
+    f = min(naming, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
+    seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
+    named = f"{f.code}: {f.subject}" if f.subject else f.code
+    todo = action_for(f)
+    text += f", and are slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
+        f": {_lower_first(todo).rstrip('.')}" if todo else ""
+    )
+    return text + ".", [*values, exact(seconds, "seconds")], [], []
+
+
+def _file_why_unpriced(report: Report, q: Query) -> _Out:
+    """No priced finding names the file: its own time and rate, and what the log notes about it (an info finding
+    still says how it was used, e.g. 998,400 reads of 4 KiB), beside another file the question names."""
+    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    if f is None or f.io_time_s <= 0:
+        return None
+    moved = f.bytes_read + f.bytes_written
+    profile, pv = _request_profile(f, q.direction)
+    slowest = ""
+    if f.slowest_s and f.ranks > 1 and f.slowest_rank is not None:
+        slowest = f" ({_s(f.slowest_s)} on its slowest rank, rank {f.slowest_rank})"
+        pv = [exact(f.slowest_s, "seconds"), *pv]
+    text = (
+        f"`{f.path}` took {_s(f.io_time_s)} of I/O summed over its {f.ranks:,} rank(s){slowest} for {_b(moved)} "
+        f"({_b(moved / f.io_time_s)}/s){profile}"
+    )
+    values = [exact(f.io_time_s, "seconds"), exact(moved, "bytes"), exact(moved / f.io_time_s, "rate"), *pv]
+    spread, sv = _aggregators(report, f)
+    if not spread:
+        spread, sv = _kept_spread(report, f.path)
+    text += spread
+    values += sv
+    paths = [f.path]
+    other = next(
+        (x for x in report.top_files if x.path != f.path and q.raw and _named_in(x.path, q.raw)),
+        None,
+    )
+    if other is not None and other.io_time_s > 0:
+        o_moved = other.bytes_read + other.bytes_written
+        text += (
+            f", against {_s(other.io_time_s)} for {_b(o_moved)} ({_b(o_moved / other.io_time_s)}/s) on `{other.path}`"
+        )
+        values += [exact(other.io_time_s, "seconds"), exact(o_moved, "bytes"), exact(o_moved / other.io_time_s, "rate")]
+        paths.append(other.path)
+    share = report.io_share
+    causes = report.verdict.causes
+    took = f.slowest_s or f.io_time_s
+    if other is None and share is not None and causes and took < 0.25 * share.slowest_rank_io_s:
+        # The file is not where the time went: say where it did, in the same sentence
+        c = causes[0]
+        cause = report.finding(c.code)
+        subject = f": {cause.subject}" if cause is not None and cause.subject else ""
+        text += (
+            f"; that is little of the busiest rank's {_s(share.slowest_rank_io_s)} of I/O, which went mostly to "
+            f"{_lower_first(c.title)} ({c.code}{subject}), ≈ {_s(c.seconds)}"
+        )
+        values += [exact(share.slowest_rank_io_s, "seconds"), exact(c.seconds, "seconds")]
+    note = next(
+        (
+            x
+            for x in report.findings
+            if x.severity is not Severity.OK and x.files and any(_named(fe.path, q.target) for fe in x.files)
+        ),
+        None,
+    )
+    if note is not None:
+        text += f". {note.code} notes it: {note.message.split(' (Shown as info')[0].rstrip('.')}"
+    return text + ".", values, paths, []
+
+
+def _not_recorded(report: Report, q: Query) -> _Out:
+    asked = (q.target or "").lower()
+    if re.match(r"host|node|which (compute )?node|compute node|how many nodes|number of nodes", asked) and (
+        report.job.hosts
+    ):
+        # A DXT trace names the host of each rank's records.
+        hosts = report.job.hosts
+        # Host names come from the log: code spans keep them inert, like file names.
+        shown = ", ".join(quote(h) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
+        text = f"The DXT trace names {len(hosts)} host(s) (the hostname of each rank's records): {shown}."
+        return text, [exact(len(hosts), "bare")], [], []
+    if re.match(r"(which|what) (compute )?nodes?|node ?names?|hosts?|host ?names?", asked):
+        q = q.model_copy(update={"target": "which node or host each rank ran on (a DXT trace would)"})
+    if re.match(r"queue", asked):
+        q = q.model_copy(update={"target": "how long the job waited in the queue (only its start and end times)"})
+    if re.match(r"killed|exit|crash|terminat|finish", asked):
+        q = q.model_copy(update={"target": "whether the job was killed or exited cleanly (its exit status)"})
+    # "Can the log tell me how much memory it used?" is a yes/no question: no first.
+    whether = re.match(r"^\s*(can|could|does|do|did|is|was|will|would)\b", q.raw.lower())
+    return (
+        f"{'No: the' if whether else 'The'} log does not record {q.target or 'that'}: Darshan keeps I/O counters "
+        "per file and rank (and, with DXT, each read and write with its host), not the job's hosts without DXT, "
+        "memory, processors, page cache, exit status or network (MPI communication is counted only by the "
+        "optional APMPI module).",
+        [],
+        [],
+        [],
+    )

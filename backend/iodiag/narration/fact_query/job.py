@@ -1,0 +1,970 @@
+"""Answers about the job and its layers: bytes, interfaces, file systems, stripes and OSTs, collective I/O, rates
+and shares."""
+
+from __future__ import annotations
+
+import re
+
+from iodiag.analysis.models import (
+    Report,
+    Severity,
+)
+from iodiag.analysis.verdict import percent
+from iodiag.narration.fact_query.common import (
+    _FS_NAMES,
+    _aggregators,
+    _b,
+    _beneath,
+    _counted,
+    _family,
+    _lower_first,
+    _moved,
+    _no_module,
+    _Out,
+    _ranks_on_slow_ost,
+    _s,
+    _totals,
+)
+from iodiag.narration.fact_query.files import _group_answer
+from iodiag.narration.fact_query.names import _named, group_named, group_regex
+from iodiag.narration.fact_query.query import Query, _by_direction
+from iodiag.narration.fact_query.vocabulary import _MOST_OF, BOUND_SHARE, _asked_file_systems
+from iodiag.narration.quantities import Quantity, exact
+from iodiag.narration.untrusted import quote
+
+
+def _uses(report: Report, q: Query) -> _Out:
+    name = q.target or ""
+    names = (
+        ("HDF5", "H5D", "H5F")
+        if name == "HDF5"
+        else ("PnetCDF", "PNETCDF_FILE", "PNETCDF_VAR")
+        if (name == "PnetCDF")
+        else (name,)
+    )
+    rows = [i for i in report.interfaces if i.name in names or i.name.startswith(f"{name} (")]
+    used = [i for i in rows if i.records > 0]
+    held = [m for m in report.job.modules if m.name in names and m.records > 0]
+    if not used and held:
+        # The module is in the log though no data counters made an interface row (PnetCDF file records only)
+        said = ", ".join(f"{m.name} ({m.records:,} record(s))" for m in held)
+        return f"Yes: the log holds {said}: the job used {name}.", [exact(m.records, "bare") for m in held], [], []
+    if not used:
+        went = [i for i in report.interfaces if i.records > 0]
+        # With what the other interfaces moved: "through STDIO (45.78 MiB written in 500,000 writes)"
+        present = (
+            ", ".join(
+                f"{i.name} ({_b(i.bytes_written)} written, {_b(i.bytes_read)} read, {i.operations:,} operations)"
+                for i in went[:3]
+            )
+            or "no instrumented interface"
+        )
+        values = [exact(n, "bytes") for i in went[:3] for n in (i.bytes_written, i.bytes_read)]
+        values += [exact(i.operations, "bare") for i in went[:3]]
+        return f"No: the log has no {name} records; the job's I/O went through {present}.", values, [], []
+    i = max(used, key=lambda x: x.bytes_read + x.bytes_written)
+    ops = i.operations
+    moved = i.bytes_read + i.bytes_written
+    if q.data and moved == 0 and all(r.name.endswith("(files)") for r in used):
+        f = used[0]
+        kind = "dataset (H5D)" if name == "HDF5" else "variable (PNETCDF_VAR)" if name == "PnetCDF" else "data"
+        return (
+            f"No: the log has no {kind} records: the job only opened {f.files:,} {name} file(s), and no data moved "
+            f"through {name}.",
+            [exact(f.files, "bare")],
+            f.top_paths[:2],
+            [],
+        )
+    family = [r for r in report.interfaces if r.records and (r.name == name or r.name.startswith(f"{name} ("))]
+    by_file = next((r for r in family if r.name.endswith("(files)")), i)
+    paths = by_file.top_paths or i.top_paths
+    on = ""
+    if paths and by_file.files:
+        shown = ", ".join(f"`{x}`" for x in paths[:2])
+        on = f" on {by_file.files:,} file(s), " + ("" if by_file.files <= 2 else "among them ") + shown
+    text = (
+        f"Yes: {i.name} shows {ops:,} operations moving {_b(moved)} "
+        f"({_b(i.bytes_written)} written, {_b(i.bytes_read)} read) in {i.records:,} record(s){on}."
+    )
+    return (
+        text,
+        [
+            exact(ops, "bare"),
+            exact(moved, "bytes"),
+            exact(i.bytes_written, "bytes"),
+            exact(i.bytes_read, "bytes"),
+            exact(i.records, "bare"),
+        ],
+        [],
+        [],
+    )
+
+
+def _top_interface(report: Report, q: Query) -> _Out:
+    rows = [i for i in _counted(report) if _moved(i) > 0]
+    if not rows:
+        return None
+    total = sum(_moved(i) for i in rows)
+    rows.sort(key=lambda i: -_moved(i))
+    top = rows[0]
+    moved = _moved(top)
+    rest = "; ".join(f"{i.name} {_b(_moved(i))}" for i in rows[1:3])
+    text = f"{top.name} did most of the I/O: {_b(moved)} of the job's {_b(total)} ({percent(moved / total)})" + (
+        f", against {rest}." if rest else "."
+    )
+    values = [exact(moved, "bytes"), exact(total, "bytes"), exact(moved / total * 100, "percent")]
+    values += [exact(_moved(i), "bytes") for i in rows[1:3]]
+    return text, values, [], []
+
+
+def _job_info(report: Report, q: Query) -> _Out:
+    j = report.job
+    if q.target == "exe":
+        exe = j.exe.strip()
+        if not exe or re.fullmatch(r"\d+( .*)?", exe):
+            return (
+                "The log does not name the program: its executable is recorded only as an anonymized number "
+                f"({quote(exe or 'none')}).",
+                [],
+                [],
+                [],
+            )
+        return f"The log was written by {quote(exe)}, run on {j.nprocs:,} rank(s).", [exact(j.nprocs, "bare")], [], []
+    if q.target == "version":
+        return f"Darshan {j.darshan_version} wrote this log (log format {j.log_format}).", [], [], []
+    mods = [m for m in j.modules if m.records or m.loaded]
+    if not mods:
+        return "None: the log holds no module records at all (no I/O was instrumented).", [], [], []
+    parts = ", ".join(f"{m.name} ({m.records:,} records{', partial' if m.partial else ''})" for m in mods)
+    return f"The log holds {len(mods)} module(s): {parts}.", [exact(m.records, "bare") for m in mods], [], []
+
+
+def _absent(report: Report, q: Query) -> _Out:
+    """ "Why are there no POSIX numbers?", "why don't I see my data files?": which modules the log holds."""
+    name = q.target or "POSIX"
+    if _family(report, name) and (q.target or any(i.name == "MPI-IO" and i.records for i in report.interfaces)):
+        return None  # it is there: the question is about something else
+    if q.target is None and _family(report, "POSIX"):
+        return None
+    held = [i for i in _counted(report) if i.records]
+    if q.target is None and len(held) == 1 and held[0].files <= 3 and held[0].top_paths:
+        # "Why don't I see my data files?": the log holds only these few files.
+        i = held[0]
+        shown = ", ".join(f"`{p}`" for p in i.top_paths[:3])
+        return (
+            f"The log holds only {i.name} records, of {i.files:,} file(s) ({shown}): it has no POSIX or MPI-IO "
+            f"module, so Darshan recorded no other file I/O of this job.",
+            [exact(i.files, "bare")],
+            i.top_paths[:3],
+            [],
+        )
+    text, values = _no_module(report, name)
+    return text[0].upper() + text[1:] + ".", values, [], []
+
+
+def _datasets(report: Report, q: Query) -> _Out:
+    """HDF5 datasets: how many the job touched, or its dataset reads and writes (H5D records)."""
+    if q.target == "names":
+        # The names the log holds for datasets (H5D) and variables (PNETCDF_VAR): "file:/dataset".
+        rows = [i for i in report.interfaces if i.records and i.name in ("HDF5", "PnetCDF") and i.top_paths]
+        if not rows:
+            return None
+        parts = [
+            f"{i.name} {'dataset' if i.name == 'HDF5' else 'variable'} record(s): "
+            + ", ".join(f"`{p}`" for p in i.top_paths[:4])
+            + (f" and {i.files - 4:,} more" if i.files > 4 else "")
+            for i in rows
+        ]
+        return "The log names " + "; ".join(parts) + ".", [], [p for i in rows for p in i.top_paths[:4]], []
+    d = next((i for i in report.interfaces if i.name == "HDF5" and i.records), None)  # the H5D (dataset) row
+    f = next((i for i in report.interfaces if i.name.startswith("HDF5 (file") and i.records), None)
+    if d is None:
+        opened = f"; HDF5 only opened {f.files:,} file(s) ({f.records:,} H5F records)" if f else ""
+        return (
+            f"None: 0 HDF5 dataset reads or writes are recorded, because the log has no dataset (H5D) records{opened}.",
+            [exact(0, "bare")] + ([exact(f.files, "bare"), exact(f.records, "bare")] if f else []),
+            [],
+            [],
+        )
+    shown = ", ".join(f"`{p}`" for p in d.top_paths[:2])
+    if q.target == "count":
+        text = (
+            f"The job touched {d.files:,} HDF5 dataset(s) ({shown}), with {d.calls.reads:,} reads and "
+            f"{d.calls.writes:,} writes moving {_b(d.bytes_read + d.bytes_written)}."
+        )
+    else:
+        r, w = d.calls.reads, d.calls.writes
+        did = _by_direction(
+            q.direction,
+            f"{r:,} dataset reads",
+            f"{w:,} dataset writes",
+            f"{r:,} dataset reads and {w:,} dataset writes",
+        )
+        text = f"HDF5 did {did} on {d.files:,} dataset(s) ({shown}), moving {_b(d.bytes_read + d.bytes_written)}."
+    values = [exact(d.files, "bare"), exact(d.calls.reads, "bare"), exact(d.calls.writes, "bare")]
+    return text, [*values, exact(d.bytes_read + d.bytes_written, "bytes")], d.top_paths[:2], []
+
+
+def _iface_bytes(report: Report, q: Query) -> _Out:
+    rows = _family(report, q.target)
+    if not rows:
+        text, values = _no_module(report, q.target or "")
+        return f"None: {text}.", values, [], []
+    i = rows[0]
+    if q.direction in ("read", "write"):
+        # "How many bytes went through pnetcdf writes?": the direction asked first, with its calls.
+        w = q.direction == "write"
+        moved, calls, other = (
+            (i.bytes_written, i.calls.writes, i.bytes_read)
+            if w
+            else (
+                i.bytes_read,
+                i.calls.reads,
+                i.bytes_written,
+            )
+        )
+        verb, rest = ("wrote", "read") if w else ("read", "wrote")
+        return (
+            f"{i.name} {verb} {_b(moved)}" + (f" in {calls:,} calls" if calls else "") + f" (and {rest} {_b(other)}).",
+            [exact(moved, "bytes"), exact(calls, "bare"), exact(other, "bytes")],
+            [],
+            [],
+        )
+    return (
+        f"{i.name} moved {_b(i.bytes_read + i.bytes_written)}: {_b(i.bytes_written)} written and "
+        f"{_b(i.bytes_read)} read.",
+        [exact(i.bytes_read + i.bytes_written, "bytes"), exact(i.bytes_written, "bytes"), exact(i.bytes_read, "bytes")],
+        [],
+        [],
+    )
+
+
+def _job_bytes(report: Report, q: Query) -> _Out:
+    group = group_named(report, q.raw)
+    if group is not None:
+        return _group_answer(group, q, moved=True)
+    read, written = _totals(report)
+    if read + written == 0 and not any(i.records for i in report.interfaces):
+        return "None: the log records no I/O at all (no instrumented module has records).", [], [], []
+    key = (lambda f: -f.bytes_read) if q.direction == "read" else (lambda f: -f.bytes_written)
+    files = sorted(report.top_files, key=key)[:3]
+    if q.direction == "read":
+        files = [f for f in files if f.bytes_read]
+        head = f"The job read {_b(read)}"
+        tail = ", most from " + ", ".join(f"`{f.path}` ({_b(f.bytes_read)})" for f in files) if files else ""
+    elif q.direction == "write":
+        files = [f for f in files if f.bytes_written]
+        head = f"The job wrote {_b(written)}"
+        tail = ", most to " + ", ".join(f"`{f.path}` ({_b(f.bytes_written)})" for f in files) if files else ""
+    else:
+        head, tail, files = f"The job wrote {_b(written)} and read {_b(read)}", "", []
+    values = [exact(read, "bytes"), exact(written, "bytes")]
+    if q.yes_no and q.direction in ("read", "write") and q.split:
+        # "Is it all reads?", "does it read much?": judged on the direction's share of the bytes moved
+        mine, other = (read, written) if q.direction == "read" else (written, read)
+        asked = q.raw.lower()
+        bar = (
+            0.95
+            if re.search(r"\b(all|only|just)\b", asked)
+            else 0.5
+            if re.search(r"\b(mostly|mainly|primarily|heavy|intensive|dominated)\b", asked)
+            else 0.1
+        )
+        yes = mine + other > 0 and mine >= bar * (mine + other)
+        verb = "written" if q.direction == "read" else "read"
+        head = f"{'Yes' if yes else 'No'}: {_lower_first(head)}, against {_b(other)} {verb}" + (
+            f" ({percent(mine / (mine + other))} of the bytes moved)" if mine + other else ""
+        )
+        values.append(exact(other, "bytes"))
+        if mine + other:
+            values.append(exact(mine / (mine + other) * 100, "percent"))
+    elif q.yes_no and q.direction in ("read", "write"):
+        # "did it write anything?": yes or no first, from the bytes
+        head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + _lower_first(head)
+    values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
+    # Through which interface: each counted layer's own bytes, in the same sentence ("at STDIO", since "through
+    # STDIO" reads as the STDIO-bulk finding to the verifier).
+    per = [
+        (
+            i.name,
+            i.own_bytes_read if q.direction == "read" else i.own_bytes_written if q.direction == "write" else _moved(i),
+        )
+        for i in _counted(report)
+    ]
+    per = sorted([(name, n) for name, n in per if n > 0], key=lambda x: -x[1])
+    if len(per) == 1:
+        head += f" (all at {per[0][0]})"
+    elif per and per[0][1] >= 0.99 * sum(n for _, n in per):
+        # The leading layer's bytes would print as the total itself: one number per fact.
+        head += (
+            f" (nearly all through {per[0][0]}; " + ", ".join(f"{_b(n)} through {name}" for name, n in per[1:]) + ")"
+        )
+        values += [exact(n, "bytes") for _, n in per[1:]]
+    elif per:
+        head += " (" + ", ".join(f"{_b(n)} at {name}" for name, n in per) + ")"
+        values += [exact(n, "bytes") for _, n in per]
+    below, bv = _beneath(report, read, written, q.direction)
+    return f"{head}{tail}.{below}", values + bv, [f.path for f in files], []
+
+
+def _file_system(report: Report, q: Query) -> _Out:
+    files = sorted(
+        report.top_files,
+        key=(lambda f: -f.bytes_written)
+        if q.direction == "write"
+        else (lambda f: -f.bytes_read)
+        if q.direction == "read"
+        else (lambda f: -(f.bytes_read + f.bytes_written)),
+    )
+    files = [f for f in files if f.file_system]
+    group = None if q.target else group_named(report, q.raw)
+    if group is not None:
+        # "which filesystem are the test h5 files on?": a file of that group, not the busiest file
+        rx = group_regex(group)
+        members = [f for f in files if rx.fullmatch(f.path)]
+        if not members and group.file_system:
+            # None of its files is among the busiest: the group's own file system answers
+            fs = group.file_system
+            named = _FS_NAMES.get(fs, fs.upper() if len(fs) <= 4 else fs)
+            text = f"The {group.files:,} `{group.pattern}` files were on {named}."
+            return text, [exact(group.files, "bare")], [], []
+        files = members or files
+    files = [f for f in files if _named(f.path, q.target)] or files
+    if files:
+        f = files[0]
+        what = (
+            "named"
+            if q.target
+            else "output"
+            if q.direction == "write"
+            else "input"
+            if q.direction == "read"
+            else ("busiest")
+        )
+        others = sorted({g.file_system for g in report.top_files if g.file_system and g.file_system != f.file_system})
+        also = f"; other files were on {', '.join(o for o in others if o)}" if others else ""
+        fs = f.file_system or ""
+        named = {"lustre": "Lustre", "daos": "DAOS"}.get(fs, fs.upper() if len(fs) <= 4 else fs)
+        chunk = f", DFS chunk size {_b(f.chunk_size)}" if f.chunk_size else ""
+        text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved{chunk}){also}."
+        wanted = _asked_file_systems(q.raw)
+        if q.yes_no and wanted:
+            # "Is test.out on NFS?", "was it on a parallel file system like lustre or gpfs?": yes or no first
+            text = ("Yes: " if fs in wanted else "No: ") + _lower_first(text)
+        values = [exact(f.bytes_read + f.bytes_written, "bytes")]
+        values += [exact(f.chunk_size, "bytes")] if f.chunk_size else []
+        return text, values, [f.path], []
+    if report.file_system:
+        return f"Most of the job's bytes went to {report.file_system}.", [], [], []
+    return None
+
+
+def _osts(report: Report, q: Query) -> _Out:
+    if not report.osts:
+        fs = _FS_NAMES.get(report.file_system or "", report.file_system or "")
+        on = f": the job's data is on {fs}, which has no OSTs" if fs and fs != "Lustre" else ""
+        return f"The log has no Lustre layouts, so it names no OSTs{on}.", [], [], []
+    n = len(report.osts)
+    return f"The job's files landed on {n:,} OST(s).", [exact(n, "bare")], [], []
+
+
+def _collective(report: Report, q: Query) -> _Out:
+    most = bool(re.search(r"\b(most|majority|mostly)\b", q.raw.lower()))  # "were most writes collective?"
+    xl = report.cross_layer
+    mpi = next((la for la in (xl.job_layers if xl else []) if la.layer == "MPI-IO"), None)
+    if mpi is None:
+        return "No: the job made no MPI-IO calls, so no collective I/O.", [], [], []
+    on = next((f for f in xl.files if _named(f.path, q.target)), None) if xl is not None and q.target else None
+    own = on.layer("MPI-IO") if on is not None else None
+    if own is not None:
+        # "were the writes to can_I_out_h0.nc collective?": that file's own MPI-IO counts, not the job's
+        mpi = own
+    else:
+        on = None
+    cw, iw = mpi.collective_writes or 0, mpi.independent_writes or 0
+    cr, ir = mpi.collective_reads or 0, mpi.independent_reads or 0
+    if q.direction == "both" and cw + iw and cr + ir:
+        # Neither direction named and the job did both: both counts, the answer from them together.
+        coll, ind = cw + cr, iw + ir
+        answer = "Yes" if coll and coll >= ind else "Partly" if coll and not most else "No"
+        text = (
+            f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO calls ({cw:,} collective and {iw:,} "
+            f"independent writes, {cr:,} collective and {ir:,} independent reads)."
+        )
+        values = [exact(v, "bare") for v in (coll, ind, cw, iw, cr, ir)]
+        return text, values, [], []
+    if q.direction == "read":
+        coll, ind, verb = cr, ir, "reads"
+    elif q.direction == "write" or cw + iw:
+        coll, ind, verb = cw, iw, "writes"
+    else:
+        coll, ind, verb = cr, ir, "reads"
+    answer = "Yes" if coll and coll >= ind else "Partly" if coll and not most else "No"
+    asked = q.raw.lower()
+    values = [exact(coll, "bare"), exact(ind, "bare")]
+    of = f" to `{on.path}`" if on is not None else ""
+    if q.yes_no or not re.search(r"\b(how many|number of|count)\b", asked):
+        text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}{of}."
+    elif re.search(r"\bindependent\w*\b", asked):
+        text = f"{ind:,} of the {coll + ind:,} MPI-IO {verb} were independent ({coll:,} collective)."
+    else:
+        text = f"{coll:,} of the {coll + ind:,} MPI-IO {verb} were collective ({ind:,} independent)."
+    hdf5 = any(i.name == "HDF5" and i.records for i in report.interfaces)
+    if coll and ind and hdf5 and re.search(r"\bwhy\b", asked):
+        # Small independent calls beside collective data calls in an HDF5 job are, by HDF5's default, the
+        # library's own metadata (superblock, object headers), read or written by each rank independently
+        text = (
+            f"The {ind:,} independent MPI-IO {verb} beside {coll:,} collective ones are most likely the HDF5 "
+            "library's own file metadata (superblock, object headers), which HDF5 accesses independently from each "
+            "rank unless collective metadata is switched on (`H5Pset_all_coll_metadata_ops`, "
+            "`H5Pset_coll_metadata_write`)."
+        )
+    return text, values, [], []
+
+
+def _sharing(report: Report, q: Query) -> _Out:
+    t = report.rank_table
+    own_files = sum(u.files for u in t.ranks)
+    ranks = len(t.ranks)
+    if t.shared_files and not own_files:
+        return (
+            f"Shared: {t.shared_files:,} file(s) are shared by the ranks ({_b(t.shared_bytes)}); no rank has a "
+            "file of its own.",
+            [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes")],
+            [],
+            [],
+        )
+    if not t.shared_files:
+        return (
+            f"One per process: {ranks:,} rank(s) each used files of their own ({own_files:,} file records), "
+            "none shared by all ranks.",
+            [exact(ranks, "bare"), exact(own_files, "bare")],
+            [],
+            [],
+        )
+    return (
+        f"Both: {t.shared_files:,} shared file(s) ({_b(t.shared_bytes)}) and {own_files:,} records of files single "
+        f"ranks used on their own.",
+        [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes"), exact(own_files, "bare")],
+        [],
+        [],
+    )
+
+
+def _stripe(report: Report, q: Query) -> _Out:
+    out = _stripe_facts(report, q)
+    if out is None or not q.yes_no:
+        return out
+    # "Is X on a single OST?" / "is X striped across several OSTs?": yes or no first, from its stripe count.
+    text, values, paths, ranks = out
+    count = next((v.value for v in values if v.dim == "bare"), None) if paths else None
+    asked = q.raw.lower()
+    single = re.search(r"\b(single|one|1|only one|just one)\s+(ost|stripe)", asked)
+    several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked)
+    if count is None or not (single or several):
+        return out
+    yes = count == 1 if single else count > 1
+    return ("Yes: " if yes else "No: ") + _lower_first(text), values, paths, ranks
+
+
+def _stripe_facts(report: Report, q: Query) -> _Out:
+    asks_osts = bool(re.search(r"\bosts?\b", q.raw.lower()))
+    if q.target and (asks_osts or not any(_named(x.path, q.target) for x in report.lustre_layouts)):
+        # A named file beyond the assessed layouts: its own stripe counters.
+        f = next((x for x in report.top_files if _named(x.path, q.target) and x.stripe_count), None)
+        if f is not None and f.stripe_count and f.stripe_size:
+            on = ""
+            if f.osts:
+                shown = ", ".join(str(o) for o in f.osts[:8]) + (" ..." if len(f.osts) > 8 else "")
+                on = f", on OST{'s' if len(f.osts) > 1 else ''} {shown}"
+            return (
+                f"`{f.path}` has stripe count {f.stripe_count} and stripe size {_b(f.stripe_size)}{on}.",
+                [exact(f.stripe_count, "bare"), exact(f.stripe_size, "bytes"), *(exact(o, "bare") for o in f.osts[:8])],
+                [f.path],
+                [],
+            )
+    if not report.lustre_layouts:
+        fs = report.file_system or "a file system without Lustre layouts"
+        fs = _FS_NAMES.get(fs, fs)
+        no = "No: t" if q.yes_no else "T"
+        return (
+            f"{no}he log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.",
+            [],
+            [],
+            [],
+        )
+    named = [x for x in report.lustre_layouts if _named(x.path, q.target)] or report.lustre_layouts
+    lay = max(named, key=lambda x: x.bytes_moved)
+    osts = next((f.osts for f in report.top_files if f.path == lay.path and f.osts), [])
+    on = f" (OST{'s' if len(osts) > 1 else ''} {', '.join(str(o) for o in osts)})" if 0 < len(osts) <= 8 else ""
+    text = (
+        f"`{lay.path}` has stripe count {lay.stripe_count}{on} and stripe size {_b(lay.stripe_size)} for "
+        f"{_b(lay.bytes_moved)} moved by "
+        + (f"{lay.writers:,} writing rank(s)" if lay.writers or not lay.readers else f"{lay.readers:,} reading rank(s)")
+    )
+    values = [
+        *(exact(o, "bare") for o in (osts if len(osts) <= 8 else [])),
+        exact(lay.stripe_count, "bare"),
+        exact(lay.stripe_size, "bytes"),
+        exact(lay.bytes_moved, "bytes"),
+        exact(lay.writers, "bare"),
+        exact(lay.readers, "bare"),
+    ]
+    if not lay.fits and lay.command:
+        text += (
+            f"; for its size and the ranks using it, {lay.suggested_count} stripes of {_b(lay.suggested_size)} "
+            "would fit"
+        )
+        values += [exact(lay.suggested_count, "bare"), exact(lay.suggested_size, "bytes")]
+    return text + ".", values, [lay.path], []
+
+
+def _slow_ost(report: Report, q: Query) -> _Out:
+    f = report.finding("L04")
+    if f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING, Severity.INFO):
+        ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
+        count = next((int(m.value) for m in f.evidence if m.name == "ranks_on_slow_ost"), len(f.ranks))
+        hit, hv = _ranks_on_slow_ost(report, list(f.ranks), count)
+        todo = ""
+        if re.search(r"\b(do|fix|should|can)\b", q.raw.lower()):
+            from iodiag.analysis.verdict import action_for
+
+            todo = " " + (action_for(f) or "")
+        # A fix question cites the finding the advice comes from ("L04: OST 14, 49.5x slower per byte")
+        cited = f" ({f.code}: {f.subject})" if todo.strip() and f.subject else ""
+        return (
+            f"{'Yes: ' if q.yes_no else ''}OST {ost} was slow{cited}{hit}. {f.message}{todo}".rstrip(),
+            hv,
+            [],
+            list(f.ranks),
+        )
+    if not report.osts:
+        return "The log has no Lustre layouts, so it cannot tell whether an OST was slow.", [], [], []
+    per = [o.io_time_s / max(o.bytes, 1) * 2**30 for o in report.osts if o.bytes >= 64 << 20]
+    if len(per) < 2:
+        return (
+            f"No OST can be compared with another: the job used {len(report.osts)} OST(s) with enough data.",
+            [exact(len(report.osts), "bare")],
+            [],
+            [],
+        )
+    spread = max(per) / max(min(per), 1e-12)
+    return (
+        f"No: none of the {len(per)} OSTs that carried enough data was slow per byte against the others "
+        f"(the slowest took {spread:.1f}x the fastest's time per GiB).",
+        [exact(len(per), "bare"), exact(spread, "times")],
+        [],
+        [],
+    )
+
+
+def _rate(report: Report, q: Query) -> _Out:
+    if q.target:
+        f = next((x for x in report.top_files if _named(x.path, q.target) and x.slowest_s), None)
+        if f is not None and f.slowest_s:
+            # One file's rate: its bytes over the time the job waited on it (its slowest rank)
+            moved = {"read": f.bytes_read, "write": f.bytes_written}.get(q.direction, f.bytes_read + f.bytes_written)
+            verb = {"read": "read", "write": "written"}.get(q.direction, "moved")
+            rate = moved / f.slowest_s
+            text = f"`{f.path}`: {_b(moved)} {verb} in {_s(f.slowest_s)} on its slowest rank, {_b(rate)}/s."
+            return text, [exact(moved, "bytes"), exact(f.slowest_s, "seconds"), exact(rate, "rate")], [f.path], []
+    rows = [i for i in report.interfaces if i.records and (i.bytes_read + i.bytes_written) > 0]
+    if not rows:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    for i in rows:
+        for verb, nbytes, secs in (("writing", i.bytes_written, i.write_s), ("reading", i.bytes_read, i.read_s)):
+            if (q.direction == "write" and verb == "reading") or (q.direction == "read" and verb == "writing"):
+                continue
+            if nbytes and secs > 0:
+                rate = nbytes / secs
+                parts.append(
+                    f"{i.name} {verb} ran at {_b(rate)}/s per rank ({_b(nbytes)} over {_s(secs)} of rank time)"
+                )
+                values += [exact(rate, "rate"), exact(nbytes, "bytes"), exact(secs, "seconds")]
+    if not parts:
+        return None
+    s = report.io_share
+    head = ""
+    if s is not None and s.slowest_rank_io_s > 0:
+        total = sum(_totals(report))
+        job_rate = total / s.slowest_rank_io_s
+        head = f"The job moved {_b(total)} in {_s(s.slowest_rank_io_s)} of I/O on its busiest rank ({_b(job_rate)}/s); "
+        values += [
+            exact(total, "bytes"),
+            exact(s.slowest_rank_io_s, "seconds"),
+            exact(total / s.slowest_rank_io_s, "rate"),
+        ]
+    return head + "; ".join(parts) + ".", values, [], []
+
+
+def _metadata(report: Report, q: Query) -> _Out:
+    rows = _counted(report)
+    meta = sum(i.own_meta_s for i in rows)
+    data = sum(i.own_read_s + i.own_write_s for i in rows)
+    if meta + data <= 0:
+        return None
+    word = ""
+    if q.yes_no and re.search(_MOST_OF, q.raw.lower()):
+        # "Is metadata the bulk of the I/O time?": yes from half of it
+        word = "Yes: " if meta >= data else "No: "
+    elif q.yes_no:
+        # "Is metadata a problem?": yes when a metadata finding is one the verdict prices as worth fixing.
+        hit = next(
+            (
+                f
+                for f in report.findings
+                if f.code in ("J03", "P17") and f.severity in (Severity.CRITICAL, Severity.WARNING)
+            ),
+            None,
+        )
+        word = "Yes: " if hit is not None else "No: "
+    storm = report.finding("J03")
+    # The files the calls went to, as the metadata finding counts them ("1,116 of them `pkg/mod#.py`").
+    where = f" ({storm.subject.split('; ')[0]})" if storm is not None and storm.subject else ""
+    busiest = next((m.value for m in storm.evidence if m.name == "busiest_rank_meta_time"), None) if storm else None
+    run = report.job.runtime_s
+    if busiest and run > 0:
+        # Per rank is what the run waits on: "what fraction of the run is metadata?"
+        where += f"; the busiest rank spent {_s(float(busiest))} in them, {percent(float(busiest) / run)} of the run"
+    return (
+        f"{word}{'m' if word else 'M'}etadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
+        f"{percent(meta / (meta + data))} of "
+        f"the job's I/O time{where}; reads and writes took {_s(data)}.",
+        [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")]
+        + (
+            [exact(float(busiest), "seconds"), exact(float(busiest) / run * 100, "percent")]
+            if busiest and run > 0
+            else []
+        ),
+        [],
+        [],
+    )
+
+
+def _runtime(report: Report, q: Query) -> _Out:
+    r = report.job.runtime_s
+    return f"The job ran for {_s(r)}.", [exact(r, "seconds")], [], []
+
+
+def _io_share(report: Report, q: Query) -> _Out:
+    s = report.io_share
+    if s is None:
+        return None
+    return (
+        f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
+        f"({_s(s.slowest_rank_io_s)}); "
+        f"the average rank spent {percent(s.share_mean)}.",
+        [
+            exact(s.share_slowest * 100, "percent"),
+            exact(s.runtime_s, "seconds"),
+            exact(s.slowest_rank_io_s, "seconds"),
+            exact(s.share_mean * 100, "percent"),
+        ],
+        [],
+        [],
+    )
+
+
+def _write_vs_read(report: Report, q: Query) -> _Out:
+    rows = _counted(report)
+    w_s, r_s = sum(i.own_write_s for i in rows), sum(i.own_read_s for i in rows)
+    w_b, r_b = sum(i.own_bytes_written for i in rows), sum(i.own_bytes_read for i in rows)
+    if w_s <= 0 and r_s <= 0:
+        return None
+    if w_s <= 0 or r_s <= 0:
+        verb, secs, moved, other = (
+            ("Writing", w_s, w_b, "nothing was read") if r_s <= 0 else ("Reading", r_s, r_b, "nothing was written")
+        )
+        return (
+            f"{verb} took all of the I/O time: {_s(secs)} summed over ranks for {_b(moved)}; {other}.",
+            [exact(secs, "seconds"), exact(moved, "bytes")],
+            [],
+            [],
+        )
+    slower, faster = ("Writing", "reading") if w_s >= r_s else ("Reading", "writing")
+    cause = next(
+        (
+            f
+            for f in report.findings
+            if f.severity in (Severity.CRITICAL, Severity.WARNING)
+            and f.impact
+            and f.code not in ("J02", "J04", "P19", "T01")
+            and f.code in {c.code for c in report.verdict.causes}
+        ),
+        None,
+    )
+    why = (
+        f" The largest cost in the log is {_lower_first(cause.title)} ({cause.code})."
+        if cause
+        else (" No finding in the log explains the difference: it is the storage's own speed for each direction.")
+    )
+    text = (
+        f"{slower} took {_s(max(w_s, r_s))} summed over ranks against {_s(min(w_s, r_s))} {faster}: "
+        f"{_b(w_b)} written at {_b(w_b / w_s)}/s and {_b(r_b)} read at {_b(r_b / r_s)}/s per rank.{why}"
+    )
+    values = [
+        exact(w_s, "seconds"),
+        exact(r_s, "seconds"),
+        exact(w_b, "bytes"),
+        exact(r_b, "bytes"),
+        exact(w_b / w_s, "rate"),
+        exact(r_b / r_s, "rate"),
+    ]
+    return text, values, [], []
+
+
+def _io_bound(report: Report, q: Query) -> _Out:
+    v, s = report.verdict, report.io_share
+    if s is None or v.io_matters is None:
+        if s is None or s.runtime_s <= 0:
+            return "The log cannot tell: it does not hold all of the job's I/O.", [], [], []
+        kept = [m for m in report.job.modules if m.partial and m.records]
+        why = "".join(f", {m.name} kept only {m.records:,} records" for m in kept[:1])
+        return (
+            f"The log cannot tell, as it does not hold all of the job's I/O{why}: what it recorded is "
+            f"{_s(s.slowest_rank_io_s)} on the busiest rank, {percent(s.share_slowest)} of the {_s(s.runtime_s)} run.",
+            [
+                *(exact(m.records, "bare") for m in kept[:1]),
+                exact(s.slowest_rank_io_s, "seconds"),
+                exact(s.share_slowest * 100, "percent"),
+                exact(s.runtime_s, "seconds"),
+            ],
+            [],
+            [],
+        )
+    share = (
+        f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
+        f"({_s(s.slowest_rank_io_s)})"
+    )
+    values = [
+        exact(s.share_slowest * 100, "percent"),
+        exact(s.runtime_s, "seconds"),
+        exact(s.slowest_rank_io_s, "seconds"),
+    ]
+    if q.share is not None:
+        # "is more than a third of the run I/O?": against the share asked, whatever the verdict
+        above = s.share_slowest > q.share
+        asked_below = re.search(r"\b(less than|under|below)\b", q.raw.lower())
+        yes = not above if asked_below else above
+        return f"{'Yes' if yes else 'No'}: {share}.", values, [], []
+    if v.io_matters and q.bound and s.share_slowest < BOUND_SHARE:
+        # "I/O-bound" means I/O takes a large part of the run; a share worth cutting is not that.
+        return f"No: {share}, so the job is not I/O-bound, though that share is worth cutting.", values, [], []
+    if v.io_matters:
+        return f"Yes: {share}.", values, [], []
+    return f"No: {share}; the rest is computation and communication.", values, [], []
+
+
+def _io_problem(report: Report, q: Query) -> _Out:
+    """Is something wrong with the job's I/O? Yes when the verdict names a cause; no when I/O does not matter or
+    nothing in the pattern is at fault (then the rate is what bounds it). "Is it healthy?" flips the word."""
+    v, s = report.verdict, report.io_share
+    if s is None or v.io_matters is None:
+        return _io_bound(report, q)
+    problem, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
+    share = (
+        f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
+        f"({_s(s.slowest_rank_io_s)})"
+    )
+    values = [
+        exact(s.share_slowest * 100, "percent"),
+        exact(s.runtime_s, "seconds"),
+        exact(s.slowest_rank_io_s, "seconds"),
+    ]
+    if not v.io_matters:
+        return (
+            f"{no}nothing in the I/O needs fixing: {share}; the rest is computation and communication.",
+            values,
+            [],
+            [],
+        )
+    top = v.causes[0] if v.causes else None
+    f = report.finding(top.code) if top else None
+    if top is None or f is None:
+        return (
+            f"{no}no pattern in the log is at fault: {share}, and the rate the storage delivered is what bounds it.",
+            values,
+            [],
+            [],
+        )
+    named = f"{f.code}: {f.subject}" if f.subject else f.code
+    cost = f.impact.seconds if f.impact and f.impact.seconds else None
+    priced = f", ≈ {_s(cost)} of it" if cost else ""
+    if cost:
+        values.append(exact(cost, "seconds"))
+    more = f" ({len(v.causes) - 1} more cause(s) below)" if len(v.causes) > 1 else ""
+    return (
+        f"{problem}{share}, and the largest cost is {_lower_first(f.title)} ({named}){priced}{more}.",
+        values,
+        [],
+        [],
+    )
+
+
+def _interfaces(report: Report, q: Query) -> _Out:
+    used = [i for i in report.interfaces if i.records]
+    if not used:
+        return "None: the log has no instrumented I/O records.", [], [], []
+    high = [i for i in used if not i.counted and i.name not in ("POSIX", "DAOS")]
+    parts = [f"{i.name} ({_b(i.bytes_read + i.bytes_written)})" for i in used]
+    lead = f"{', '.join(dict.fromkeys(i.name.split(' (')[0] for i in high))} on top; " if high else ""
+    return (
+        f"The job's I/O went through {lead}{', '.join(parts)}.",
+        [exact(i.bytes_read + i.bytes_written, "bytes") for i in used],
+        [],
+        [],
+    )
+
+
+def _completeness(report: Report, q: Query) -> _Out:
+    problems = [f for f in report.findings if f.code in ("D01", "D02", "D04")]
+    partial = [i.name for i in report.interfaces if i.partial]
+    if not problems and not partial:
+        return (
+            f"{'Yes: ' if q.yes_no else ''}the log is complete as far as its own flags and records show: no module "
+            "ran out of records, none was cut short and no record failed validation.",
+            [],
+            [],
+            [],
+        )
+    corrupt = [f for f in problems if f.code == "D04"]
+    if len(corrupt) > 1:
+        # One sentence for every damaged module ("1 of 31 POSIX records and 5 of 6 STDIO records"), so none hides
+        # in a later card
+        parts = []
+        for f in corrupt:
+            ev = {m.name: m.value for m in f.evidence}
+            bad, kept_n = int(ev.get("corrupt_records", 0)), int(ev.get("records_kept", 0))
+            parts.append(f"{bad:,} of {bad + kept_n:,} {ev.get('module', '')} records")
+        lead = (
+            f"{corrupt[0].title} (D04): " + ", ".join(parts[:-1]) + f" and {parts[-1]} are corrupt and were left out."
+        )
+        problems = [f for f in problems if f.code != "D04"]
+        said = " ".join([lead, *(f"{f.title} ({f.code}): {f.message}" for f in problems[:1])])
+    else:
+        said = " ".join(f"{f.title} ({f.code}): {f.message}" for f in problems[:2])
+    if not said:
+        said = f"Darshan flagged these modules as partial: {', '.join(partial)}."
+    # How far it got: the records a module kept before it ran out are a lower bound on its files.
+    # A DXT module's records are traced files, not what ran out (its segment buffer did): no count to lead with
+    kept = [m for m in report.job.modules if m.partial and m.records and not m.name.startswith("DXT")]
+    values = [exact(m.records, "bare") for m in kept[:2]]
+    if kept:
+        # The count first: "POSIX kept 1,024 records, then ran out of record memory", the findings after it
+        lead = "; ".join(f"{m.name} kept {m.records:,} records, then ran out of record memory" for m in kept[:2])
+        said = (
+            f"the log is partial: {lead}, so files it did not record are missing and its totals are lower bounds. "
+            f"{said}"
+        )
+    # "Is anything missing?" is answered yes where "is it complete?" is answered no.
+    word = "Yes: " if q.missing else "No: "
+    return f"{word}{said}" if q.yes_no else said[0].upper() + said[1:], values, [], []
+
+
+def _small_requests(report: Report, q: Query) -> _Out:
+    codes = ("P05",) if q.direction == "read" else ("P06",) if q.direction == "write" else ("P06", "P05")
+    f = next((report.finding(c) for c in codes if report.finding(c) is not None), None)
+    t = report.rank_table
+    common = (
+        f"; the most common request size is {_b(t.access_sizes[0].size)} ({t.access_sizes[0].count:,} of "
+        f"{t.posix_requests:,})"
+        if t.access_sizes
+        else ""
+    )
+    cv = [exact(t.access_sizes[0].size, "bytes"), exact(t.access_sizes[0].count, "bare")] if t.access_sizes else []
+    if f is None:
+        return f"No: the log shows no run of small requests worth a finding{common}.", cv, [], []
+    cost = f.impact.seconds if f.impact and f.impact.seconds else None
+    priced = f", costing ≈ {_s(cost)}" if cost and f.severity in (Severity.CRITICAL, Severity.WARNING) else ""
+    return f"Yes: {_lower_first(f.message.rstrip('.'))}{priced} ({f.code}).", cv, [], []
+
+
+def _mpi_job(report: Report, q: Query) -> _Out:
+    """Whether the job ran under MPI: its process count and whether the log holds MPI-IO records."""
+    n = report.job.nprocs
+    mpiio = any(i.name == "MPI-IO" and i.records for i in report.interfaces)
+    parallel = n > 1 or mpiio
+    asked_serial = bool(re.search(r"\b(serial|single[- ]process)\b", q.raw.lower()))
+    yes = (not parallel) if asked_serial else parallel
+    io = "with MPI-IO records" if mpiio else "with no MPI-IO records"
+    return f"{'Yes' if yes else 'No'}: the job ran {n:,} process(es), {io}.", [exact(n, "bare")], [], []
+
+
+def _module(report: Report, q: Query) -> _Out:
+    """Whether the log holds a module (APMPI, HEATMAP, LUSTRE ...), with what the log does hold."""
+    want = (q.target or "").upper()
+    mods = [m for m in report.job.modules if m.records or m.loaded]
+    held = ", ".join(f"{m.name} ({m.records:,} record(s))" for m in mods)
+    mine = next((m for m in mods if m.name.upper().replace("-", "") == want), None)
+    if mine is not None:
+        return (
+            f"Yes: the log holds {mine.name} ({mine.records:,} record(s)); its modules: {held}.",
+            [exact(mine.records, "bare")],
+            [],
+            [],
+        )
+    return f"No: the log holds no {want} module; its modules: {held}.", [], [], []
+
+
+def _traced(report: Report, q: Query) -> _Out:
+    # A module the analysis did not load still says the log holds it (its records are not counted then).
+    dxt = [m for m in report.job.modules if m.name.upper().startswith("DXT")]
+    if not dxt:
+        return "No: the log holds no DXT trace (DXT_POSIX or DXT_MPIIO), only Darshan's counters.", [], [], []
+    parts = ", ".join(
+        m.name + (f" ({m.records:,} records)" if m.records else "") + (" (partial)" if m.partial else "") for m in dxt
+    )
+    return f"Yes: the log holds a DXT trace: {parts}.", [exact(m.records, "bare") for m in dxt if m.records], [], []
+
+
+def _layer_gap(report: Report, q: Query) -> _Out:
+    """MPI-IO time against the POSIX time beneath it, for the named file or the one with the most MPI-IO time:
+    on the slowest rank where Darshan kept one shared POSIX record, else summed over ranks. What is not in the
+    POSIX calls was spent above the file system (collective buffering's exchange, waiting for other ranks)."""
+    xl = report.cross_layer
+    if xl is None or not xl.files:
+        return None
+    files = [f for f in report.top_files if f.layer == "MPI-IO" and (q.target is None or _named(f.path, q.target))]
+    f = max(files, key=lambda x: x.io_time_s, default=None)
+    if f is None:
+        return None
+    row = next((x for x in xl.files if x.path == f.path), None)
+    mpi = row.layer("MPI-IO") if row is not None else None
+    posix = row.layer("POSIX") if row is not None else None
+    k = f.posix_slowest
+    if f.slowest_s and k is not None:
+        above, below, how = f.slowest_s, k.seconds, "on the slowest rank"
+    elif mpi is not None and posix is not None:
+        above = mpi.reads.time_s + mpi.writes.time_s + mpi.meta_time_s
+        below = posix.reads.time_s + posix.writes.time_s + posix.meta_time_s
+        how = "summed over ranks"
+    else:
+        return None
+    if above <= 0:
+        return None
+    gap = max(above - below, 0.0)
+    share = gap / above
+    word = ("No: " if share >= 0.5 else "Yes: ") if q.yes_no else ""
+    coll = f.collective > 0
+    where = (
+        "collective buffering's exchange of data between ranks and waiting for the slowest rank or aggregator"
+        if coll
+        else "the MPI-IO library and waiting (file locks, other ranks)"
+    )
+    text = (
+        f"{word}{'o' if word else 'O'}n `{f.path}`, {_s(above)} went to MPI-IO calls {how} against {_s(below)} in the "
+        f"POSIX calls beneath them: the other {_s(gap)} ({percent(share)}) was spent above the file system, in {where}"
+    )
+    values = [exact(above, "seconds"), exact(below, "seconds"), exact(gap, "seconds"), exact(share * 100, "percent")]
+    few, fv = _aggregators(report, f)
+    if few:
+        # The gap's usual reason, from the counters: a few aggregators did the POSIX work the others waited on
+        text += few
+        values += fv
+    gap_finding = report.finding("X04")
+    if gap_finding is not None and gap_finding.impact is not None and gap_finding.impact.seconds:
+        text += f" (X04, ≈ {_s(gap_finding.impact.seconds)})"
+        values.append(exact(gap_finding.impact.seconds, "seconds"))
+    return text + ".", values, [f.path], []

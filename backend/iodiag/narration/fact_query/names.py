@@ -1,0 +1,132 @@
+"""Files a question names: a file name, a placeholder pattern ("rankN.csv"), a glob, or a group of files by a word."""
+
+from __future__ import annotations
+
+import re
+
+from iodiag.analysis.models import (
+    FileGroup,
+    Report,
+)
+from iodiag.narration.fact_query.vocabulary import _NOT_A_NAME
+
+
+def _loose_name(q: str, report: Report, plural: bool = True) -> str | None:
+    """A word of the question that is part of the name of a file the report holds ("restart", "particle")."""
+    bases = {p.rsplit("/", 1)[-1].lower() for p in _report_paths(report)}
+    for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
+        if word in _NOT_A_NAME:
+            continue
+        # "the restarts" names restart.0463.0.bin; without ``plural``, a plural names many files, not one
+        for w in (word, word[:-1]) if plural and word.endswith("s") and len(word) > 4 else (word,):
+            if any(w in b for b in bases):
+                return str(w)
+    return None
+
+
+def _report_paths(report: Report) -> list[str]:
+    paths = [f.path for f in report.top_files]
+    paths += [fe.path for f in report.findings for fe in f.files]
+    return list(dict.fromkeys(paths))
+
+
+def _named(path: str, target: str | None) -> bool:
+    """Whether ``path`` is the file (or one of the files, for ``.npz``) the question names; a name with a
+    placeholder ("rankN.csv", "atoms.*.txt", "field_XXXX.dat") names every file it fits."""
+    if not target:
+        return True
+    base = path.rsplit("/", 1)[-1]
+    if base == target or (target.startswith(".") and base.endswith(target)) or target in base:
+        return True
+    pattern = name_pattern(target)
+    return bool(pattern and pattern.fullmatch(base))
+
+
+# A run of digits written as a placeholder in a file name: "rankN.csv", "atoms.*.txt", "field_XXXX.dat",
+# "out.<rank>.h5", "chk#.bin". A capital N only after a lower-case letter or separator ("RUN.csv" is a name).
+_PLACEHOLDER = re.compile(r"\*|(?<=[a-z_.\-])(?:N|X{2,}|x{3,}|#+|<\w+>|\{\w+\})(?=[._\-]|$)")
+
+
+def name_pattern(name: str) -> re.Pattern[str] | None:
+    """The file-name pattern a name with placeholders stands for, or None when it has none."""
+    if not _PLACEHOLDER.search(name):
+        return None
+    out, at = [], 0
+    for m in _PLACEHOLDER.finditer(name):
+        # "*" is any text; the others stand for the digits of a number
+        out += [re.escape(name[at : m.start()]), "[^/]*" if m.group(0) == "*" else r"\d+"]
+        at = m.end()
+    return re.compile("".join([*out, re.escape(name[at:])]), re.IGNORECASE)
+
+
+# Words before "files" that name no pattern ("how many output files?" is every written file).
+_NOT_A_KIND = frozenset({"the", "of", "all", "any", "many", "much", "different", "unique", "distinct", "separate"})
+
+
+def group_named(report: Report, question: str) -> FileGroup | None:
+    """The file group a question names by the word(s) before "files" ("json files", "restart files", ".npz
+    files", "config files"): the group with the most files whose extension, name or folder the word is."""
+    globbed = _glob_group(report, question)
+    if globbed is not None:
+        return globbed
+    found: list[FileGroup] = []
+    nouns = (
+        r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?|tiles?|samples?"
+        r"|patch(?:es)?|events?|slices?|libs?|librar(?:y|ies))"
+    )
+    # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
+    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){nouns}\b)", question.lower()):
+        for w in m.group(1).split():
+            if w in _NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
+                continue
+            found += [g for g in report.file_groups if _group_has(g, w)]
+    if not found:
+        # The noun can be the name itself: "reading snapshots" names the snap_#.# files, "the shards" shard_#.npy
+        for m in re.finditer(rf"\b({nouns})\b", question.lower()):
+            noun = m.group(1).removesuffix("s")
+            if noun != "file":
+                found += [g for g in report.file_groups if g.files > 1 and _group_has(g, noun)]
+    return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
+
+
+def _glob_group(report: Report, question: str) -> FileGroup | None:
+    """The group a shell pattern in the question names ("conf/table*.dat", "chk00369/part.*", "*.yaml"): every
+    word of the pattern is in the group's folder, name or extension; the most files win."""
+    best: FileGroup | None = None
+    # "rankN.csv" and "field_XXXX.dat" are patterns too: their placeholders become "*"
+    question = " ".join(_PLACEHOLDER.sub("*", w) if "." in w else w for w in question.split())
+    for m in re.finditer(r"[\w./-]*\*[\w.*/-]*", question.lower()):
+        words = [w for w in re.split(r"[^a-z0-9_]+", m.group(0)) if len(w) >= 2]
+        if not words:
+            continue
+        for g in report.file_groups:
+            pattern = g.pattern.lower()
+            ext = pattern.rsplit(".", 1)[-1] if "." in pattern.rsplit("/", 1)[-1] else ""
+            if all(w == ext or w in pattern for w in words) and (best is None or g.files > best.files):
+                best = g
+    return best
+
+
+def _group_has(g: FileGroup, word: str) -> bool:
+    folder, _, base = g.pattern.rpartition("/")
+    ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+    w = word.lstrip(".")
+    if w == ext:
+        return True
+    if word.startswith(".") or len(w) < 4:
+        return False
+    tokens = {t for t in re.split(r"[^a-z0-9]+", (folder.rsplit("/", 1)[-1] + " " + base).lower()) if len(t) >= 4}
+    return any(t.startswith(w) or w.startswith(t) for t in tokens)
+
+
+def group_regex(g: FileGroup) -> re.Pattern[str]:
+    """The paths a group's pattern stands for ("dir/s#.yaml": digit runs; "*.json": any name)."""
+    parts = re.split(r"(#|\*)", g.pattern)
+    body = "".join(r"\d+" if p == "#" else r"[^/]*" if p == "*" else re.escape(p) for p in parts)
+    return re.compile(("(?:.*/)?" if "/" not in g.pattern else "") + body)
+
+
+def _named_in(path: str, question: str) -> bool:
+    """Whether the question names this file (its base name, as written)."""
+    base = path.rsplit("/", 1)[-1]
+    return bool(base) and base.lower() in question.lower()

@@ -1,0 +1,832 @@
+"""Questions to queries: the rules that read a question (and, with the report, the files it names) into a Query."""
+
+from __future__ import annotations
+
+import re
+
+from iodiag.analysis.models import (
+    Report,
+)
+from iodiag.narration.fact_query.names import _glob_group, _loose_name, _named, group_named, name_pattern
+from iodiag.narration.fact_query.query import Direction, Query
+from iodiag.narration.fact_query.vocabulary import (
+    _CALL_WORDS,
+    _CAPTURED,
+    _FIRST_JUDGED,
+    _FIX_ASK,
+    _HEALTHY,
+    _IFACE,
+    _INTERFACES,
+    _IO_JUDGED,
+    _IO_PROBLEM,
+    _LOG_HEALTH,
+    _MOST_OF,
+    _NAMED,
+    _RANK,
+    _READ,
+    _READ_OR_WRITE_TIME,
+    _SHARE_WORDS,
+    _TOPIC,
+    _UNRECORDED,
+    _WHY_SLOW,
+    _WRITE,
+    _YES_NO,
+    _asked_file_systems,
+)
+
+
+def _asked_share(q: str) -> float | None:
+    """The share a question measures against: "more than a third", "over 50%", "at least half"."""
+    m = re.search(
+        r"\b(more than|over|above|at least|less than|under|below|exceed\w*)\s+(the\s+)?"
+        r"(half|a third|one third|a quarter|a fourth|a tenth|two thirds|three quarters|\d+(?:\.\d+)?\s*(?:%|percent))",
+        q,
+    )
+    if not m:
+        return None
+    word = m.group(3)
+    if word in _SHARE_WORDS:
+        return _SHARE_WORDS[word]
+    return float(re.match(r"\d+(?:\.\d+)?", word).group(0)) / 100  # type: ignore[union-attr]
+
+
+def _iface_query(q: str) -> Query:
+    """The bytes of the interface a question names ("how much did it write through POSIX?")."""
+    m = _IFACE.search(q)
+    target = _INTERFACES[m.group(1).lower()] if m else None
+    return Query(metric="bytes", scope="interface", target=target, direction=_direction(q))
+
+
+def _direction(q: str) -> Direction:
+    w, r = bool(_WRITE.search(q)), bool(_READ.search(q))
+    return "write" if w and not r else "read" if r and not w else "both"
+
+
+def _job_info_kind(q: str) -> str | None:
+    """Questions about the log's own header: the program, the Darshan version, every module it holds."""
+    if re.search(
+        r"\b(what|which) (program|executable|exe|binary|application|code|app)\b|\bprogram (name|produced)\b", q
+    ):
+        return "exe"
+    if re.search(r"\b(which|what) (darshan )?modules\b.*\b(in|does|are|log)\b", q):
+        return "modules"
+    if re.search(r"\bdarshan (version|release)\b|\bversion of darshan\b|\bwhich darshan\b", q):
+        return "version"
+    return None
+
+
+def _call_kind(q: str) -> str | None:
+    """Which counted call a "how many ..." question asks for, or None (bytes, files, small requests: not calls)."""
+    if not re.search(r"\b(how many|number of|count of|no\.? of|total|count)\b", q):
+        return None
+    if re.search(r"\bwhy\b|\btakes? (forever|ages|so long)\b", q) and not re.search(r"\bhow many\b", q):
+        return None  # "writes like 17 MB total but I/O takes forever, why?": a why question, not a count
+    if re.search(r"\bhow many bytes\b|\bhow much\b|\bdatasets?\b", q):
+        return None  # "how many bytes went through pnetcdf writes?": bytes; datasets have their own answer
+    if re.search(
+        r"\b(small|tiny|large|(?<!how )big|unaligned|misaligned|random|sequential|collective|independent)\b", q
+    ):
+        return None  # a kind of request, not every call
+    if re.search(r"\b(bytes?|gb|gib|mb|mib|data|files?|ranks?|processes|osts?|time|seconds)\b", q) and not (
+        re.search(r"\b(calls?|ops|operations|switch\w*|fsync\w*|seeks?|stats?|reads|writes|opens)\b", q)
+    ):
+        return None
+    for kind, words in _CALL_WORDS:
+        if re.search(rf"\b({words})", q):
+            return kind
+    return None
+
+
+def parse_about(question: str, report: Report) -> Query | None:
+    return _with_raw(_parse_about(question, report), question)
+
+
+def _parse_about(question: str, report: Report) -> Query | None:
+    """``parse``, and a why-question that names a file loosely ("why is the restart write so slow?", "how do I
+    make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
+    asks about the files it names."""
+    found = parse(question)
+    q = " ".join(question.lower().split())
+    exe = report.job.exe.split()
+    if (
+        found is not None
+        and found.target
+        and found.metric in ("file_usage", "bytes", "file_why")
+        and exe
+        and (
+            exe[0].rsplit("/", 1)[-1] == found.target
+            or (
+                found.target.endswith((".py", ".sh", ".pl", ".jl", ".R"))
+                and any(w.rsplit("/", 1)[-1] == found.target for w in exe)
+            )
+        )
+        and not any(_named(f.path, found.target) for f in report.top_files)
+    ):
+        # "how much data did run_model.py read?" names the program (its command line), not a file it used
+        found = Query(metric="bytes", direction=found.direction, raw=question)
+    share = re.search(
+        r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*"
+        r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b",
+        q,
+    )
+    if (
+        share
+        and (
+            found is None
+            or found.metric in ("io_share", "io_bound", "top_file", "file_list", "bytes", "file_usage", "runtime")
+        )
+        and not _NAMED.search(question)
+        and not _RANK.search(q)
+    ):
+        # "what share of the run was the checkpoint read?", "is this run dominated by reading the restart?"
+        word = _loose_name(q, report)
+        if word is not None or group_named(report, question) is not None:
+            return Query(
+                metric="file_share",
+                target=word,
+                direction=_direction(q),
+                # "we create a ton of tiny shard files. is that costing us a lot?": the question is the last sentence
+                yes_no=bool(_YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
+                raw=question,
+            )
+    if (found is None or found.metric in ("top_file", "file_list")) and re.search(
+        r"\b(how many|how much|did|were|was|any)\b", q
+    ):
+        group = group_named(report, question)
+        if (
+            group is not None
+            and not _WHY_SLOW.search(q)
+            and not re.search(r"\b(interfaces?|layers?|librar\w+|apis?|modules?|file ?systems?|stripe\w*|osts?)\b", q)
+        ):
+            # "how many .jar files did it read data from?", "did it read any data out of the shard files?"
+            return Query(metric="group", direction=_direction(q), yes_no=bool(_YES_NO.match(q)), raw=question)
+    if (
+        found is None
+        and re.search(r"\b(stripe\w*|striping|lustre)\b", q)
+        and not report.lustre_layouts
+        and (report.file_system or "").lower() != "lustre"
+    ):
+        return Query(
+            metric="stripe", raw=question, yes_no=bool(_YES_NO.match(q))
+        )  # "any Lustre stripe settings I should look at?" on GPFS
+    if (
+        found is not None
+        and found.metric in ("file_usage", "bytes", "top_file", "file_list", "files")
+        and (
+            (
+                ((found.target and name_pattern(found.target)) or "*" in question)
+                and _glob_group(report, question) is not None
+            )
+            # "how big is the checkpoint (the .pt files)?", "how many .h5 files were created?": an extension
+            or (re.search(r"(?<![\w.])\.[a-z][a-z0-9]{0,7} files\b", q) and group_named(report, question) is not None)
+        )
+    ):
+        # "total bytes read from the atoms.*.txt dumps": every file the pattern names, not the first of them
+        return Query(metric="group", direction=found.direction, raw=question)
+    if found is not None and found.metric != "runtime":
+        return found
+    if found is not None:
+        # "how long did the checkpoint write take?": the run time, unless a word names one of its files
+        word = _loose_name(q, report, plural=False)
+        if word is None or re.search(r"\b(job|run|whole|total|overall|wall)\b", q):
+            return found
+        return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
+    if not _WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
+        return None
+    word = _loose_name(q, report, plural=False)
+    if word is None and group_named(report, question) is not None:
+        # "writing the per-rank csv files eats a big chunk of the run, why?": the group the words name
+        return Query(metric="file_why", direction=_direction(q), raw=question)
+    return Query(metric="file_why", target=word, direction=_direction(q), raw=question) if word else None
+
+
+def _with_raw(q: Query | None, question: str) -> Query | None:
+    # Every answer can read the question's own words (a quoted figure it doubts, two files it compares)
+    return q.model_copy(update={"raw": question}) if q is not None and not q.raw else q
+
+
+def parse(question: str) -> Query | None:
+    return _with_raw(_parse(question), question)
+
+
+def _parse(question: str) -> Query | None:
+    """The query a question asks, or None when it is not a plain fact question these rules know."""
+    q = " ".join(question.lower().split())
+    if re.match(r"^(what|how) (is|are|does|do)\b.*\b(mean|work)|^(what is|what are|explain|define)\b", q) and not (
+        re.search(r"\b(my|this|the job|it|rank \d+)\b", q) or _NAMED.search(question)
+    ):
+        return None  # a concept ("what is collective buffering?"), not a fact of this log
+    yes_no = bool(_YES_NO.match(q))
+    if re.search(
+        r"\bwhat'?s?( is)? (eating|taking|using|consuming|hogging)\b|\bwhere (does|did) (the|my|all) (the )?time go", q
+    ):
+        return None  # "what's eating the time?": a why question, whatever fact follows it
+    if _LOG_HEALTH.search(q):
+        # "is this log ok or is something off with it?": a question about the record, not the job; the first
+        # judgement word sets which answer is "yes"
+        # The question is the last clause that judges ("something looks off, are the records consistent?"):
+        # within it, the first judgement word ("is this log ok or is something off with it?")
+        clauses = [c for c in re.split(r"[,.;?!]", q) if _FIRST_JUDGED.search(c)]
+        first = _FIRST_JUDGED.search(clauses[-1] if clauses else q)
+        return Query(
+            metric="completeness",
+            yes_no=True,
+            missing=bool(first and re.match(r"off|broken|wrong|inconsistent|corrupt", first.group(1))),
+        )
+    if re.search(r"\b(dxt|trace)\b", q) and re.search(r"\b(every|all|complete|whole)\b", q) and yes_no:
+        return Query(metric="completeness", yes_no=True)  # "does the DXT trace contain every read?"
+    if _CAPTURED.search(q):
+        # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
+        return Query(metric="completeness", yes_no=True)
+    share = _asked_share(q)
+    if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
+        # "is more than a third of the runtime spent in I/O?": measured against the share asked
+        return Query(metric="io_bound", yes_no=True, share=share, raw=question)
+    if _IO_JUDGED.search(q) and not re.search(r"\b(why|how (do|can|to)|fix)\b", q):
+        # "is I/O a big deal here?", "should I worry about I/O?": a judgement of the job, answered yes or no
+        return Query(metric="io_bound", yes_no=True)
+    if (
+        _IO_PROBLEM.search(q)
+        and not re.search(r"\b(why|how (do|can|to)|what (should|do|can))\b", q)
+        and not _TOPIC.search(q)
+    ):
+        return Query(metric="io_problem", yes_no=True, healthy=bool(_HEALTHY.search(q)))
+    if (
+        re.search(r"\bosts?\b", q)
+        and re.search(r"\b(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)\b", q)
+        and re.search(r"\b(what (should|do|can) (i|we)|how (do|can|should) (i|we))\b", q)
+    ):
+        # "one OST seems slow - what should I do?": the slow OST, with what to do about it
+        return Query(metric="slow_ost", raw=question)
+    advice_on = _NAMED.search(question)
+    if advice_on and re.search(_FIX_ASK, q) and not re.search(r"\b(stripe\w*|striping|lfs)\b", q):
+        # "rank 0 dumps spectra.dat through stdio, what should we do?": the file's own cause and its fix
+        return Query(metric="file_why", target=advice_on.group(1), direction=_direction(q), raw=question)
+    if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
+        return None  # advice: the finding-centred answer leads with what to change
+    module = re.search(r"\b(apmpi|apxc|heatmap|lustre module|lustre records?|mdhim|bg/?q)\b", q)
+    if module and (yes_no or re.search(r"\b(carry|contain|include|have|hold)\b", q)):
+        # "does this log carry APMPI data?": the modules the log holds, not an interface the job used
+        name = module.group(1).split()[0].upper().replace("/", "")
+        return Query(metric="module", target="LUSTRE" if name == "LUSTRE" else name, yes_no=True, raw=question)
+    if (
+        yes_no
+        and re.search(
+            r"\b(write|wrote|written)\b.*\b(anything|any (data|bytes))\b|\bany (data|bytes)\b.*\bwritten\b", q
+        )
+        and not _NAMED.search(question)
+        and not _RANK.search(q)  # "did rank 5 write anything?" is the rank's
+    ):
+        return Query(metric="bytes", direction="write", yes_no=True, raw=question)  # "did it write anything?"
+    mix = re.search(
+        r"\b(read|write|wrote|writ\w+)s? (much|a lot of|lots of|a lot)\b"
+        r"|\b(all|only|mostly|mainly|primarily|just) (reads?|writes?|reading|writing)\b"
+        r"|\b(read|write)[- ](heavy|intensive|dominated)\b",
+        q,
+    )
+    if yes_no and mix and not _NAMED.search(question) and not _RANK.search(q):
+        # "does this job read much input data?", "is the heavy I/O all reads?": the read/write split, yes or no
+        return Query(metric="bytes", direction=_direction(mix.group(0)), yes_no=True, split=True, raw=question)
+    if (
+        len({m.group(1).lower() for m in _IFACE.finditer(q)}) >= 2
+        and re.search(r"\b(share|fraction|percent\w*|proportion|split|ratio|how much of)\b", q)
+        and re.search(r"\b(bytes|data|i/?o|traffic|volume)\b", q)
+        and not re.search(r"\btime\b", q)
+    ):
+        # "what share of the bytes went through stdio vs posix?": each interface's bytes and share
+        return Query(metric="top_interface", raw=question)
+    if (
+        re.search(r"\bmpi[- ]?io\b", q)
+        and re.search(r"\bposix\b", q)
+        and re.search(
+            r"\b(rest|gap|difference|differ\w*|where did|where does|where is|spent in|spend in|overhead|extra|missing|"
+            r"beneath|underneath|under it|most of|bulk|only took|only takes|why)\b",
+            q,
+        )
+    ):
+        # "MPI-IO says 86 s for dump.dat but POSIX only 9 s: where did the rest go?": time above the file system
+        named = _NAMED.search(question)
+        return Query(metric="layer_gap", target=named.group(1) if named else None, yes_no=yes_no, raw=question)
+    if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b", q) and re.search(_MOST_OF, q):
+        # "is metadata the bulk of the POSIX I/O time?": judged on its share, before the module's name takes it
+        return Query(metric="metadata", yes_no=yes_no, raw=question)
+    if re.search(
+        r"^(is|was) (this|it|the job) (an? )?((mpi|parallel|serial|single[- ]process|multi[- ]?(process|rank|node))"
+        r"[ ,]*)+( \w+)? ?(job|run|program|code|application|app)?\W*$",
+        q,
+    ):
+        return Query(metric="mpi_job", yes_no=True, raw=question)  # "is this an mpi job?"
+    info = _job_info_kind(q)
+    if info:
+        return Query(metric="job_info", target=info)
+    unrecorded = _UNRECORDED.search(q)
+    if unrecorded:
+        return Query(metric="not_recorded", target=unrecorded.group(1), raw=question)
+    if (
+        re.search(r"\b(dxt|trac(e|es|ed|ing))\b", q)
+        and (yes_no or re.search(r"\b(was|is) (there|it)\b", q))
+        and not re.search(r"\b(complete|partial|full|truncat\w*|missing|lost|dropp\w*|cut|every|all)\b", q)
+    ):
+        return Query(metric="traced", yes_no=True)  # "is DXT tracing in this log?"
+    iface = _IFACE.search(q)
+    if iface and re.search(r"\bhow many files\b", q):
+        # "how many files did posix touch?"
+        return Query(
+            metric="interface_files", scope="interface", target=_INTERFACES[iface.group(1).lower()], raw=question
+        )
+    if (
+        re.search(r"\b(why|how come|where)\b", q)
+        and re.search(r"\b(no|not|missing|absent|without)\b|n't\b", q)
+        and re.search(r"\b(see|seen|shows?|showing|appears?|listed|numbers|records?|recorded|in (the|this) log)\b", q)
+        and (iface or re.search(r"\b(my|the|any)\b.*\bfiles\b", q))
+    ):
+        # "why are there no POSIX numbers?", "why don't I see my data files in this log?": what the log holds
+        return Query(metric="absent", target=_INTERFACES[iface.group(1).lower()] if iface else None, raw=question)
+    if re.search(r"\bnames?\b.*\b(datasets?|variables?|vars?)\b|\b(datasets?|variables?) (names?|called)\b", q):
+        # "what's the name of the HDF5 dataset?", "name of the netcdf variable it wrote?"
+        return Query(metric="datasets", target="names", raw=question)
+    if (
+        re.search(r"\bdatasets?\b", q)
+        and not re.search(r"\b(why|how (do|can|to|should))\b", q)
+        and not re.search(r"\bhow many bytes\b|\bhow much\b|\b(bytes|volume|gib|mib|gb|mb)\b", q)
+    ):
+        if re.search(r"\bhow many\b.*\bdatasets?\b(?! (reads?|writes?|calls?|op))", q) and not re.search(
+            r"\b(reads?|writes?|calls?|operations?)\b", q
+        ):
+            return Query(metric="datasets", target="count")  # "how many HDF5 datasets did it touch?"
+        if re.search(r"\b(how many|number of)\b", q):
+            return Query(metric="datasets", target="calls", direction=_direction(q))
+        if yes_no:
+            return Query(metric="uses", scope="interface", target="HDF5", yes_no=True, data=True)
+    named_file = _NAMED.search(question)
+    both = list(dict.fromkeys(m.group(1) for m in _NAMED.finditer(question)))
+    if (
+        len(both) == 2
+        and not re.search(r"\bwhy\b", q)
+        and re.search(
+            r"\b(longer|slower|faster|quicker|more time|less time|costs? more|more expensive|which (takes|is|costs))\b",
+            q,
+        )
+    ):
+        # "which takes longer: reading uniref90.fasta or writing dump.0244?"
+        return Query(metric="file_compare", target=both[0], file=both[1], raw=question)
+    if named_file and (
+        re.search(r"\b(each|every|per|all|both)( the)? (ranks?|process\w*|procs?)\b", q)
+        and re.search(
+            r"\b(same|equal\w*|how much|how many bytes|bytes|amount|data|read|write|wrote|written|open\w*)\b", q
+        )
+        and not re.search(r"\b(time|seconds|long|slow\w*|fast\w*|why)\b", q)
+    ):
+        # "did every rank write the same amount to fields_0170.dat?", "how much did each rank read from grid.nc?"
+        return Query(
+            metric="file_per_rank", target=named_file.group(1), direction=_direction(q), yes_no=yes_no, raw=question
+        )
+    if named_file and re.search(r"\bhow many (ranks|processes)\b", q):
+        # "how many ranks wrote dump.0106 at the POSIX level?"
+        return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
+    if (
+        named_file
+        and re.search(
+            r"\b(who|which (rank|process)\w*|what (rank|process)\w*)\b.*\b(read|reads|reading|wrote|writes?|writing|"
+            r"open\w*|us\w+|access\w*|touch\w*)\b",
+            q,
+        )
+        and not re.search(r"\b(slow\w*|fast\w*|longest|most time|straggl\w*|lagg\w*)\b", q)
+    ):
+        # "who reads restart.h5?", "which rank wrote dump.atom?"
+        return Query(metric="file_ranks", target=named_file.group(1), direction=_direction(q), raw=question)
+    if (
+        named_file
+        and yes_no
+        and re.search(
+            r"\bboth (read|writ\w*) and (read|writ\w*)\b|\bread and writ\w*\b|\bread (it )?back\b|\bre-?read\b"
+            r"|\bread again\b",
+            q,
+        )
+    ):
+        # "does this job both read and write state.bin?"
+        return Query(metric="file_usage", target=named_file.group(1), yes_no=True, raw=question)
+    if (
+        named_file
+        and re.match(r"^\s*(did|does|do|was|were|has|have)\b", q)
+        and re.search(r"\b(f?read|f?write|wrote|written|open\w*|touch\w*|access\w*|load\w*|us(e|ed))\b", q)
+        and not re.search(r"\b(why|how|which|what|who|coll?ec?tiv\w*|aligned|sequential\w*|random\w*)\b", q)
+        and not _IFACE.search(q)  # "was ocean.nc written with pnetcdf?" asks which library
+    ):
+        # "did hmmsearch actually read uniref90.fasta?": yes or no from the file's own counters
+        return Query(
+            metric="file_usage", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
+        )
+    if re.search(r"\bchunk ?sizes?\b|\bchunk(ed|ing)?\b", q) and re.search(r"\b(dfs|daos)\b", q):
+        # "what DFS chunk size do the files use?", "are the DAOS writes a multiple of the chunk size?"
+        return Query(
+            metric="chunk_size", target=named_file.group(1) if named_file else None, yes_no=yes_no, raw=question
+        )
+    if re.search(r"\b(aligned|misaligned|unaligned|alignment|align)\b", q) and not re.search(
+        r"\b(why|fix|how (do|can|to|should))\b", q
+    ):
+        # "are the flux.dat writes aligned to the stripes?", "how many accesses to state.bin were not aligned?"
+        return Query(
+            metric="alignment",
+            target=named_file.group(1) if named_file else None,
+            yes_no=yes_no,
+            missing=bool(re.search(r"\b(misaligned|unaligned|not aligned)\b", q)),
+            raw=question,
+        )
+    if named_file and yes_no and re.search(r"\b(bottleneck|slowing|costing|costly|expensive|significant)\b", q):
+        # "is writing thermo.dat a bottleneck?": its share of the run, yes from a tenth of it
+        return Query(metric="file_share", target=named_file.group(1).lower(), yes_no=True, raw=question)
+    if named_file and re.search(r"\b(which|what) (i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q):
+        # "which I/O library wrote snapshot_293.nc?"
+        return Query(metric="file_library", target=named_file.group(1), raw=question)
+    if named_file and re.search(r"\b(one|a single|single|only one|just one) (rank|process)\b", q):
+        # "is one rank doing all the writing of snapshot_231.nc?"
+        return Query(
+            metric="file_ranks", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
+        )
+    if named_file and re.search(
+        r"\b(which|what) (rank|process)\w*\b.*\b(slow\w*|longest|most time|straggl\w*|lagg\w*)\b", q
+    ):
+        # "which rank was slowest writing vpicio.hdf5?": the slowest rank Darshan kept for the file
+        return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
+    rank = _RANK.search(q)
+    if (
+        re.search(r"\b(sequential\w*|contiguous\w*|in order|consecutive\w*|random\w*)\b", q)
+        and (yes_no or re.search(r"\b(how|were|are|was)\b", q))
+        and not re.search(r"\b(why|fix|how (do|can|to|should|could)|improve|faster|make)\b", q)
+    ):
+        # "are the index.bin reads sequential?": the file's consecutive and sequential counters
+        return Query(
+            metric="sequential",
+            target=named_file.group(1) if named_file else None,
+            direction=_direction(q),
+            yes_no=yes_no,
+            # "is lookup.bin read randomly?" is answered yes when "were its reads sequential?" is answered no
+            missing=bool(re.search(r"\brandom\w*\b", q)),
+            raw=question,
+        )
+    if (
+        not rank
+        and re.search(r"\b(each|every|per) (rank|process)\b", q)
+        and re.search(r"\bhow much\b|\bhow many bytes\b|\b(bytes|data|gib|mib|gb|mb)\b", q)
+        and not named_file
+        and not re.search(r"\bwhy\b", q)
+    ):
+        return Query(metric="rank_spread", direction=_direction(q), data=True)  # "how much did each rank write?"
+    if re.search(
+        r"\bhow (big|large) (is|are|was|were) (each|every|a|the|one|their|its) (single )?(f?writes?|f?reads?|requests?|"
+        r"calls?|access\w*|transfers?)\b",
+        q,
+    ):
+        # "how big is each write to state.bin?": the request size, not the file's
+        return Query(
+            metric="request_size",
+            target=named_file.group(1) if named_file else None,
+            direction=_direction(q),
+            raw=question,
+        )
+    if named_file and re.match(r"^how (big|large) (is|was)\b", q):
+        # "how big is reads.fastq?": the bytes that went to it
+        return Query(metric="file_usage", target=named_file.group(1), raw=question)
+    if named_file and re.search(r"\bhow (big|large)\b.*\b(reads?|writes?|calls?|fread|fwrite|requests?|accesses)\b", q):
+        # "how big were the fread calls on reads.fastq?"
+        way: Direction = (
+            "read" if re.search(r"\b(f?read\w*)\b", q) else "write" if re.search(r"\bf?writ", q) else "both"
+        )
+        return Query(metric="request_size", target=named_file.group(1), direction=way, raw=question)
+    if (
+        not rank
+        and not named_file
+        and re.search(r"\b(which|what) (rank|process)\w*\b.*\b(most|longest|slowest|busiest|straggl\w*|lagg\w*)\b", q)
+        and not re.search(r"\b(which|what) (ranks|processes)\b.*\b(straggl\w*|lagg\w*|slow (ones|ranks))\b", q)
+    ):
+        return Query(metric="busiest_rank")  # "which rank spent the most time in I/O, and how long?"
+    if (
+        named_file
+        and re.search(r"\b(each|every|per) (rank|process)\b", q)
+        and _READ_OR_WRITE_TIME.search(q)
+        and not re.search(r"\bwhy\b", q)
+    ):
+        # "how long did each rank spend reading X?": the file's slowest rank, and what Darshan kept of the rest
+        return Query(metric="file_usage", target=named_file.group(1), direction=_direction(q), raw=question)
+    other = re.search(
+        r"^(did|does|do|were|was|is) (any|other|some) (other )?(ranks?|process\w*)\b.*"
+        r"\b(other than|besides|except|apart from|but|beyond) (rank )?#?(\d+)\b",
+        q,
+    )
+    if other:
+        return Query(metric="ranks_with_io", yes_no=True, target=other.group(7))  # "did any rank other than 0 do I/O?"
+    if re.search(
+        r"^(did|do|does|were|was|are|is) (the )?(other|rest of the|remaining) ([\d,]+ )?(ranks?|process\w*|procs)\b"
+        r".*\b(anything|any (i/?o|data|bytes|files?)|at all|i/?o|doing|do)\b",
+        q,
+    ):
+        # "were the other 62 ranks writing anything?": the ranks besides the one(s) that did
+        return Query(metric="ranks_with_io", yes_no=True, target="others", direction=_direction(q))
+    only = re.search(r"^(does|did|is|was) only (rank )?#?(\d+)\b.*\b(i/?o|read\w*|writ\w*|files?)\b", q)
+    if only:
+        # "does only rank 0 do I/O?": yes when no other rank did, the reverse of "any other rank?"
+        return Query(metric="ranks_with_io", yes_no=True, target=only.group(3), healthy=True)
+    if re.search(r"\b(which|what|how many) (ranks|processes)\b.*\b(did|do|does|doing|perform\w*)\b.*\bi/?o\b", q):
+        return Query(metric="ranks_with_io")  # "which ranks did any I/O?"
+    if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
+        return Query(metric="files_per_rank", direction=_direction(q))
+    if yes_no and re.search(r"\b(each|every) (rank|process)\b.*\bown\b", q):
+        return Query(metric="files_per_rank", direction=_direction(q), yes_no=True)  # "does every rank write its own?"
+    if (
+        not rank
+        and not re.search(r"\b(why|how (do|can|to))\b", q)
+        and re.search(r"\b(per[- ]rank|each rank|every rank|per[- ]process|each process|across ranks)\b", q)
+        and re.search(r"\b(how long|time|seconds|spend|spent|took|take)\b", q)
+    ):
+        return Query(metric="rank_spread", direction=_direction(q))  # "per rank write time"
+    call = _call_kind(_NAMED.sub(" ", q))  # "reads.fastq" names a file, not read calls
+    if call and not rank:
+        return Query(metric="calls", target=call, file=named_file.group(1) if named_file else None, raw=question)
+    if rank and re.search(r"\bhow many files\b|\bnumber of files\b|\bfiles? (did|does) (it|rank \d+)", q):
+        return Query(metric="rank_files", scope="rank", target=rank.group(1), direction=_direction(q))
+    if rank:
+        target = rank.group(1)
+        on = _NAMED.search(question)
+        file = on.group(1) if on else None
+        if file and (re.search(r"\bwhy\b", q) or re.search(_FIX_ASK, q)):
+            # "why does rank 0 spend 90 s on spectra.dat?": the file's own counters say why
+            return Query(metric="file_why", target=file, direction=_direction(q), raw=question)
+        if (
+            re.search(r"\b(more|less|fewer)\b.*\bthan (the )?(others|other ranks|rest|average|median)\b", q)
+            and not file
+        ):
+            return Query(metric="slow_rank", scope="rank", target=target, yes_no=yes_no)  # "does rank 0 do more?"
+        if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*|doing|busy|up to|longer|going on|wrong|problem)\b", q) and not (
+            file and _READ_OR_WRITE_TIME.search(q)
+        ):
+            return Query(metric="slow_rank", scope="rank", target=target, file=file, yes_no=yes_no)
+        if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*|fraction|share|percent\w*|proportion)\b", q):
+            return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
+        if (
+            re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q)
+            or _WRITE.search(q)
+            or _READ.search(q)
+        ):
+            return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file, yes_no=yes_no)
+    named = _NAMED.search(question)
+    if re.search(r"\bwhy\b", q) and re.search(
+        r"\b(so many|that many|too many|many|million|thousands?|hundreds? of thousands|[\d,.]+k?) "
+        r"(small |tiny )?(f?writes?|f?reads?|requests?|calls?|i/?o ops|operations)\b",
+        q,
+    ):
+        # "why does cesm issue nearly half a million writes for under 7 GB?": the requests are small
+        return Query(
+            metric="request_size", target=named.group(1) if named else None, direction=_direction(q), raw=question
+        )
+    if re.search(
+        r"\b(request|transfer|access|block|i/?o|f?write|f?read) ?sizes?\b|\bwhat size\b"
+        r"|\b(average|mean|typical|avg) size\b"
+        r"|\b(average|mean|typical|avg) (f?write|f?read|request|call|access|transfer)s? sizes?\b"
+        r"|\bsize of (the |a |each )?([\w-]+ )?(reads?|writes?|requests?)\b",
+        q,
+    ):
+        return Query(
+            metric="request_size", target=named.group(1) if named else None, direction=_direction(q), raw=question
+        )
+    if re.search(
+        r"\bi/?o[- ]bound\b|\bis (the )?i/?o (why|the reason|a big part|the problem|a bottleneck)"
+        r"|\bbecause of (the )?i/?o\b|\bi/?o (a|the) (big|large|main) (part|share)\b",
+        q,
+    ):
+        return Query(metric="io_bound", yes_no=True, bound=bool(re.search(r"\bi/?o[- ]bound\b", q)))
+    if (
+        re.search(r"\bcoll?ec?tiv\w*\b", q)
+        and named
+        and re.search(r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|efficient|inefficient|slow)\b", q)
+    ):
+        # "dump.0205 takes 74 s to write collectively, how do i fix it?": why the file is slow, not a count
+        return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
+    if re.search(r"\bcoll?ec?tiv\w*\b", q) and re.search(
+        r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|improve|tun\w*)\b", q
+    ):
+        # "how do I speed up the collective checkpoint?": a fix, which a count does not give
+        return None
+    if re.search(r"\bcoll?ec?tiv\w*\b", q) or (
+        re.search(r"\bindependent\w*\b", q) and re.search(r"\b(mpi[- ]?io|mpiio|reads?|writes?|calls?)\b", q)
+    ):
+        return Query(
+            metric="collective",
+            direction=_direction(q),
+            target=named.group(1) if named else None,
+            yes_no=yes_no,
+            raw=question,
+        )
+    if re.search(r"\bwhy\b.*\bwrit\w*\b.*\b(longer|slower|more time)\b.*\bread", q) or re.search(
+        r"\bwhy\b.*\bread\w*\b.*\b(longer|slower|more time)\b.*\bwrit", q
+    ):
+        return Query(metric="write_vs_read")
+    if re.search(
+        r"\b(write|writ\w*) time\b.*\bread\w* time\b|\bread\w* time\b.*\b(write|writ\w*) time\b"
+        r"|\breads? or writes?\b|\bwrites? or reads?\b|\bwrit\w* or read\w*\b|\bread\w* or writ\w*\b"
+        r"|\b(more|most) time\b.*\b(writ\w*|read\w*)\b.*\bor\b",
+        q,
+    ) and not re.search(r"\bhow (much|many bytes)\b|\b(bytes|data|volume|gib|gb|mib|mb)\b", q):
+        return Query(metric="write_vs_read")
+    if re.search(
+        r"\b(which|what)\b.*\bfiles?\b.*\b(most|longest|slowest|hotspot|hot spot|bottleneck)\b"
+        r"|\b(hotspot|hot spot|busiest file|slowest file)\b",
+        q,
+    ) and not re.search(r"\bosts?\b|\b(data|bytes|volume|gb|gib|mb|mib)\b", q):
+        return Query(metric="top_file", direction=_direction(q))
+    if re.search(
+        r"\b(which|what) files?\b.*\b(read|writ\w*|wrote)\b.*\b(how much|how many bytes|each|size)\b"
+        r"|\bhow much\b.*\b(read|writ\w*|wrote)\b.*\b(which|what) files\b|\bfrom which files\b",
+        q,
+    ):
+        return Query(metric="file_list")
+    if (
+        re.search(
+            r"\bhow many\b\s*(bytes|gb|gib|mb|mib|tb|tib|kb|kib|terabytes|gigabytes|megabytes)\b"
+            r"|\b(volume|amount|quantity) of data\b|\btotal\b.*\b(bytes|data|read|writ\w*|wrote)\b",
+            q,
+        )
+        and not rank
+    ):
+        if named and not _IFACE.search(q):  # "how many bytes went to output.log?"
+            return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
+        if _IFACE.search(q):  # "how many bytes were written into hdf5 datasets?"
+            return _iface_query(q)
+        return Query(metric="bytes", direction=_direction(q), raw=question)
+    if re.search(
+        r"\b(spend|spending|spent|dominat\w*)\b.*\b(most|majority|bulk)\b.*(?<![-\w])i/?o\b"
+        r"|\bmost of (its|the|my) (time|run ?time)\b.*\bi/?o\b|\bi/?o[- ]heavy\b|\bi/?o[- ]dominated\b",
+        q,
+    ):
+        return Query(metric="io_bound", yes_no=True, bound=True)
+    if re.search(
+        r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing|dropped|negative|absurd|"
+        r"lost|captur\w* (everything|all))\b",
+        q,
+    ) and re.search(r"\b(log|trace|dxt|counters?|records?|data|darshan)\b", q):
+        asks_missing = bool(re.search(r"\b(missing|partial|incomplete|truncated|corrupt\w*|lost|dropped)\b", q))
+        if re.search(r"\bcaptur\w* (everything|all)\b", q):
+            asks_missing = False
+        return Query(
+            metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)), missing=asks_missing
+        )
+    if re.fullmatch(r"(which|what) (darshan )?(modules?|interfaces?|layers?|apis?|librar(y|ies))\W*", q):
+        return Query(metric="interfaces")  # "which modules?"
+    if re.search(
+        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did|"
+        r"in (the|this) log|present|recorded|show(s|ed)? up|appear\w*)\b"
+        r"|\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?)\b.*\bwas\b",
+        q,
+    ) and not re.search(r"\b(most|majority|bulk)\b", q):
+        return Query(metric="interfaces")
+    if re.search(r"\bhow (much|long)( time)?\b.*\b(in|on|doing)\b\s*(the\s*)?i/?o\b", q) and not re.match(
+        r"^how many (mpi )?(ranks|processes|procs|tasks)\b", q
+    ):
+        return Query(metric="io_share")
+    if (
+        re.search(r"\b(small|tiny)\b", q)
+        and re.search(r"\b(writes?|reads?|requests?|i/?o|transfers?)\b", q)
+        and (yes_no or re.search(r"\b(is|are)\b.*\bdoing\b", q))
+    ):
+        return Query(metric="small_requests", direction=_direction(q), yes_no=True)
+    if yes_no and re.search(r"\b(straggl\w*|load imbalance|imbalance\w*|imbalanced|unbalanced)\b", q) and not named:
+        return Query(metric="any_slow_rank", yes_no=True)  # "is there a straggler?", "is there load imbalance?"
+    if yes_no and re.search(r"\b(one|a single|only one|just one) (rank|process)\b", q) and not named:
+        # "is all the I/O done by one rank?", "is only one rank doing the output?"
+        return Query(metric="ranks_with_io", yes_no=True, healthy=True, direction=_direction(q))
+    if re.search(r"\b(which|what) (ranks|processes)\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q) or re.search(
+        r"\b(which|what) (ranks|processes) (are|were) (the )?(stragglers|laggards)\b", q
+    ):
+        return Query(metric="slow_ranks")  # "which ranks are the slow ones?"
+    if re.search(r"\b(any|some|a)\s+(rank|process)\w*\b.*\b(slow\w*|straggl\w*|lag\w*|behind)\b", q):
+        return Query(metric="any_slow_rank", yes_no=yes_no)
+    if (
+        yes_no
+        and re.search(r"\b(all|every|each|the) (ranks?|process\w*|procs?)\b", q)
+        and re.search(r"\b(same|similar|equal|comparable|alike)\b.*\b(time|long|fast|speed)\b", q)
+    ):
+        # "did all ranks take about the same time to write their snapshot?": no when one rank holds the rest up
+        return Query(metric="any_slow_rank", yes_no=True, healthy=True)
+    if re.search(r"\b(balanced|even(ly)? (spread|split|distributed)|evenly|imbalanced|unbalanced)\b", q) and named:
+        # "is snapshot_104.nc load balanced?": the file's slowest and fastest rank as Darshan kept them
+        return Query(metric="file_balance", target=named.group(1), yes_no=yes_no, raw=question)
+    if re.search(r"\b(balanced|even(ly)? (spread|split|distributed)|evenly)\b", q) and re.search(
+        r"\b(ranks?|process\w*|tasks?)\b", q
+    ):
+        # "is the I/O balanced across ranks?": yes when no rank holds the others up
+        return Query(metric="any_slow_rank", yes_no=yes_no, healthy=True)
+    solo = _IFACE.fullmatch(q.strip(" ?!."))
+    if solo:
+        return Query(metric="uses", scope="interface", target=_INTERFACES[solo.group(1).lower()], yes_no=True)
+    if re.search(
+        r"\bnumber of (ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b|^(ranks|processes|procs)\W*$"
+        r"|^how many (mpi )?(ranks|processes|procs|tasks)( and\b|\?|$)",
+        q,
+    ):
+        return Query(metric="ranks")
+    if re.search(r"\b(which|what) files?\b.*\b(most|largest|biggest)\b.*\b(data|bytes|volume)\b", q):
+        return Query(metric="file_list")
+    if (
+        named
+        and (
+            _WHY_SLOW.search(q)
+            or re.search(_FIX_ASK, q)
+            # "the traj.xyz read takes 26 s. that's a lot for 512MB, no?": a judgement of its time
+            or (
+                re.search(r"\b(a lot|too (long|much|many)|reasonable|normal|expected)\b", q)
+                and re.search(r"\b(takes?|took|taking|\d+(\.\d+)? ?(s|sec\w*|min\w*))\b", q)
+            )
+        )
+        and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
+    ):
+        return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
+    if (
+        named
+        and re.search(r"\bosts?\b", q)
+        and re.search(r"\b(strip\w*|holds?|on|which|what|use[sd]?|span\w*|spread|over|across|how many)\b", q)
+    ):
+        # "which OST holds dump.0294?", "is mesh.bin sitting on a single OST?"
+        return Query(metric="stripe", target=named.group(1), raw=question, yes_no=yes_no)
+    if (
+        named
+        and re.search(
+            r"\b(how long|time|seconds|how big|how much|size of|bytes|fraction|share|percent\w*|proportion)\b", q
+        )
+        and not (re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b", q))
+    ):
+        return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
+    if re.search(
+        r"\b(bytes|volume|data|amount)\b.*\b(read|writ\w*|wrote)\b|\b(read|writ\w*|wrote)\b.*\b(bytes|volume)\b", q
+    ):
+        if named:
+            return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
+        if _IFACE.search(q) and not re.search(r"\b(h5|hdf5|netcdf|nc) files?\b", q):
+            # "how much data did it read and write through POSIX?" (but "the h5 file" is a file)
+            return _iface_query(q)
+        return Query(metric="bytes", direction=_direction(q))
+    if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
+        return Query(metric="top_interface")
+    iface = _IFACE.search(q)
+    if iface and (yes_no or re.search(r"\b(use|used|using|through|via)\b", q)) and not re.search(r"\bhow much\b", q):
+        return Query(
+            metric="uses",
+            scope="interface",
+            target=_INTERFACES[iface.group(1).lower()],
+            yes_no=True,
+            data=bool(re.search(r"\b(data|dataset\w*|bytes|writ\w*|wrote|read\w*)\b", q)),
+        )
+    if iface and re.search(r"\bhow much\b", q):
+        return Query(
+            metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()], direction=_direction(q)
+        )
+    target = named.group(1) if named else None
+    ost_trouble = r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    if (
+        re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q)
+        and not (yes_no or re.match(r"^\s*(could|can|might|may)\b", q))
+        and not re.search(r"\b(slowest|busiest|most)\b", q)  # a ranking question: the OST table answers it
+        and not re.search(r"\b(which|what) (files?|ranks?|processes)\b|\bsay\b|\bnersc|\bolcf|\balcf", q)
+    ):
+        return Query(metric="slow_ost")  # "which OST is slow?", "how many ranks did the slow OST hit?"
+    if re.search(r"\b(how many|number of|count of)\b.*\bosts?\b|\bosts?\b.*\bhow many\b|\b(which|what) osts\b", q):
+        return Query(metric="osts")
+    if re.search(r"\bshared\b.*\b(per[- ]process|per rank|own file|one per)\b|\bfile[- ]per[- ]process\b|\bn-?n\b", q):
+        return Query(metric="sharing")
+    if yes_no and re.search(r"\bon (nfs|lustre|gpfs|daos|xfs|ext4|a local disk|local disk)\b", q):
+        # "is test.out on NFS?", "is the ocean file on lustre?"
+        return Query(metric="file_system", direction=_direction(q), target=target, yes_no=True, raw=question)
+    if re.search(
+        r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b", q
+    ) and not re.search(r"\bstorage targets?\b|\b(blame|fault|problem|slow\w*|why)\b", q):
+        # "was it on a parallel file system like lustre or gpfs?" asks whether, and is answered yes or no
+        whether = yes_no and bool(_asked_file_systems(q))
+        return Query(metric="file_system", direction=_direction(q), target=target, yes_no=whether, raw=question)
+    if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b|\bstriping\b", q):
+        return Query(metric="stripe", target=target, yes_no=yes_no, raw=question)
+    ost_trouble = r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
+    ost = r"(osts?|storage targets?|object storage|disks?)"
+    if asks and re.search(rf"\b{ost}\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\b{ost}\b", q):
+        return Query(metric="slow_ost", yes_no=True)
+    if re.search(r"\b(bandwi\w*|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
+        r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q
+    ):
+        return Query(metric="rate", direction=_direction(q), target=target, raw=question)
+    if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
+        return Query(metric="metadata", yes_no=yes_no)
+    if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
+        return Query(metric="ranks")
+    if re.search(r"\bhow many\b.*\bfiles\b", q):
+        # records are not files
+        return None if iface else Query(metric="files", direction=_direction(q), raw=question)
+    if re.search(
+        r"\b(fraction|share|percent\w*|%|proportion)\b.*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
+    ):
+        return Query(metric="io_share")
+    if re.search(r"\bhow long\b.*\b(run|job|take|last)\b|\brun ?time\b|\bwall ?time\b|\belapsed\b", q):
+        return Query(metric="runtime")
+    if re.search(
+        r"\bhow much\b.*\b(data|bytes|read|writ\w*|wrote)\b|\bhow many bytes\b|\btotal\b.*\b(read|writ\w*)\b", q
+    ) and not re.search(r"\bhow much (time|faster|quicker|speed\w*)\b", q):
+        return Query(metric="bytes", direction=_direction(q), raw=question)
+    return None

@@ -1,0 +1,513 @@
+"""Answers about ranks: bytes, time and files per rank, the slowest and busiest ranks, which ranks did I/O."""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from iodiag.analysis.models import (
+    RankUsage,
+    Report,
+    Severity,
+)
+from iodiag.analysis.verdict import percent
+from iodiag.narration.fact_query.common import (
+    _b,
+    _counted,
+    _every_rank,
+    _kept,
+    _lower_first,
+    _moved,
+    _Out,
+    _own,
+    _ranks_on_slow_ost,
+    _s,
+    _shared_moved,
+    _shared_named,
+    _shared_note,
+)
+from iodiag.narration.fact_query.names import group_regex
+from iodiag.narration.fact_query.query import Query, _by_direction
+from iodiag.narration.fact_query.vocabulary import _YES_NO
+from iodiag.narration.quantities import exact
+
+
+def _rank_bytes(report: Report, q: Query) -> _Out:
+    rank = int(q.target or 0)
+    if rank >= report.job.nprocs:
+        return (
+            f"The job had {report.job.nprocs:,} ranks (0 to {report.job.nprocs - 1:,}): there is no rank {rank}.",
+            [exact(report.job.nprocs, "bare"), exact(report.job.nprocs - 1, "bare")],
+            [],
+            [],
+        )
+    u = _own(report, rank)
+    kept = _kept(report, rank, q.file)
+    if kept is not None and (u is None or q.file):
+        return kept
+    note, nv = _shared_note(report)
+    if u is None:
+        if report.rank_table.truncated:
+            return None
+        # "Did rank 100 write anything?": no, unless a shared record (which keeps no ranks) moved data that way.
+        no = "No: r" if q.yes_no and not _shared_moved(report, q.direction) else "R"
+        return (
+            f"{no}ank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}",
+            nv,
+            [],
+            [rank],
+        )
+    hidden = _shared_named(report, rank, q.file)
+    if hidden is not None:
+        return hidden
+    spent = u.read_s + u.write_s + u.meta_s
+    if q.direction == "write":
+        head, took = f"Rank {rank} wrote {_b(u.bytes_written)}", f"{_s(u.write_s)} of writing"
+    elif q.direction == "read":
+        head, took = f"Rank {rank} read {_b(u.bytes_read)}", f"{_s(u.read_s)} of reading"
+    else:
+        head, took = f"Rank {rank} wrote {_b(u.bytes_written)} and read {_b(u.bytes_read)}", f"{_s(spent)} of I/O"
+    if q.direction != "both":
+        took += f" ({_s(spent)} of I/O in all)"
+    text = f"{head} through its own records ({u.files:,} file(s)), in {took}.{note}"
+    if q.yes_no:
+        moved = {"write": u.bytes_written, "read": u.bytes_read}.get(q.direction, u.bytes_written + u.bytes_read)
+        no = "Not through its own records: " if _shared_moved(report, q.direction) else "No: "
+        text = ("Yes: " if moved > 0 else no) + _lower_first(text)
+    return (
+        text,
+        [
+            exact(u.bytes_written, "bytes"),
+            exact(u.bytes_read, "bytes"),
+            exact(u.files, "bare"),
+            exact(spent, "seconds"),
+            exact(u.write_s, "seconds"),
+            exact(u.read_s, "seconds"),
+            *nv,
+        ],
+        [],
+        [rank],
+    )
+
+
+def _rank_time(report: Report, q: Query) -> _Out:
+    rank = int(q.target or 0)
+    u = _own(report, rank)
+    kept = _kept(report, rank, q.file)
+    if kept is not None and (u is None or q.file):
+        return kept
+    note, nv = _shared_note(report)
+    if u is None:
+        return (
+            (f"Rank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}", nv, [], [rank])
+            if not (report.rank_table.truncated)
+            else None
+        )
+    hidden = _shared_named(report, rank, q.file)
+    if hidden is not None:
+        return hidden
+    total = u.read_s + u.write_s + u.meta_s
+    run = report.job.runtime_s
+    share = f", {percent(total / run)} of the {_s(run)} run" if run > 0 else ""
+    text = (
+        f"Rank {rank} spent {_s(total)} in I/O on its own records{share}: {_s(u.write_s)} writing "
+        f"({_b(u.bytes_written)}), {_s(u.read_s)} reading ({_b(u.bytes_read)}) and {_s(u.meta_s)} in metadata "
+        f"calls.{note}"
+    )
+    values = [
+        exact(total, "seconds"),
+        exact(u.write_s, "seconds"),
+        exact(u.read_s, "seconds"),
+        exact(u.meta_s, "seconds"),
+        exact(u.bytes_written, "bytes"),
+        exact(u.bytes_read, "bytes"),
+    ]
+    if run > 0:
+        values += [exact(total / run * 100, "percent"), exact(run, "seconds")]
+    return text, values + nv, [], [rank]
+
+
+def _rank_bytes_spread(report: Report, q: Query) -> _Out:
+    """Bytes per rank over the ranks with records of their own (a shared record's part per rank is not kept)."""
+    t = report.rank_table
+
+    def moved(u: RankUsage) -> int:
+        return _by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written)
+
+    amounts = sorted(moved(u) for u in t.ranks)
+    if not amounts:
+        return None
+    verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
+    lo, mid, hi = amounts[0], statistics.median(amounts), amounts[-1]
+    over = f"the {len(amounts):,} ranks with records of their own"
+    note, nv = _shared_note(report)
+    values = [exact(lo, "bytes"), exact(mid, "bytes"), exact(hi, "bytes"), exact(len(amounts), "bare")]
+    if hi - lo <= 0.01 * max(hi, 1):
+        text = f"Each rank {verb} {_b(mid)} through its own records (over {over}).{note}"
+        values = [exact(mid, "bytes"), exact(len(amounts), "bare")]
+    else:
+        text = f"Ranks {verb} {_b(lo)} to {_b(hi)} each, {_b(mid)} at the median, over {over}.{note}"
+    n = max(report.job.nprocs, 1)
+    if t.shared_bytes > sum(amounts) and len(amounts) < n:
+        # Most of the data sits in shared records, which keep no per-rank split: lead with what they hold per
+        # rank on average, not with the few bytes some ranks moved on their own ("each rank wrote 322 B")
+        lead = (
+            f"Most of the data is in {t.shared_files:,} shared file(s) Darshan keeps one record for: "
+            f"{_b(t.shared_bytes)} moved in all, {_b(t.shared_bytes / n)} per rank on average over the job's "
+            f"{n:,} ranks (the per-rank split is not kept). "
+        )
+        text = lead + text.replace("Each rank", "Besides that, each rank", 1).replace(
+            "Ranks ", "Besides that, ranks ", 1
+        )
+        values += [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes"), exact(t.shared_bytes / n, "bytes")]
+    asked = q.raw.lower()
+    if _YES_NO.match(asked) and re.search(
+        r"\b(same|equal\w*|even\w*|balanced|similar|identical|uneven\w*|unequal|"
+        r"imbalanced|unbalanced|different)\b",
+        asked,
+    ):
+        even = hi - lo <= 0.01 * max(hi, 1)
+        negated = bool(re.search(r"\b(uneven\w*|unequal|imbalanced|unbalanced|different)\b", asked))
+        text = f"{'Yes' if even != negated else 'No'}: {_lower_first(text)}"
+    return text, values + nv, [], []
+
+
+def _ranks_with_io(report: Report, q: Query) -> _Out:
+    t = report.rank_table
+    n = report.job.nprocs
+    if t.truncated:
+        return None
+    own = sorted(u.rank for u in t.ranks)
+    if t.shared_files:
+        return (
+            f"Every rank: Darshan holds {t.shared_files:,} shared file(s) as one record for all {n:,} ranks, and "
+            f"{len(own):,} rank(s) have records of their own.",
+            [exact(t.shared_files, "bare"), exact(n, "bare"), exact(len(own), "bare")],
+            [],
+            [],
+        )
+    if q.target == "others":
+        if len(own) == 1:
+            return (
+                f"No: only rank {own[0]} has I/O records; the other {n - 1:,} of the job's {n:,} ranks did none.",
+                [exact(n - 1, "bare"), exact(n, "bare")],
+                [],
+                own,
+            )
+        return (
+            f"Yes: {len(own):,} of the job's {n:,} ranks have I/O records of their own.",
+            [exact(len(own), "bare"), exact(n, "bare")],
+            [],
+            [],
+        )
+    besides = int(q.target) if q.target and q.target.isdigit() else None
+    if q.yes_no and q.healthy and besides is None and not t.shared_files:
+        # "is all the I/O done by one rank?": yes when one rank alone has records
+        if len(own) == 1:
+            return f"Yes: only rank {own[0]} did I/O, of the job's {n:,} ranks.", [exact(n, "bare")], [], own
+        return (
+            f"No: {len(own):,} of the job's {n:,} ranks did I/O.",
+            [exact(len(own), "bare"), exact(n, "bare")],
+            [],
+            [],
+        )
+    if q.yes_no and besides is not None:
+        # "did any rank other than 0 do I/O?": yes or no, from the ranks with records of their own
+        others = [r for r in own if r != besides]
+        yes, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
+        if not others:
+            return (
+                f"{no}only rank {besides} has I/O records, of the job's {n:,} ranks.",
+                [exact(n, "bare")],
+                [],
+                [besides],
+            )
+        shown = ", ".join(str(r) for r in others[:10]) + (" ..." if len(others) > 10 else "")
+        return f"{yes}{len(others):,} other rank(s) did I/O: {shown}.", [exact(len(others), "bare")], [], others[:10]
+    if len(own) == 1 and n <= 1:
+        return f"Rank {own[0]}, the job's only rank, did all of its I/O.", [], [], own
+    if len(own) == 1:
+        return f"Only rank {own[0]} did I/O, of the job's {n:,} ranks.", [exact(n, "bare")], [], own
+    shown = ", ".join(str(r) for r in own[:10]) + (" ..." if len(own) > 10 else "")
+    return (
+        f"{len(own):,} of the job's {n:,} ranks did I/O: {shown}.",
+        [exact(len(own), "bare"), exact(n, "bare")],
+        [],
+        [],
+    )
+
+
+def _busiest_rank(report: Report, q: Query) -> _Out:
+    s = report.io_share
+    if s is None or s.slowest_rank is None:
+        return None
+    values = [exact(s.slowest_rank_io_s, "seconds"), exact(s.mean_rank_io_s, "seconds")]
+    run = f", {percent(s.share_slowest)} of the {_s(s.runtime_s)} run" if s.runtime_s > 0 else ""
+    own = [r.read_s + r.write_s + r.meta_s for r in report.rank_table.ranks]
+    median = ""
+    if len(own) > 2 and not report.rank_table.truncated:
+        # "by how much?": against the typical rank too, which the mean hides when one rank is far out
+        m = statistics.median(own)
+        median = f" (median {_s(m)})"
+        values.append(exact(m, "seconds"))
+    return (
+        f"Rank {s.slowest_rank} spent the most time in I/O: {_s(s.slowest_rank_io_s)}{run}, against "
+        f"{_s(s.mean_rank_io_s)} for the average rank{median}.",
+        values,
+        [],
+        [s.slowest_rank],
+    )
+
+
+def _files_per_rank(report: Report, q: Query) -> _Out:
+    t = report.rank_table
+    counts = sorted(u.files for u in t.ranks)
+    if not counts:
+        return None
+    lo, mid, hi = counts[0], int(statistics.median(counts)), counts[-1]
+    values = [exact(lo, "bare"), exact(hi, "bare"), exact(len(counts), "bare")]
+    if lo == hi:
+        text = f"Each of the {len(counts):,} ranks with records of their own used {hi:,} file(s) of its own"
+    else:
+        text = f"Ranks used {lo:,} to {hi:,} files of their own ({mid:,} at the median, over {len(counts):,} ranks)"
+    if q.yes_no:
+        every = len(counts) >= report.job.nprocs > 0
+        text = ("Yes: e" if every else "No: e") + text[1:] if lo == hi else ("Yes: " if every else "No: ") + text
+        if not every:
+            text += f"; {report.job.nprocs - len(counts):,} of the {report.job.nprocs:,} ranks have none"
+    # What each rank moved through them, in the direction asked ("how many files did each rank write?").
+    moved = sorted(
+        _by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written) for u in t.ranks
+    )
+    if moved and moved[-1] > 0:
+        verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
+        mlo, mmid, mhi = moved[0], statistics.median(moved), moved[-1]
+        text += (
+            f", and each {verb} {_b(mhi)} through them"
+            if _b(mlo) == _b(mhi)
+            else f", and {verb} {_b(mlo)} to {_b(mhi)} through them ({_b(mmid)} at the median)"
+        )
+        values += [exact(mlo, "bytes"), exact(mhi, "bytes"), exact(mmid, "bytes")]
+    if t.shared_files:
+        text += f", besides {t.shared_files:,} shared file(s) every rank opened"
+        values.append(exact(t.shared_files, "bare"))
+    return text + ".", values, [], []
+
+
+def _rank_spread(report: Report, q: Query) -> _Out:
+    """Time per rank over the ranks with records of their own: the least, the median and the most."""
+
+    def seconds(u: RankUsage) -> float:
+        return _by_direction(q.direction, u.read_s, u.write_s, u.read_s + u.write_s + u.meta_s)
+
+    t = report.rank_table
+    if q.data:
+        return _rank_bytes_spread(report, q)
+    doing = {"write": "writing", "read": "reading"}.get(q.direction, "in I/O")
+    note, nv = _shared_note(report)
+    times = sorted(seconds(u) for u in t.ranks)
+    if not times:
+        return None
+    lo, mid, hi = times[0], statistics.median(times), times[-1]
+    over = f"the {len(times):,} ranks with records of their own" + (" (the busiest listed)" if t.truncated else "")
+    values = [exact(lo, "seconds"), exact(mid, "seconds"), exact(hi, "seconds"), exact(len(times), "bare")]
+    n = report.job.nprocs
+    shared = next((f for f in report.top_files if _every_rank(report, f) and f.only_rank is None and f.slowest_s), None)
+    if shared is not None and shared.slowest_s and shared.slowest_s > hi:
+        # Most of the time is in a record Darshan keeps once for all ranks: its slowest rank is what is known.
+        who = f" (rank {shared.slowest_rank})" if shared.slowest_rank is not None else ""
+        text = (
+            f"Darshan kept `{shared.path}` as one record for all {n:,} ranks, so each rank's time on it is not "
+            f"recorded: its slowest rank{who} spent {_s(shared.slowest_s)} on it, {_s(shared.io_time_s / n)} per "
+            f"rank on average" + (f"; their own records add {_s(lo)} to {_s(hi)} {doing}." if hi > 0 else ".")
+        )
+        return (
+            text,
+            [exact(shared.slowest_s, "seconds"), exact(shared.io_time_s / n, "seconds"), *values[:3]],
+            [shared.path],
+            [],
+        )
+    if hi - lo <= 0.05 * hi:
+        text = f"Each rank spent about {_s(mid)} {doing} ({_s(lo)} to {_s(hi)} over {over}).{note}"
+    else:
+        text = f"Ranks spent {_s(lo)} to {_s(hi)} {doing}, {_s(mid)} at the median, over {over}.{note}"
+    return text, values + nv, [], []
+
+
+def _slow_rank(report: Report, q: Query) -> _Out:
+    rank = int(q.target or 0)
+    rows = report.rank_table.ranks
+    u = _own(report, rank)
+    if u is None:
+        return _rank_time(report, q)
+    times = [r.read_s + r.write_s + r.meta_s for r in rows]
+    median = statistics.median(times)
+    yardstick = "median"
+    s = report.io_share
+    if (len(rows) < 0.5 * report.job.nprocs or len(rows) < 2) and s is not None and s.runtime_s > 0:
+        # Most ranks live only in shared records: the mean rank's I/O time is the yardstick.
+        median, yardstick = s.share_mean * s.runtime_s, "mean"
+    mine = u.read_s + u.write_s + u.meta_s
+    values = [exact(mine, "seconds"), exact(median, "seconds")]
+    # A file only it used that is not one of a per-rank family (every rank writes its own frame.N.xtc)
+    families = [group_regex(g) for g in report.file_groups if g.ranks > 1 and g.files > 1 and "#" in g.pattern]
+    alone = max(
+        (f for f in report.top_files if f.only_rank == rank and not any(rx.fullmatch(f.path) for rx in families)),
+        key=lambda f: f.io_time_s,
+        default=None,
+    )
+    extra = mine - median
+    solo = report.finding("J04")
+    if alone is None and solo is not None and rank in solo.ranks:
+        # The imbalance finding lists the files the rank alone touched: the one outside a per-rank family
+        for fe in solo.files:
+            t = next((float(m.value) for m in fe.metrics if m.name == "rank_io_time"), 0.0)
+            if not any(rx.fullmatch(fe.path) for rx in families) and t >= 0.5 * extra and extra >= 0.5:
+                text = (
+                    f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O against {_s(median)} for the "
+                    f"{yardstick} rank: the {_s(extra)} more went to `{fe.path}`, which only it used ({_s(t)} there)."
+                )
+                return text, [*values, exact(extra, "seconds"), exact(t, "seconds")], [fe.path], [rank]
+    if (
+        alone is not None
+        and mine < 1.5 * median
+        and extra >= 0.5
+        and alone.io_time_s >= 0.5 * extra
+        and alone.bytes_read + alone.bytes_written > 0
+    ):
+        # Slower by work only it did, not by being slow: "6.37 s against 4.25 s: the 2.12 s more went to mesh.bin"
+        verb = "read" if alone.bytes_read >= alone.bytes_written else "wrote"
+        text = (
+            f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O against {_s(median)} for the "
+            f"{yardstick} rank: the {_s(extra)} more went to `{alone.path}`, which only it used (it {verb} "
+            f"{_b(alone.bytes_read + alone.bytes_written)} there in {_s(alone.io_time_s)})."
+        )
+        values += [exact(extra, "seconds"), exact(alone.bytes_read + alone.bytes_written, "bytes")]
+        values.append(exact(alone.io_time_s, "seconds"))
+        return text, values, [alone.path], [rank]
+    if mine < 1.5 * median or mine - median < 1.0:
+        return (
+            f"{'No: r' if q.yes_no else 'R'}ank {rank} is not slow: it spent {_s(mine)} in I/O on its own records "
+            f"against {_s(median)} for the "
+            f"{yardstick} rank.",
+            values,
+            [],
+            [rank],
+        )
+    why = next(
+        (
+            f
+            for f in report.findings
+            if rank in f.ranks
+            and f.severity in (Severity.CRITICAL, Severity.WARNING)
+            and f.code not in ("J02", "J04", "P19", "T01")
+        ),
+        None,
+    )
+    moved = u.bytes_read + u.bytes_written
+    total = sum(_moved(i) for i in _counted(report))
+    mean_bytes = total / max(report.job.nprocs, 1)
+    # What it was doing: the file it alone used with the most time ("rank 0 reads uniref90.fasta alone").
+    alone = max((f for f in report.top_files if f.only_rank == rank), key=lambda f: f.io_time_s, default=None)
+    on = f", most of it on `{alone.path}` ({_s(alone.io_time_s)}), which only it used" if alone else ""
+    heavy = mean_bytes > 0 and moved > 2 * mean_bytes
+    more = f"{moved / mean_bytes:.1f}x the mean rank's data: the work sits on it" if heavy else "no more data than most"
+    if why is not None:
+        from iodiag.analysis.verdict import action_for
+
+        todo = action_for(why)
+        named = f"{why.code}: {why.subject}" if why.subject else why.code
+        # The cause in the same sentence as the numbers: the first sentence answers "why".
+        reason = f"; {_lower_first(why.title)} ({named}) names it." + (f" {todo}" if todo else "")
+        reason = reason if reason.endswith(".") else reason + "."
+    elif heavy:
+        reason = " Spreading that work over the ranks (or reading it once and broadcasting) is the fix."
+    else:
+        reason = " No finding in the log explains it."
+    text = (
+        f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O on its own records, "
+        f"{mine / median:.1f}x the {yardstick} rank's "
+        f"{_s(median)}, moving {_b(moved)} ({more}){on}" + (reason if reason.startswith(";") else f".{reason}")
+    )
+    values += [exact(mine / median, "times"), exact(moved, "bytes")]
+    if alone is not None:
+        values.append(exact(alone.io_time_s, "seconds"))
+    if heavy:
+        values.append(exact(moved / mean_bytes, "times"))
+    return text, values, [], [rank]
+
+
+def _slow_ranks(report: Report, q: Query) -> _Out:
+    """Which ranks are slow: those whose files sit on a slow OST, else those the imbalance finding names."""
+    f = report.finding("L04")
+    if f is not None and f.ranks:
+        ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
+        count = next((int(m.value) for m in f.evidence if m.name == "ranks_on_slow_ost"), len(f.ranks))
+        hit, hv = _ranks_on_slow_ost(report, list(f.ranks), count)
+        shown = ", ".join(str(r) for r in f.ranks[:8]) + (", ..." if count > min(len(f.ranks), 8) else "")
+        tail = hit.split("), ", 1)[1] if "), " in hit else ""
+        text = f"{count:,} rank(s) are slow ({shown}): their data sits on slow OST {ost}" + (
+            f", {tail}" if tail else ""
+        )
+        return text + ".", hv, [], list(f.ranks)
+    return _any_slow_rank(report, q)
+
+
+def _rank_files(report: Report, q: Query) -> _Out:
+    """How many files one rank used: its own records, and the shared ones every rank holds."""
+    rank = int(q.target or 0)
+    t = report.rank_table
+    u = _own(report, rank)
+    if u is None:
+        if t.truncated:
+            return None
+        shared = f"; it used only the {t.shared_files:,} shared file(s) every rank has" if t.shared_files else ""
+        return f"Rank {rank} has no file records of its own{shared}.", [exact(t.shared_files, "bare")], [], [rank]
+    shared = f", besides the {t.shared_files:,} shared file(s) Darshan keeps one record for" if t.shared_files else ""
+    return (
+        f"Rank {rank} used {u.files:,} file(s) of its own{shared}.",
+        [exact(u.files, "bare"), *([exact(t.shared_files, "bare")] if t.shared_files else [])],
+        [],
+        [rank],
+    )
+
+
+def _ranks(report: Report, q: Query) -> _Out:
+    n = report.job.nprocs
+    s = report.io_share
+    if s is None or s.runtime_s <= 0:
+        return f"The job ran {n:,} rank(s).", [exact(n, "bare")], [], []
+    # "how many ranks, and how long did it run / was the slowest one in I/O?": what comes with the count
+    busiest = (
+        f"; its busiest rank, rank {s.slowest_rank}, spent {_s(s.slowest_rank_io_s)} in I/O"
+        if s.slowest_rank is not None and s.slowest_rank_io_s > 0
+        else ""
+    )
+    values = [exact(n, "bare"), exact(s.runtime_s, "seconds")]
+    values += [exact(s.slowest_rank_io_s, "seconds")] if busiest else []
+    return f"The job ran {n:,} rank(s) for {_s(s.runtime_s)}{busiest}.", values, [], []
+
+
+def _any_slow_rank(report: Report, q: Query) -> _Out:
+    s = report.io_share
+    if s is None or s.mean_rank_io_s <= 0:
+        return None
+    j04 = report.finding("J04")
+    values = [exact(s.slowest_rank_io_s, "seconds"), exact(s.mean_rank_io_s, "seconds")]
+    who = f"rank {s.slowest_rank}" if s.slowest_rank is not None else "the busiest rank"
+    # "Is any rank slow?" is answered yes on an imbalance; "is the I/O balanced?" (healthy) is answered no.
+    yes, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
+    if j04 is not None:
+        return (
+            f"{yes if q.yes_no else ''}{_lower_first(j04.message) if q.yes_no else j04.message}",
+            values,
+            [],
+            list(j04.ranks),
+        )
+    return (
+        f"{no if q.yes_no else ''}the busiest rank ({who}, {_s(s.slowest_rank_io_s)} of I/O) is close to the "
+        f"average rank's {_s(s.mean_rank_io_s)}: no rank holds the others up.",
+        values,
+        [],
+        [],
+    )
