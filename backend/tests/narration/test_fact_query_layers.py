@@ -11,6 +11,7 @@ from iodiag.core.settings import REPO_ROOT
 from iodiag.narration import fact_query
 from iodiag.narration.quantities import parse_quantities
 from iodiag.narration.service import Narrator
+from tests.narration.pydarshan_child import pydarshan_json, report
 from tests.narration.test_narration_support import scenario_report
 
 SCENARIOS = REPO_ROOT / "evals" / "scenarios"
@@ -187,3 +188,32 @@ def test_the_byte_split_between_two_named_interfaces() -> None:
     top = max(rows, key=lambda k: rows[k])
     first = _first(rep, "what share of the bytes went through stdio vs posix?")
     assert first.startswith(f"{top} did most of the I/O: ")
+
+
+def test_several_osts_is_judged_on_the_stripe_count() -> None:
+    rep = scenario_report(SCENARIOS / "collective-shared-file-one-ost-one-aggregator.yaml")
+    # One stripe: "more than one OST" is no, though the question holds the words "one OST"
+    assert _first(rep, "is shared.ckpt striped over more than one OST?").startswith("No: ")
+    assert _first(rep, "is shared.ckpt on a single OST?").startswith("Yes: ")
+
+
+_STDOUT = r"""
+import json, sys
+import darshan
+with darshan.DarshanReport(sys.argv[1], read_all=True) as r:
+    d = r.records["STDIO"].to_df()["counters"]
+    ids = [i for i, n in r.name_records.items() if n == "<STDOUT>"]
+    row = d[d["id"].isin(ids)]
+    print(json.dumps({"bytes": int(row["STDIO_BYTES_WRITTEN"].sum()), "writes": int(row["STDIO_WRITES"].sum())}))
+"""
+
+
+def test_how_much_a_job_printed_is_its_stdout_record() -> None:
+    name = "darshan-logs/apmpi/darshan-apmpi-2nodes-64mpi.darshan"
+    truth = pydarshan_json(_STDOUT, name)
+    assert truth["bytes"] > 0
+    first = _first(report(name), "how much did it print to stdout?")
+    assert first.startswith("`<STDOUT>`: ")
+    assert f"{truth['writes']:,} write calls" in first
+    said = [q.value for q in parse_quantities(first) if q.dim == "bytes"]
+    assert any(abs(b - truth["bytes"]) <= 0.01 * truth["bytes"] for b in said)

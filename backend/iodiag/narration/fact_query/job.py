@@ -457,13 +457,16 @@ def _stripe(report: Report, q: Query) -> _Out:
         return out
     # "Is X on a single OST?" / "is X striped across several OSTs?": yes or no first, from its stripe count.
     text, values, paths, ranks = out
-    count = next((v.value for v in values if v.dim == "bare"), None) if paths else None
+    # The stripe count as the sentence states it (the values may start with OST ids)
+    stated = re.search(r"stripe count (\d+)", text) if paths else None
+    count = int(stated.group(1)) if stated else None
     asked = q.raw.lower()
     single = re.search(r"\b(single|one|1|only one|just one)\s+(ost|stripe)", asked)
+    # "more than one OST" asks about several, though it holds "one OST"
     several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked)
     if count is None or not (single or several):
         return out
-    yes = count == 1 if single else count > 1
+    yes = count > 1 if several else count == 1
     return ("Yes: " if yes else "No: ") + _lower_first(text), values, paths, ranks
 
 

@@ -307,6 +307,11 @@ def _parse(question: str) -> Query | None:
         # "MPI-IO says 86 s for dump.dat but POSIX only 9 s: where did the rest go?": time above the file system
         named = _NAMED.search(question)
         return Query(metric="layer_gap", target=named.group(1) if named else None, yes_no=yes_no, raw=question)
+    stream = re.search(r"\b(stdout|stderr|standard (out|output|error)|the screen|the console)\b", q)
+    if stream and re.search(r"\b(how much|how many|bytes|print\w*|wr[oi]te\w*|output|log\w*|data)\b", q):
+        # "how much did it print to stdout?": the stream's own record
+        stream_name = "<STDERR>" if re.search(r"\b(stderr|standard error)\b", stream.group(0)) else "<STDOUT>"
+        return Query(metric="file_usage", target=stream_name, direction="write", raw=question)
     if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b", q) and re.search(_MOST_OF, q):
         # "is metadata the bulk of the POSIX I/O time?": judged on its share, before the module's name takes it
         return Query(metric="metadata", yes_no=yes_no, raw=question)
@@ -468,7 +473,7 @@ def _parse(question: str) -> Query | None:
     if (
         not rank
         and re.search(r"\b(each|every|per) (rank|process)\b", q)
-        and re.search(r"\bhow much\b|\bhow many bytes\b|\b(bytes|data|gib|mib|gb|mb)\b", q)
+        and re.search(r"\bhow much\b|\bhow many bytes\b|\b(bytes|data|gib|mib|gb|mb|amounts?)\b", q)
         and not named_file
         and not re.search(r"\bwhy\b", q)
     ):

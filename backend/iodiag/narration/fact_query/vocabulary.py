@@ -231,7 +231,9 @@ _FIX_ASK = (
     r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*|less time)\b"
     r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to do\b"
 )
-_MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part)\b"
+_MOST_OF = (
+    r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger)\b"
+)
 _WHY_SLOW = re.compile(
     r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time)\b"
 )
