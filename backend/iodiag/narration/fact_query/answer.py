@@ -8,74 +8,74 @@ import re
 from iodiag.analysis.models import (
     Report,
 )
-from iodiag.narration.fact_query.common import _lower_first, _Out
+from iodiag.narration.fact_query.common import Out, lower_first
 from iodiag.narration.fact_query.files import (
-    _alignment,
-    _calls,
-    _chunk_size,
-    _file_balance,
-    _file_compare,
-    _file_library,
-    _file_list,
-    _file_per_rank,
-    _file_ranks,
-    _file_share,
-    _file_slowest,
-    _file_usage,
-    _file_why,
-    _files,
-    _group,
-    _interface_files,
-    _not_recorded,
-    _request_size,
-    _sequential,
-    _top_file,
+    alignment,
+    answer_calls,
+    answer_files,
+    answer_group,
+    chunk_size,
+    file_balance,
+    file_compare,
+    file_library,
+    file_list,
+    file_per_rank,
+    file_ranks,
+    file_share,
+    file_slowest,
+    file_usage,
+    file_why,
+    interface_files,
+    not_recorded,
+    request_size,
+    sequential,
+    top_file,
 )
 from iodiag.narration.fact_query.job import (
-    _absent,
-    _collective,
-    _completeness,
-    _datasets,
-    _file_system,
-    _iface_bytes,
-    _interfaces,
-    _io_bound,
-    _io_problem,
-    _io_share,
-    _job_bytes,
-    _job_info,
-    _layer_gap,
-    _metadata,
-    _module,
-    _mpi_job,
-    _osts,
-    _rate,
-    _runtime,
-    _sharing,
-    _slow_ost,
-    _small_requests,
-    _stripe,
-    _top_interface,
-    _traced,
-    _uses,
-    _write_vs_read,
+    absent,
+    answer_module,
+    answer_osts,
+    answer_rate,
+    collective,
+    completeness,
+    datasets,
+    file_system,
+    iface_bytes,
+    interfaces,
+    io_bound,
+    io_problem,
+    io_share,
+    job_bytes,
+    job_info,
+    layer_gap,
+    metadata,
+    mpi_job,
+    runtime,
+    sharing,
+    slow_ost,
+    small_requests,
+    stripe,
+    top_interface,
+    traced,
+    uses,
+    write_vs_read,
 )
-from iodiag.narration.fact_query.names import _named, name_pattern
+from iodiag.narration.fact_query.names import is_named, name_pattern
 from iodiag.narration.fact_query.query import Query
 from iodiag.narration.fact_query.ranks import (
-    _any_slow_rank,
-    _busiest_rank,
-    _files_per_rank,
-    _rank_bytes,
-    _rank_files,
-    _rank_spread,
-    _rank_time,
-    _ranks,
-    _ranks_with_io,
-    _slow_rank,
-    _slow_ranks,
+    answer_ranks,
+    any_slow_rank,
+    busiest_rank,
+    files_per_rank,
+    rank_bytes,
+    rank_files,
+    rank_spread,
+    rank_time,
+    ranks_with_io,
+    slow_rank,
+    slow_ranks,
 )
-from iodiag.narration.fact_query.vocabulary import _YES_NO
+from iodiag.narration.fact_query.vocabulary import YES_NO
 from iodiag.narration.facts import Fact
 from iodiag.narration.quantities import Quantity, exact
 from iodiag.narration.untrusted import quote
@@ -113,7 +113,7 @@ def answer(report: Report, query: Query) -> Fact | None:
         m = partial[0]
         text = (
             f"The log is incomplete ({m.name} ran out of records after {m.records:,}), so this is a lower bound: "
-            f"{_lower_first(text)}"
+            f"{lower_first(text)}"
         )
         values = [*values, exact(m.records, "bare")]
     corrupt = next((f for f in report.findings if f.code == "D04"), None)
@@ -123,14 +123,14 @@ def answer(report: Report, query: Query) -> Fact | None:
         said = re.match(r"^(Yes|No|Partly|None): ", text)
         # A yes/no answer keeps its yes or no first.
         text = (
-            f"{said.group(0)}{caveat}, {_lower_first(text[said.end() :])}"
+            f"{said.group(0)}{caveat}, {lower_first(text[said.end() :])}"
             if said
-            else f"{caveat[0].upper()}{caveat[1:]}: {_lower_first(text)}"
+            else f"{caveat[0].upper()}{caveat[1:]}: {lower_first(text)}"
         )
         if not said and _doubts(query.raw) and not _asked_number_holds(query.raw, values):
             # "rank 14 shows 2 trillion seconds, is that real?": the figure the user doubts is not one the valid
             # records give, so it came from the corrupt ones
-            text = f"No: {_lower_first(text)}"
+            text = f"No: {lower_first(text)}"
     return Fact(f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks))
 
 
@@ -197,21 +197,21 @@ _ABOUT_A_FILE = frozenset(
 )
 
 
-def _not_in_log(report: Report, q: Query) -> _Out:
+def _not_in_log(report: Report, q: Query) -> Out:
     """A file the question names that the log holds no record of ("did it read uniref90.fasta?"): said plainly,
     with what the log does hold, where the report lists every file with I/O (else it cannot be sure)."""
     name = q.target or ""
     if q.metric not in _ABOUT_A_FILE or "." not in name.strip(".") or name_pattern(name):
         return None
-    if any(_named(f.path, name) for f in report.top_files) or report.files_with_io > len(report.top_files):
+    if any(is_named(f.path, name) for f in report.top_files) or report.files_with_io > len(report.top_files):
         return None
-    if any(_named(lay.path, name) for lay in report.lustre_layouts):
+    if any(is_named(lay.path, name) for lay in report.lustre_layouts):
         return None
     held = [i for i in report.interfaces if i.records]
     what = ", ".join(f"{i.name} ({i.records:,} record(s))" for i in held[:4]) or "no file records"
     shown = ", ".join(f"`{f.path.rsplit('/', 1)[-1]}`" for f in report.top_files[:3])
     text = (
-        f"{'No: t' if q.yes_no or _YES_NO.match(q.raw.lower()) else 'T'}he log has no record of a file named "
+        f"{'No: t' if q.yes_no or YES_NO.match(q.raw.lower()) else 'T'}he log has no record of a file named "
         f"{quote(name)}: it holds {what}"
         + (f", for {report.files_with_io:,} file(s) with I/O ({shown})" if shown else "")
         + "; a file opened through an interface Darshan did not instrument leaves no record."
@@ -223,69 +223,69 @@ def _not_in_log(report: Report, q: Query) -> _Out:
 _COUNTED = frozenset({"files", "bytes", "calls", "file_list", "interface_files", "file_usage"})
 
 
-def _rank_dispatch(report: Report, q: Query) -> _Out:
+def _rank_dispatch(report: Report, q: Query) -> Out:
     return (
-        _rank_bytes(report, q)
+        rank_bytes(report, q)
         if q.scope == "rank"
-        else (_iface_bytes(report, q) if q.scope == "interface" else _job_bytes(report, q))
+        else (iface_bytes(report, q) if q.scope == "interface" else job_bytes(report, q))
     )
 
 
 _ANSWERS = {
-    "alignment": _alignment,
-    "file_library": _file_library,
-    "file_share": _file_share,
-    "absent": _absent,
-    "datasets": _datasets,
-    "ranks_with_io": _ranks_with_io,
-    "sequential": _sequential,
-    "file_compare": _file_compare,
-    "group": _group,
-    "job_info": _job_info,
-    "busiest_rank": _busiest_rank,
-    "files_per_rank": _files_per_rank,
-    "rank_spread": _rank_spread,
-    "calls": _calls,
-    "file_slowest": _file_slowest,
-    "file_why": _file_why,
-    "file_ranks": _file_ranks,
-    "traced": _traced,
-    "module": _module,
-    "mpi_job": _mpi_job,
-    "file_balance": _file_balance,
-    "layer_gap": _layer_gap,
-    "file_per_rank": _file_per_rank,
-    "interface_files": _interface_files,
-    "not_recorded": _not_recorded,
-    "small_requests": _small_requests,
-    "any_slow_rank": _any_slow_rank,
-    "file_usage": _file_usage,
-    "interfaces": _interfaces,
-    "completeness": _completeness,
-    "top_file": _top_file,
-    "file_list": _file_list,
-    "uses": _uses,
-    "top_interface": _top_interface,
+    "alignment": alignment,
+    "file_library": file_library,
+    "file_share": file_share,
+    "absent": absent,
+    "datasets": datasets,
+    "ranks_with_io": ranks_with_io,
+    "sequential": sequential,
+    "file_compare": file_compare,
+    "group": answer_group,
+    "job_info": job_info,
+    "busiest_rank": busiest_rank,
+    "files_per_rank": files_per_rank,
+    "rank_spread": rank_spread,
+    "calls": answer_calls,
+    "file_slowest": file_slowest,
+    "file_why": file_why,
+    "file_ranks": file_ranks,
+    "traced": traced,
+    "module": answer_module,
+    "mpi_job": mpi_job,
+    "file_balance": file_balance,
+    "layer_gap": layer_gap,
+    "file_per_rank": file_per_rank,
+    "interface_files": interface_files,
+    "not_recorded": not_recorded,
+    "small_requests": small_requests,
+    "any_slow_rank": any_slow_rank,
+    "file_usage": file_usage,
+    "interfaces": interfaces,
+    "completeness": completeness,
+    "top_file": top_file,
+    "file_list": file_list,
+    "uses": uses,
+    "top_interface": top_interface,
     "bytes": _rank_dispatch,
-    "time": _rank_time,
-    "slow_rank": _slow_rank,
-    "file_system": _file_system,
-    "stripe": _stripe,
-    "slow_ost": _slow_ost,
-    "slow_ranks": _slow_ranks,
-    "chunk_size": _chunk_size,
-    "rank_files": _rank_files,
-    "rate": _rate,
-    "metadata": _metadata,
-    "ranks": _ranks,
-    "files": _files,
-    "runtime": _runtime,
-    "io_share": _io_share,
-    "write_vs_read": _write_vs_read,
-    "osts": _osts,
-    "collective": _collective,
-    "sharing": _sharing,
-    "request_size": _request_size,
-    "io_bound": _io_bound,
-    "io_problem": _io_problem,
+    "time": rank_time,
+    "slow_rank": slow_rank,
+    "file_system": file_system,
+    "stripe": stripe,
+    "slow_ost": slow_ost,
+    "slow_ranks": slow_ranks,
+    "chunk_size": chunk_size,
+    "rank_files": rank_files,
+    "rate": answer_rate,
+    "metadata": metadata,
+    "ranks": answer_ranks,
+    "files": answer_files,
+    "runtime": runtime,
+    "io_share": io_share,
+    "write_vs_read": write_vs_read,
+    "osts": answer_osts,
+    "collective": collective,
+    "sharing": sharing,
+    "request_size": request_size,
+    "io_bound": io_bound,
+    "io_problem": io_problem,
 }

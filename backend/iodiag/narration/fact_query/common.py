@@ -15,42 +15,45 @@ from iodiag.analysis.models import (
 )
 from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes, human_seconds
-from iodiag.narration.fact_query.names import _named
+from iodiag.narration.fact_query.names import is_named
 from iodiag.narration.fact_query.query import Direction
 from iodiag.narration.quantities import Quantity, exact
 
-_Out = tuple[str, list[Quantity], list[str], list[int]] | None
+Out = tuple[str, list[Quantity], list[str], list[int]] | None
 
 
-def _lower_first(text: str) -> str:
+def lower_first(text: str) -> str:
     # "I/O took", "OST 5", "MPI-IO": a name, not a sentence's first word, keeps its case
     if len(text) > 1 and text[0].isupper() and not text[1].isupper() and not text.startswith(("I/O", "I ")):
         return text[0].lower() + text[1:]
     return text
 
 
-def _b(n: float) -> str:
+def fmt_bytes(n: float) -> str:
     return human_bytes(n)
 
 
-def _s(n: float) -> str:
+def fmt_seconds(n: float) -> str:
     return human_seconds(n)
 
 
-def _counted(report: Report) -> list[InterfaceTotals]:  # the interfaces whose bytes and time make the totals
+_b, _s = fmt_bytes, fmt_seconds  # short names for the f-strings below
+
+
+def counted_interfaces(report: Report) -> list[InterfaceTotals]:  # the interfaces whose bytes and time make the totals
     return [i for i in report.interfaces if i.counted]
 
 
-def _moved(i: InterfaceTotals) -> int:
+def bytes_moved(i: InterfaceTotals) -> int:
     """The interface's part of the job's bytes (each file once: POSIX without the files opened through MPI-IO)."""
     return i.own_bytes_read + i.own_bytes_written
 
 
-def _own(report: Report, rank: int) -> RankUsage | None:
+def own_usage(report: Report, rank: int) -> RankUsage | None:
     return next((u for u in report.rank_table.ranks if u.rank == rank), None)
 
 
-def _shared_note(report: Report) -> tuple[str, list[Quantity]]:
+def shared_note(report: Report) -> tuple[str, list[Quantity]]:
     t = report.rank_table
     if not t.shared_files:
         return "", []
@@ -75,20 +78,20 @@ def _shared_note(report: Report) -> tuple[str, list[Quantity]]:
     )
 
 
-def _kept_ranks(report: Report, file: str | None) -> list[tuple[str, RankSeconds]]:
+def kept_ranks(report: Report, file: str | None) -> list[tuple[str, RankSeconds]]:
     """The ranks Darshan kept for shared files (slowest first, then fastest), on the named file if any."""
     t = report.rank_table
     return [
         (which, k)
         for which, kept in (("slowest", t.shared_slowest), ("fastest", t.shared_fastest))
         for k in kept
-        if file is None or _named(k.path, file)
+        if file is None or is_named(k.path, file)
     ]
 
 
-def _kept(report: Report, rank: int, file: str | None) -> _Out:
+def kept_rank(report: Report, rank: int, file: str | None) -> Out:
     """What Darshan kept for this rank as the fastest or slowest rank of a shared file (the named one, if any)."""
-    hits = [(which, k) for which, k in _kept_ranks(report, file) if k.rank == rank]
+    hits = [(which, k) for which, k in kept_ranks(report, file) if k.rank == rank]
     if not hits:
         return None
     parts: list[str] = []
@@ -105,11 +108,11 @@ def _kept(report: Report, rank: int, file: str | None) -> _Out:
     return text, values, [k.path for _, k in hits[:2]], [rank]
 
 
-def _shared_named(report: Report, rank: int, file: str | None) -> _Out:
+def shared_named(report: Report, rank: int, file: str | None) -> Out:
     """The named file is shared and this rank is not one Darshan kept for it: say what is and is not recorded."""
     if not file:
         return None
-    on_file = _kept_ranks(report, file)
+    on_file = kept_ranks(report, file)
     fast = next((k for which, k in on_file if which == "fastest"), None)
     slow = next((k for which, k in on_file if which == "slowest"), None)
     if fast is None and slow is None:
@@ -128,49 +131,51 @@ def _shared_named(report: Report, rank: int, file: str | None) -> _Out:
     )
 
 
-def _every_rank(report: Report, f: FileUsage) -> bool:
+def every_rank(report: Report, f: FileUsage) -> bool:
     """Whether every rank of a multi-rank job used the file (a shared record, or a record per rank)."""
     return f.ranks >= report.job.nprocs > 1
 
 
-def _shared_moved(report: Report, direction: Direction) -> bool:
+def shared_moved(report: Report, direction: Direction) -> bool:
     """Whether a shared (every-rank) file among the busiest moved data in that direction."""
     return any(
-        _every_rank(report, f)
+        every_rank(report, f)
         and {"read": f.bytes_read, "write": f.bytes_written}.get(direction, f.bytes_read + f.bytes_written)
         for f in report.top_files
     )
 
 
-def _family(report: Report, name: str | None) -> list[InterfaceTotals]:
+def module_family(report: Report, name: str | None) -> list[InterfaceTotals]:
     """An interface's rows with records: HDF5 is "HDF5 (datasets)" and "HDF5 (files)"; the most bytes first."""
     rows = [i for i in report.interfaces if i.records and (i.name == name or i.name.startswith(f"{name} ("))]
     return sorted(rows, key=lambda i: -(i.bytes_read + i.bytes_written))
 
 
-def _no_module(report: Report, name: str) -> tuple[str, list[Quantity]]:
+def no_module(report: Report, name: str) -> tuple[str, list[Quantity]]:
     """What to say when the log has no records of an interface: it was not recorded, and what the log does hold."""
-    held = [i for i in _counted(report) if i.records and _moved(i) > 0] or [i for i in _counted(report) if i.records]
+    held = [i for i in counted_interfaces(report) if i.records and bytes_moved(i) > 0] or [
+        i for i in counted_interfaces(report) if i.records
+    ]
     text = f"the log has no {name} module, so {name} I/O was not recorded"
     if not held:
         return text + ", and no other module has records either", []
-    parts = ", ".join(f"{i.name} ({_b(_moved(i))} in {i.files:,} file(s))" for i in held[:3])
+    parts = ", ".join(f"{i.name} ({_b(bytes_moved(i))} in {i.files:,} file(s))" for i in held[:3])
     return text + f"; the I/O it does hold is at {parts}", [
-        v for i in held[:3] for v in (exact(_moved(i), "bytes"), exact(i.files, "bare"))
+        v for i in held[:3] for v in (exact(bytes_moved(i), "bytes"), exact(i.files, "bare"))
     ]
 
 
-def _totals(report: Report) -> tuple[int, int]:
+def totals(report: Report) -> tuple[int, int]:
     """(read, written) by the application: each file once, at its top layer (the interfaces' own totals would
     count a file opened through MPI-IO twice, at MPI-IO and again at POSIX)."""
     s = report.io_share
     if s is not None:
         return s.bytes_read, s.bytes_written
-    rows = _counted(report)
+    rows = counted_interfaces(report)
     return sum(i.own_bytes_read for i in rows), sum(i.own_bytes_written for i in rows)
 
 
-def _beneath(report: Report, read: int, written: int, direction: Direction) -> tuple[str, list[Quantity]]:
+def beneath(report: Report, read: int, written: int, direction: Direction) -> tuple[str, list[Quantity]]:
     """What reached the file system through POSIX, where it differs from what the application asked for."""
     posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
     if posix is None or not any(i.name == "MPI-IO" and i.records for i in report.interfaces):
@@ -187,7 +192,7 @@ def _beneath(report: Report, read: int, written: int, direction: Direction) -> t
     return f" At the file system (POSIX, beneath MPI-IO): {text}.", [exact(t, "bytes") for _, _, t in parts]
 
 
-def _ranks_on_slow_ost(report: Report, hit: list[int], count: int) -> tuple[str, list[Quantity]]:
+def ranks_on_slow_ost(report: Report, hit: list[int], count: int) -> tuple[str, list[Quantity]]:
     """ ", hitting 10 ranks (78, 174, ...), 12.22 s of I/O each against a median of 2.44 s for the other ranks":
     the ranks whose own files sit on the slow OST against the rest, from their own records."""
     if not hit:
@@ -204,7 +209,7 @@ def _ranks_on_slow_ost(report: Report, hit: list[int], count: int) -> tuple[str,
     return text, values
 
 
-_FS_NAMES = {
+FS_NAMES = {
     "nfs": "NFS",
     "lustre": "Lustre",
     "gpfs": "GPFS",
@@ -214,12 +219,12 @@ _FS_NAMES = {
 }
 
 
-def _per_rank(g: FileGroup) -> float:
+def per_rank(g: FileGroup) -> float:
     """A group's time per rank that used it (its time summed over ranks, shared over them evenly)."""
     return g.io_time_s / g.ranks if g.ranks > 0 else g.slowest_s
 
 
-def _mostly_metadata(meta_s: float, io_s: float) -> tuple[str, list[Quantity]]:
+def mostly_metadata(meta_s: float, io_s: float) -> tuple[str, list[Quantity]]:
     """ ", mostly in metadata calls: 329.4 s of opens, stats and seeks summed over ranks against 97.16 s of reads
     and writes" where those calls outweigh the data; what explains small files that are slow to read."""
     data = io_s - meta_s
@@ -243,7 +248,7 @@ SMALL_REQUEST = 64 << 10
 """Requests at most this size are called small in an answer (each pays a round trip more than it moves)."""
 
 
-def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quantity]]:
+def request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quantity]]:
     """How a file's requests looked, from its counters: ", over 276,276 writes of mostly 32.00 KiB, made
     independently (0 collective)"; what a why-question about one file wants beside the cause."""
     c = f.calls
@@ -274,7 +279,7 @@ def _request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quan
     return text, values
 
 
-def _kept_spread(report: Report, path: str) -> tuple[str, list[Quantity]]:
+def kept_spread(report: Report, path: str) -> tuple[str, list[Quantity]]:
     """A shared file's slowest and fastest rank as Darshan kept them, where the slowest moved far more (one rank
     doing most of a file's I/O): "; its slowest rank, rank 1, moved 12.67 GiB in 24.39 s, its fastest 16.00 MiB"."""
     t = report.rank_table
@@ -291,7 +296,7 @@ def _kept_spread(report: Report, path: str) -> tuple[str, list[Quantity]]:
     return text, [exact(slow.bytes, "bytes"), exact(slow.seconds, "seconds"), exact(fast.bytes, "bytes")]
 
 
-def _aggregators(report: Report, f: FileUsage) -> tuple[str, list[Quantity]]:
+def aggregators(report: Report, f: FileUsage) -> tuple[str, list[Quantity]]:
     """A collective file whose POSIX work went through a few ranks: the shared POSIX record's slowest rank moved a
     large share of the file's bytes ("; at POSIX, rank 0 alone wrote 93.75 GiB of its 375.00 GiB (25%) in 8.0 min:
     about 4 aggregators did the file system's work for all 512 ranks"). Too few aggregators serialise the file."""

@@ -14,51 +14,55 @@ from iodiag.analysis.models import (
 )
 from iodiag.analysis.verdict import percent
 from iodiag.narration.fact_query.common import (
-    _FS_NAMES,
+    FS_NAMES,
     SMALL_REQUEST,
-    _aggregators,
-    _b,
-    _counted,
-    _every_rank,
-    _kept_ranks,
-    _kept_spread,
-    _lower_first,
-    _mostly_metadata,
-    _moved,
-    _no_module,
-    _Out,
-    _per_rank,
-    _request_profile,
-    _s,
-    _shared_note,
-    _totals,
+    Out,
+    aggregators,
+    bytes_moved,
+    counted_interfaces,
+    every_rank,
+    kept_ranks,
+    kept_spread,
+    lower_first,
+    mostly_metadata,
+    no_module,
+    per_rank,
+    request_profile,
+    shared_note,
+    totals,
+)
+from iodiag.narration.fact_query.common import (
+    fmt_bytes as _b,
+)
+from iodiag.narration.fact_query.common import (
+    fmt_seconds as _s,
 )
 from iodiag.narration.fact_query.names import (
-    _glob_group,
-    _group_has,
-    _loose_name,
-    _named,
-    _named_in,
+    glob_group,
+    group_has,
     group_named,
     group_regex,
+    is_named,
+    loose_name,
     name_pattern,
+    named_in,
 )
 from iodiag.narration.fact_query.query import Direction, Query
-from iodiag.narration.fact_query.vocabulary import _CALL_NOUN
+from iodiag.narration.fact_query.vocabulary import CALL_NOUN
 from iodiag.narration.quantities import Quantity, exact
 from iodiag.narration.untrusted import quote
 
 
-def _sequential(report: Report, q: Query) -> _Out:
+def sequential(report: Report, q: Query) -> Out:
     """Were a file's (or a group's) reads or writes sequential: Darshan's consecutive and sequential counters,
     which only its POSIX module keeps. ``q.missing`` asks "random?", answered yes where "sequential?" is no."""
     f = None
     if q.target:
-        f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+        f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     group = group_named(report, q.raw) if f is None else None
     if f is None and group is None:
-        word = _loose_name(" ".join(q.raw.lower().split()), report)
-        matching = [g for g in report.file_groups if word and _group_has(g, word)]
+        word = loose_name(" ".join(q.raw.lower().split()), report)
+        matching = [g for g in report.file_groups if word and group_has(g, word)]
         group = max(matching, key=lambda g: g.files, default=None)
         if group is None:
             f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
@@ -77,7 +81,7 @@ def _sequential(report: Report, q: Query) -> _Out:
                 [f.path],
                 [],
             )
-    elif q.target is None and not _loose_name(" ".join(q.raw.lower().split()), report):
+    elif q.target is None and not loose_name(" ".join(q.raw.lower().split()), report):
         # "Is the input read randomly?" with no file the report names: the job's POSIX requests.
         posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
         if posix is None:
@@ -110,9 +114,9 @@ def _sequential(report: Report, q: Query) -> _Out:
     return (text[0].upper() + text[1:] if not word else text) + ".", values, paths, []
 
 
-def _chunk_size(report: Report, q: Query) -> _Out:
+def chunk_size(report: Report, q: Query) -> Out:
     """A DAOS file's chunk size (DFS_CHUNK_SIZE) and how its requests sit against it."""
-    files = [f for f in report.top_files if f.chunk_size and _named(f.path, q.target)]
+    files = [f for f in report.top_files if f.chunk_size and is_named(f.path, q.target)]
     if not files:
         if not any(i.name in ("DFS", "DAOS") and i.records for i in report.interfaces):
             return "The log has no DFS records, so it records no DAOS chunk size.", [], [], []
@@ -141,11 +145,11 @@ def _chunk_size(report: Report, q: Query) -> _Out:
             text += ", not a multiple of the chunk, so requests straddle chunk boundaries"
             fits = False
     if q.yes_no and fits is not None and re.search(r"\b(multiple|align\w*|fit\w*|match\w*)\b", q.raw.lower()):
-        text = ("Yes: " if fits else "No: ") + _lower_first(text)
+        text = ("Yes: " if fits else "No: ") + lower_first(text)
     return text + ".", values, [f.path], []
 
 
-def _files(report: Report, q: Query) -> _Out:
+def answer_files(report: Report, q: Query) -> Out:
     if re.search(r"\blog\b.*\b(list|lists|contain\w*|hold\w*|record\w*|name\w*)\b", q.raw.lower()):
         # "How many files does the log list?": every file record, with or without I/O.
         return (
@@ -156,7 +160,7 @@ def _files(report: Report, q: Query) -> _Out:
         )
     group = group_named(report, q.raw)
     if group is not None:
-        return _group_answer(group, q)
+        return group_answer(group, q)
     if q.direction in ("read", "write") and (report.files_read or report.files_written):
         n, verb = (report.files_read, "read") if q.direction == "read" else (report.files_written, "wrote")
         return (
@@ -175,9 +179,9 @@ def _files(report: Report, q: Query) -> _Out:
     return text + ".", values, [], []
 
 
-def _request_size(report: Report, q: Query) -> _Out:
+def request_size(report: Report, q: Query) -> Out:
     if q.target:
-        f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+        f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
         if f is not None:
             out = _file_request_size(f.path, f.layer, f.calls, f.bytes_read, f.bytes_written, q.direction)
             if out is None or not f.common_size or not f.common_count:
@@ -211,7 +215,7 @@ def _request_size(report: Report, q: Query) -> _Out:
         kind = "writes" if q.direction == "write" else "reads" if q.direction == "read" else None
         calls = [
             (i, int(getattr(i.calls, kind)) if kind else i.calls.reads + i.calls.writes)
-            for i in _counted(report)
+            for i in counted_interfaces(report)
             if i.name != "POSIX"
         ]
         posix = next((i for i in report.interfaces if i.name == "POSIX"), None)
@@ -220,7 +224,7 @@ def _request_size(report: Report, q: Query) -> _Out:
         if other is not None and other[1] > mine:
             # Most of the calls asked about are at another module (STDIO's fwrite, DFS): its mean request size
             i, n = other
-            moved = i.own_bytes_written if kind == "writes" else i.own_bytes_read if kind == "reads" else _moved(i)
+            moved = i.own_bytes_written if kind == "writes" else i.own_bytes_read if kind == "reads" else bytes_moved(i)
             noun = kind or "reads and writes"
             if n and moved:
                 size = moved / n
@@ -239,11 +243,11 @@ def _request_size(report: Report, q: Query) -> _Out:
     values += [v for a in t.access_sizes[1:3] for v in (exact(a.size, "bytes"), exact(a.count, "bare"))]
     if why and top.size <= SMALL_REQUEST and top.count >= 0.5 * t.posix_requests:
         # "why half a million writes for 7 GB?": the requests are small, so the bytes take that many calls
-        text = f"Because the requests are small: {_lower_first(text)}"
+        text = f"Because the requests are small: {lower_first(text)}"
     return text, values, [], []
 
 
-def _file_request_size(path: str, layer: str, calls: OpCounts, read: int, written: int, direction: Direction) -> _Out:
+def _file_request_size(path: str, layer: str, calls: OpCounts, read: int, written: int, direction: Direction) -> Out:
     """A file's mean request size: its bytes over its read or write calls at its top layer."""
     parts = []
     values: list[Quantity] = []
@@ -258,7 +262,7 @@ def _file_request_size(path: str, layer: str, calls: OpCounts, read: int, writte
     return text, values, [path], []
 
 
-def _top_file(report: Report, q: Query) -> _Out:
+def top_file(report: Report, q: Query) -> Out:
     files = [f for f in report.top_files if f.io_time_s > 0]
     if q.direction == "read":
         files = [f for f in files if f.bytes_read] or files
@@ -289,7 +293,7 @@ def _top_file(report: Report, q: Query) -> _Out:
     return text + ".", values, [f.path for f in files[:2]], []
 
 
-def _file_list(report: Report, q: Query) -> _Out:
+def file_list(report: Report, q: Query) -> Out:
     files = sorted(report.top_files, key=lambda f: -(f.bytes_read + f.bytes_written))
     files = [f for f in files if f.bytes_read + f.bytes_written > 0][:5]
     if not files:
@@ -297,15 +301,15 @@ def _file_list(report: Report, q: Query) -> _Out:
     parts = [f"`{f.path}` ({_b(f.bytes_read)} read, {_b(f.bytes_written)} written)" for f in files]
     n = report.files_with_io
     more = f"; {n - len(files):,} more file(s) moved less" if n > len(files) else ""
-    read, written = _totals(report)
+    read, written = totals(report)
     text = f"The job read {_b(read)} and wrote {_b(written)}; by bytes moved: {'; '.join(parts)}{more}."
     values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(v, "bytes") for f in files for v in (f.bytes_read, f.bytes_written)]
     return text, values, [f.path for f in files], []
 
 
-def _file_usage(report: Report, q: Query) -> _Out:
-    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+def file_usage(report: Report, q: Query) -> Out:
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return None
     who = f"its {f.ranks:,} ranks" if f.ranks > 1 else "its 1 rank"
@@ -346,7 +350,7 @@ def _file_usage(report: Report, q: Query) -> _Out:
         run = report.job.runtime_s
         # Its share of the run: what "how much of the run went to X?" asks, and the scale of the time.
         of_run = f", {percent(f.slowest_s / run)} of the {_s(run)} run" if run > 0 else ""
-        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}{of_run}; " + _lower_first(
+        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}{of_run}; " + lower_first(
             text.replace(f"`{f.path}`: ", "", 1)
         )
         values[:0] = [exact(f.slowest_s, "seconds")] + (
@@ -355,14 +359,14 @@ def _file_usage(report: Report, q: Query) -> _Out:
     return text, values, [f.path], []
 
 
-def _alignment(report: Report, q: Query) -> _Out:
+def alignment(report: Report, q: Query) -> Out:
     """How many of a file's (or the job's) POSIX requests did not start on the file alignment Darshan measured
     against. ``q.missing`` asks "misaligned?", answered yes where "aligned?" is no."""
-    f = next((x for x in report.top_files if q.target and _named(x.path, q.target)), None)
+    f = next((x for x in report.top_files if q.target and is_named(x.path, q.target)), None)
     if f is None and q.target:
         return None  # a file the report does not detail: not the job's count instead
     if f is None:
-        word = _loose_name(" ".join(q.raw.lower().split()), report, plural=False)
+        word = loose_name(" ".join(q.raw.lower().split()), report, plural=False)
         f = next((x for x in report.top_files if word and word in x.path.rsplit("/", 1)[-1].lower()), None)
     if f is not None:
         c = f.posix_calls if f.layer != "POSIX" and f.posix_calls is not None else f.calls
@@ -400,22 +404,22 @@ def _alignment(report: Report, q: Query) -> _Out:
     if f is not None and f.stripe_size:
         text += f", and its stripe size is {_b(f.stripe_size)}"
         values.append(exact(f.stripe_size, "bytes"))
-    text = word + (_lower_first(text) if word else text[0].upper() + text[1:])
+    text = word + (lower_first(text) if word else text[0].upper() + text[1:])
     return text + ".", values, paths, []
 
 
-def _file_library(report: Report, q: Query) -> _Out:
+def file_library(report: Report, q: Query) -> Out:
     """Which libraries a named file went through: the interfaces whose records name it, top layer first."""
     order = ["HDF5", "HDF5 (files)", "PnetCDF", "PnetCDF (files)", "MPI-IO", "POSIX", "STDIO", "DFS", "DAOS"]
     seen: list[str] = []
     path = ""
     for i in sorted(report.interfaces, key=lambda x: order.index(x.name) if x.name in order else 99):
-        hit = next((p for p in i.top_paths if _named(p.split(":")[0], q.target)), None)
+        hit = next((p for p in i.top_paths if is_named(p.split(":")[0], q.target)), None)
         name = i.name.split(" (")[0]
         if hit and name not in seen:
             seen.append(name)
             path = path or hit.split(":")[0]
-    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is not None:
         path = path or f.path
         for layer in (f.layer, "POSIX" if f.posix_calls is not None else ""):
@@ -431,11 +435,11 @@ def _file_library(report: Report, q: Query) -> _Out:
     return text, [exact(f.bytes_written, "bytes"), exact(f.bytes_read, "bytes")], [path], []
 
 
-def _file_share(report: Report, q: Query) -> _Out:
+def file_share(report: Report, q: Query) -> Out:
     """A loosely named file's (or group's) share of the run: the time its slowest rank spent on it."""
     run = report.job.runtime_s
     word = q.target or ""
-    groups = [g for g in report.file_groups if word and _group_has(g, word) and g.slowest_s > 0]
+    groups = [g for g in report.file_groups if word and group_has(g, word) and g.slowest_s > 0]
     group = max(groups, key=lambda g: (g.files, g.io_time_s), default=None) or group_named(report, q.raw)
     if group is None or group.files < 2:
         f = next((x for x in report.top_files if word in x.path.rsplit("/", 1)[-1].lower() and x.slowest_s), None)
@@ -443,12 +447,12 @@ def _file_share(report: Report, q: Query) -> _Out:
             return None
         # Its time on its slowest rank and share of the run lead, whatever words the question used.
         asked = {"target": f.path.rsplit("/", 1)[-1], "yes_no": False, "raw": f"{q.raw} (share of the run)"}
-        out = _file_usage(report, q.model_copy(update=asked))
+        out = file_usage(report, q.model_copy(update=asked))
         took = f.slowest_s or 0.0
     else:
         if run <= 0:
             return None
-        took = max(group.slowest_s, _per_rank(group))
+        took = max(group.slowest_s, per_rank(group))
         doing = {"read": "Reading", "write": "Writing"}.get(q.direction, "The I/O on")
         many = group.slowest_s < took  # each rank used several of the files: its time is their sum
         text = (
@@ -466,12 +470,12 @@ def _file_share(report: Report, q: Query) -> _Out:
     if q.yes_no:
         # "Is the run dominated by X?" needs half of it; "is X a bottleneck?" a tenth.
         bar = 0.5 if re.search(r"\bdominat", q.raw.lower()) else 0.1
-        text = ("Yes: " if took >= bar * run else "No: ") + _lower_first(text)
+        text = ("Yes: " if took >= bar * run else "No: ") + lower_first(text)
     return text, values, files, ranks
 
 
-def _file_slowest(report: Report, q: Query) -> _Out:
-    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+def file_slowest(report: Report, q: Query) -> Out:
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None or f.slowest_s is None:
         return None
     if f.only_rank is not None or f.ranks <= 1:
@@ -487,21 +491,21 @@ def _file_slowest(report: Report, q: Query) -> _Out:
     return text, [exact(f.slowest_s, "seconds"), exact(f.io_time_s, "seconds")], [f.path], [f.slowest_rank]
 
 
-def _group_calls(group: FileGroup, kind: str, noun: str) -> _Out:
+def _group_calls(group: FileGroup, kind: str, noun: str) -> Out:
     n = getattr(group.calls, kind)
     text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}."
     return text, [exact(group.files, "bare"), exact(n, "bare")], [], []
 
 
-def _calls(report: Report, q: Query) -> _Out:
+def answer_calls(report: Report, q: Query) -> Out:
     """How many calls of one kind: on a named file, on a group of files, or over the job per module."""
     kind = q.target or "opens"
-    noun = _CALL_NOUN.get(kind, kind)
-    globbed = _glob_group(report, q.raw)  # a pattern names a group even where a file name sits inside it
+    noun = CALL_NOUN.get(kind, kind)
+    globbed = glob_group(report, q.raw)  # a pattern names a group even where a file name sits inside it
     if globbed is not None:
         return _group_calls(globbed, kind, noun)
     if q.file:
-        f = next((x for x in report.top_files if _named(x.path, q.file)), None)
+        f = next((x for x in report.top_files if is_named(x.path, q.file)), None)
         if f is None:
             return None
         n, layer = getattr(f.calls, kind), f.layer
@@ -550,7 +554,7 @@ def _asked_size(question: str) -> list[int]:
     return sorted(sizes)
 
 
-def _sized_calls(report: Report, kind: str, noun: str, question: str) -> _Out:
+def _sized_calls(report: Report, kind: str, noun: str, question: str) -> Out:
     """ "How many 8 KiB writes did the run do?": the requests of that size in Darshan's access-size table (four
     sizes per record, reads and writes together), against the job's calls of the kind asked."""
     sizes = _asked_size(question)
@@ -572,13 +576,13 @@ def _sized_calls(report: Report, kind: str, noun: str, question: str) -> _Out:
         text = (
             f"{hit.count:,} POSIX requests were {_b(hit.size)} (Darshan's size table counts reads and writes "
             f"together), against {mine:,} {noun} and {other:,} "
-            f"{_CALL_NOUN.get('reads' if kind == 'writes' else 'writes', 'calls')} in all."
+            f"{CALL_NOUN.get('reads' if kind == 'writes' else 'writes', 'calls')} in all."
         )
         values += [exact(mine, "bare"), exact(other, "bare")]
     return text, values, [], []
 
 
-def _calls_per_rank(report: Report, kind: str, noun: str) -> _Out:
+def _calls_per_rank(report: Report, kind: str, noun: str) -> Out:
     """ "How many writes did each rank do, and how big?": the calls on each rank's own records, with their mean
     size; a shared record's calls have no per-rank split, and the answer says so."""
     rows = report.rank_table.ranks
@@ -598,16 +602,16 @@ def _calls_per_rank(report: Report, kind: str, noun: str) -> _Out:
         values = [exact(lo, "bare"), exact(mid, "bare"), exact(hi, "bare"), exact(size, "bytes")]
         values += [exact(total_n, "bare"), exact(len(counts), "bare")]
     if report.rank_table.shared_files:
-        note, nv = _shared_note(report)
+        note, nv = shared_note(report)
         text += note
         values += nv
     return text, values, [], []
 
 
-def _file_compare(report: Report, q: Query) -> _Out:
+def file_compare(report: Report, q: Query) -> Out:
     """Two named files side by side: how long each took on its slowest rank (the time the job waited on it)."""
-    a = next((x for x in report.top_files if _named(x.path, q.target)), None)
-    b = next((x for x in report.top_files if _named(x.path, q.file)), None)
+    a = next((x for x in report.top_files if is_named(x.path, q.target)), None)
+    b = next((x for x in report.top_files if is_named(x.path, q.file)), None)
     if a is None or b is None or a.path == b.path:
         return None
 
@@ -624,7 +628,7 @@ def _file_compare(report: Report, q: Query) -> _Out:
     return text, values, [long.path, short.path], []
 
 
-def _group(report: Report, q: Query) -> _Out:
+def answer_group(report: Report, q: Query) -> Out:
     g = group_named(report, q.raw)
     if g is None:
         return None
@@ -648,10 +652,10 @@ def _group(report: Report, q: Query) -> _Out:
         )
     # "how many bytes went to the out.* files?" asks what moved, not only how many files
     asks_bytes = re.search(r"\b(bytes|how much|how big|how large|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
-    return _group_answer(g, q, moved=bool(asks_bytes))
+    return group_answer(g, q, moved=bool(asks_bytes))
 
 
-def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
+def group_answer(g: FileGroup, q: Query, moved: bool = False) -> Out:
     values = [exact(g.files, "bare")]
     some = {"read": g.files_read, "write": g.files_written}.get(q.direction)
     if not moved and some == 0:
@@ -696,8 +700,8 @@ def _group_answer(g: FileGroup, q: Query, moved: bool = False) -> _Out:
     return text + (f" ({', '.join(extra)})" if extra else "") + ".", values, [], []
 
 
-def _file_balance(report: Report, q: Query) -> _Out:
-    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+def file_balance(report: Report, q: Query) -> Out:
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return None
     t = report.rank_table
@@ -718,17 +722,17 @@ def _file_balance(report: Report, q: Query) -> _Out:
     return text, values, [f.path], [slow.rank, fast.rank]
 
 
-def _file_per_rank(report: Report, q: Query) -> _Out:
+def file_per_rank(report: Report, q: Query) -> Out:
     """Each rank's bytes on one named file: from its own records, or from the fastest and slowest rank a shared
     record keeps (equal bytes at both ends: the ranks moved the same amount, as far as Darshan kept)."""
-    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return None
     read = q.direction == "read" or (q.direction == "both" and f.bytes_read > f.bytes_written)
     verb, total = ("read", f.bytes_read) if read else ("wrote", f.bytes_written)
     if f.only_rank is not None:
         text = f"Only rank {f.only_rank} used `{f.path}`: it {verb} {_b(total)}."
-        return ("No: " + _lower_first(text) if q.yes_no else text), [exact(total, "bytes")], [f.path], [f.only_rank]
+        return ("No: " + lower_first(text) if q.yes_no else text), [exact(total, "bytes")], [f.path], [f.only_rank]
     fast, slow = f.kept_fastest, f.kept_slowest
     if fast is None or slow is None or fast.bytes is None or slow.bytes is None:
         return None
@@ -760,10 +764,10 @@ def _file_per_rank(report: Report, q: Query) -> _Out:
     return f"{word}{text[0].upper() if not word else text[0]}{text[1:]}.", values, [f.path], [fast.rank, slow.rank]
 
 
-def _interface_files(report: Report, q: Query) -> _Out:
+def interface_files(report: Report, q: Query) -> Out:
     i = next((x for x in report.interfaces if x.name.split(" (")[0] == q.target and x.records), None)
     if i is None:
-        text, values = _no_module(report, q.target or "")
+        text, values = no_module(report, q.target or "")
         return f"None: {text}.", values, [], []
     if re.search(r"\bopen", q.raw.lower()):
         # "How many files did POSIX open?": its opens, which can be none for a file it only stat'ed.
@@ -785,10 +789,10 @@ def _interface_files(report: Report, q: Query) -> _Out:
     return f"{i.name} has records of {i.files:,} file(s).", [exact(i.files, "bare")], [], []
 
 
-def _file_ranks(report: Report, q: Query) -> _Out:
+def file_ranks(report: Report, q: Query) -> Out:
     """Which ranks used a named file: the one rank whose own records hold it all, every rank of a shared record
     (with the slowest Darshan kept), or how many ranks had records of it."""
-    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return None
     verb = {"read": "read", "write": "wrote"}.get(q.direction, "used")
@@ -799,7 +803,7 @@ def _file_ranks(report: Report, q: Query) -> _Out:
         text = f"Rank {f.only_rank} alone {verb} `{f.path}`{what}, in {_s(f.io_time_s)} of I/O."
         if q.yes_no:
             # "Is one rank doing all the writing of X?"
-            text = f"Yes: {_lower_first(text)}"
+            text = f"Yes: {lower_first(text)}"
         return text, [*values, exact(f.io_time_s, "seconds")], [f.path], [f.only_rank]
     n = report.job.nprocs
     lay = next((x for x in report.lustre_layouts if x.path == f.path), None)
@@ -815,8 +819,8 @@ def _file_ranks(report: Report, q: Query) -> _Out:
     if q.yes_no:
         text = f"No: {f.ranks:,} ranks {verb} `{f.path}`{what}, not one alone."
         return text, [exact(f.ranks, "bare"), *values], [f.path], []
-    if _every_rank(report, f):
-        slow = next((k for which, k in _kept_ranks(report, q.target) if which == "slowest"), None)
+    if every_rank(report, f):
+        slow = next((k for which, k in kept_ranks(report, q.target) if which == "slowest"), None)
         text = f"All {n:,} ranks {verb} `{f.path}`{what}: Darshan kept one shared record for it"
         if slow is not None:
             text += f", and rank {slow.rank} as its slowest, with {_s(slow.seconds)}"
@@ -826,14 +830,14 @@ def _file_ranks(report: Report, q: Query) -> _Out:
     return text, [exact(f.ranks, "bare"), *values], [f.path], []
 
 
-def _file_why(report: Report, q: Query) -> _Out:
+def file_why(report: Report, q: Query) -> Out:
     """Why one named file is slow: the costliest problem that names it, with its numbers and fix."""
     target = q.target or ""
-    if "." not in target.strip(".") or name_pattern(target) or _glob_group(report, q.raw) is not None:
+    if "." not in target.strip(".") or name_pattern(target) or glob_group(report, q.raw) is not None:
         # A loose word ("the species yaml configs") or a pattern names a group of files: answered for the group
-        loose = [g for g in report.file_groups if target and _group_has(g, target)]
+        loose = [g for g in report.file_groups if target and group_has(g, target)]
         group = (
-            _glob_group(report, q.raw)
+            glob_group(report, q.raw)
             or group_named(report, q.raw)
             or max(loose, key=lambda g: (g.files, g.io_time_s), default=None)
         )
@@ -845,7 +849,7 @@ def _file_why(report: Report, q: Query) -> _Out:
         if f.severity in (Severity.CRITICAL, Severity.WARNING)
         and f.impact is not None
         and f.impact.seconds
-        and any(_named(fe.path, q.target) for fe in f.files)
+        and any(is_named(fe.path, q.target) for fe in f.files)
     ]
     if not naming:
         return _file_why_unpriced(report, q)
@@ -854,7 +858,7 @@ def _file_why(report: Report, q: Query) -> _Out:
     # The verdict's ranking first (a cause before the imbalance it explains), then the cost.
     place = by_verdict(report.verdict)
     f = min(naming, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
-    path = next(fe.path for fe in f.files if _named(fe.path, q.target))
+    path = next(fe.path for fe in f.files if is_named(fe.path, q.target))
     seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
     named = f"{f.code}: {f.subject}" if f.subject else f.code
     todo = action_for(f)
@@ -866,8 +870,8 @@ def _file_why(report: Report, q: Query) -> _Out:
         who = f" (rank {usage.slowest_rank})" if usage.slowest_rank is not None and usage.ranks > 1 else ""
         if usage.only_rank is not None and report.job.nprocs > 1:
             who = f" (rank {usage.only_rank}, the only rank that used it)"
-        on = f", on {_FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in _FS_NAMES else ""
-        profile, pv = _request_profile(usage, q.direction)
+        on = f", on {FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in FS_NAMES else ""
+        profile, pv = request_profile(usage, q.direction)
         moved = usage.bytes_read + usage.bytes_written
         # The rate the job saw on it: every byte over the time its slowest rank took
         rate = f"{_b(moved / usage.slowest_s)}/s" if moved and usage.slowest_s > 0 else ""
@@ -883,18 +887,18 @@ def _file_why(report: Report, q: Query) -> _Out:
         # The next problem on the same file, by the same ranking: "also M03 (8,192 independent writes)".
         n = min(second, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]
         also = f"; also {n.code}" + (f" ({n.subject})" if n.subject else "")
-    spread, sv = _aggregators(report, usage) if usage is not None else ("", [])
+    spread, sv = aggregators(report, usage) if usage is not None else ("", [])
     if not spread:
-        spread, sv = _kept_spread(report, path)
+        spread, sv = kept_spread(report, path)
     values += sv
     took = f"{took[: -len(' and')].rstrip(',')}{spread}, and" if spread and took.endswith(" and") else took
-    text = f"`{path}`{took} is slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
-        f": {_lower_first(todo).rstrip('.')}" if todo else ""
+    text = f"`{path}`{took} is slow mainly because of {lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
+        f": {lower_first(todo).rstrip('.')}" if todo else ""
     )
     return text + also + ".", values, [path], []
 
 
-def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
+def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
     """Why a group of files is slow: its per-rank time and calls, and the costliest finding naming its files."""
     rx = group_regex(g)
     naming = [
@@ -906,7 +910,7 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
         and any(rx.fullmatch(fe.path) for fe in f.files)
     ]
     run = report.job.runtime_s
-    per = _per_rank(g)
+    per = per_rank(g)
     if not naming:
         # A job-level cause names no files (a metadata storm counts calls, not paths): it explains the group
         # when its cost is the group's own time per rank
@@ -927,8 +931,8 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
     )
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
     over = f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else ""
-    fs = _FS_NAMES.get(g.file_system or "", "")
-    mostly, meta_values = _mostly_metadata(g.meta_time_s, g.io_time_s)
+    fs = FS_NAMES.get(g.file_system or "", "")
+    mostly, meta_values = mostly_metadata(g.meta_time_s, g.io_time_s)
     text = (
         f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {_s(per)} per rank{over}{share}"
         f"{mostly}, with {said} "
@@ -947,20 +951,20 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> _Out:
     seconds = f.impact.seconds or 0.0  # type: ignore[union-attr]
     named = f"{f.code}: {f.subject}" if f.subject else f.code
     todo = action_for(f)
-    text += f", and are slow mainly because of {_lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
-        f": {_lower_first(todo).rstrip('.')}" if todo else ""
+    text += f", and are slow mainly because of {lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
+        f": {lower_first(todo).rstrip('.')}" if todo else ""
     )
     return text + ".", [*values, exact(seconds, "seconds")], [], []
 
 
-def _file_why_unpriced(report: Report, q: Query) -> _Out:
+def _file_why_unpriced(report: Report, q: Query) -> Out:
     """No priced finding names the file: its own time and rate, and what the log notes about it (an info finding
     still says how it was used, e.g. 998,400 reads of 4 KiB), beside another file the question names."""
-    f = next((x for x in report.top_files if _named(x.path, q.target)), None)
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None or f.io_time_s <= 0:
         return None
     moved = f.bytes_read + f.bytes_written
-    profile, pv = _request_profile(f, q.direction)
+    profile, pv = request_profile(f, q.direction)
     slowest = ""
     if f.slowest_s and f.ranks > 1 and f.slowest_rank is not None:
         slowest = f" ({_s(f.slowest_s)} on its slowest rank, rank {f.slowest_rank})"
@@ -970,14 +974,14 @@ def _file_why_unpriced(report: Report, q: Query) -> _Out:
         f"({_b(moved / f.io_time_s)}/s){profile}"
     )
     values = [exact(f.io_time_s, "seconds"), exact(moved, "bytes"), exact(moved / f.io_time_s, "rate"), *pv]
-    spread, sv = _aggregators(report, f)
+    spread, sv = aggregators(report, f)
     if not spread:
-        spread, sv = _kept_spread(report, f.path)
+        spread, sv = kept_spread(report, f.path)
     text += spread
     values += sv
     paths = [f.path]
     other = next(
-        (x for x in report.top_files if x.path != f.path and q.raw and _named_in(x.path, q.raw)),
+        (x for x in report.top_files if x.path != f.path and q.raw and named_in(x.path, q.raw)),
         None,
     )
     if other is not None and other.io_time_s > 0:
@@ -997,14 +1001,14 @@ def _file_why_unpriced(report: Report, q: Query) -> _Out:
         subject = f": {cause.subject}" if cause is not None and cause.subject else ""
         text += (
             f"; that is little of the busiest rank's {_s(share.slowest_rank_io_s)} of I/O, which went mostly to "
-            f"{_lower_first(c.title)} ({c.code}{subject}), ≈ {_s(c.seconds)}"
+            f"{lower_first(c.title)} ({c.code}{subject}), ≈ {_s(c.seconds)}"
         )
         values += [exact(share.slowest_rank_io_s, "seconds"), exact(c.seconds, "seconds")]
     note = next(
         (
             x
             for x in report.findings
-            if x.severity is not Severity.OK and x.files and any(_named(fe.path, q.target) for fe in x.files)
+            if x.severity is not Severity.OK and x.files and any(is_named(fe.path, q.target) for fe in x.files)
         ),
         None,
     )
@@ -1013,7 +1017,7 @@ def _file_why_unpriced(report: Report, q: Query) -> _Out:
     return text + ".", values, paths, []
 
 
-def _not_recorded(report: Report, q: Query) -> _Out:
+def not_recorded(report: Report, q: Query) -> Out:
     asked = (q.target or "").lower()
     if re.match(r"host|node|which (compute )?node|compute node|how many nodes|number of nodes", asked) and (
         report.job.hosts

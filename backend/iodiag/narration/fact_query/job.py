@@ -11,29 +11,33 @@ from iodiag.analysis.models import (
 )
 from iodiag.analysis.verdict import percent
 from iodiag.narration.fact_query.common import (
-    _FS_NAMES,
-    _aggregators,
-    _b,
-    _beneath,
-    _counted,
-    _family,
-    _lower_first,
-    _moved,
-    _no_module,
-    _Out,
-    _ranks_on_slow_ost,
-    _s,
-    _totals,
+    FS_NAMES,
+    Out,
+    aggregators,
+    beneath,
+    bytes_moved,
+    counted_interfaces,
+    lower_first,
+    module_family,
+    no_module,
+    ranks_on_slow_ost,
+    totals,
 )
-from iodiag.narration.fact_query.files import _group_answer
-from iodiag.narration.fact_query.names import _named, group_named, group_regex
-from iodiag.narration.fact_query.query import Query, _by_direction
-from iodiag.narration.fact_query.vocabulary import _MOST_OF, BOUND_SHARE, _asked_file_systems
+from iodiag.narration.fact_query.common import (
+    fmt_bytes as _b,
+)
+from iodiag.narration.fact_query.common import (
+    fmt_seconds as _s,
+)
+from iodiag.narration.fact_query.files import group_answer
+from iodiag.narration.fact_query.names import group_named, group_regex, is_named
+from iodiag.narration.fact_query.query import Query, by_direction
+from iodiag.narration.fact_query.vocabulary import BOUND_SHARE, MOST_OF, asked_file_systems
 from iodiag.narration.quantities import Quantity, exact
 from iodiag.narration.untrusted import quote
 
 
-def _uses(report: Report, q: Query) -> _Out:
+def uses(report: Report, q: Query) -> Out:
     name = q.target or ""
     names = (
         ("HDF5", "H5D", "H5F")
@@ -100,24 +104,24 @@ def _uses(report: Report, q: Query) -> _Out:
     )
 
 
-def _top_interface(report: Report, q: Query) -> _Out:
-    rows = [i for i in _counted(report) if _moved(i) > 0]
+def top_interface(report: Report, q: Query) -> Out:
+    rows = [i for i in counted_interfaces(report) if bytes_moved(i) > 0]
     if not rows:
         return None
-    total = sum(_moved(i) for i in rows)
-    rows.sort(key=lambda i: -_moved(i))
+    total = sum(bytes_moved(i) for i in rows)
+    rows.sort(key=lambda i: -bytes_moved(i))
     top = rows[0]
-    moved = _moved(top)
-    rest = "; ".join(f"{i.name} {_b(_moved(i))}" for i in rows[1:3])
+    moved = bytes_moved(top)
+    rest = "; ".join(f"{i.name} {_b(bytes_moved(i))}" for i in rows[1:3])
     text = f"{top.name} did most of the I/O: {_b(moved)} of the job's {_b(total)} ({percent(moved / total)})" + (
         f", against {rest}." if rest else "."
     )
     values = [exact(moved, "bytes"), exact(total, "bytes"), exact(moved / total * 100, "percent")]
-    values += [exact(_moved(i), "bytes") for i in rows[1:3]]
+    values += [exact(bytes_moved(i), "bytes") for i in rows[1:3]]
     return text, values, [], []
 
 
-def _job_info(report: Report, q: Query) -> _Out:
+def job_info(report: Report, q: Query) -> Out:
     j = report.job
     if q.target == "exe":
         exe = j.exe.strip()
@@ -139,14 +143,14 @@ def _job_info(report: Report, q: Query) -> _Out:
     return f"The log holds {len(mods)} module(s): {parts}.", [exact(m.records, "bare") for m in mods], [], []
 
 
-def _absent(report: Report, q: Query) -> _Out:
+def absent(report: Report, q: Query) -> Out:
     """ "Why are there no POSIX numbers?", "why don't I see my data files?": which modules the log holds."""
     name = q.target or "POSIX"
-    if _family(report, name) and (q.target or any(i.name == "MPI-IO" and i.records for i in report.interfaces)):
+    if module_family(report, name) and (q.target or any(i.name == "MPI-IO" and i.records for i in report.interfaces)):
         return None  # it is there: the question is about something else
-    if q.target is None and _family(report, "POSIX"):
+    if q.target is None and module_family(report, "POSIX"):
         return None
-    held = [i for i in _counted(report) if i.records]
+    held = [i for i in counted_interfaces(report) if i.records]
     if q.target is None and len(held) == 1 and held[0].files <= 3 and held[0].top_paths:
         # "Why don't I see my data files?": the log holds only these few files.
         i = held[0]
@@ -158,11 +162,11 @@ def _absent(report: Report, q: Query) -> _Out:
             i.top_paths[:3],
             [],
         )
-    text, values = _no_module(report, name)
+    text, values = no_module(report, name)
     return text[0].upper() + text[1:] + ".", values, [], []
 
 
-def _datasets(report: Report, q: Query) -> _Out:
+def datasets(report: Report, q: Query) -> Out:
     """HDF5 datasets: how many the job touched, or its dataset reads and writes (H5D records)."""
     if q.target == "names":
         # The names the log holds for datasets (H5D) and variables (PNETCDF_VAR): "file:/dataset".
@@ -194,7 +198,7 @@ def _datasets(report: Report, q: Query) -> _Out:
         )
     else:
         r, w = d.calls.reads, d.calls.writes
-        did = _by_direction(
+        did = by_direction(
             q.direction,
             f"{r:,} dataset reads",
             f"{w:,} dataset writes",
@@ -205,10 +209,10 @@ def _datasets(report: Report, q: Query) -> _Out:
     return text, [*values, exact(d.bytes_read + d.bytes_written, "bytes")], d.top_paths[:2], []
 
 
-def _iface_bytes(report: Report, q: Query) -> _Out:
-    rows = _family(report, q.target)
+def iface_bytes(report: Report, q: Query) -> Out:
+    rows = module_family(report, q.target)
     if not rows:
-        text, values = _no_module(report, q.target or "")
+        text, values = no_module(report, q.target or "")
         return f"None: {text}.", values, [], []
     i = rows[0]
     if q.direction in ("read", "write"):
@@ -239,11 +243,11 @@ def _iface_bytes(report: Report, q: Query) -> _Out:
     )
 
 
-def _job_bytes(report: Report, q: Query) -> _Out:
+def job_bytes(report: Report, q: Query) -> Out:
     group = group_named(report, q.raw)
     if group is not None:
-        return _group_answer(group, q, moved=True)
-    read, written = _totals(report)
+        return group_answer(group, q, moved=True)
+    read, written = totals(report)
     if read + written == 0 and not any(i.records for i in report.interfaces):
         return "None: the log records no I/O at all (no instrumented module has records).", [], [], []
     key = (lambda f: -f.bytes_read) if q.direction == "read" else (lambda f: -f.bytes_written)
@@ -272,7 +276,7 @@ def _job_bytes(report: Report, q: Query) -> _Out:
         )
         yes = mine + other > 0 and mine >= bar * (mine + other)
         verb = "written" if q.direction == "read" else "read"
-        head = f"{'Yes' if yes else 'No'}: {_lower_first(head)}, against {_b(other)} {verb}" + (
+        head = f"{'Yes' if yes else 'No'}: {lower_first(head)}, against {_b(other)} {verb}" + (
             f" ({percent(mine / (mine + other))} of the bytes moved)" if mine + other else ""
         )
         values.append(exact(other, "bytes"))
@@ -280,16 +284,20 @@ def _job_bytes(report: Report, q: Query) -> _Out:
             values.append(exact(mine / (mine + other) * 100, "percent"))
     elif q.yes_no and q.direction in ("read", "write"):
         # "did it write anything?": yes or no first, from the bytes
-        head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + _lower_first(head)
+        head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + lower_first(head)
     values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
     # Through which interface: each counted layer's own bytes, in the same sentence ("at STDIO", since "through
     # STDIO" reads as the STDIO-bulk finding to the verifier).
     per = [
         (
             i.name,
-            i.own_bytes_read if q.direction == "read" else i.own_bytes_written if q.direction == "write" else _moved(i),
+            i.own_bytes_read
+            if q.direction == "read"
+            else i.own_bytes_written
+            if q.direction == "write"
+            else bytes_moved(i),
         )
-        for i in _counted(report)
+        for i in counted_interfaces(report)
     ]
     per = sorted([(name, n) for name, n in per if n > 0], key=lambda x: -x[1])
     if len(per) == 1:
@@ -303,11 +311,11 @@ def _job_bytes(report: Report, q: Query) -> _Out:
     elif per:
         head += " (" + ", ".join(f"{_b(n)} at {name}" for name, n in per) + ")"
         values += [exact(n, "bytes") for _, n in per]
-    below, bv = _beneath(report, read, written, q.direction)
+    below, bv = beneath(report, read, written, q.direction)
     return f"{head}{tail}.{below}", values + bv, [f.path for f in files], []
 
 
-def _file_system(report: Report, q: Query) -> _Out:
+def file_system(report: Report, q: Query) -> Out:
     files = sorted(
         report.top_files,
         key=(lambda f: -f.bytes_written)
@@ -325,11 +333,11 @@ def _file_system(report: Report, q: Query) -> _Out:
         if not members and group.file_system:
             # None of its files is among the busiest: the group's own file system answers
             fs = group.file_system
-            named = _FS_NAMES.get(fs, fs.upper() if len(fs) <= 4 else fs)
+            named = FS_NAMES.get(fs, fs.upper() if len(fs) <= 4 else fs)
             text = f"The {group.files:,} `{group.pattern}` files were on {named}."
             return text, [exact(group.files, "bare")], [], []
         files = members or files
-    files = [f for f in files if _named(f.path, q.target)] or files
+    files = [f for f in files if is_named(f.path, q.target)] or files
     if files:
         f = files[0]
         what = (
@@ -347,10 +355,10 @@ def _file_system(report: Report, q: Query) -> _Out:
         named = {"lustre": "Lustre", "daos": "DAOS"}.get(fs, fs.upper() if len(fs) <= 4 else fs)
         chunk = f", DFS chunk size {_b(f.chunk_size)}" if f.chunk_size else ""
         text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved{chunk}){also}."
-        wanted = _asked_file_systems(q.raw)
+        wanted = asked_file_systems(q.raw)
         if q.yes_no and wanted:
             # "Is test.out on NFS?", "was it on a parallel file system like lustre or gpfs?": yes or no first
-            text = ("Yes: " if fs in wanted else "No: ") + _lower_first(text)
+            text = ("Yes: " if fs in wanted else "No: ") + lower_first(text)
         values = [exact(f.bytes_read + f.bytes_written, "bytes")]
         values += [exact(f.chunk_size, "bytes")] if f.chunk_size else []
         return text, values, [f.path], []
@@ -359,22 +367,22 @@ def _file_system(report: Report, q: Query) -> _Out:
     return None
 
 
-def _osts(report: Report, q: Query) -> _Out:
+def answer_osts(report: Report, q: Query) -> Out:
     if not report.osts:
-        fs = _FS_NAMES.get(report.file_system or "", report.file_system or "")
+        fs = FS_NAMES.get(report.file_system or "", report.file_system or "")
         on = f": the job's data is on {fs}, which has no OSTs" if fs and fs != "Lustre" else ""
         return f"The log has no Lustre layouts, so it names no OSTs{on}.", [], [], []
     n = len(report.osts)
     return f"The job's files landed on {n:,} OST(s).", [exact(n, "bare")], [], []
 
 
-def _collective(report: Report, q: Query) -> _Out:
+def collective(report: Report, q: Query) -> Out:
     most = bool(re.search(r"\b(most|majority|mostly)\b", q.raw.lower()))  # "were most writes collective?"
     xl = report.cross_layer
     mpi = next((la for la in (xl.job_layers if xl else []) if la.layer == "MPI-IO"), None)
     if mpi is None:
         return "No: the job made no MPI-IO calls, so no collective I/O.", [], [], []
-    on = next((f for f in xl.files if _named(f.path, q.target)), None) if xl is not None and q.target else None
+    on = next((f for f in xl.files if is_named(f.path, q.target)), None) if xl is not None and q.target else None
     own = on.layer("MPI-IO") if on is not None else None
     if own is not None:
         # "were the writes to can_I_out_h0.nc collective?": that file's own MPI-IO counts, not the job's
@@ -422,7 +430,7 @@ def _collective(report: Report, q: Query) -> _Out:
     return text, values, [], []
 
 
-def _sharing(report: Report, q: Query) -> _Out:
+def sharing(report: Report, q: Query) -> Out:
     t = report.rank_table
     own_files = sum(u.files for u in t.ranks)
     ranks = len(t.ranks)
@@ -451,7 +459,7 @@ def _sharing(report: Report, q: Query) -> _Out:
     )
 
 
-def _stripe(report: Report, q: Query) -> _Out:
+def stripe(report: Report, q: Query) -> Out:
     out = _stripe_facts(report, q)
     if out is None or not q.yes_no:
         return out
@@ -467,14 +475,14 @@ def _stripe(report: Report, q: Query) -> _Out:
     if count is None or not (single or several):
         return out
     yes = count > 1 if several else count == 1
-    return ("Yes: " if yes else "No: ") + _lower_first(text), values, paths, ranks
+    return ("Yes: " if yes else "No: ") + lower_first(text), values, paths, ranks
 
 
-def _stripe_facts(report: Report, q: Query) -> _Out:
+def _stripe_facts(report: Report, q: Query) -> Out:
     asks_osts = bool(re.search(r"\bosts?\b", q.raw.lower()))
-    if q.target and (asks_osts or not any(_named(x.path, q.target) for x in report.lustre_layouts)):
+    if q.target and (asks_osts or not any(is_named(x.path, q.target) for x in report.lustre_layouts)):
         # A named file beyond the assessed layouts: its own stripe counters.
-        f = next((x for x in report.top_files if _named(x.path, q.target) and x.stripe_count), None)
+        f = next((x for x in report.top_files if is_named(x.path, q.target) and x.stripe_count), None)
         if f is not None and f.stripe_count and f.stripe_size:
             on = ""
             if f.osts:
@@ -488,7 +496,7 @@ def _stripe_facts(report: Report, q: Query) -> _Out:
             )
     if not report.lustre_layouts:
         fs = report.file_system or "a file system without Lustre layouts"
-        fs = _FS_NAMES.get(fs, fs)
+        fs = FS_NAMES.get(fs, fs)
         no = "No: t" if q.yes_no else "T"
         return (
             f"{no}he log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.",
@@ -496,7 +504,7 @@ def _stripe_facts(report: Report, q: Query) -> _Out:
             [],
             [],
         )
-    named = [x for x in report.lustre_layouts if _named(x.path, q.target)] or report.lustre_layouts
+    named = [x for x in report.lustre_layouts if is_named(x.path, q.target)] or report.lustre_layouts
     lay = max(named, key=lambda x: x.bytes_moved)
     osts = next((f.osts for f in report.top_files if f.path == lay.path and f.osts), [])
     on = f" (OST{'s' if len(osts) > 1 else ''} {', '.join(str(o) for o in osts)})" if 0 < len(osts) <= 8 else ""
@@ -522,12 +530,12 @@ def _stripe_facts(report: Report, q: Query) -> _Out:
     return text + ".", values, [lay.path], []
 
 
-def _slow_ost(report: Report, q: Query) -> _Out:
+def slow_ost(report: Report, q: Query) -> Out:
     f = report.finding("L04")
     if f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING, Severity.INFO):
         ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
         count = next((int(m.value) for m in f.evidence if m.name == "ranks_on_slow_ost"), len(f.ranks))
-        hit, hv = _ranks_on_slow_ost(report, list(f.ranks), count)
+        hit, hv = ranks_on_slow_ost(report, list(f.ranks), count)
         todo = ""
         if re.search(r"\b(do|fix|should|can)\b", q.raw.lower()):
             from iodiag.analysis.verdict import action_for
@@ -561,9 +569,9 @@ def _slow_ost(report: Report, q: Query) -> _Out:
     )
 
 
-def _rate(report: Report, q: Query) -> _Out:
+def answer_rate(report: Report, q: Query) -> Out:
     if q.target:
-        f = next((x for x in report.top_files if _named(x.path, q.target) and x.slowest_s), None)
+        f = next((x for x in report.top_files if is_named(x.path, q.target) and x.slowest_s), None)
         if f is not None and f.slowest_s:
             # One file's rate: its bytes over the time the job waited on it (its slowest rank)
             moved = {"read": f.bytes_read, "write": f.bytes_written}.get(q.direction, f.bytes_read + f.bytes_written)
@@ -591,7 +599,7 @@ def _rate(report: Report, q: Query) -> _Out:
     s = report.io_share
     head = ""
     if s is not None and s.slowest_rank_io_s > 0:
-        total = sum(_totals(report))
+        total = sum(totals(report))
         job_rate = total / s.slowest_rank_io_s
         head = f"The job moved {_b(total)} in {_s(s.slowest_rank_io_s)} of I/O on its busiest rank ({_b(job_rate)}/s); "
         values += [
@@ -602,14 +610,14 @@ def _rate(report: Report, q: Query) -> _Out:
     return head + "; ".join(parts) + ".", values, [], []
 
 
-def _metadata(report: Report, q: Query) -> _Out:
-    rows = _counted(report)
+def metadata(report: Report, q: Query) -> Out:
+    rows = counted_interfaces(report)
     meta = sum(i.own_meta_s for i in rows)
     data = sum(i.own_read_s + i.own_write_s for i in rows)
     if meta + data <= 0:
         return None
     word = ""
-    if q.yes_no and re.search(_MOST_OF, q.raw.lower()):
+    if q.yes_no and re.search(MOST_OF, q.raw.lower()):
         # "Is metadata the bulk of the I/O time?": yes from half of it
         word = "Yes: " if meta >= data else "No: "
     elif q.yes_no:
@@ -646,12 +654,12 @@ def _metadata(report: Report, q: Query) -> _Out:
     )
 
 
-def _runtime(report: Report, q: Query) -> _Out:
+def runtime(report: Report, q: Query) -> Out:
     r = report.job.runtime_s
     return f"The job ran for {_s(r)}.", [exact(r, "seconds")], [], []
 
 
-def _io_share(report: Report, q: Query) -> _Out:
+def io_share(report: Report, q: Query) -> Out:
     s = report.io_share
     if s is None:
         return None
@@ -670,8 +678,8 @@ def _io_share(report: Report, q: Query) -> _Out:
     )
 
 
-def _write_vs_read(report: Report, q: Query) -> _Out:
-    rows = _counted(report)
+def write_vs_read(report: Report, q: Query) -> Out:
+    rows = counted_interfaces(report)
     w_s, r_s = sum(i.own_write_s for i in rows), sum(i.own_read_s for i in rows)
     w_b, r_b = sum(i.own_bytes_written for i in rows), sum(i.own_bytes_read for i in rows)
     if w_s <= 0 and r_s <= 0:
@@ -699,7 +707,7 @@ def _write_vs_read(report: Report, q: Query) -> _Out:
         None,
     )
     why = (
-        f" The largest cost in the log is {_lower_first(cause.title)} ({cause.code})."
+        f" The largest cost in the log is {lower_first(cause.title)} ({cause.code})."
         if cause
         else (" No finding in the log explains the difference: it is the storage's own speed for each direction.")
     )
@@ -718,7 +726,7 @@ def _write_vs_read(report: Report, q: Query) -> _Out:
     return text, values, [], []
 
 
-def _io_bound(report: Report, q: Query) -> _Out:
+def io_bound(report: Report, q: Query) -> Out:
     v, s = report.verdict, report.io_share
     if s is None or v.io_matters is None:
         if s is None or s.runtime_s <= 0:
@@ -760,12 +768,12 @@ def _io_bound(report: Report, q: Query) -> _Out:
     return f"No: {share}; the rest is computation and communication.", values, [], []
 
 
-def _io_problem(report: Report, q: Query) -> _Out:
+def io_problem(report: Report, q: Query) -> Out:
     """Is something wrong with the job's I/O? Yes when the verdict names a cause; no when I/O does not matter or
     nothing in the pattern is at fault (then the rate is what bounds it). "Is it healthy?" flips the word."""
     v, s = report.verdict, report.io_share
     if s is None or v.io_matters is None:
-        return _io_bound(report, q)
+        return io_bound(report, q)
     problem, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
     share = (
         f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
@@ -799,14 +807,14 @@ def _io_problem(report: Report, q: Query) -> _Out:
         values.append(exact(cost, "seconds"))
     more = f" ({len(v.causes) - 1} more cause(s) below)" if len(v.causes) > 1 else ""
     return (
-        f"{problem}{share}, and the largest cost is {_lower_first(f.title)} ({named}){priced}{more}.",
+        f"{problem}{share}, and the largest cost is {lower_first(f.title)} ({named}){priced}{more}.",
         values,
         [],
         [],
     )
 
 
-def _interfaces(report: Report, q: Query) -> _Out:
+def interfaces(report: Report, q: Query) -> Out:
     used = [i for i in report.interfaces if i.records]
     if not used:
         return "None: the log has no instrumented I/O records.", [], [], []
@@ -821,7 +829,7 @@ def _interfaces(report: Report, q: Query) -> _Out:
     )
 
 
-def _completeness(report: Report, q: Query) -> _Out:
+def completeness(report: Report, q: Query) -> Out:
     problems = [f for f in report.findings if f.code in ("D01", "D02", "D04")]
     partial = [i.name for i in report.interfaces if i.partial]
     if not problems and not partial:
@@ -866,7 +874,7 @@ def _completeness(report: Report, q: Query) -> _Out:
     return f"{word}{said}" if q.yes_no else said[0].upper() + said[1:], values, [], []
 
 
-def _small_requests(report: Report, q: Query) -> _Out:
+def small_requests(report: Report, q: Query) -> Out:
     codes = ("P05",) if q.direction == "read" else ("P06",) if q.direction == "write" else ("P06", "P05")
     f = next((report.finding(c) for c in codes if report.finding(c) is not None), None)
     t = report.rank_table
@@ -881,10 +889,10 @@ def _small_requests(report: Report, q: Query) -> _Out:
         return f"No: the log shows no run of small requests worth a finding{common}.", cv, [], []
     cost = f.impact.seconds if f.impact and f.impact.seconds else None
     priced = f", costing ≈ {_s(cost)}" if cost and f.severity in (Severity.CRITICAL, Severity.WARNING) else ""
-    return f"Yes: {_lower_first(f.message.rstrip('.'))}{priced} ({f.code}).", cv, [], []
+    return f"Yes: {lower_first(f.message.rstrip('.'))}{priced} ({f.code}).", cv, [], []
 
 
-def _mpi_job(report: Report, q: Query) -> _Out:
+def mpi_job(report: Report, q: Query) -> Out:
     """Whether the job ran under MPI: its process count and whether the log holds MPI-IO records."""
     n = report.job.nprocs
     mpiio = any(i.name == "MPI-IO" and i.records for i in report.interfaces)
@@ -895,7 +903,7 @@ def _mpi_job(report: Report, q: Query) -> _Out:
     return f"{'Yes' if yes else 'No'}: the job ran {n:,} process(es), {io}.", [exact(n, "bare")], [], []
 
 
-def _module(report: Report, q: Query) -> _Out:
+def answer_module(report: Report, q: Query) -> Out:
     """Whether the log holds a module (APMPI, HEATMAP, LUSTRE ...), with what the log does hold."""
     want = (q.target or "").upper()
     mods = [m for m in report.job.modules if m.records or m.loaded]
@@ -911,7 +919,7 @@ def _module(report: Report, q: Query) -> _Out:
     return f"No: the log holds no {want} module; its modules: {held}.", [], [], []
 
 
-def _traced(report: Report, q: Query) -> _Out:
+def traced(report: Report, q: Query) -> Out:
     # A module the analysis did not load still says the log holds it (its records are not counted then).
     dxt = [m for m in report.job.modules if m.name.upper().startswith("DXT")]
     if not dxt:
@@ -922,14 +930,14 @@ def _traced(report: Report, q: Query) -> _Out:
     return f"Yes: the log holds a DXT trace: {parts}.", [exact(m.records, "bare") for m in dxt if m.records], [], []
 
 
-def _layer_gap(report: Report, q: Query) -> _Out:
+def layer_gap(report: Report, q: Query) -> Out:
     """MPI-IO time against the POSIX time beneath it, for the named file or the one with the most MPI-IO time:
     on the slowest rank where Darshan kept one shared POSIX record, else summed over ranks. What is not in the
     POSIX calls was spent above the file system (collective buffering's exchange, waiting for other ranks)."""
     xl = report.cross_layer
     if xl is None or not xl.files:
         return None
-    files = [f for f in report.top_files if f.layer == "MPI-IO" and (q.target is None or _named(f.path, q.target))]
+    files = [f for f in report.top_files if f.layer == "MPI-IO" and (q.target is None or is_named(f.path, q.target))]
     f = max(files, key=lambda x: x.io_time_s, default=None)
     if f is None:
         return None
@@ -961,7 +969,7 @@ def _layer_gap(report: Report, q: Query) -> _Out:
         f"POSIX calls beneath them: the other {_s(gap)} ({percent(share)}) was spent above the file system, in {where}"
     )
     values = [exact(above, "seconds"), exact(below, "seconds"), exact(gap, "seconds"), exact(share * 100, "percent")]
-    few, fv = _aggregators(report, f)
+    few, fv = aggregators(report, f)
     if few:
         # The gap's usual reason, from the counters: a few aggregators did the POSIX work the others waited on
         text += few

@@ -8,14 +8,14 @@ from iodiag.analysis.models import (
     FileGroup,
     Report,
 )
-from iodiag.narration.fact_query.vocabulary import _NOT_A_NAME
+from iodiag.narration.fact_query.vocabulary import NOT_A_NAME
 
 
-def _loose_name(q: str, report: Report, plural: bool = True) -> str | None:
+def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
     """A word of the question that is part of the name of a file the report holds ("restart", "particle")."""
     bases = {p.rsplit("/", 1)[-1].lower() for p in _report_paths(report)}
     for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
-        if word in _NOT_A_NAME:
+        if word in NOT_A_NAME:
             continue
         # "the restarts" names restart.0463.0.bin; without ``plural``, a plural names many files, not one
         for w in (word, word[:-1]) if plural and word.endswith("s") and len(word) > 4 else (word,):
@@ -30,7 +30,7 @@ def _report_paths(report: Report) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def _named(path: str, target: str | None) -> bool:
+def is_named(path: str, target: str | None) -> bool:
     """Whether ``path`` is the file (or one of the files, for ``.npz``) the question names; a name with a
     placeholder ("rankN.csv", "atoms.*.txt", "field_XXXX.dat") names every file it fits."""
     if not target:
@@ -66,7 +66,7 @@ _NOT_A_KIND = frozenset({"the", "of", "all", "any", "many", "much", "different",
 def group_named(report: Report, question: str) -> FileGroup | None:
     """The file group a question names by the word(s) before "files" ("json files", "restart files", ".npz
     files", "config files"): the group with the most files whose extension, name or folder the word is."""
-    globbed = _glob_group(report, question)
+    globbed = glob_group(report, question)
     if globbed is not None:
         return globbed
     found: list[FileGroup] = []
@@ -77,19 +77,19 @@ def group_named(report: Report, question: str) -> FileGroup | None:
     # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
     for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){nouns}\b)", question.lower()):
         for w in m.group(1).split():
-            if w in _NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
+            if w in NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
                 continue
-            found += [g for g in report.file_groups if _group_has(g, w)]
+            found += [g for g in report.file_groups if group_has(g, w)]
     if not found:
         # The noun can be the name itself: "reading snapshots" names the snap_#.# files, "the shards" shard_#.npy
         for m in re.finditer(rf"\b({nouns})\b", question.lower()):
             noun = m.group(1).removesuffix("s")
             if noun != "file":
-                found += [g for g in report.file_groups if g.files > 1 and _group_has(g, noun)]
+                found += [g for g in report.file_groups if g.files > 1 and group_has(g, noun)]
     return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
 
 
-def _glob_group(report: Report, question: str) -> FileGroup | None:
+def glob_group(report: Report, question: str) -> FileGroup | None:
     """The group a shell pattern in the question names ("conf/table*.dat", "chk00369/part.*", "*.yaml"): every
     word of the pattern is in the group's folder, name or extension; the most files win."""
     best: FileGroup | None = None
@@ -107,7 +107,7 @@ def _glob_group(report: Report, question: str) -> FileGroup | None:
     return best
 
 
-def _group_has(g: FileGroup, word: str) -> bool:
+def group_has(g: FileGroup, word: str) -> bool:
     folder, _, base = g.pattern.rpartition("/")
     ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
     w = word.lstrip(".")
@@ -126,7 +126,7 @@ def group_regex(g: FileGroup) -> re.Pattern[str]:
     return re.compile(("(?:.*/)?" if "/" not in g.pattern else "") + body)
 
 
-def _named_in(path: str, question: str) -> bool:
+def named_in(path: str, question: str) -> bool:
     """Whether the question names this file (its base name, as written)."""
     base = path.rsplit("/", 1)[-1]
     return bool(base) and base.lower() in question.lower()

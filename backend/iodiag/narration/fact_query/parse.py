@@ -7,31 +7,31 @@ import re
 from iodiag.analysis.models import (
     Report,
 )
-from iodiag.narration.fact_query.names import _glob_group, _loose_name, _named, group_named, name_pattern
+from iodiag.narration.fact_query.names import glob_group, group_named, is_named, loose_name, name_pattern
 from iodiag.narration.fact_query.query import Direction, Query
 from iodiag.narration.fact_query.vocabulary import (
-    _CALL_WORDS,
-    _CAPTURED,
-    _FIRST_JUDGED,
-    _FIX_ASK,
-    _HEALTHY,
-    _IFACE,
-    _INTERFACES,
-    _IO_JUDGED,
-    _IO_PROBLEM,
-    _LOG_HEALTH,
-    _MOST_OF,
-    _NAMED,
-    _RANK,
-    _READ,
-    _READ_OR_WRITE_TIME,
-    _SHARE_WORDS,
-    _TOPIC,
-    _UNRECORDED,
-    _WHY_SLOW,
-    _WRITE,
-    _YES_NO,
-    _asked_file_systems,
+    CALL_WORDS,
+    CAPTURED,
+    FIRST_JUDGED,
+    FIX_ASK,
+    HEALTHY,
+    IFACE,
+    INTERFACES_WORDS,
+    IO_JUDGED,
+    IO_PROBLEM,
+    LOG_HEALTH,
+    MOST_OF,
+    NAMED,
+    RANK,
+    READ,
+    READ_OR_WRITE_TIME,
+    SHARE_WORDS,
+    TOPIC,
+    UNRECORDED,
+    WHY_SLOW,
+    WRITE,
+    YES_NO,
+    asked_file_systems,
 )
 
 
@@ -45,20 +45,20 @@ def _asked_share(q: str) -> float | None:
     if not m:
         return None
     word = m.group(3)
-    if word in _SHARE_WORDS:
-        return _SHARE_WORDS[word]
+    if word in SHARE_WORDS:
+        return SHARE_WORDS[word]
     return float(re.match(r"\d+(?:\.\d+)?", word).group(0)) / 100  # type: ignore[union-attr]
 
 
 def _iface_query(q: str) -> Query:
     """The bytes of the interface a question names ("how much did it write through POSIX?")."""
-    m = _IFACE.search(q)
-    target = _INTERFACES[m.group(1).lower()] if m else None
+    m = IFACE.search(q)
+    target = INTERFACES_WORDS[m.group(1).lower()] if m else None
     return Query(metric="bytes", scope="interface", target=target, direction=_direction(q))
 
 
 def _direction(q: str) -> Direction:
-    w, r = bool(_WRITE.search(q)), bool(_READ.search(q))
+    w, r = bool(WRITE.search(q)), bool(READ.search(q))
     return "write" if w and not r else "read" if r and not w else "both"
 
 
@@ -91,7 +91,7 @@ def _call_kind(q: str) -> str | None:
         re.search(r"\b(calls?|ops|operations|switch\w*|fsync\w*|seeks?|stats?|reads|writes|opens)\b", q)
     ):
         return None
-    for kind, words in _CALL_WORDS:
+    for kind, words in CALL_WORDS:
         if re.search(rf"\b({words})", q):
             return kind
     return None
@@ -120,7 +120,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
                 and any(w.rsplit("/", 1)[-1] == found.target for w in exe)
             )
         )
-        and not any(_named(f.path, found.target) for f in report.top_files)
+        and not any(is_named(f.path, found.target) for f in report.top_files)
     ):
         # "how much data did run_model.py read?" names the program (its command line), not a file it used
         found = Query(metric="bytes", direction=found.direction, raw=question)
@@ -135,18 +135,18 @@ def _parse_about(question: str, report: Report) -> Query | None:
             found is None
             or found.metric in ("io_share", "io_bound", "top_file", "file_list", "bytes", "file_usage", "runtime")
         )
-        and not _NAMED.search(question)
-        and not _RANK.search(q)
+        and not NAMED.search(question)
+        and not RANK.search(q)
     ):
         # "what share of the run was the checkpoint read?", "is this run dominated by reading the restart?"
-        word = _loose_name(q, report)
+        word = loose_name(q, report)
         if word is not None or group_named(report, question) is not None:
             return Query(
                 metric="file_share",
                 target=word,
                 direction=_direction(q),
                 # "we create a ton of tiny shard files. is that costing us a lot?": the question is the last sentence
-                yes_no=bool(_YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
+                yes_no=bool(YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
                 raw=question,
             )
     if (found is None or found.metric in ("top_file", "file_list")) and re.search(
@@ -155,11 +155,11 @@ def _parse_about(question: str, report: Report) -> Query | None:
         group = group_named(report, question)
         if (
             group is not None
-            and not _WHY_SLOW.search(q)
+            and not WHY_SLOW.search(q)
             and not re.search(r"\b(interfaces?|layers?|librar\w+|apis?|modules?|file ?systems?|stripe\w*|osts?)\b", q)
         ):
             # "how many .jar files did it read data from?", "did it read any data out of the shard files?"
-            return Query(metric="group", direction=_direction(q), yes_no=bool(_YES_NO.match(q)), raw=question)
+            return Query(metric="group", direction=_direction(q), yes_no=bool(YES_NO.match(q)), raw=question)
     if (
         found is None
         and re.search(r"\b(stripe\w*|striping|lustre)\b", q)
@@ -167,7 +167,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
         and (report.file_system or "").lower() != "lustre"
     ):
         return Query(
-            metric="stripe", raw=question, yes_no=bool(_YES_NO.match(q))
+            metric="stripe", raw=question, yes_no=bool(YES_NO.match(q))
         )  # "any Lustre stripe settings I should look at?" on GPFS
     if (
         found is not None
@@ -175,7 +175,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
         and (
             (
                 ((found.target and name_pattern(found.target)) or "*" in question)
-                and _glob_group(report, question) is not None
+                and glob_group(report, question) is not None
             )
             # "how big is the checkpoint (the .pt files)?", "how many .h5 files were created?": an extension
             or (re.search(r"(?<![\w.])\.[a-z][a-z0-9]{0,7} files\b", q) and group_named(report, question) is not None)
@@ -187,13 +187,13 @@ def _parse_about(question: str, report: Report) -> Query | None:
         return found
     if found is not None:
         # "how long did the checkpoint write take?": the run time, unless a word names one of its files
-        word = _loose_name(q, report, plural=False)
+        word = loose_name(q, report, plural=False)
         if word is None or re.search(r"\b(job|run|whole|total|overall|wall)\b", q):
             return found
         return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
-    if not _WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
+    if not WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
         return None
-    word = _loose_name(q, report, plural=False)
+    word = loose_name(q, report, plural=False)
     if word is None and group_named(report, question) is not None:
         # "writing the per-rank csv files eats a big chunk of the run, why?": the group the words name
         return Query(metric="file_why", direction=_direction(q), raw=question)
@@ -213,21 +213,21 @@ def _parse(question: str) -> Query | None:
     """The query a question asks, or None when it is not a plain fact question these rules know."""
     q = " ".join(question.lower().split())
     if re.match(r"^(what|how) (is|are|does|do)\b.*\b(mean|work)|^(what is|what are|explain|define)\b", q) and not (
-        re.search(r"\b(my|this|the job|it|rank \d+)\b", q) or _NAMED.search(question)
+        re.search(r"\b(my|this|the job|it|rank \d+)\b", q) or NAMED.search(question)
     ):
         return None  # a concept ("what is collective buffering?"), not a fact of this log
-    yes_no = bool(_YES_NO.match(q))
+    yes_no = bool(YES_NO.match(q))
     if re.search(
         r"\bwhat'?s?( is)? (eating|taking|using|consuming|hogging)\b|\bwhere (does|did) (the|my|all) (the )?time go", q
     ):
         return None  # "what's eating the time?": a why question, whatever fact follows it
-    if _LOG_HEALTH.search(q):
+    if LOG_HEALTH.search(q):
         # "is this log ok or is something off with it?": a question about the record, not the job; the first
         # judgement word sets which answer is "yes"
         # The question is the last clause that judges ("something looks off, are the records consistent?"):
         # within it, the first judgement word ("is this log ok or is something off with it?")
-        clauses = [c for c in re.split(r"[,.;?!]", q) if _FIRST_JUDGED.search(c)]
-        first = _FIRST_JUDGED.search(clauses[-1] if clauses else q)
+        clauses = [c for c in re.split(r"[,.;?!]", q) if FIRST_JUDGED.search(c)]
+        first = FIRST_JUDGED.search(clauses[-1] if clauses else q)
         return Query(
             metric="completeness",
             yes_no=True,
@@ -235,22 +235,22 @@ def _parse(question: str) -> Query | None:
         )
     if re.search(r"\b(dxt|trace)\b", q) and re.search(r"\b(every|all|complete|whole)\b", q) and yes_no:
         return Query(metric="completeness", yes_no=True)  # "does the DXT trace contain every read?"
-    if _CAPTURED.search(q):
+    if CAPTURED.search(q):
         # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
         return Query(metric="completeness", yes_no=True)
     share = _asked_share(q)
     if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
         # "is more than a third of the runtime spent in I/O?": measured against the share asked
         return Query(metric="io_bound", yes_no=True, share=share, raw=question)
-    if _IO_JUDGED.search(q) and not re.search(r"\b(why|how (do|can|to)|fix)\b", q):
+    if IO_JUDGED.search(q) and not re.search(r"\b(why|how (do|can|to)|fix)\b", q):
         # "is I/O a big deal here?", "should I worry about I/O?": a judgement of the job, answered yes or no
         return Query(metric="io_bound", yes_no=True)
     if (
-        _IO_PROBLEM.search(q)
+        IO_PROBLEM.search(q)
         and not re.search(r"\b(why|how (do|can|to)|what (should|do|can))\b", q)
-        and not _TOPIC.search(q)
+        and not TOPIC.search(q)
     ):
-        return Query(metric="io_problem", yes_no=True, healthy=bool(_HEALTHY.search(q)))
+        return Query(metric="io_problem", yes_no=True, healthy=bool(HEALTHY.search(q)))
     if (
         re.search(r"\bosts?\b", q)
         and re.search(r"\b(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)\b", q)
@@ -258,8 +258,8 @@ def _parse(question: str) -> Query | None:
     ):
         # "one OST seems slow - what should I do?": the slow OST, with what to do about it
         return Query(metric="slow_ost", raw=question)
-    advice_on = _NAMED.search(question)
-    if advice_on and re.search(_FIX_ASK, q) and not re.search(r"\b(stripe\w*|striping|lfs)\b", q):
+    advice_on = NAMED.search(question)
+    if advice_on and re.search(FIX_ASK, q) and not re.search(r"\b(stripe\w*|striping|lfs)\b", q):
         # "rank 0 dumps spectra.dat through stdio, what should we do?": the file's own cause and its fix
         return Query(metric="file_why", target=advice_on.group(1), direction=_direction(q), raw=question)
     if re.search(r"\b(should|recommend\w*|suggest\w*|best)\b", q):
@@ -274,8 +274,8 @@ def _parse(question: str) -> Query | None:
         and re.search(
             r"\b(write|wrote|written)\b.*\b(anything|any (data|bytes))\b|\bany (data|bytes)\b.*\bwritten\b", q
         )
-        and not _NAMED.search(question)
-        and not _RANK.search(q)  # "did rank 5 write anything?" is the rank's
+        and not NAMED.search(question)
+        and not RANK.search(q)  # "did rank 5 write anything?" is the rank's
     ):
         return Query(metric="bytes", direction="write", yes_no=True, raw=question)  # "did it write anything?"
     mix = re.search(
@@ -284,11 +284,11 @@ def _parse(question: str) -> Query | None:
         r"|\b(read|write)[- ](heavy|intensive|dominated)\b",
         q,
     )
-    if yes_no and mix and not _NAMED.search(question) and not _RANK.search(q):
+    if yes_no and mix and not NAMED.search(question) and not RANK.search(q):
         # "does this job read much input data?", "is the heavy I/O all reads?": the read/write split, yes or no
         return Query(metric="bytes", direction=_direction(mix.group(0)), yes_no=True, split=True, raw=question)
     if (
-        len({m.group(1).lower() for m in _IFACE.finditer(q)}) >= 2
+        len({m.group(1).lower() for m in IFACE.finditer(q)}) >= 2
         and re.search(r"\b(share|fraction|percent\w*|proportion|split|ratio|how much of)\b", q)
         and re.search(r"\b(bytes|data|i/?o|traffic|volume)\b", q)
         and not re.search(r"\btime\b", q)
@@ -305,14 +305,14 @@ def _parse(question: str) -> Query | None:
         )
     ):
         # "MPI-IO says 86 s for dump.dat but POSIX only 9 s: where did the rest go?": time above the file system
-        named = _NAMED.search(question)
+        named = NAMED.search(question)
         return Query(metric="layer_gap", target=named.group(1) if named else None, yes_no=yes_no, raw=question)
     stream = re.search(r"\b(stdout|stderr|standard (out|output|error)|the screen|the console)\b", q)
     if stream and re.search(r"\b(how much|how many|bytes|print\w*|wr[oi]te\w*|output|log\w*|data)\b", q):
         # "how much did it print to stdout?": the stream's own record
         stream_name = "<STDERR>" if re.search(r"\b(stderr|standard error)\b", stream.group(0)) else "<STDOUT>"
         return Query(metric="file_usage", target=stream_name, direction="write", raw=question)
-    if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b", q) and re.search(_MOST_OF, q):
+    if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b", q) and re.search(MOST_OF, q):
         # "is metadata the bulk of the POSIX I/O time?": judged on its share, before the module's name takes it
         return Query(metric="metadata", yes_no=yes_no, raw=question)
     if re.search(
@@ -324,7 +324,7 @@ def _parse(question: str) -> Query | None:
     info = _job_info_kind(q)
     if info:
         return Query(metric="job_info", target=info)
-    unrecorded = _UNRECORDED.search(q)
+    unrecorded = UNRECORDED.search(q)
     if unrecorded:
         return Query(metric="not_recorded", target=unrecorded.group(1), raw=question)
     if (
@@ -333,11 +333,11 @@ def _parse(question: str) -> Query | None:
         and not re.search(r"\b(complete|partial|full|truncat\w*|missing|lost|dropp\w*|cut|every|all)\b", q)
     ):
         return Query(metric="traced", yes_no=True)  # "is DXT tracing in this log?"
-    iface = _IFACE.search(q)
+    iface = IFACE.search(q)
     if iface and re.search(r"\bhow many files\b", q):
         # "how many files did posix touch?"
         return Query(
-            metric="interface_files", scope="interface", target=_INTERFACES[iface.group(1).lower()], raw=question
+            metric="interface_files", scope="interface", target=INTERFACES_WORDS[iface.group(1).lower()], raw=question
         )
     if (
         re.search(r"\b(why|how come|where)\b", q)
@@ -346,7 +346,7 @@ def _parse(question: str) -> Query | None:
         and (iface or re.search(r"\b(my|the|any)\b.*\bfiles\b", q))
     ):
         # "why are there no POSIX numbers?", "why don't I see my data files in this log?": what the log holds
-        return Query(metric="absent", target=_INTERFACES[iface.group(1).lower()] if iface else None, raw=question)
+        return Query(metric="absent", target=INTERFACES_WORDS[iface.group(1).lower()] if iface else None, raw=question)
     if re.search(r"\bnames?\b.*\b(datasets?|variables?|vars?)\b|\b(datasets?|variables?) (names?|called)\b", q):
         # "what's the name of the HDF5 dataset?", "name of the netcdf variable it wrote?"
         return Query(metric="datasets", target="names", raw=question)
@@ -363,8 +363,8 @@ def _parse(question: str) -> Query | None:
             return Query(metric="datasets", target="calls", direction=_direction(q))
         if yes_no:
             return Query(metric="uses", scope="interface", target="HDF5", yes_no=True, data=True)
-    named_file = _NAMED.search(question)
-    both = list(dict.fromkeys(m.group(1) for m in _NAMED.finditer(question)))
+    named_file = NAMED.search(question)
+    both = list(dict.fromkeys(m.group(1) for m in NAMED.finditer(question)))
     if (
         len(both) == 2
         and not re.search(r"\bwhy\b", q)
@@ -416,7 +416,7 @@ def _parse(question: str) -> Query | None:
         and re.match(r"^\s*(did|does|do|was|were|has|have)\b", q)
         and re.search(r"\b(f?read|f?write|wrote|written|open\w*|touch\w*|access\w*|load\w*|us(e|ed))\b", q)
         and not re.search(r"\b(why|how|which|what|who|coll?ec?tiv\w*|aligned|sequential\w*|random\w*)\b", q)
-        and not _IFACE.search(q)  # "was ocean.nc written with pnetcdf?" asks which library
+        and not IFACE.search(q)  # "was ocean.nc written with pnetcdf?" asks which library
     ):
         # "did hmmsearch actually read uniref90.fasta?": yes or no from the file's own counters
         return Query(
@@ -454,7 +454,7 @@ def _parse(question: str) -> Query | None:
     ):
         # "which rank was slowest writing vpicio.hdf5?": the slowest rank Darshan kept for the file
         return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
-    rank = _RANK.search(q)
+    rank = RANK.search(q)
     if (
         re.search(r"\b(sequential\w*|contiguous\w*|in order|consecutive\w*|random\w*)\b", q)
         and (yes_no or re.search(r"\b(how|were|are|was)\b", q))
@@ -509,7 +509,7 @@ def _parse(question: str) -> Query | None:
     if (
         named_file
         and re.search(r"\b(each|every|per) (rank|process)\b", q)
-        and _READ_OR_WRITE_TIME.search(q)
+        and READ_OR_WRITE_TIME.search(q)
         and not re.search(r"\bwhy\b", q)
     ):
         # "how long did each rank spend reading X?": the file's slowest rank, and what Darshan kept of the rest
@@ -545,16 +545,16 @@ def _parse(question: str) -> Query | None:
         and re.search(r"\b(how long|time|seconds|spend|spent|took|take)\b", q)
     ):
         return Query(metric="rank_spread", direction=_direction(q))  # "per rank write time"
-    call = _call_kind(_NAMED.sub(" ", q))  # "reads.fastq" names a file, not read calls
+    call = _call_kind(NAMED.sub(" ", q))  # "reads.fastq" names a file, not read calls
     if call and not rank:
         return Query(metric="calls", target=call, file=named_file.group(1) if named_file else None, raw=question)
     if rank and re.search(r"\bhow many files\b|\bnumber of files\b|\bfiles? (did|does) (it|rank \d+)", q):
         return Query(metric="rank_files", scope="rank", target=rank.group(1), direction=_direction(q))
     if rank:
         target = rank.group(1)
-        on = _NAMED.search(question)
+        on = NAMED.search(question)
         file = on.group(1) if on else None
-        if file and (re.search(r"\bwhy\b", q) or re.search(_FIX_ASK, q)):
+        if file and (re.search(r"\bwhy\b", q) or re.search(FIX_ASK, q)):
             # "why does rank 0 spend 90 s on spectra.dat?": the file's own counters say why
             return Query(metric="file_why", target=file, direction=_direction(q), raw=question)
         if (
@@ -563,18 +563,14 @@ def _parse(question: str) -> Query | None:
         ):
             return Query(metric="slow_rank", scope="rank", target=target, yes_no=yes_no)  # "does rank 0 do more?"
         if re.search(r"\b(why|slow\w*|straggl\w*|lag\w*|doing|busy|up to|longer|going on|wrong|problem)\b", q) and not (
-            file and _READ_OR_WRITE_TIME.search(q)
+            file and READ_OR_WRITE_TIME.search(q)
         ):
             return Query(metric="slow_rank", scope="rank", target=target, file=file, yes_no=yes_no)
         if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*|fraction|share|percent\w*|proportion)\b", q):
             return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
-        if (
-            re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q)
-            or _WRITE.search(q)
-            or _READ.search(q)
-        ):
+        if re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q) or WRITE.search(q) or READ.search(q):
             return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file, yes_no=yes_no)
-    named = _NAMED.search(question)
+    named = NAMED.search(question)
     if re.search(r"\bwhy\b", q) and re.search(
         r"\b(so many|that many|too many|many|million|thousands?|hundreds? of thousands|[\d,.]+k?) "
         r"(small |tiny )?(f?writes?|f?reads?|requests?|calls?|i/?o ops|operations)\b",
@@ -653,9 +649,9 @@ def _parse(question: str) -> Query | None:
         )
         and not rank
     ):
-        if named and not _IFACE.search(q):  # "how many bytes went to output.log?"
+        if named and not IFACE.search(q):  # "how many bytes went to output.log?"
             return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
-        if _IFACE.search(q):  # "how many bytes were written into hdf5 datasets?"
+        if IFACE.search(q):  # "how many bytes were written into hdf5 datasets?"
             return _iface_query(q)
         return Query(metric="bytes", direction=_direction(q), raw=question)
     if re.search(
@@ -720,9 +716,9 @@ def _parse(question: str) -> Query | None:
     ):
         # "is the I/O balanced across ranks?": yes when no rank holds the others up
         return Query(metric="any_slow_rank", yes_no=yes_no, healthy=True)
-    solo = _IFACE.fullmatch(q.strip(" ?!."))
+    solo = IFACE.fullmatch(q.strip(" ?!."))
     if solo:
-        return Query(metric="uses", scope="interface", target=_INTERFACES[solo.group(1).lower()], yes_no=True)
+        return Query(metric="uses", scope="interface", target=INTERFACES_WORDS[solo.group(1).lower()], yes_no=True)
     if re.search(
         r"\bnumber of (ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b|^(ranks|processes|procs)\W*$"
         r"|^how many (mpi )?(ranks|processes|procs|tasks)( and\b|\?|$)",
@@ -734,8 +730,8 @@ def _parse(question: str) -> Query | None:
     if (
         named
         and (
-            _WHY_SLOW.search(q)
-            or re.search(_FIX_ASK, q)
+            WHY_SLOW.search(q)
+            or re.search(FIX_ASK, q)
             # "the traj.xyz read takes 26 s. that's a lot for 512MB, no?": a judgement of its time
             or (
                 re.search(r"\b(a lot|too (long|much|many)|reasonable|normal|expected)\b", q)
@@ -765,24 +761,24 @@ def _parse(question: str) -> Query | None:
     ):
         if named:
             return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
-        if _IFACE.search(q) and not re.search(r"\b(h5|hdf5|netcdf|nc) files?\b", q):
+        if IFACE.search(q) and not re.search(r"\b(h5|hdf5|netcdf|nc) files?\b", q):
             # "how much data did it read and write through POSIX?" (but "the h5 file" is a file)
             return _iface_query(q)
         return Query(metric="bytes", direction=_direction(q))
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
         return Query(metric="top_interface")
-    iface = _IFACE.search(q)
+    iface = IFACE.search(q)
     if iface and (yes_no or re.search(r"\b(use|used|using|through|via)\b", q)) and not re.search(r"\bhow much\b", q):
         return Query(
             metric="uses",
             scope="interface",
-            target=_INTERFACES[iface.group(1).lower()],
+            target=INTERFACES_WORDS[iface.group(1).lower()],
             yes_no=True,
             data=bool(re.search(r"\b(data|dataset\w*|bytes|writ\w*|wrote|read\w*)\b", q)),
         )
     if iface and re.search(r"\bhow much\b", q):
         return Query(
-            metric="bytes", scope="interface", target=_INTERFACES[iface.group(1).lower()], direction=_direction(q)
+            metric="bytes", scope="interface", target=INTERFACES_WORDS[iface.group(1).lower()], direction=_direction(q)
         )
     target = named.group(1) if named else None
     ost_trouble = r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
@@ -804,7 +800,7 @@ def _parse(question: str) -> Query | None:
         r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b", q
     ) and not re.search(r"\bstorage targets?\b|\b(blame|fault|problem|slow\w*|why)\b", q):
         # "was it on a parallel file system like lustre or gpfs?" asks whether, and is answered yes or no
-        whether = yes_no and bool(_asked_file_systems(q))
+        whether = yes_no and bool(asked_file_systems(q))
         return Query(metric="file_system", direction=_direction(q), target=target, yes_no=whether, raw=question)
     if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b|\bstriping\b", q):
         return Query(metric="stripe", target=target, yes_no=yes_no, raw=question)

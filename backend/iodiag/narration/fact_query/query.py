@@ -87,6 +87,6 @@ class Query(BaseModel):
     raw: str = ""  # the question as asked, for answers that compare two files it names
 
 
-def _by_direction(direction: Direction, read: _T, write: _T, both: _T) -> _T:
+def by_direction(direction: Direction, read: _T, write: _T, both: _T) -> _T:
     """The value for the direction a question asks about: one selector instead of a nested conditional each."""
     return read if direction == "read" else write if direction == "write" else both

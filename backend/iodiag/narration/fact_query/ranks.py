@@ -12,27 +12,31 @@ from iodiag.analysis.models import (
 )
 from iodiag.analysis.verdict import percent
 from iodiag.narration.fact_query.common import (
-    _b,
-    _counted,
-    _every_rank,
-    _kept,
-    _lower_first,
-    _moved,
-    _Out,
-    _own,
-    _ranks_on_slow_ost,
-    _s,
-    _shared_moved,
-    _shared_named,
-    _shared_note,
+    Out,
+    bytes_moved,
+    counted_interfaces,
+    every_rank,
+    kept_rank,
+    lower_first,
+    own_usage,
+    ranks_on_slow_ost,
+    shared_moved,
+    shared_named,
+    shared_note,
+)
+from iodiag.narration.fact_query.common import (
+    fmt_bytes as _b,
+)
+from iodiag.narration.fact_query.common import (
+    fmt_seconds as _s,
 )
 from iodiag.narration.fact_query.names import group_regex
-from iodiag.narration.fact_query.query import Query, _by_direction
-from iodiag.narration.fact_query.vocabulary import _YES_NO
+from iodiag.narration.fact_query.query import Query, by_direction
+from iodiag.narration.fact_query.vocabulary import YES_NO
 from iodiag.narration.quantities import exact
 
 
-def _rank_bytes(report: Report, q: Query) -> _Out:
+def rank_bytes(report: Report, q: Query) -> Out:
     rank = int(q.target or 0)
     if rank >= report.job.nprocs:
         return (
@@ -41,23 +45,23 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
             [],
             [],
         )
-    u = _own(report, rank)
-    kept = _kept(report, rank, q.file)
+    u = own_usage(report, rank)
+    kept = kept_rank(report, rank, q.file)
     if kept is not None and (u is None or q.file):
         return kept
-    note, nv = _shared_note(report)
+    note, nv = shared_note(report)
     if u is None:
         if report.rank_table.truncated:
             return None
         # "Did rank 100 write anything?": no, unless a shared record (which keeps no ranks) moved data that way.
-        no = "No: r" if q.yes_no and not _shared_moved(report, q.direction) else "R"
+        no = "No: r" if q.yes_no and not shared_moved(report, q.direction) else "R"
         return (
             f"{no}ank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}",
             nv,
             [],
             [rank],
         )
-    hidden = _shared_named(report, rank, q.file)
+    hidden = shared_named(report, rank, q.file)
     if hidden is not None:
         return hidden
     spent = u.read_s + u.write_s + u.meta_s
@@ -66,14 +70,17 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
     elif q.direction == "read":
         head, took = f"Rank {rank} read {_b(u.bytes_read)}", f"{_s(u.read_s)} of reading"
     else:
-        head, took = f"Rank {rank} wrote {_b(u.bytes_written)} and read {_b(u.bytes_read)}", f"{_s(spent)} of I/O"
+        head, took = (
+            f"Rank {rank} wrote {_b(u.bytes_written)} and read {_b(u.bytes_read)}",
+            f"{_s(spent)} of I/O",
+        )
     if q.direction != "both":
         took += f" ({_s(spent)} of I/O in all)"
     text = f"{head} through its own records ({u.files:,} file(s)), in {took}.{note}"
     if q.yes_no:
         moved = {"write": u.bytes_written, "read": u.bytes_read}.get(q.direction, u.bytes_written + u.bytes_read)
-        no = "Not through its own records: " if _shared_moved(report, q.direction) else "No: "
-        text = ("Yes: " if moved > 0 else no) + _lower_first(text)
+        no = "Not through its own records: " if shared_moved(report, q.direction) else "No: "
+        text = ("Yes: " if moved > 0 else no) + lower_first(text)
     return (
         text,
         [
@@ -90,20 +97,20 @@ def _rank_bytes(report: Report, q: Query) -> _Out:
     )
 
 
-def _rank_time(report: Report, q: Query) -> _Out:
+def rank_time(report: Report, q: Query) -> Out:
     rank = int(q.target or 0)
-    u = _own(report, rank)
-    kept = _kept(report, rank, q.file)
+    u = own_usage(report, rank)
+    kept = kept_rank(report, rank, q.file)
     if kept is not None and (u is None or q.file):
         return kept
-    note, nv = _shared_note(report)
+    note, nv = shared_note(report)
     if u is None:
         return (
             (f"Rank {rank} has no file records of its own in the log{': ' + note[1:] if note else '.'}", nv, [], [rank])
             if not (report.rank_table.truncated)
             else None
         )
-    hidden = _shared_named(report, rank, q.file)
+    hidden = shared_named(report, rank, q.file)
     if hidden is not None:
         return hidden
     total = u.read_s + u.write_s + u.meta_s
@@ -127,12 +134,12 @@ def _rank_time(report: Report, q: Query) -> _Out:
     return text, values + nv, [], [rank]
 
 
-def _rank_bytes_spread(report: Report, q: Query) -> _Out:
+def _rank_bytes_spread(report: Report, q: Query) -> Out:
     """Bytes per rank over the ranks with records of their own (a shared record's part per rank is not kept)."""
     t = report.rank_table
 
     def moved(u: RankUsage) -> int:
-        return _by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written)
+        return by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written)
 
     amounts = sorted(moved(u) for u in t.ranks)
     if not amounts:
@@ -140,7 +147,7 @@ def _rank_bytes_spread(report: Report, q: Query) -> _Out:
     verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
     lo, mid, hi = amounts[0], statistics.median(amounts), amounts[-1]
     over = f"the {len(amounts):,} ranks with records of their own"
-    note, nv = _shared_note(report)
+    note, nv = shared_note(report)
     values = [exact(lo, "bytes"), exact(mid, "bytes"), exact(hi, "bytes"), exact(len(amounts), "bare")]
     if hi - lo <= 0.01 * max(hi, 1):
         text = f"Each rank {verb} {_b(mid)} through its own records (over {over}).{note}"
@@ -161,18 +168,18 @@ def _rank_bytes_spread(report: Report, q: Query) -> _Out:
         )
         values += [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes"), exact(t.shared_bytes / n, "bytes")]
     asked = q.raw.lower()
-    if _YES_NO.match(asked) and re.search(
+    if YES_NO.match(asked) and re.search(
         r"\b(same|equal\w*|even\w*|balanced|similar|identical|uneven\w*|unequal|"
         r"imbalanced|unbalanced|different)\b",
         asked,
     ):
         even = hi - lo <= 0.01 * max(hi, 1)
         negated = bool(re.search(r"\b(uneven\w*|unequal|imbalanced|unbalanced|different)\b", asked))
-        text = f"{'Yes' if even != negated else 'No'}: {_lower_first(text)}"
+        text = f"{'Yes' if even != negated else 'No'}: {lower_first(text)}"
     return text, values + nv, [], []
 
 
-def _ranks_with_io(report: Report, q: Query) -> _Out:
+def ranks_with_io(report: Report, q: Query) -> Out:
     t = report.rank_table
     n = report.job.nprocs
     if t.truncated:
@@ -237,7 +244,7 @@ def _ranks_with_io(report: Report, q: Query) -> _Out:
     )
 
 
-def _busiest_rank(report: Report, q: Query) -> _Out:
+def busiest_rank(report: Report, q: Query) -> Out:
     s = report.io_share
     if s is None or s.slowest_rank is None:
         return None
@@ -259,7 +266,7 @@ def _busiest_rank(report: Report, q: Query) -> _Out:
     )
 
 
-def _files_per_rank(report: Report, q: Query) -> _Out:
+def files_per_rank(report: Report, q: Query) -> Out:
     t = report.rank_table
     counts = sorted(u.files for u in t.ranks)
     if not counts:
@@ -277,7 +284,7 @@ def _files_per_rank(report: Report, q: Query) -> _Out:
             text += f"; {report.job.nprocs - len(counts):,} of the {report.job.nprocs:,} ranks have none"
     # What each rank moved through them, in the direction asked ("how many files did each rank write?").
     moved = sorted(
-        _by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written) for u in t.ranks
+        by_direction(q.direction, u.bytes_read, u.bytes_written, u.bytes_read + u.bytes_written) for u in t.ranks
     )
     if moved and moved[-1] > 0:
         verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
@@ -294,17 +301,17 @@ def _files_per_rank(report: Report, q: Query) -> _Out:
     return text + ".", values, [], []
 
 
-def _rank_spread(report: Report, q: Query) -> _Out:
+def rank_spread(report: Report, q: Query) -> Out:
     """Time per rank over the ranks with records of their own: the least, the median and the most."""
 
     def seconds(u: RankUsage) -> float:
-        return _by_direction(q.direction, u.read_s, u.write_s, u.read_s + u.write_s + u.meta_s)
+        return by_direction(q.direction, u.read_s, u.write_s, u.read_s + u.write_s + u.meta_s)
 
     t = report.rank_table
     if q.data:
         return _rank_bytes_spread(report, q)
     doing = {"write": "writing", "read": "reading"}.get(q.direction, "in I/O")
-    note, nv = _shared_note(report)
+    note, nv = shared_note(report)
     times = sorted(seconds(u) for u in t.ranks)
     if not times:
         return None
@@ -312,7 +319,7 @@ def _rank_spread(report: Report, q: Query) -> _Out:
     over = f"the {len(times):,} ranks with records of their own" + (" (the busiest listed)" if t.truncated else "")
     values = [exact(lo, "seconds"), exact(mid, "seconds"), exact(hi, "seconds"), exact(len(times), "bare")]
     n = report.job.nprocs
-    shared = next((f for f in report.top_files if _every_rank(report, f) and f.only_rank is None and f.slowest_s), None)
+    shared = next((f for f in report.top_files if every_rank(report, f) and f.only_rank is None and f.slowest_s), None)
     if shared is not None and shared.slowest_s and shared.slowest_s > hi:
         # Most of the time is in a record Darshan keeps once for all ranks: its slowest rank is what is known.
         who = f" (rank {shared.slowest_rank})" if shared.slowest_rank is not None else ""
@@ -334,12 +341,12 @@ def _rank_spread(report: Report, q: Query) -> _Out:
     return text, values + nv, [], []
 
 
-def _slow_rank(report: Report, q: Query) -> _Out:
+def slow_rank(report: Report, q: Query) -> Out:
     rank = int(q.target or 0)
     rows = report.rank_table.ranks
-    u = _own(report, rank)
+    u = own_usage(report, rank)
     if u is None:
-        return _rank_time(report, q)
+        return rank_time(report, q)
     times = [r.read_s + r.write_s + r.meta_s for r in rows]
     median = statistics.median(times)
     yardstick = "median"
@@ -405,7 +412,7 @@ def _slow_rank(report: Report, q: Query) -> _Out:
         None,
     )
     moved = u.bytes_read + u.bytes_written
-    total = sum(_moved(i) for i in _counted(report))
+    total = sum(bytes_moved(i) for i in counted_interfaces(report))
     mean_bytes = total / max(report.job.nprocs, 1)
     # What it was doing: the file it alone used with the most time ("rank 0 reads uniref90.fasta alone").
     alone = max((f for f in report.top_files if f.only_rank == rank), key=lambda f: f.io_time_s, default=None)
@@ -418,7 +425,7 @@ def _slow_rank(report: Report, q: Query) -> _Out:
         todo = action_for(why)
         named = f"{why.code}: {why.subject}" if why.subject else why.code
         # The cause in the same sentence as the numbers: the first sentence answers "why".
-        reason = f"; {_lower_first(why.title)} ({named}) names it." + (f" {todo}" if todo else "")
+        reason = f"; {lower_first(why.title)} ({named}) names it." + (f" {todo}" if todo else "")
         reason = reason if reason.endswith(".") else reason + "."
     elif heavy:
         reason = " Spreading that work over the ranks (or reading it once and broadcasting) is the fix."
@@ -437,27 +444,27 @@ def _slow_rank(report: Report, q: Query) -> _Out:
     return text, values, [], [rank]
 
 
-def _slow_ranks(report: Report, q: Query) -> _Out:
+def slow_ranks(report: Report, q: Query) -> Out:
     """Which ranks are slow: those whose files sit on a slow OST, else those the imbalance finding names."""
     f = report.finding("L04")
     if f is not None and f.ranks:
         ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
         count = next((int(m.value) for m in f.evidence if m.name == "ranks_on_slow_ost"), len(f.ranks))
-        hit, hv = _ranks_on_slow_ost(report, list(f.ranks), count)
+        hit, hv = ranks_on_slow_ost(report, list(f.ranks), count)
         shown = ", ".join(str(r) for r in f.ranks[:8]) + (", ..." if count > min(len(f.ranks), 8) else "")
         tail = hit.split("), ", 1)[1] if "), " in hit else ""
         text = f"{count:,} rank(s) are slow ({shown}): their data sits on slow OST {ost}" + (
             f", {tail}" if tail else ""
         )
         return text + ".", hv, [], list(f.ranks)
-    return _any_slow_rank(report, q)
+    return any_slow_rank(report, q)
 
 
-def _rank_files(report: Report, q: Query) -> _Out:
+def rank_files(report: Report, q: Query) -> Out:
     """How many files one rank used: its own records, and the shared ones every rank holds."""
     rank = int(q.target or 0)
     t = report.rank_table
-    u = _own(report, rank)
+    u = own_usage(report, rank)
     if u is None:
         if t.truncated:
             return None
@@ -472,7 +479,7 @@ def _rank_files(report: Report, q: Query) -> _Out:
     )
 
 
-def _ranks(report: Report, q: Query) -> _Out:
+def answer_ranks(report: Report, q: Query) -> Out:
     n = report.job.nprocs
     s = report.io_share
     if s is None or s.runtime_s <= 0:
@@ -488,7 +495,7 @@ def _ranks(report: Report, q: Query) -> _Out:
     return f"The job ran {n:,} rank(s) for {_s(s.runtime_s)}{busiest}.", values, [], []
 
 
-def _any_slow_rank(report: Report, q: Query) -> _Out:
+def any_slow_rank(report: Report, q: Query) -> Out:
     s = report.io_share
     if s is None or s.mean_rank_io_s <= 0:
         return None
@@ -499,7 +506,7 @@ def _any_slow_rank(report: Report, q: Query) -> _Out:
     yes, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
     if j04 is not None:
         return (
-            f"{yes if q.yes_no else ''}{_lower_first(j04.message) if q.yes_no else j04.message}",
+            f"{yes if q.yes_no else ''}{lower_first(j04.message) if q.yes_no else j04.message}",
             values,
             [],
             list(j04.ranks),

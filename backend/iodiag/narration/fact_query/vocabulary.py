@@ -6,7 +6,7 @@ import re
 
 # --- questions -> queries -----------------------------------------------------------------------------------
 
-_INTERFACES = {
+INTERFACES_WORDS = {
     "hdf5": "HDF5",
     "h5": "HDF5",
     "pnetcdf": "PnetCDF",
@@ -21,22 +21,22 @@ _INTERFACES = {
     "dfs": "DFS",
     "daos": "DAOS",
 }
-INTERFACES = _INTERFACES  # the names a question (or a model's tool call) may give an interface by
+INTERFACES = INTERFACES_WORDS  # the names a question (or a model's tool call) may give an interface by
 # Not inside a program's name ("this mpi-io-test run").
-_IFACE = re.compile(
-    r"(?<![.\-/])\b(" + "|".join(re.escape(k) for k in _INTERFACES) + r")\b(?!\.\w|-(?!level\b|layer\b)\w)",
+IFACE = re.compile(
+    r"(?<![.\-/])\b(" + "|".join(re.escape(k) for k in INTERFACES_WORDS) + r")\b(?!\.\w|-(?!level\b|layer\b)\w)",
     re.IGNORECASE,
 )  # nor part of a file's name ("eos_table.h5", "ior-posix.out.0001")
 # "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
-_RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
-_WRITE = re.compile(r"\b(f?writ\w*|wrote|output|dump|checkpoint|save\w*|fprintf|fputs)\b", re.IGNORECASE)
-_READ = re.compile(r"\b(f?read\w*|input|load\w*|fscanf|fgets)\b", re.IGNORECASE)
+RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
+WRITE = re.compile(r"\b(f?writ\w*|wrote|output|dump|checkpoint|save\w*|fprintf|fputs)\b", re.IGNORECASE)
+READ = re.compile(r"\b(f?read\w*|input|load\w*|fscanf|fgets)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
-_NAMED = re.compile(
+NAMED = re.compile(
     r"(?<![\w*.])([A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:N|X{2,}|#+)(?![\w.])|(?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8}|(?<=/)[A-Za-z][\w-]*\.\d{1,8})(?!\w|\.\w)"
 )  # also a numbered name: dump.0253, and after a folder any number ("monitor/m.0"; "input/mesh.bin" names mesh.bin)
 # Judgements of whether I/O matters, in the words people use for them.
-_IO_JUDGED = re.compile(
+IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(eating|eats|hogging|a lot of the run\w*|much of the run\w*)\b|"
     r"\bi/?o\b.*\b(significant|big deal|a (big |real )?problem|an issue|worth|matters?|concern\w*|bottleneck|"
     r"more than half|most of (the )?(run|time)|majority|big chunk|large chunk|big part|large part|big share)\b"
@@ -45,7 +45,7 @@ _IO_JUDGED = re.compile(
     r".*(?<![-\w])i/?o\b"
 )
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
-_UNRECORDED = re.compile(
+UNRECORDED = re.compile(
     r"\b(hostnames?|host names?|hosts?\b|node ?names?|(?:which|what) (?:compute )?nodes?|compute nodes?|how many nodes|"
     r"number of nodes|memory(?![- ]?align)|ram|cpu|gpu|"
     r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
@@ -58,22 +58,22 @@ _JUDGED_WORD = (
     r"(ok|okay|fine|off|sane|sound|broken|healthy|good|wrong|valid|consistent|inconsistent|corrupt\w*|trust\w*"
     r"|reliable)"
 )
-_LOG_HEALTH = re.compile(
+LOG_HEALTH = re.compile(
     rf"\b(this|the|my) (darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
     rf"|\b(something|anything) {_JUDGED_WORD}\b.*\b(this|the|my) (darshan )?log(file)?\b"
     rf"|\b(these|the|its|this log's) (counters|numbers|records|values)\b.*\b{_JUDGED_WORD}\b"
     rf"|\b{_JUDGED_WORD}\b.*\b(the |these |its )?(per-rank |rank )?"
     r"(timings|times|totals|byte totals|counters|numbers)\b"
 )
-_FIRST_JUDGED = re.compile(rf"\b{_JUDGED_WORD}\b")
-_CAPTURED = re.compile(
+FIRST_JUDGED = re.compile(rf"\b{_JUDGED_WORD}\b")
+CAPTURED = re.compile(
     r"\b(all|every|everything)\b.*\b(captur\w*|recorded|logged|instrumented)\b"
     r"|\b(captur\w*|record\w*|log\w*|instrument\w*|catch\w*|caught|track\w*|see|saw)\b.*\b(all|every|everything)\b"
     r".*\b(files?|records?|i/?o)\b"
 )
 _FINE = r"(healthy|ok|okay|fine|good|sane|reasonable)"  # words that judge I/O sound
 # "Is there anything wrong with the I/O?", "is the I/O healthy?": a yes/no judgement of the job's I/O.
-_IO_PROBLEM = re.compile(
+IO_PROBLEM = re.compile(
     rf"\b(anything|something|is there \w+) (wrong|off|amiss|bad|to fix|to improve)\b"
     rf"|\b(an?|any) (i/?o )?(problems?|issues?)\b|\bi/?o (problems?|issues?)\b"
     rf"|\b(is|are|was|looks?) (the |my |this |its )?(job'?s? )?i/?o {_FINE}\b"
@@ -81,20 +81,20 @@ _IO_PROBLEM = re.compile(
     rf"|^\s*(healthy|ok|okay|fine)\s*\??$"
 )
 # A named topic ("is metadata a problem?") is asked about that topic, not the job's I/O as a whole.
-_TOPIC = re.compile(
+TOPIC = re.compile(
     r"\b(met(a|)data|osts?|stripe\w*|rank \d+|small|random|collective\w*|imbalance|file ?system|stdio|hdf5|"
     r"mpi-?io|posix|reads?|writes?)\b"
 )
-_HEALTHY = re.compile(rf"\b{_FINE}\b")
-_READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
-_YES_NO = re.compile(
+HEALTHY = re.compile(rf"\b{_FINE}\b")
+READ_OR_WRITE_TIME = re.compile(r"\b(how long|time|seconds|spend|spent)\b")
+YES_NO = re.compile(
     r"^\s*(?:(?:hey|hi|hello|so|ok|okay|um|uh|quick question|question)[,!:.]?\s+)*"
     r"(did|does|do|is|was|were|are|has|have|any)\b",
     re.IGNORECASE,
 )  # "hey, is there a slow OST in this run?" asks yes or no too
 
 
-_SHARE_WORDS = {
+SHARE_WORDS = {
     "half": 0.5,
     "a third": 1 / 3,
     "one third": 1 / 3,
@@ -107,7 +107,7 @@ _SHARE_WORDS = {
 
 
 # Words too common in questions to name a file by ("why is writing the output slow?").
-_NOT_A_NAME = frozenset(
+NOT_A_NAME = frozenset(
     [
         "slow",
         "slower",
@@ -201,7 +201,7 @@ _NOT_A_NAME = frozenset(
     ]
 )
 # Calls Darshan counts, in the words people ask for them ("how many fsync calls?", "number of stat calls").
-_CALL_WORDS: tuple[tuple[str, str], ...] = (
+CALL_WORDS: tuple[tuple[str, str], ...] = (
     ("rw_switches", r"(read[/ -]?write|r/?w) switch\w*|switch\w* between read\w* and writ\w*|switch\w*"),
     ("fdatasyncs", r"fdatasync\w*|fdsync\w*"),
     ("syncs", r"syncs?\b|fsync\w*|sync calls"),
@@ -213,7 +213,7 @@ _CALL_WORDS: tuple[tuple[str, str], ...] = (
     ("reads", r"f?reads\b|f?read (calls?|ops|operations|requests)"),
     ("writes", r"f?writes\b|f?write (calls?|ops|operations|requests)|fprintf (calls?)"),
 )
-_CALL_NOUN = {
+CALL_NOUN = {
     "rw_switches": "read/write switches",
     "syncs": "fsync calls",
     "fdatasyncs": "fdatasync calls",
@@ -227,14 +227,12 @@ _CALL_NOUN = {
 }
 
 
-_FIX_ASK = (
+FIX_ASK = (
     r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*|less time)\b"
     r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to do\b"
 )
-_MOST_OF = (
-    r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger)\b"
-)
-_WHY_SLOW = re.compile(
+MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger)\b"
+WHY_SLOW = re.compile(
     r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time)\b"
 )
 
@@ -252,7 +250,7 @@ _FS_WORDS = {
 }
 
 
-def _asked_file_systems(question: str) -> set[str]:
+def asked_file_systems(question: str) -> set[str]:
     """The file-system kinds a yes/no question asks about ("on NFS?", "a parallel file system like lustre or
     gpfs?", "on a local disk?"); empty when it names none (then it asks which, not whether)."""
     q = question.lower()
