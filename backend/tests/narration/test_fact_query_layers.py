@@ -217,3 +217,29 @@ def test_how_much_a_job_printed_is_its_stdout_record() -> None:
     assert f"{truth['writes']:,} write calls" in first
     said = [q.value for q in parse_quantities(first) if q.dim == "bytes"]
     assert any(abs(b - truth["bytes"]) <= 0.01 * truth["bytes"] for b in said)
+
+
+def test_small_requests_give_the_count_per_rank_beside_the_total() -> None:
+    # 64 ranks each write 1,000,000 / 64 = 15,625 small pieces: the count one rank's own record shows
+    rep = scenario_report(SCENARIOS / "dfs-small-writes-shared.yaml")
+    small = rep.finding("P06")
+    assert small is not None
+    n = next(m.value for m in small.evidence if m.name == "small_writes")
+    assert small.subject.startswith(f"{n:,.0f} writes ({n / rep.job.nprocs:,.0f} per rank on average)")
+    # Four ranks each reading 400 samples
+    serial = scenario_report(SCENARIOS / "ml-training-many-small-samples.yaml")
+    p05 = serial.finding("P05")
+    assert p05 is not None and "(400 per rank on average)" in p05.subject
+
+
+def test_a_yes_or_no_stays_first_on_a_partial_log() -> None:
+    rep = scenario_report(SCENARIOS / "metadata-storm-small-files.yaml")
+    partial = rep.model_copy(
+        update={
+            "job": rep.job.model_copy(
+                update={"modules": [m.model_copy(update={"partial": True}) for m in rep.job.modules]}
+            )
+        }
+    )
+    first = _first(partial, "is metadata a bigger chunk of the I/O time than reading?")
+    assert first.startswith(("Yes: the log is incomplete (", "No: the log is incomplete ("))

@@ -140,6 +140,14 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table, prefi
     )
 
 
+def _per_rank(ctx: Context, frame: Table, per_row: np.ndarray, count: int) -> str:
+    """ " (15,873 per rank on average)" where many ranks made the requests: the count a user sees in one rank's
+    file or trace, beside the job's total."""
+    ranks = np.asarray(frame["rank"])[np.asarray(per_row) > 0]
+    n = max(ctx.meta.nprocs, 1) if (ranks < 0).any() else len(np.unique(ranks))
+    return f" ({count / n:,.0f} per rank on average)" if n > 1 and count >= 2 * n else ""
+
+
 def _common_small_size(frame: Table, prefix: str) -> int | None:
     """The most frequent request size under 1 MiB over the records' ACCESS1-4 counters (reads and writes
     together, as Darshan keeps them), or None where the module has no such counters."""
@@ -165,7 +173,8 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
     return Hit(
         message=f"{small:,} small {verb} requests (under 1 MiB){where}{through} make up {pct(small / total)} of "
         f"all {total:,} {verb} requests{common}.",
-        subject=f"{small:,} {verb}s" + (f", mostly {human_bytes(size)}" if size else ""),
+        subject=f"{small:,} {verb}s{_per_rank(ctx, frame, per_row, small)}"
+        + (f", mostly {human_bytes(size)}" if size else ""),
         evidence=[
             Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
             Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),

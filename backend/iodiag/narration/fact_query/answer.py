@@ -111,9 +111,13 @@ def answer(report: Report, query: Query) -> Fact | None:
     if partial and query.metric in _COUNTED and not text.startswith("None: "):
         # A count from a log that ran out of records is a lower bound, and says so in the same sentence.
         m = partial[0]
+        lead = f"the log is incomplete ({m.name} ran out of records after {m.records:,}), so this is a lower bound"
+        said = re.match(r"^(Yes|No|Partly): ", text)
+        # A yes/no answer keeps its yes or no first
         text = (
-            f"The log is incomplete ({m.name} ran out of records after {m.records:,}), so this is a lower bound: "
-            f"{lower_first(text)}"
+            f"{said.group(0)}{lead}: {lower_first(text[said.end() :])}"
+            if said
+            else f"{lead[0].upper()}{lead[1:]}: {lower_first(text)}"
         )
         values = [*values, exact(m.records, "bare")]
     corrupt = next((f for f in report.findings if f.code == "D04"), None)
@@ -220,7 +224,7 @@ def _not_in_log(report: Report, q: Query) -> Out:
 
 
 # Answers that count what the log holds: a log out of records undercounts them.
-_COUNTED = frozenset({"files", "bytes", "calls", "file_list", "interface_files", "file_usage"})
+_COUNTED = frozenset({"files", "bytes", "calls", "file_list", "interface_files", "file_usage", "metadata"})
 
 
 def _rank_dispatch(report: Report, q: Query) -> Out:

@@ -75,7 +75,9 @@ def group_named(report: Report, question: str) -> FileGroup | None:
         r"|patch(?:es)?|events?|slices?|libs?|librar(?:y|ies))"
     )
     # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
-    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){nouns}\b)", question.lower()):
+    # "the config-file overhead" names the config files as "the config file overhead" does
+    spaced = re.sub(r"(?<=[a-z0-9])-(?=(?:files?|shards?|records?|tables?|tiles?|samples?)\b)", " ", question.lower())
+    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){nouns}\b)", spaced):
         for w in m.group(1).split():
             if w in NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
                 continue

@@ -415,7 +415,7 @@ def _parse(question: str) -> Query | None:
         named_file
         and re.match(r"^\s*(did|does|do|was|were|has|have)\b", q)
         and re.search(r"\b(f?read|f?write|wrote|written|open\w*|touch\w*|access\w*|load\w*|us(e|ed))\b", q)
-        and not re.search(r"\b(why|how|which|what|who|coll?ec?tiv\w*|aligned|sequential\w*|random\w*)\b", q)
+        and not re.search(r"\b(why|how|which|what|who|coll?ec?ti?v\w*|aligned|sequential\w*|random\w*)\b", q)
         and not IFACE.search(q)  # "was ocean.nc written with pnetcdf?" asks which library
     ):
         # "did hmmsearch actually read uniref90.fasta?": yes or no from the file's own counters
@@ -597,18 +597,18 @@ def _parse(question: str) -> Query | None:
     ):
         return Query(metric="io_bound", yes_no=True, bound=bool(re.search(r"\bi/?o[- ]bound\b", q)))
     if (
-        re.search(r"\bcoll?ec?tiv\w*\b", q)
+        re.search(r"\bcoll?ec?ti?v\w*\b", q)
         and named
         and re.search(r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|efficient|inefficient|slow)\b", q)
     ):
         # "dump.0205 takes 74 s to write collectively, how do i fix it?": why the file is slow, not a count
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
-    if re.search(r"\bcoll?ec?tiv\w*\b", q) and re.search(
+    if re.search(r"\bcoll?ec?ti?v\w*\b", q) and re.search(
         r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|improve|tun\w*)\b", q
     ):
         # "how do I speed up the collective checkpoint?": a fix, which a count does not give
         return None
-    if re.search(r"\bcoll?ec?tiv\w*\b", q) or (
+    if re.search(r"\bcoll?ec?ti?v\w*\b", q) or (
         re.search(r"\bindependent\w*\b", q) and re.search(r"\b(mpi[- ]?io|mpiio|reads?|writes?|calls?)\b", q)
     ):
         return Query(

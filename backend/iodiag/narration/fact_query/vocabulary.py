@@ -233,7 +233,8 @@ FIX_ASK = (
 )
 MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger)\b"
 WHY_SLOW = re.compile(
-    r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time)\b"
+    r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time"
+    r"|(cut|reduce|lower|trim)\b.*\b(overhead|time|cost))\b"
 )
 
 
