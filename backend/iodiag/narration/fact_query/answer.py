@@ -112,30 +112,28 @@ def answer(report: Report, query: Query) -> Fact | None:
         # A count from a log that ran out of records is a lower bound, and says so in the same sentence.
         m = partial[0]
         lead = f"the log is incomplete ({m.name} ran out of records after {m.records:,}), so this is a lower bound"
-        said = re.match(r"^(Yes|No|Partly): ", text)
-        # A yes/no answer keeps its yes or no first
-        text = (
-            f"{said.group(0)}{lead}: {lower_first(text[said.end() :])}"
-            if said
-            else f"{lead[0].upper()}{lead[1:]}: {lower_first(text)}"
-        )
+        text, _ = _with_caveat(text, lead + ":", "Yes|No|Partly")
         values = [*values, exact(m.records, "bare")]
     corrupt = next((f for f in report.findings if f.code == "D04"), None)
     if corrupt is not None and query.metric != "completeness":
         # A number read past corrupt records needs the caveat in the same sentence, not in another card.
         caveat = f"the log holds corrupt records that cannot be trusted ({corrupt.code}: left out); from the valid ones"
-        said = re.match(r"^(Yes|No|Partly|None): ", text)
-        # A yes/no answer keeps its yes or no first.
-        text = (
-            f"{said.group(0)}{caveat}, {lower_first(text[said.end() :])}"
-            if said
-            else f"{caveat[0].upper()}{caveat[1:]}: {lower_first(text)}"
-        )
+        text, said = _with_caveat(text, caveat + ",", "Yes|No|Partly|None", plain=caveat + ":")
         if not said and _doubts(query.raw) and not _asked_number_holds(query.raw, values):
             # "rank 14 shows 2 trillion seconds, is that real?": the figure the user doubts is not one the valid
             # records give, so it came from the corrupt ones
             text = f"No: {lower_first(text)}"
     return Fact(f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks))
+
+
+def _with_caveat(text: str, lead: str, words: str, plain: str | None = None) -> tuple[str, bool]:
+    """``text`` with a caveat in its first sentence: after a leading yes or no (one of ``words``), which stays
+    first, else at the start (``plain``, where it reads differently there). Also whether a yes or no led."""
+    said = re.match(rf"^({words}): ", text)
+    if said:
+        return f"{said.group(0)}{lead} {lower_first(text[said.end() :])}", True
+    first = plain or lead
+    return f"{first[0].upper()}{first[1:]} {lower_first(text)}", False
 
 
 _DOUBT = re.compile(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from iodiag.analysis.models import (
+    IOShare,
     Report,
     Severity,
 )
@@ -745,15 +746,7 @@ def io_bound(report: Report, q: Query) -> Out:
             [],
             [],
         )
-    share = (
-        f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
-        f"({_s(s.slowest_rank_io_s)})"
-    )
-    values = [
-        exact(s.share_slowest * 100, "percent"),
-        exact(s.runtime_s, "seconds"),
-        exact(s.slowest_rank_io_s, "seconds"),
-    ]
+    share, values = _run_share(s)
     if q.share is not None:
         # "is more than a third of the run I/O?": against the share asked, whatever the verdict
         above = s.share_slowest > q.share
@@ -768,14 +761,10 @@ def io_bound(report: Report, q: Query) -> Out:
     return f"No: {share}; the rest is computation and communication.", values, [], []
 
 
-def io_problem(report: Report, q: Query) -> Out:
-    """Is something wrong with the job's I/O? Yes when the verdict names a cause; no when I/O does not matter or
-    nothing in the pattern is at fault (then the rate is what bounds it). "Is it healthy?" flips the word."""
-    v, s = report.verdict, report.io_share
-    if s is None or v.io_matters is None:
-        return io_bound(report, q)
-    problem, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
-    share = (
+def _run_share(s: IOShare) -> tuple[str, list[Quantity]]:
+    """ "I/O took 9% of the 6.2 min run on the busiest rank (34.08 s)", with its numbers: what both the I/O-bound
+    and the is-something-wrong answers lead with."""
+    text = (
         f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
         f"({_s(s.slowest_rank_io_s)})"
     )
@@ -784,6 +773,17 @@ def io_problem(report: Report, q: Query) -> Out:
         exact(s.runtime_s, "seconds"),
         exact(s.slowest_rank_io_s, "seconds"),
     ]
+    return text, values
+
+
+def io_problem(report: Report, q: Query) -> Out:
+    """Is something wrong with the job's I/O? Yes when the verdict names a cause; no when I/O does not matter or
+    nothing in the pattern is at fault (then the rate is what bounds it). "Is it healthy?" flips the word."""
+    v, s = report.verdict, report.io_share
+    if s is None or v.io_matters is None:
+        return io_bound(report, q)
+    problem, no = ("No: ", "Yes: ") if q.healthy else ("Yes: ", "No: ")
+    share, values = _run_share(s)
     if not v.io_matters:
         return (
             f"{no}nothing in the I/O needs fixing: {share}; the rest is computation and communication.",

@@ -571,16 +571,13 @@ def _parse(question: str) -> Query | None:
         if re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q) or WRITE.search(q) or READ.search(q):
             return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file, yes_no=yes_no)
     named = NAMED.search(question)
-    if re.search(r"\bwhy\b", q) and re.search(
+    # "why does cesm issue nearly half a million writes for under 7 GB?" asks the request size too: they are small
+    why_so_many = re.search(r"\bwhy\b", q) and re.search(
         r"\b(so many|that many|too many|many|million|thousands?|hundreds? of thousands|[\d,.]+k?) "
         r"(small |tiny )?(f?writes?|f?reads?|requests?|calls?|i/?o ops|operations)\b",
         q,
-    ):
-        # "why does cesm issue nearly half a million writes for under 7 GB?": the requests are small
-        return Query(
-            metric="request_size", target=named.group(1) if named else None, direction=_direction(q), raw=question
-        )
-    if re.search(
+    )
+    if why_so_many or re.search(
         r"\b(request|transfer|access|block|i/?o|f?write|f?read) ?sizes?\b|\bwhat size\b"
         r"|\b(average|mean|typical|avg) size\b"
         r"|\b(average|mean|typical|avg) (f?write|f?read|request|call|access|transfer)s? sizes?\b"
