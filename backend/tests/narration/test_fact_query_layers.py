@@ -243,3 +243,13 @@ def test_a_yes_or_no_stays_first_on_a_partial_log() -> None:
     )
     first = _first(partial, "is metadata a bigger chunk of the I/O time than reading?")
     assert first.startswith(("Yes: the log is incomplete (", "No: the log is incomplete ("))
+
+
+def test_bytes_per_rank_where_every_rank_wrote_one_shared_file() -> None:
+    # No rank has a record of its own: the answer is what the shared record kept per rank, not "no finding"
+    rep = scenario_report(SCENARIOS / "ranking-collective-wait.yaml")
+    assert not rep.rank_table.ranks
+    f = next(x for x in rep.top_files if x.path.endswith("field.0001.dat"))
+    assert f.kept_slowest is not None and f.kept_slowest.bytes == 256 << 20
+    first = _first(rep, "how much did each rank write?")
+    assert first.startswith("Every one of `/lus/scratch/s3d/field.0001.dat`'s 64 ranks wrote 256.00 MiB")

@@ -233,6 +233,19 @@ def _rank_dispatch(report: Report, q: Query) -> Out:
     )
 
 
+def _rank_spread_or_shared(report: Report, q: Query) -> Out:
+    """Bytes or time per rank; where no rank has records of its own (every rank wrote one shared file), what
+    Darshan kept of that file per rank: its fastest and slowest rank's bytes."""
+    out = rank_spread(report, q)
+    if out is not None or not q.data:
+        return out
+    shared = [f for f in report.top_files if f.kept_slowest is not None and f.kept_slowest.bytes]
+    largest = max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+    if largest is None:
+        return None
+    return file_per_rank(report, q.model_copy(update={"target": largest.path.rsplit("/", 1)[-1]}))
+
+
 _ANSWERS = {
     "alignment": alignment,
     "file_library": file_library,
@@ -246,7 +259,7 @@ _ANSWERS = {
     "job_info": job_info,
     "busiest_rank": busiest_rank,
     "files_per_rank": files_per_rank,
-    "rank_spread": rank_spread,
+    "rank_spread": _rank_spread_or_shared,
     "calls": answer_calls,
     "file_slowest": file_slowest,
     "file_why": file_why,
