@@ -44,6 +44,12 @@ CONCEPT_DOCS = 3
 _DETAIL: tuple[FactKind, ...] = ("finding", "evidence", "why", "fix")
 
 
+_ABOUT_THE_JOB = frozenset(
+    {Intent.EXPLAIN_JOB, Intent.EXPLAIN_FINDING, Intent.FILE_OR_RANK, Intent.HOW_TO_FIX, Intent.TRIAGE}
+)
+"""Intents whose answer reads the log's numbers (not a concept, a facility or another run)."""
+
+
 @dataclass
 class Plan:
     question: Question
@@ -179,6 +185,10 @@ class Composer:
                     plan.facts, plan.passages = [], []
                     plan.lead_only = True
                 plan.facts.insert(0, plan.lead)
+        if plan.lead is None and q.intent in _ABOUT_THE_JOB and (damaged := fact_query.damaged_lead(report)):
+            # A log mostly of corrupt records: that comes before anything read from the rest of it
+            plan.lead = damaged
+            plan.facts.insert(0, damaged)
         plan.facts = _dedupe_facts(plan.facts)
         plan.passages = list({p.chunk_id: p for p in plan.passages}.values())
         return plan

@@ -6,6 +6,7 @@ healthy control) and an HDF5 run. Truths come from PyDarshan, computed here besi
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 import darshan
@@ -276,7 +277,7 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
     from tests.narration.test_narration_support import scenario_report
 
     rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "ranking-stdio-bulk-beside-random-reads.yaml")
-    assert "S01: 4.00 GiB in 131,072 calls of 32.00 KiB on average" in rep.verdict.headline
+    assert "S01: 4.00 GiB in 131,072 writes of 32.00 KiB on average" in rep.verdict.headline
     assert [c.subject for c in rep.verdict.causes if c.code == "P11"] == ["3,131 backward reads of 1.00 MiB"]
     narrator = Narrator()
     table = narrator.template_answer(rep, "why is reading the lookup table slow?").text
@@ -284,9 +285,11 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
     assert table.startswith("`/lus/scratch/db/lookup.bin`, on Lustre, took ")
     # with how its requests looked (Darshan's counts and most common size), before the cause
     # and the rate the job saw on it: every byte over its slowest rank's time (6,400 x 1 MiB in 8.04 s)
-    assert (
-        " on its slowest rank (rank 0, 796.00 MiB/s), over 6,400 reads of mostly 1.00 MiB, and is slow mainly "
-        "because of " in table
+    # and, reads out of order, the seeks between them
+    assert re.search(
+        r" on its slowest rank \(rank 0, 796\.00 MiB/s\), over 6,400 reads of mostly 1\.00 MiB, with [\d,]+ seeks, "
+        r"and is slow mainly because of ",
+        table,
     )
     assert "random read access (P11: " in table
     csv = narrator.template_answer(rep, "why is writing output.csv so slow?").text

@@ -262,7 +262,9 @@ def single_ost_shared_file(ctx: Context, t: Thresholds) -> Hit | None:
             nbytes=sum(f.bytes_written for f in written) + sum(f.bytes_read for f in read),
         ),
         # The OST's id is what the storage team and `lfs getstripe` speak of
-        subject=f"stripe count 1{f' (OST {worst.osts[0]})' if worst.osts else ''}, {what}",
+        # and the file's name is what its owner knows it by
+        subject=f"`{ctx.path(worst.record_id).rsplit('/', 1)[-1]}` on stripe count 1"
+        f"{f' (OST {worst.osts[0]})' if worst.osts else ''}, {what}",
     )
 
 
@@ -548,7 +550,8 @@ def _slow_ost_among(ctx: Context, t: Thresholds, direction: str) -> Hit | None:
         f"{len(load)} OSTs this job {'read from' if direction == 'read' else 'wrote to'} ({worst_per_gib:.1f} s/GiB "
         f"against {median:.1f} s/GiB); "
         f"{len(hit)} OST(s) are at least {t.ost_slow_factor:g}x slower. Every rank whose data was there waited on it.",
-        subject=f"OST {ost}, {worst_per_gib / median:.1f}x slower per byte",
+        subject=f"OST {ost}, {worst_per_gib / median:.1f}x slower per byte"
+        + (f"; {len(ranks):,} rank(s) had data on it" if 0 < len(ranks) < ctx.meta.nprocs else ""),
         evidence=[
             Metric(name="slow_ost", value=ost, unit=Unit.COUNT),
             Metric(name="slow_ost_seconds_per_gib", value=worst_per_gib, unit=Unit.SECONDS),

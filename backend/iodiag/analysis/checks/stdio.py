@@ -60,9 +60,12 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
     busy = by_rank.sum((own["STDIO_F_READ_TIME"] + own["STDIO_F_WRITE_TIME"] + own["STDIO_F_META_TIME"]).astype(float))
     order = np.argsort(-busy, kind="stable")
     ranks = [int(by_rank.keys[i]) for i in order[: ctx.top_n] if busy[i] > 0]
-    calls = int(s["STDIO_READS"].sum()) + int(s["STDIO_WRITES"].sum())
-    # STDIO keeps no request-size histogram: the mean call size is what the log can tell.
-    mean = f" in {calls:,} calls of {human_bytes(stdio // calls)} on average" if calls else ""
+    reads, writes = int(s["STDIO_READS"].sum()), int(s["STDIO_WRITES"].sum())
+    calls = reads + writes
+    # STDIO keeps no request-size histogram: the mean call size is what the log can tell. The calls by kind, as
+    # the counters name them (a user checks STDIO_WRITES, not their sum with the reads).
+    kinds = f"calls ({writes:,} writes, {reads:,} reads)" if reads and writes else ("writes" if writes else "reads")
+    mean = f" in {calls:,} {kinds} of {human_bytes(stdio // calls)} on average" if calls else ""
     return Hit(
         subject=f"{human_bytes(stdio)}{mean}",
         message=f"{pct(share)} of the job's data ({human_bytes(stdio)}) moves through STDIO "

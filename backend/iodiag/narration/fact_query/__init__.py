@@ -24,7 +24,7 @@ Adding a metric: a name in ``query.Metric``, a rule in ``parse``, a function in 
 its line in ``answer._ANSWERS``.
 """
 
-from iodiag.narration.fact_query.answer import answer
+from iodiag.narration.fact_query.answer import answer, damaged_lead
 from iodiag.narration.fact_query.common import SMALL_REQUEST
 from iodiag.narration.fact_query.names import group_named, group_regex, name_pattern
 from iodiag.narration.fact_query.parse import parse, parse_about
@@ -40,6 +40,7 @@ __all__ = [
     "Query",
     "Scope",
     "answer",
+    "damaged_lead",
     "group_named",
     "group_regex",
     "name_pattern",

@@ -304,3 +304,26 @@ _ANSWERS = {
     "io_bound": io_bound,
     "io_problem": io_problem,
 }
+
+
+def damaged_lead(report: Report) -> Fact | None:
+    """Where most of the log's records are corrupt, the sentence every answer about the job starts with: what
+    follows comes from the few records that passed, and may not describe the job."""
+    bad = kept = 0
+    parts = []
+    for f in report.findings:
+        if f.code != "D04":
+            continue
+        ev = {m.name: m.value for m in f.evidence}
+        b, k = int(ev.get("corrupt_records", 0) or 0), int(ev.get("records_kept", 0) or 0)
+        bad, kept = bad + b, kept + k
+        parts.append((f"{b:,} of {b + k:,} {ev.get('module', '')} records", b, b + k))
+    if not parts or bad <= kept:
+        return None
+    said = ", ".join(p for p, _, _ in parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1][0]
+    text = (
+        f"Most of this log cannot be trusted: {said} are corrupt (impossible ids, ranks or counters) and were left "
+        f"out (D04), so what follows comes from the {kept:,} record(s) that passed and may not describe the job."
+    )
+    values = [exact(v, "bare") for _, b, n in parts for v in (b, n)] + [exact(kept, "bare")]
+    return Fact("query:damaged", "answer", text, values=tuple(values))

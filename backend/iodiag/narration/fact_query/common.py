@@ -261,6 +261,15 @@ def request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quant
     if 0 < typical <= SMALL_REQUEST:
         noun = f"small {noun}"  # what the count is: many small requests, each paying a round trip
     text, values = f", over {n:,} {noun}", [exact(n, "bare")]
+    other, other_noun = (c.reads, "reads") if w else (c.writes, "writes")
+    if direction == "both" and other >= 0.25 * n:
+        # A file read and written alike (read-modify-write, interleaved updates): both halves are its load
+        text, values = (
+            f", over {n + other:,} {'small ' if noun.startswith('small') else ''}requests "
+            f"({n:,} {noun.split()[-1]} and {other:,} {other_noun})",
+            [exact(n + other, "bare"), exact(n, "bare"), exact(other, "bare")],
+        )
+        n += other
     if f.common_size and f.common_count >= 0.5 * n:
         text += f" of mostly {_b(f.common_size)}"
         values.append(exact(f.common_size, "bytes"))
@@ -276,6 +285,11 @@ def request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quant
         else:
             text += f" ({f.collective:,} collective, {f.independent:,} made independently)"
             values += [exact(f.collective, "bare"), exact(f.independent, "bare")]
+    seq = c.seq_writes if w else c.seq_reads
+    if c.seeks >= 0.5 * n and seq < 0.75 * (c.writes if w else c.reads):
+        # Seeks between requests that are not in order: the access pattern, not the size, is the load
+        text += f", with {c.seeks:,} seeks"
+        values.append(exact(c.seeks, "bare"))
     return text, values
 
 

@@ -48,7 +48,7 @@ from iodiag.narration.fact_query.names import (
     named_in,
 )
 from iodiag.narration.fact_query.query import Direction, Query
-from iodiag.narration.fact_query.vocabulary import CALL_NOUN
+from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK
 from iodiag.narration.quantities import Quantity, exact
 from iodiag.narration.untrusted import quote
 
@@ -160,7 +160,7 @@ def answer_files(report: Report, q: Query) -> Out:
         )
     group = group_named(report, q.raw)
     if group is not None:
-        return group_answer(group, q)
+        return group_answer(group, q, nprocs=report.job.nprocs)
     if q.direction in ("read", "write") and (report.files_read or report.files_written):
         n, verb = (report.files_read, "read") if q.direction == "read" else (report.files_written, "wrote")
         return (
@@ -179,9 +179,51 @@ def answer_files(report: Report, q: Query) -> Out:
     return text + ".", values, [], []
 
 
+# Where the question asks what the file system saw, not what the application asked for
+_BENEATH = re.compile(
+    r"\b(reach(es|ed)?|hit(s|ting)?|get to|arrive at|land on|make it to|seen by|see)\b.*\b(lustre|gpfs|file ?system|"
+    r"disk|storage|osts?|posix)\b|\b(at|on|through|in) (the )?posix\b|\bposix[- ](level|layer|side)\b"
+)
+
+
+def _request_size_beneath(report: Report, f: FileUsage, direction: Direction) -> Out:
+    """A file's requests as they reached the file system: its POSIX calls beneath MPI-IO (two-phase I/O and data
+    sieving resize them), from the cross-layer summary."""
+    files = report.cross_layer.files if report.cross_layer else []
+    c = next((x for x in files if x.path == f.path), None)
+    posix = c.layer("POSIX") if c else None
+    if posix is None:
+        return None
+    parts, values = [], []
+    above_n, above_b = 0, 0
+    for verb, st, n, moved in (
+        ("write", posix.writes, f.calls.writes, f.bytes_written),
+        ("read", posix.reads, f.calls.reads, f.bytes_read),
+    ):
+        if st.ops <= 0 or (direction != "both" and not verb.startswith(direction[:4])):
+            continue
+        size = st.typical_bytes or st.mean_bytes
+        kind = "mostly" if st.typical_bytes else "on average"
+        parts.append(f"{st.ops:,} POSIX {verb}s of {kind} {_b(size)} ({_b(st.bytes)})")
+        values += [exact(st.ops, "bare"), exact(size, "bytes"), exact(st.bytes, "bytes")]
+        above_n, above_b = above_n + n, above_b + moved
+    if not parts:
+        return None
+    text = f"`{f.path}` reached the file system as " + " and ".join(parts)
+    if above_n:
+        # What the application asked for, one layer up: the difference is what the layer did to the requests
+        text += f", beneath {above_n:,} {f.layer} calls of {_b(above_b / above_n)} on average"
+        values += [exact(above_n, "bare"), exact(above_b / above_n, "bytes")]
+    return text + ".", values, [f.path], []
+
+
 def request_size(report: Report, q: Query) -> Out:
     if q.target:
         f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
+        if f is not None and f.layer != "POSIX" and _BENEATH.search(q.raw.lower()):
+            beneath = _request_size_beneath(report, f, q.direction)
+            if beneath is not None:
+                return beneath
         if f is not None:
             out = _file_request_size(f.path, f.layer, f.calls, f.bytes_read, f.bytes_written, q.direction)
             if out is None or not f.common_size or not f.common_count:
@@ -241,6 +283,17 @@ def request_size(report: Report, q: Query) -> Out:
     )
     values = [exact(top.size, "bytes"), exact(top.count, "bare"), exact(t.posix_requests, "bare"), exact(total, "bare")]
     values += [v for a in t.access_sizes[1:3] for v in (exact(a.size, "bytes"), exact(a.count, "bare"))]
+    whole = [
+        g
+        for g in report.file_groups
+        if g.files > 1 and g.layer == "POSIX" and g.calls.reads + g.calls.writes == t.posix_requests
+    ]
+    if whole and t.posix_requests % whole[0].files == 0:
+        # One set of files holds every request (a file per rank): the count per file is what one process did
+        g = whole[0]
+        n = t.posix_requests // g.files
+        text = text.rstrip(".") + f" ({n:,} per file over the {g.files:,} `{g.pattern}` files)."
+        values += [exact(n, "bare"), exact(g.files, "bare")]
     if why and top.size <= SMALL_REQUEST and top.count >= 0.5 * t.posix_requests:
         # "why half a million writes for 7 GB?": the requests are small, so the bytes take that many calls
         text = f"Because the requests are small: {lower_first(text)}"
@@ -316,6 +369,11 @@ def file_usage(report: Report, q: Query) -> Out:
     # With the calls that moved them ("8.00 GiB written in 524,288 write calls").
     rc = f" in {f.calls.reads:,} read calls" if f.calls.reads else ""
     wc = f" in {f.calls.writes:,} write calls" if f.calls.writes else ""
+    split = ""
+    if f.layer == "MPI-IO" and f.collective and not (f.calls.reads and f.calls.writes):
+        # One direction only, so Darshan's collective count is that direction's: how the calls were made
+        split = f" ({f.collective:,} collective, {f.independent:,} independent)" if f.independent else " (collective)"
+        rc, wc = (rc + split if rc else rc), (wc + split if wc else wc)
     if q.direction == "read":
         head = f"`{f.path}`: {_b(f.bytes_read)} read{rc}"
     elif q.direction == "write":
@@ -330,6 +388,7 @@ def file_usage(report: Report, q: Query) -> Out:
         text = ("Yes: " if moved else "No: ") + text
     values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
     values += [exact(n, "bare") for n in (f.calls.reads, f.calls.writes) if n]
+    values += [exact(f.collective, "bare"), exact(f.independent, "bare")] if split else []
     asked = q.raw.lower()
     if (
         f.slowest_s
@@ -632,6 +691,9 @@ def answer_group(report: Report, q: Query) -> Out:
     g = group_named(report, q.raw)
     if g is None:
         return None
+    every = _every_rank(g, q, report.job.nprocs)
+    if every is not None:
+        return every
     if q.yes_no and q.direction in ("read", "write"):
         some = g.files_read if q.direction == "read" else g.files_written
         moved = g.bytes_read if q.direction == "read" else g.bytes_written
@@ -652,11 +714,33 @@ def answer_group(report: Report, q: Query) -> Out:
         )
     # "how many bytes went to the out.* files?" asks what moved, not only how many files
     asks_bytes = re.search(r"\b(bytes|how much|how big|how large|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
-    return group_answer(g, q, moved=bool(asks_bytes))
+    return group_answer(g, q, moved=bool(asks_bytes), nprocs=report.job.nprocs)
 
 
-def group_answer(g: FileGroup, q: Query, moved: bool = False) -> Out:
+def _every_rank(g: FileGroup, q: Query, nprocs: int) -> Out:
+    """ "Does every rank open the table files?": each file's opens against the ranks, and the ranks that used
+    them (a shared record counts every rank, so the opens per file tell whether each rank came)."""
+    if not (q.yes_no and nprocs > 1 and g.opens and EVERY_RANK.search(q.raw.lower())):
+        return None
+    per = g.opens / g.files
+    yes = g.ranks >= nprocs and per >= nprocs
+    used = f"{g.ranks:,} of the job's {nprocs:,} ranks used them"
+    calls = g.calls.reads if q.direction == "read" else g.calls.writes if q.direction == "write" else 0
+    did = f" and {'read' if q.direction == 'read' else 'written'} {calls / g.files:,.0f} times each" if calls else ""
+    text = (
+        f"{'Yes' if yes else 'No'}: the {g.files:,} `{g.pattern}` files were opened {g.opens:,} times, "
+        f"{per:,.0f} per file{did}" + (f", as many as the job's {nprocs:,} ranks" if yes else f" ({used})") + "."
+    )
+    values = [exact(g.files, "bare"), exact(g.opens, "bare"), exact(per, "bare"), exact(nprocs, "bare")]
+    values += [exact(g.ranks, "bare")] + ([exact(calls / g.files, "bare")] if calls else [])
+    return text, values, [], []
+
+
+def group_answer(g: FileGroup, q: Query, moved: bool = False, nprocs: int = 0) -> Out:
     values = [exact(g.files, "bare")]
+    every = _every_rank(g, q, nprocs)
+    if every is not None:
+        return every
     some = {"read": g.files_read, "write": g.files_written}.get(q.direction)
     if not moved and some == 0:
         verb = "read" if q.direction == "read" else "written"
@@ -936,10 +1020,19 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
     text = (
         f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {_s(per)} per rank{over}{share}"
         f"{mostly}, with {said} "
-        f"({_b(g.bytes_read + g.bytes_written)} moved)"
+        f"({_b(g.bytes_read + g.bytes_written)} moved"
     )
     values = [exact(g.files, "bare"), exact(per, "seconds"), *meta_values, *(exact(n, "bare") for n, _ in calls)]
     values.append(exact(g.bytes_read + g.bytes_written, "bytes"))
+    each = (g.bytes_read + g.bytes_written) / g.files if g.files > 1 else 0.0
+    if each > 0:
+        text += f", {_b(each)} per file"
+        values.append(exact(each, "bytes"))
+        if g.ranks == g.files and per > 0 and not mostly:
+            # One file per rank: a rank's rate on its own file is what the storage gave each writer
+            text += f", {_b(each / per)}/s per rank"
+            values.append(exact(each / per, "rate"))
+    text += ")"
     if run > 0:
         values.append(exact(per / run * 100, "percent"))
     if not naming:
@@ -1014,7 +1107,28 @@ def _file_why_unpriced(report: Report, q: Query) -> Out:
     )
     if note is not None:
         text += f". {note.code} notes it: {note.message.split(' (Shown as info')[0].rstrip('.')}"
+    asked = " ".join(q.raw.lower().split())
+    if re.search(FIX_ASK, asked) or re.search(r"\b(how (could|can|do|to)|get more|faster|speed\w*)\b", asked):
+        levers = _file_levers(f)
+        if levers:
+            # No finding prices a change, but the file's own layout and calls still say what would give it more
+            text += "; nothing in the log prices a change for it, but its counters leave room for more: " + "; ".join(
+                levers
+            )
     return text + ".", values, paths, []
+
+
+def _file_levers(f: FileUsage) -> list[str]:
+    """What a file's own layout and calls leave room for, where several ranks share it."""
+    out = []
+    if f.stripe_count == 1 and f.ranks > 1:
+        out.append(
+            f"it sits on one OST (stripe count 1) for {f.ranks:,} ranks, so striping its folder over more OSTs "
+            "before the file is written spreads it over more storage servers"
+        )
+    if f.layer == "MPI-IO" and f.ranks > 1 and f.independent and not f.collective:
+        out.append("its MPI-IO calls are all independent, so collective calls would let MPI-IO combine them")
+    return out
 
 
 def not_recorded(report: Report, q: Query) -> Out:

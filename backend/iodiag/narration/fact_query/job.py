@@ -247,7 +247,7 @@ def iface_bytes(report: Report, q: Query) -> Out:
 def job_bytes(report: Report, q: Query) -> Out:
     group = group_named(report, q.raw)
     if group is not None:
-        return group_answer(group, q, moved=True)
+        return group_answer(group, q, moved=True, nprocs=report.job.nprocs)
     read, written = totals(report)
     if read + written == 0 and not any(i.records for i in report.interfaces):
         return "None: the log records no I/O at all (no instrumented module has records).", [], [], []
@@ -301,8 +301,14 @@ def job_bytes(report: Report, q: Query) -> Out:
         for i in counted_interfaces(report)
     ]
     per = sorted([(name, n) for name, n in per if n > 0], key=lambda x: -x[1])
+    calls = {name: n for name, n in layer_calls(report, q.direction)}
     if len(per) == 1:
-        head += f" (all at {per[0][0]})"
+        head += (
+            f" (all at {per[0][0]}"
+            + (f", in {calls[per[0][0]]:,} {q.direction} calls" if per[0][0] in calls else "")
+            + ")"
+        )
+        values += [exact(calls[per[0][0]], "bare")] if per[0][0] in calls else []
     elif per and per[0][1] >= 0.99 * sum(n for _, n in per):
         # The leading layer's bytes would print as the total itself: one number per fact.
         head += (
@@ -310,10 +316,31 @@ def job_bytes(report: Report, q: Query) -> Out:
         )
         values += [exact(n, "bytes") for _, n in per[1:]]
     elif per:
-        head += " (" + ", ".join(f"{_b(n)} at {name}" for name, n in per) + ")"
-        values += [exact(n, "bytes") for _, n in per]
+        head += (
+            " ("
+            + ", ".join(
+                f"{_b(n)} at {name}" + (f" in {calls[name]:,} {q.direction}s" if name in calls else "")
+                for name, n in per
+            )
+            + ")"
+        )
+        values += [exact(n, "bytes") for _, n in per] + [exact(n, "bare") for n in calls.values()]
     below, bv = beneath(report, read, written, q.direction)
     return f"{head}{tail}.{below}", values + bv, [f.path for f in files], []
+
+
+def layer_calls(report: Report, direction: str) -> list[tuple[str, int]]:
+    """Each counted layer's read (or write) calls, where all of that layer's bytes are its own (nothing of it is
+    counted at a layer above, which would make its calls cover bytes the sentence gives to another layer)."""
+    if direction not in ("read", "write"):
+        return []
+    out = []
+    for i in counted_interfaces(report):
+        own, whole = (i.own_bytes_read, i.bytes_read) if direction == "read" else (i.own_bytes_written, i.bytes_written)
+        n = i.calls.reads if direction == "read" else i.calls.writes
+        if own > 0 and own == whole and n > 0:
+            out.append((i.name, n))
+    return out
 
 
 def file_system(report: Report, q: Query) -> Out:
@@ -355,6 +382,11 @@ def file_system(report: Report, q: Query) -> Out:
         fs = f.file_system or ""
         named = {"lustre": "Lustre", "daos": "DAOS"}.get(fs, fs.upper() if len(fs) <= 4 else fs)
         chunk = f", DFS chunk size {_b(f.chunk_size)}" if f.chunk_size else ""
+        if f.stripe_count:
+            # Its layout says which Lustre it saw, where the path's mount does not
+            chunk += f", stripe count {f.stripe_count:,}" + (
+                f", stripe size {_b(f.stripe_size)}" if f.stripe_size else ""
+            )
         text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved{chunk}){also}."
         wanted = asked_file_systems(q.raw)
         if q.yes_no and wanted:
@@ -362,6 +394,8 @@ def file_system(report: Report, q: Query) -> Out:
             text = ("Yes: " if fs in wanted else "No: ") + lower_first(text)
         values = [exact(f.bytes_read + f.bytes_written, "bytes")]
         values += [exact(f.chunk_size, "bytes")] if f.chunk_size else []
+        values += [exact(f.stripe_count, "bare")] if f.stripe_count else []
+        values += [exact(f.stripe_size, "bytes")] if f.stripe_count and f.stripe_size else []
         return text, values, [f.path], []
     if report.file_system:
         return f"Most of the job's bytes went to {report.file_system}.", [], [], []
@@ -390,9 +424,32 @@ def collective(report: Report, q: Query) -> Out:
         mpi = own
     else:
         on = None
+    asked_layer = (
+        "PnetCDF"
+        if re.search(r"\b(p?netcdf|nc)\b", q.raw.lower())
+        else "HDF5"
+        if re.search(r"\b(hdf5?|h5)\b", q.raw.lower())
+        else None
+    )
+    top = None
+    if asked_layer is not None:
+        # "were the pnetcdf writes collective?": the library's own calls, with MPI-IO's beneath them
+        top = (
+            on.layer(asked_layer)
+            if on is not None
+            else next((la for la in (xl.job_layers if xl else []) if la.layer == asked_layer), None)
+        )
+        if top is not None and top.collective_writes is None and top.independent_writes is None:
+            top = None
+    beneath_mpi = ""
+    if top is not None:
+        bw = (mpi.collective_writes or 0, mpi.independent_writes or 0)
+        br = (mpi.collective_reads or 0, mpi.independent_reads or 0)
+        mpi = top
     cw, iw = mpi.collective_writes or 0, mpi.independent_writes or 0
     cr, ir = mpi.collective_reads or 0, mpi.independent_reads or 0
-    if q.direction == "both" and cw + iw and cr + ir:
+    layer_name = top.layer if top is not None else "MPI-IO"
+    if q.direction == "both" and cw + iw and cr + ir and top is None:
         # Neither direction named and the job did both: both counts, the answer from them together.
         coll, ind = cw + cr, iw + ir
         answer = "Yes" if coll and coll >= ind else "Partly" if coll and not most else "No"
@@ -412,12 +469,16 @@ def collective(report: Report, q: Query) -> Out:
     asked = q.raw.lower()
     values = [exact(coll, "bare"), exact(ind, "bare")]
     of = f" to `{on.path}`" if on is not None else ""
+    if top is not None:
+        mc, mi = bw if verb == "writes" else br
+        beneath_mpi = f" ({mc:,} collective and {mi:,} independent MPI-IO {verb} beneath them)"
+        values += [exact(mc, "bare"), exact(mi, "bare")]
     if q.yes_no or not re.search(r"\b(how many|number of|count)\b", asked):
-        text = f"{answer}: {coll:,} collective and {ind:,} independent MPI-IO {verb}{of}."
+        text = f"{answer}: {coll:,} collective and {ind:,} independent {layer_name} {verb}{of}{beneath_mpi}."
     elif re.search(r"\bindependent\w*\b", asked):
-        text = f"{ind:,} of the {coll + ind:,} MPI-IO {verb} were independent ({coll:,} collective)."
+        text = f"{ind:,} of the {coll + ind:,} {layer_name} {verb} were independent ({coll:,} collective){beneath_mpi}."
     else:
-        text = f"{coll:,} of the {coll + ind:,} MPI-IO {verb} were collective ({ind:,} independent)."
+        text = f"{coll:,} of the {coll + ind:,} {layer_name} {verb} were collective ({ind:,} independent){beneath_mpi}."
     hdf5 = any(i.name == "HDF5" and i.records for i in report.interfaces)
     if coll and ind and hdf5 and re.search(r"\bwhy\b", asked):
         # Small independent calls beside collective data calls in an HDF5 job are, by HDF5's default, the

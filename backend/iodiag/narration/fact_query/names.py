@@ -13,7 +13,7 @@ from iodiag.narration.fact_query.vocabulary import NOT_A_NAME
 
 def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
     """A word of the question that is part of the name of a file the report holds ("restart", "particle")."""
-    bases = {p.rsplit("/", 1)[-1].lower() for p in _report_paths(report)}
+    bases = {p.rsplit("/", 1)[-1].lower() for p in report_paths(report)}
     for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
         if word in NOT_A_NAME:
             continue
@@ -24,7 +24,7 @@ def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
     return None
 
 
-def _report_paths(report: Report) -> list[str]:
+def report_paths(report: Report) -> list[str]:
     paths = [f.path for f in report.top_files]
     paths += [fe.path for f in report.findings for fe in f.files]
     return list(dict.fromkeys(paths))

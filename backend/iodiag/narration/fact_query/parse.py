@@ -7,11 +7,19 @@ import re
 from iodiag.analysis.models import (
     Report,
 )
-from iodiag.narration.fact_query.names import glob_group, group_named, is_named, loose_name, name_pattern
+from iodiag.narration.fact_query.names import (
+    glob_group,
+    group_named,
+    is_named,
+    loose_name,
+    name_pattern,
+    report_paths,
+)
 from iodiag.narration.fact_query.query import Direction, Query
 from iodiag.narration.fact_query.vocabulary import (
     CALL_WORDS,
     CAPTURED,
+    EVERY_RANK,
     FIRST_JUDGED,
     FIX_ASK,
     HEALTHY,
@@ -105,6 +113,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
     """``parse``, and a why-question that names a file loosely ("why is the restart write so slow?", "how do I
     make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
     asks about the files it names."""
+    question = with_extensions(question, report)
     found = parse(question)
     q = " ".join(question.lower().split())
     exe = report.job.exe.split()
@@ -149,8 +158,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
                 yes_no=bool(YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
                 raw=question,
             )
-    if (found is None or found.metric in ("top_file", "file_list")) and re.search(
-        r"\b(how many|how much|did|were|was|any)\b", q
+    if (found is None or found.metric in ("top_file", "file_list")) and (
+        re.search(r"\b(how many|how much|did|were|was|any)\b", q) or (YES_NO.match(q) and EVERY_RANK.search(q))
     ):
         group = group_named(report, question)
         if (
@@ -183,6 +192,38 @@ def _parse_about(question: str, report: Report) -> Query | None:
     ):
         # "total bytes read from the atoms.*.txt dumps": every file the pattern names, not the first of them
         return Query(metric="group", direction=found.direction, raw=question)
+    if (
+        found is not None
+        and found.metric in ("rate", "request_size")
+        and not found.target
+        and re.search(r"\bfile\b", q)
+        and (word := loose_name(q, report, plural=False)) is not None
+    ):
+        # "whats the bw on the nyx restart file": the file a word of the question names
+        return found.model_copy(update={"target": word})
+    if (
+        found is not None
+        and found.metric != "file_why"
+        and not NAMED.search(question)
+        and re.search(r"\b(each|every|per|both) (rank|process)\b", q)
+        and READ_OR_WRITE_TIME.search(q)
+        and group_named(report, question) is not None
+    ):
+        # "how long does each rank spend on the conf/table files": the group's time per rank
+        return Query(metric="file_why", direction=_direction(q), raw=question)
+    if (
+        (found is None or found.metric in ("rate", "top_file"))
+        and re.search(r"\b(this|that|the|my|our) (one |single |output |input |data )?file\b", q)
+        and (re.search(FIX_ASK, q) or re.search(r"\b(how (could|can|do|to)|get more|faster|speed)\b", q))
+    ):
+        # "how could it get more bandwidth on this file?": the one file the job's data went to, and its fix
+        data = sorted(report.top_files, key=lambda f: -(f.bytes_read + f.bytes_written))
+        if data and (
+            len(data) == 1
+            or (data[0].bytes_read + data[0].bytes_written) >= 0.8 * sum(f.bytes_read + f.bytes_written for f in data)
+        ):
+            base = data[0].path.rsplit("/", 1)[-1]
+            return Query(metric="file_why", target=base, direction=_direction(q), raw=question)
     if found is not None and found.metric != "runtime":
         return found
     if found is not None:
@@ -198,6 +239,26 @@ def _parse_about(question: str, report: Report) -> Query | None:
         # "writing the per-rank csv files eats a big chunk of the run, why?": the group the words name
         return Query(metric="file_why", direction=_direction(q), raw=question)
     return Query(metric="file_why", target=word, direction=_direction(q), raw=question) if word else None
+
+
+def with_extensions(question: str, report: Report) -> str:
+    """The question with a file named without its extension written in full ("plotfile_0322" for
+    plotfile_0322.dat), where exactly one file of the report has that stem: the rules below know names by their
+    extension."""
+    bases: dict[str, set[str]] = {}
+    for path in report_paths(report):
+        base = path.rsplit("/", 1)[-1]
+        stem, dot, _ = base.rpartition(".")
+        if dot and stem:
+            bases.setdefault(stem.lower(), set()).add(base)
+
+    def full(m: re.Match[str]) -> str:
+        word = m.group(0)
+        names = bases.get(word.lower(), set())
+        return next(iter(names)) if len(names) == 1 else word
+
+    # A stem that looks like a file's (a digit or an underscore in it), not followed by its own extension
+    return re.sub(r"(?<![\w./-])[A-Za-z][\w-]*(?:\d|_)[\w-]*(?![\w.])", full, question)
 
 
 def _with_raw(q: Query | None, question: str) -> Query | None:
@@ -472,7 +533,7 @@ def _parse(question: str) -> Query | None:
         )
     if (
         not rank
-        and re.search(r"\b(each|every|per) (rank|process)\b", q)
+        and re.search(r"\b(each|every|per|both|all( (the|[\d,]+))?) (ranks?|process\w*|procs)\b", q)
         and re.search(r"\bhow much\b|\bhow many bytes\b|\b(bytes|data|gib|mib|gb|mb|amounts?)\b", q)
         and not named_file
         and not re.search(r"\bwhy\b", q)
@@ -806,7 +867,7 @@ def _parse(question: str) -> Query | None:
     ost = r"(osts?|storage targets?|object storage|disks?)"
     if asks and re.search(rf"\b{ost}\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\b{ost}\b", q):
         return Query(metric="slow_ost", yes_no=True)
-    if re.search(r"\b(bandwi\w*|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
+    if re.search(r"\b(bandwi\w*|bw|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
         r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q
     ):
         return Query(metric="rate", direction=_direction(q), target=target, raw=question)

@@ -67,8 +67,10 @@ def rank_bytes(report: Report, q: Query) -> Out:
     spent = u.read_s + u.write_s + u.meta_s
     if q.direction == "write":
         head, took = f"Rank {rank} wrote {_b(u.bytes_written)}", f"{_s(u.write_s)} of writing"
+        head += f" in {u.writes:,} writes of {_b(u.bytes_written / u.writes)} on average" if u.writes else ""
     elif q.direction == "read":
         head, took = f"Rank {rank} read {_b(u.bytes_read)}", f"{_s(u.read_s)} of reading"
+        head += f" in {u.reads:,} reads of {_b(u.bytes_read / u.reads)} on average" if u.reads else ""
     else:
         head, took = (
             f"Rank {rank} wrote {_b(u.bytes_written)} and read {_b(u.bytes_read)}",
@@ -87,6 +89,10 @@ def rank_bytes(report: Report, q: Query) -> Out:
             exact(u.bytes_written, "bytes"),
             exact(u.bytes_read, "bytes"),
             exact(u.files, "bare"),
+            exact(u.writes, "bare"),
+            exact(u.reads, "bare"),
+            *([exact(u.bytes_written / u.writes, "bytes")] if u.writes else []),
+            *([exact(u.bytes_read / u.reads, "bytes")] if u.reads else []),
             exact(spent, "seconds"),
             exact(u.write_s, "seconds"),
             exact(u.read_s, "seconds"),
@@ -150,8 +156,11 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
     note, nv = shared_note(report)
     values = [exact(lo, "bytes"), exact(mid, "bytes"), exact(hi, "bytes"), exact(len(amounts), "bare")]
     if hi - lo <= 0.01 * max(hi, 1):
-        text = f"Each rank {verb} {_b(mid)} through its own records (over {over}).{note}"
-        values = [exact(mid, "bytes"), exact(len(amounts), "bare")]
+        calls = {by_direction(q.direction, u.reads, u.writes, u.reads + u.writes) for u in t.ranks}
+        noun = {"write": "writes", "read": "reads"}.get(q.direction, "reads and writes")
+        each = f" in {next(iter(calls)):,} {noun}" if len(calls) == 1 and next(iter(calls)) > 0 else ""
+        text = f"Each rank {verb} {_b(mid)}{each} through its own records (over {over}).{note}"
+        values = [exact(mid, "bytes"), exact(len(amounts), "bare")] + [exact(n, "bare") for n in calls]
     else:
         text = f"Ranks {verb} {_b(lo)} to {_b(hi)} each, {_b(mid)} at the median, over {over}.{note}"
     n = max(report.job.nprocs, 1)

@@ -266,3 +266,7 @@ def asked_file_systems(question: str) -> set[str]:
 
 BOUND_SHARE = 1 / 3
 """The share of the run above which a job is called I/O-bound (I/O is a large part of it, not just worth cutting)."""
+
+
+EVERY_RANK = re.compile(r"\b(every|each|both|all( the| [\d,]+)?) (ranks?|process\w*|procs|tasks?)\b")
+"""A question about all ranks alike ("does every rank open the table files?")."""
