@@ -264,7 +264,11 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
     return out
 
 
-ROOTS = {"M03": frozenset({"P06", "P16"}), "M02": frozenset({"P05", "P15"})}
+ROOTS = {
+    "M03": frozenset({"P06", "P16", "L06"}),
+    "M02": frozenset({"P05", "P15"}),
+    "S01": frozenset({"P05", "P06"}),
+}
 """A cause and the findings that measure the same lost time one layer down: small POSIX requests that
 independent MPI-IO calls issued are the missing collective call's doing, and its fix is the one to lead with."""
 SAME_COST = 0.95
@@ -281,7 +285,15 @@ def _roots_first(ranked: list[Finding]) -> list[Finding]:
         if r is None or first is None:
             continue
         a, b = out[first].impact, out[r].impact
-        if a and b and a.seconds and b.seconds and b.seconds >= SAME_COST * a.seconds and a.confidence == b.confidence:
+        # A measured symptom and a modelled root price the same time two ways; an upper bound leads nothing
+        if (
+            a
+            and b
+            and a.seconds
+            and b.seconds
+            and b.seconds >= SAME_COST * a.seconds
+            and (b.confidence is not Confidence.LOW or a.confidence is Confidence.LOW)
+        ):
             out.insert(first, out.pop(r))
     return out
 

@@ -212,8 +212,11 @@ def predict_iodiag(report: object) -> Predicted:
         for f in report.findings
         if f.severity in (Severity.CRITICAL, Severity.WARNING) and f.code in CODE_CLASS
     ]
-    if v.causes and v.causes[0].code in CODE_CLASS:
-        top: str | None = CODE_CLASS[v.causes[0].code]
+    if v.io_matters is None and report.finding("D04") is None:
+        # The headline leads with "unknown": the causes of the part the log holds come after it
+        top: str | None = "partial_log"
+    elif v.causes and v.causes[0].code in CODE_CLASS:
+        top = CODE_CLASS[v.causes[0].code]
     elif report.finding("D04") is not None:
         top = "corrupt_records"
     elif v.io_matters is None:
