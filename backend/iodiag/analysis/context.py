@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -15,6 +16,8 @@ from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 from iodiag.ingest.table import Table
 from iodiag.ingest.truncation import CUT_READ_ERROR
+
+_DIGITS = re.compile(r"\d+")
 
 T = TypeVar("T")
 
@@ -191,6 +194,14 @@ class Context:
             shared_ids = set(ids[ranks < 0].tolist())
             solo = np.isin(ids, uniq[counts == 1]) & (ranks >= 0)
             solo &= ~np.isin(ids, np.fromiter(shared_ids, dtype=np.uint64, count=len(shared_ids)))
+            # A file of a kind several ranks each have one of (snap.0.dat, snap.1.dat ...) is the rank's share of
+            # the job's work, not work it did alone: only kinds no other rank has count as extra
+            kinds = [_DIGITS.sub("#", self.path(int(i))) for i in ids]
+            holders: dict[str, set[int]] = {}
+            for k, r, is_solo in zip(kinds, ranks.tolist(), solo.tolist(), strict=True):
+                if is_solo:
+                    holders.setdefault(k, set()).add(int(r))
+            solo &= np.array([len(holders.get(k, ())) <= 1 for k in kinds], dtype=bool)
             moved = (df.num(br) + df.num(bw))[solo]
             for r, b in zip(ranks[solo].tolist(), moved.tolist(), strict=True):
                 per_rank[r] = per_rank.get(r, 0) + int(b)

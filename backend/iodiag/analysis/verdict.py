@@ -235,7 +235,7 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
     out: list[Cause] = []
     for f in candidates:
         family = CHECKS[f.code].family
-        if family in seen or (explained and f.code in SYMPTOMS):
+        if family in seen or (explained and f.code in SYMPTOMS and not _worked_alone(f, candidates)):
             continue
         seen.add(family)
         assert f.impact is not None and f.impact.seconds is not None
@@ -273,6 +273,17 @@ ROOTS = {
 independent MPI-IO calls issued are the missing collective call's doing, and its fix is the one to lead with."""
 SAME_COST = 0.95
 """Costs within this ratio are the same time measured at two layers."""
+
+
+def _worked_alone(f: Finding, causes: list[Finding]) -> bool:
+    """An imbalance whose time is work the busiest rank did alone (rank 0 reading the input while the others
+    wait), on files no other cause names: a cause of its own, not a symptom another pattern explains. (Rank 0
+    fwriting the output alone is the STDIO finding's to name.)"""
+    solo = next((m.value for m in f.evidence if m.name == "solo_io_time"), 0.0)
+    if not isinstance(solo, int | float) or f.impact is None or not solo >= 0.5 * (f.impact.seconds or 0.0) > 0:
+        return False
+    mine = {fe.path for fe in f.files}
+    return bool(mine) and not any(g is not f and mine & {fe.path for fe in g.files} for g in causes)
 
 
 def _roots_first(ranked: list[Finding]) -> list[Finding]:
