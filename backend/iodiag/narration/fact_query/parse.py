@@ -197,6 +197,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
         and found.metric in ("rate", "request_size")
         and not found.target
         and re.search(r"\bfile\b", q)
+        and not re.search(FIX_ASK, q)
+        and not re.search(r"\b(how (could|can|do|to)|get more|faster|speed\w* up)\b", q)
         and (word := loose_name(q, report, plural=False)) is not None
     ):
         # "whats the bw on the nyx restart file": the file a word of the question names
@@ -661,6 +663,15 @@ def _parse(question: str) -> Query | None:
     ):
         # "dump.0205 takes 74 s to write collectively, how do i fix it?": why the file is slow, not a count
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
+    if (
+        re.search(r"\bwhy\b", q)
+        and re.search(r"\bindependent\b", q)
+        and re.search(r"\bcoll?ec?ti?v\w*\b", q)
+        and re.search(r"\b(hdf5?|h5)\b", q)
+    ):
+        # "why are there 16384 tiny independent reads in an otherwise collective HDF5 read?": the library's own
+        # metadata calls beside the collective data calls
+        return Query(metric="collective", direction=_direction(q), raw=question)
     if re.search(r"\bcoll?ec?ti?v\w*\b", q) and re.search(
         r"\b(why|fix|how (do|can|should) (i|we)|speed\w* up|faster|improve|tun\w*)\b", q
     ):
