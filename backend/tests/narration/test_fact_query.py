@@ -277,7 +277,10 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
     from tests.narration.test_narration_support import scenario_report
 
     rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "ranking-stdio-bulk-beside-random-reads.yaml")
-    assert "S01: 4.00 GiB in 131,072 writes of 32.00 KiB on average" in rep.verdict.headline
+    assert (
+        "S01: 4.00 GiB, all `" in rep.verdict.headline
+        and " in 131,072 writes of 32.00 KiB on average" in rep.verdict.headline
+    )
     assert [c.subject for c in rep.verdict.causes if c.code == "P11"] == ["3,131 backward reads of 1.00 MiB"]
     narrator = Narrator()
     table = narrator.template_answer(rep, "why is reading the lookup table slow?").text
@@ -324,7 +327,9 @@ def test_who_used_a_file_whether_a_rank_wrote_and_what_the_log_holds() -> None:
     def first(question: str) -> str:
         return narrator.template_answer(rep, question).text.split("\n", 1)[0]
 
-    assert first("which rank wrote output.csv?").startswith("Rank 0 alone wrote `/lus/scratch/out/output.csv` (4.00")
+    assert first("which rank wrote output.csv?").startswith(
+        "Rank 0 alone (1 of the job's 16 ranks) wrote `/lus/scratch/out/output.csv` (4.00"
+    )
     assert first("who reads lookup.bin?").startswith("All 16 ranks read `/lus/scratch/db/lookup.bin`")
     assert first("did rank 5 write anything?").startswith("No")
     assert first("did rank 0 write anything?").startswith("Yes: rank 0 wrote 4.00 GiB")

@@ -107,7 +107,7 @@ def test_one_rank_doing_all_of_a_file_is_answered_yes_first() -> None:
     alone = max((f for f in rep.top_files if f.only_rank == 0), key=lambda f: f.io_time_s)
     name = alone.path.rsplit("/", 1)[-1]
     fact = fact_query.answer(rep, fact_query.parse(f"is one rank doing all the writing of {name}?"))  # type: ignore[arg-type]
-    assert fact is not None and fact.text.startswith("Yes: rank 0 alone wrote"), fact.text
+    assert fact is not None and fact.text.startswith("Yes: rank 0 alone (1 of the job's 16 ranks) wrote"), fact.text
 
 
 def test_a_files_most_common_request_size_is_darshans_access_counter() -> None:

@@ -66,8 +66,16 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
     # the counters name them (a user checks STDIO_WRITES, not their sum with the reads).
     kinds = f"calls ({writes:,} writes, {reads:,} reads)" if reads and writes else ("writes" if writes else "reads")
     mean = f" in {calls:,} {kinds} of {human_bytes(stdio // calls)} on average" if calls else ""
+    # The file that holds most of it, by the name its owner knows it by
+    per_id = g.sum(s["STDIO_BYTES_READ"] + s["STDIO_BYTES_WRITTEN"])
+    top = int(np.argmax(per_id)) if len(per_id) else -1
+    named = (
+        f", {'all' if per_id[top] >= stdio else 'mostly'} `{ctx.path(int(g.keys[top])).rsplit('/', 1)[-1]}`,"
+        if top >= 0 and per_id[top] >= 0.8 * stdio
+        else ""
+    )
     return Hit(
-        subject=f"{human_bytes(stdio)}{mean}",
+        subject=f"{human_bytes(stdio)}{named}{mean}",
         message=f"{pct(share)} of the job's data ({human_bytes(stdio)}) moves through STDIO "
         f"(fread/fwrite/fprintf){mean}, a buffered, serial interface"
         + (

@@ -222,7 +222,9 @@ def _not_in_log(report: Report, q: Query) -> Out:
 
 
 # Answers that count what the log holds: a log out of records undercounts them.
-_COUNTED = frozenset({"files", "bytes", "calls", "file_list", "interface_files", "file_usage", "metadata"})
+_COUNTED = frozenset(
+    {"files", "bytes", "calls", "file_list", "interface_files", "file_usage", "metadata", "group", "rank_files"}
+)
 
 
 def _rank_dispatch(report: Report, q: Query) -> Out:

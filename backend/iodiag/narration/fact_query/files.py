@@ -381,6 +381,13 @@ def file_usage(report: Report, q: Query) -> Out:
     else:
         head = f"`{f.path}`: {_b(f.bytes_written)} written{wc} and {_b(f.bytes_read)} read{rc}"
     text = f"{head}, in {_s(f.io_time_s)} of I/O summed over {who} (counted at {f.layer})."
+    moved_now = {"read": f.bytes_read, "write": f.bytes_written}.get(q.direction, f.bytes_read + f.bytes_written)
+    if f.slowest_s and f.ranks > 1 and moved_now:
+        # How long the job waited on it (its slowest rank) and the rate that gives: what "how long" and "what
+        # bandwidth" ask beside "how much"
+        text = text.rstrip(".") + (
+            f"; its slowest rank took {_s(f.slowest_s)}, {_b(moved_now / f.slowest_s)}/s over the file."
+        )
     if q.yes_no and q.direction == "both":
         text = ("Yes: " if f.bytes_read and f.bytes_written else "No: ") + text
     elif q.yes_no:
@@ -388,6 +395,8 @@ def file_usage(report: Report, q: Query) -> Out:
         text = ("Yes: " if moved else "No: ") + text
     values = [exact(f.bytes_read, "bytes"), exact(f.bytes_written, "bytes"), exact(f.io_time_s, "seconds")]
     values += [exact(n, "bare") for n in (f.calls.reads, f.calls.writes) if n]
+    if f.slowest_s and f.ranks > 1 and moved_now:
+        values += [exact(f.slowest_s, "seconds"), exact(moved_now / f.slowest_s, "rate")]
     values += [exact(f.collective, "bare"), exact(f.independent, "bare")] if split else []
     asked = q.raw.lower()
     if (
@@ -409,9 +418,13 @@ def file_usage(report: Report, q: Query) -> Out:
         run = report.job.runtime_s
         # Its share of the run: what "how much of the run went to X?" asks, and the scale of the time.
         of_run = f", {percent(f.slowest_s / run)} of the {_s(run)} run" if run > 0 else ""
-        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}{of_run}; " + lower_first(
-            text.replace(f"`{f.path}`: ", "", 1)
-        )
+        rate = f"; its slowest rank took {_s(f.slowest_s)}, "
+        body = text.replace(f"`{f.path}`: ", "", 1)
+        if rate in body:
+            # Its time leads now: the rate stays, said once with it
+            body = body.split(rate, 1)[0] + "."
+            of_run += f", {_b(moved_now / f.slowest_s)}/s over the file"
+        text = f"{doing} `{f.path}` took {_s(f.slowest_s)} on its slowest rank{who}{of_run}; " + lower_first(body)
         values[:0] = [exact(f.slowest_s, "seconds")] + (
             [exact(f.slowest_s / run * 100, "percent"), exact(run, "seconds")] if run > 0 else []
         )
@@ -761,6 +774,19 @@ def group_answer(g: FileGroup, q: Query, moved: bool = False, nprocs: int = 0) -
             [],
             [],
         )
+    if moved and q.yes_no and q.direction in ("read", "write"):
+        # "were any bytes actually read from the conf/table*.dat files?": yes or no first, from the bytes
+        got = g.bytes_read if q.direction == "read" else g.bytes_written
+        verb, prep = ("read", "from") if q.direction == "read" else ("wrote", "to")
+        text = f"{'Yes' if got else 'No'}: the job {verb} {_b(got)} {prep} the {g.files:,} files named `{g.pattern}`"
+        if g.opens:
+            text += f" ({g.opens:,} opens, {g.opens / g.files:,.0f} per file)"
+        return (
+            text + ".",
+            [*values, exact(got, "bytes"), exact(g.opens, "bare"), exact(g.opens / g.files, "bare")],
+            [],
+            [],
+        )
     if moved or q.direction != "both":
         if q.direction == "read" or (q.direction == "both" and g.bytes_read and not g.bytes_written):
             did = f"read {_b(g.bytes_read)} from"
@@ -815,8 +841,10 @@ def file_per_rank(report: Report, q: Query) -> Out:
     read = q.direction == "read" or (q.direction == "both" and f.bytes_read > f.bytes_written)
     verb, total = ("read", f.bytes_read) if read else ("wrote", f.bytes_written)
     if f.only_rank is not None:
-        text = f"Only rank {f.only_rank} used `{f.path}`: it {verb} {_b(total)}."
-        return ("No: " + lower_first(text) if q.yes_no else text), [exact(total, "bytes")], [f.path], [f.only_rank]
+        of = f" (1 of the job's {report.job.nprocs:,} ranks)" if report.job.nprocs > 1 else ""
+        text = f"Only rank {f.only_rank}{of} used `{f.path}`: it {verb} {_b(total)}."
+        values = [exact(total, "bytes"), exact(1, "bare"), exact(report.job.nprocs, "bare")]
+        return ("No: " + lower_first(text) if q.yes_no else text), values, [f.path], [f.only_rank]
     fast, slow = f.kept_fastest, f.kept_slowest
     if fast is None or slow is None or fast.bytes is None or slow.bytes is None:
         return None
@@ -883,12 +911,19 @@ def file_ranks(report: Report, q: Query) -> Out:
     moved = f.bytes_read if q.direction == "read" else f.bytes_written if q.direction == "write" else None
     what = f" ({_b(moved)})" if moved else ""
     values = [exact(moved, "bytes")] if moved else []
+    n_all = report.job.nprocs
     if f.only_rank is not None:
-        text = f"Rank {f.only_rank} alone {verb} `{f.path}`{what}, in {_s(f.io_time_s)} of I/O."
+        of = f" (1 of the job's {n_all:,} ranks)" if n_all > 1 else ""
+        text = f"Rank {f.only_rank} alone{of} {verb} `{f.path}`{what}, in {_s(f.io_time_s)} of I/O."
         if q.yes_no:
-            # "Is one rank doing all the writing of X?"
-            text = f"Yes: {lower_first(text)}"
-        return text, [*values, exact(f.io_time_s, "seconds")], [f.path], [f.only_rank]
+            # "Is one rank doing all the writing of X?" is answered yes; "is X read in parallel?" no
+            text = f"{'No' if q.healthy else 'Yes'}: {lower_first(text)}"
+        return (
+            text,
+            [*values, exact(f.io_time_s, "seconds"), exact(1, "bare"), exact(n_all, "bare")],
+            [f.path],
+            [f.only_rank],
+        )
     n = report.job.nprocs
     lay = next((x for x in report.lustre_layouts if x.path == f.path), None)
     if lay is not None and f.layer == "MPI-IO" and re.search(r"\bposix\b|\bfile ?system\b|\bdisk\b", q.raw.lower()):
@@ -901,7 +936,11 @@ def file_ranks(report: Report, q: Query) -> Out:
         text += "."
         return text, [exact(k, "bare"), exact(f.ranks, "bare")], [f.path], []
     if q.yes_no:
-        text = f"No: {f.ranks:,} ranks {verb} `{f.path}`{what}, not one alone."
+        text = (
+            f"Yes: {f.ranks:,} ranks {verb} `{f.path}`{what}."
+            if q.healthy
+            else f"No: {f.ranks:,} ranks {verb} `{f.path}`{what}, not one alone."
+        )
         return text, [exact(f.ranks, "bare"), *values], [f.path], []
     if every_rank(report, f):
         slow = next((k for which, k in kept_ranks(report, q.target) if which == "slowest"), None)
@@ -1010,8 +1049,13 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
     c = g.calls
     calls = [(n, w) for n, w in ((g.opens, "opens"), (g.stats, "stats"), (c.reads, "reads"), (c.writes, "writes")) if n]
     # Per file too, where the files were used alike ("999,999 reads, 90,909 per file")
+    moved_by = {"reads": g.bytes_read, "writes": g.bytes_written}
     said = ", ".join(
-        f"{n:,} {w}" + (f" ({n / g.files:,.0f} per file)" if g.files > 1 and n > g.files else "") for n, w in calls
+        f"{n:,} {w}"
+        + (f" ({n / g.files:,.0f} per file)" if g.files > 1 and n > g.files else "")
+        # the requests' size, where they moved data: small ones are the usual reason many calls cost time
+        + (f" of {_b(moved_by[w] / n)} on average" if moved_by.get(w) else "")
+        for n, w in calls
     )
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
     over = f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else ""
@@ -1023,6 +1067,7 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         f"({_b(g.bytes_read + g.bytes_written)} moved"
     )
     values = [exact(g.files, "bare"), exact(per, "seconds"), *meta_values, *(exact(n, "bare") for n, _ in calls)]
+    values += [exact(moved_by[w] / n, "bytes") for n, w in calls if moved_by.get(w)]
     values.append(exact(g.bytes_read + g.bytes_written, "bytes"))
     each = (g.bytes_read + g.bytes_written) / g.files if g.files > 1 else 0.0
     if each > 0:

@@ -131,8 +131,13 @@ def _parse_about(question: str, report: Report) -> Query | None:
         )
         and not any(is_named(f.path, found.target) for f in report.top_files)
     ):
-        # "how much data did run_model.py read?" names the program (its command line), not a file it used
-        found = Query(metric="bytes", direction=found.direction, raw=question)
+        # "how much data did run_model.py read?" names the program (its command line), not a file it used;
+        # "how much did train.py write to dump.dat?" names the file after it
+        other = [m.group(1) for m in NAMED.finditer(question) if m.group(1) != found.target]
+        if other:
+            found = found.model_copy(update={"target": other[0]})
+        else:
+            found = Query(metric="bytes", direction=found.direction, raw=question)
     share = re.search(
         r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*"
         r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b",
@@ -191,7 +196,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
         )
     ):
         # "total bytes read from the atoms.*.txt dumps": every file the pattern names, not the first of them
-        return Query(metric="group", direction=found.direction, raw=question)
+        return Query(metric="group", direction=found.direction, yes_no=bool(YES_NO.match(q)), raw=question)
     if (
         found is not None
         and found.metric in ("rate", "request_size")
@@ -507,6 +512,20 @@ def _parse(question: str) -> Query | None:
     if named_file and re.search(r"\b(which|what) (i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q):
         # "which I/O library wrote snapshot_293.nc?"
         return Query(metric="file_library", target=named_file.group(1), raw=question)
+    if (
+        named_file
+        and yes_no
+        and re.search(r"\bin parallel\b|\bby (all|every|each|many|several) (ranks?|process\w*)\b", q)
+    ):
+        # "is mesh.bin read in parallel?": how many ranks used it, yes from more than one
+        return Query(
+            metric="file_ranks",
+            target=named_file.group(1),
+            direction=_direction(q),
+            yes_no=True,
+            healthy=True,
+            raw=question,
+        )
     if named_file and re.search(r"\b(one|a single|single|only one|just one) (rank|process)\b", q):
         # "is one rank doing all the writing of snapshot_231.nc?"
         return Query(
@@ -609,7 +628,7 @@ def _parse(question: str) -> Query | None:
     ):
         return Query(metric="rank_spread", direction=_direction(q))  # "per rank write time"
     call = _call_kind(NAMED.sub(" ", q))  # "reads.fastq" names a file, not read calls
-    if call and not rank:
+    if call and not rank and not re.search(r"\bwhat sizes?\b|\bsizes\b", q):  # "what size were the writes?"
         return Query(metric="calls", target=call, file=named_file.group(1) if named_file else None, raw=question)
     if rank and re.search(r"\bhow many files\b|\bnumber of files\b|\bfiles? (did|does) (it|rank \d+)", q):
         return Query(metric="rank_files", scope="rank", target=rank.group(1), direction=_direction(q))
@@ -629,6 +648,10 @@ def _parse(question: str) -> Query | None:
             file and READ_OR_WRITE_TIME.search(q)
         ):
             return Query(metric="slow_rank", scope="rank", target=target, file=file, yes_no=yes_no)
+        if file and re.search(r"\b(request|transfer|access|f?read|f?write|block|i/?o) ?sizes?\b|\bwhat size\b", q):
+            # "what request size does rank 1 use reading X?": the file's requests (a shared record's are every
+            # rank's; Darshan keeps no size per rank)
+            return Query(metric="request_size", target=file, direction=_direction(q), raw=question)
         if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*|fraction|share|percent\w*|proportion)\b", q):
             return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
         if re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q) or WRITE.search(q) or READ.search(q):
@@ -644,7 +667,8 @@ def _parse(question: str) -> Query | None:
         r"\b(request|transfer|access|block|i/?o|f?write|f?read) ?sizes?\b|\bwhat size\b"
         r"|\b(average|mean|typical|avg) size\b"
         r"|\b(average|mean|typical|avg) (f?write|f?read|request|call|access|transfer)s? sizes?\b"
-        r"|\bsize of (the |a |each )?([\w-]+ )?(reads?|writes?|requests?)\b",
+        r"|\bsize of (the |a |each )?([\w-]+ )?(reads?|writes?|requests?)\b"
+        r"|\b(accesses|requests|reads|writes)\b.*\blook like\b|\b(accesses|requests)\b.*\bsizes\b",
         q,
     ):
         return Query(
@@ -704,6 +728,8 @@ def _parse(question: str) -> Query | None:
         q,
     ) and not re.search(r"\bosts?\b|\b(data|bytes|volume|gb|gib|mb|mib)\b", q):
         return Query(metric="top_file", direction=_direction(q))
+    if re.search(r"\b(which|what) files\b.*\b(do|did|does|doing)\b.*\bi/?o\b(?! time)", q):
+        return Query(metric="file_list")  # "what files did chroma actually do I/O on?"
     if re.search(
         r"\b(which|what) files?\b.*\b(read|writ\w*|wrote)\b.*\b(how much|how many bytes|each|size)\b"
         r"|\bhow much\b.*\b(read|writ\w*|wrote)\b.*\b(which|what) files\b|\bfrom which files\b",
@@ -873,9 +899,14 @@ def _parse(question: str) -> Query | None:
         return Query(metric="file_system", direction=_direction(q), target=target, yes_no=whether, raw=question)
     if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b|\bstriping\b", q):
         return Query(metric="stripe", target=target, yes_no=yes_no, raw=question)
-    ost_trouble = r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    ost_trouble = (
+        r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging|problem\w*|issues?"
+        r"|trouble\w*)"
+    )
     asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
-    ost = r"(osts?|storage targets?|object storage|disks?)"
+    ost = r"(osts?|storage targets?|storage servers?|object storage|disks?)"
+    if re.search(rf"\b{ost}\b", q) and re.search(r"\b(how many|which|what) (ranks|processes|procs)\b", q):
+        return Query(metric="slow_ranks")  # "how many ranks are stuck on the slow storage target?"
     if asks and re.search(rf"\b{ost}\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\b{ost}\b", q):
         return Query(metric="slow_ost", yes_no=True)
     if re.search(r"\b(bandwi\w*|bw|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(

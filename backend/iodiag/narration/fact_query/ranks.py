@@ -6,6 +6,7 @@ import re
 import statistics
 
 from iodiag.analysis.models import (
+    FileUsage,
     RankUsage,
     Report,
     Severity,
@@ -30,7 +31,7 @@ from iodiag.narration.fact_query.common import (
 from iodiag.narration.fact_query.common import (
     fmt_seconds as _s,
 )
-from iodiag.narration.fact_query.names import group_regex
+from iodiag.narration.fact_query.names import group_regex, is_named
 from iodiag.narration.fact_query.query import Query, by_direction
 from iodiag.narration.fact_query.vocabulary import YES_NO
 from iodiag.narration.quantities import exact
@@ -64,6 +65,9 @@ def rank_bytes(report: Report, q: Query) -> Out:
     hidden = shared_named(report, rank, q.file)
     if hidden is not None:
         return hidden
+    own_file = next((f for f in report.top_files if q.file and f.only_rank == rank and is_named(f.path, q.file)), None)
+    if own_file is not None:
+        return _rank_on_own_file(rank, own_file, q)
     spent = u.read_s + u.write_s + u.meta_s
     if q.direction == "write":
         head, took = f"Rank {rank} wrote {_b(u.bytes_written)}", f"{_s(u.write_s)} of writing"
@@ -101,6 +105,24 @@ def rank_bytes(report: Report, q: Query) -> Out:
         [],
         [rank],
     )
+
+
+def _rank_on_own_file(rank: int, f: FileUsage, q: Query) -> Out:
+    """A rank's I/O on a file only it used: the file's record is the rank's ("what read rate did rank 0 get on
+    restart.h5?")."""
+    read = q.direction == "read" or (q.direction == "both" and f.bytes_read >= f.bytes_written)
+    moved, n = (f.bytes_read, f.calls.reads) if read else (f.bytes_written, f.calls.writes)
+    verb, noun = ("read", "reads") if read else ("wrote", "writes")
+    took = f.io_time_s
+    text = f"Rank {rank} {verb} {_b(moved)} on `{f.path}`, the only rank that used it"
+    values = [exact(moved, "bytes"), exact(took, "seconds")]
+    if n:
+        text += f", in {n:,} {noun} of {_b(moved / n)} on average"
+        values += [exact(n, "bare"), exact(moved / n, "bytes")]
+    if took > 0:
+        text += f", taking {_s(took)} of I/O: {_b(moved / took)}/s"
+        values.append(exact(moved / took, "rate"))
+    return text + ".", values, [f.path], [rank]
 
 
 def rank_time(report: Report, q: Query) -> Out:
@@ -353,17 +375,39 @@ def rank_spread(report: Report, q: Query) -> Out:
 def slow_rank(report: Report, q: Query) -> Out:
     rank = int(q.target or 0)
     rows = report.rank_table.ranks
+    s = report.io_share
+    if (
+        q.yes_no
+        and s is not None
+        and s.slowest_rank is not None
+        and re.search(r"\bthe (slowest|busiest|most loaded)\b", q.raw.lower())
+    ):
+        # "Is rank 0 the slowest rank for I/O?": the busiest rank by its whole I/O time, shared files included
+        mean = s.share_mean * s.runtime_s
+        if s.slowest_rank == rank:
+            text = f"Yes: rank {rank} is the busiest rank in I/O, with {_s(s.slowest_rank_io_s)} against {_s(mean)} "
+            text += "for the mean rank."
+            return text, [exact(s.slowest_rank_io_s, "seconds"), exact(mean, "seconds")], [], [rank]
+        text = f"No: rank {s.slowest_rank} is the busiest rank in I/O, with {_s(s.slowest_rank_io_s)}"
+        return (
+            text + f" (the mean rank: {_s(mean)}).",
+            [exact(s.slowest_rank_io_s, "seconds"), exact(mean, "seconds")],
+            [],
+            [s.slowest_rank],
+        )
     u = own_usage(report, rank)
     if u is None:
         return rank_time(report, q)
     times = [r.read_s + r.write_s + r.meta_s for r in rows]
     median = statistics.median(times)
     yardstick = "median"
-    s = report.io_share
     if (len(rows) < 0.5 * report.job.nprocs or len(rows) < 2) and s is not None and s.runtime_s > 0:
         # Most ranks live only in shared records: the mean rank's I/O time is the yardstick.
         median, yardstick = s.share_mean * s.runtime_s, "mean"
     mine = u.read_s + u.write_s + u.meta_s
+    if yardstick == "mean" and s is not None and s.slowest_rank == rank and s.slowest_rank_io_s > mine:
+        # The mean counts every rank's part of the shared files: so does the busiest rank's own time
+        mine = s.slowest_rank_io_s
     values = [exact(mine, "seconds"), exact(median, "seconds")]
     # A file only it used that is not one of a per-rank family (every rank writes its own frame.N.xtc)
     families = [group_regex(g) for g in report.file_groups if g.ranks > 1 and g.files > 1 and "#" in g.pattern]
@@ -401,9 +445,9 @@ def slow_rank(report: Report, q: Query) -> Out:
         values += [exact(extra, "seconds"), exact(alone.bytes_read + alone.bytes_written, "bytes")]
         values.append(exact(alone.io_time_s, "seconds"))
         return text, values, [alone.path], [rank]
-    if mine < 1.5 * median or mine - median < 1.0:
+    if mine < 1.5 * median or (mine - median < 1.0 and (q.yes_no or not re.search(r"\bwhy\b", q.raw.lower()))):
         return (
-            f"{'No: r' if q.yes_no else 'R'}ank {rank} is not slow: it spent {_s(mine)} in I/O on its own records "
+            f"{'No: r' if q.yes_no else 'R'}ank {rank} is not slow: it spent {_s(mine)} in I/O "
             f"against {_s(median)} for the "
             f"{yardstick} rank.",
             values,
@@ -441,7 +485,7 @@ def slow_rank(report: Report, q: Query) -> Out:
     else:
         reason = " No finding in the log explains it."
     text = (
-        f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O on its own records, "
+        f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O, "
         f"{mine / median:.1f}x the {yardstick} rank's "
         f"{_s(median)}, moving {_b(moved)} ({more}){on}" + (reason if reason.startswith(";") else f".{reason}")
     )
