@@ -450,14 +450,18 @@ def _descending(values: np.ndarray) -> np.ndarray:
     return order
 
 
-def _crowded_osts(ctx: Context, t: Thresholds) -> set[int]:
+def _crowded_osts(ctx: Context, t: Thresholds, direction: str | None = None) -> set[int]:
     """OSTs that carry at least half their bytes in files with many ranks per stripe (``lustre_many_ranks``): a
     single-stripe file all ranks share, or a table thousands of ranks read at random through a few stripes. Such
-    an OST is slow per byte by contention, which the log cannot tell from a slow OST."""
+    an OST is slow per byte by contention, which the log cannot tell from a slow OST. ``direction`` ("read" or
+    "write") counts only the files that moved mostly that way: a table every rank reads does not crowd the
+    writes of the files that share its OST."""
     crowded: dict[int, float] = {}
     total: dict[int, float] = {}
     for f in layouts(ctx):
         if not f.osts:
+            continue
+        if direction is not None and (f.bytes_read >= f.bytes_written) != (direction == "read"):
             continue
         moved = float(f.bytes_written + f.bytes_read) / len(f.osts)
         users = max(f.writers, f.readers)
@@ -528,7 +532,7 @@ def _slow_ost_among(ctx: Context, t: Thresholds, direction: str) -> Hit | None:
     hit = np.flatnonzero((per_gib >= t.ost_slow_factor * median) & (wall_gib >= t.ost_slow_factor * wall_median))
     # An OST whose bytes come mostly from a single-stripe file that many ranks use at once is slow per byte by
     # contention, whatever the hardware: that is L01's finding, and the log cannot tell a slow OST under it.
-    crowded = _crowded_osts(ctx, t)
+    crowded = _crowded_osts(ctx, t, direction)
     hit = np.array([i for i in hit.tolist() if int(load["ost"][i]) not in crowded], dtype=np.int64)
     # A file whose every stripe is slow is slow by the way it is used (random 2 MiB writes from 192 ranks), not
     # by its OSTs: a slow OST is slower than the file's other stripes.
