@@ -178,7 +178,7 @@ def test_a_yes_no_question_about_a_group_of_files_counts_them() -> None:
     q = fact_query.parse_about("did the job actually read any data out of the cfg files?", rep)
     assert q is not None and q.metric == "group"
     fact = fact_query.answer(rep, q)
-    assert fact is not None and fact.text.startswith("No: the job read no data from the 4,000 files named `")
+    assert fact is not None and fact.text.startswith("No: the job read 0 B from the 4,000 files named `")
 
 
 def test_what_the_log_never_holds_is_said_plainly() -> None:

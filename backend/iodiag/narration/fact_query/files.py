@@ -171,6 +171,13 @@ def answer_files(report: Report, q: Query) -> Out:
         )
     text = f"The job did I/O on {report.files_with_io:,} file(s)"
     values = [exact(report.files_with_io, "bare")]
+    own = {u.files for u in report.rank_table.ranks}
+    t = report.rank_table
+    if len(own) == 1 and len(t.ranks) == report.job.nprocs > 1 and next(iter(own)) and not t.shared_files:
+        # Every rank with the same number of files of its own: file per process
+        k = next(iter(own))
+        text += f", {k:,} per rank (file per process)"
+        values.append(exact(k, "bare"))
     per = [(i.name, i.own_files) for i in report.interfaces if i.own_files]
     if len(per) > 1:
         # "How many files?" often means the ones of the main interface: each count, in the same sentence.
@@ -713,7 +720,7 @@ def answer_group(report: Report, q: Query) -> Out:
         verb, prep = ("read", "from") if q.direction == "read" else ("wrote", "to")
         if not some:
             return (
-                f"No: the job {verb} no data {prep} the {g.files:,} files named `{g.pattern}`"
+                f"No: the job {verb} 0 B {prep} the {g.files:,} files named `{g.pattern}`"
                 + (f" ({g.opens:,} opens, {g.stats:,} stats)." if g.opens else "."),
                 [exact(g.files, "bare"), exact(g.opens, "bare"), exact(g.stats, "bare")],
                 [],

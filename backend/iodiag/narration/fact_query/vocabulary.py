@@ -41,8 +41,8 @@ IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(significant|big deal|a (big |real )?problem|an issue|worth|matters?|concern\w*|bottleneck|"
     r"more than half|most of (the )?(run|time)|majority|big chunk|large chunk|big part|large part|big share)\b"
     r"|\b(worry|worth \w+ing)\b.*\bi/?o\b"
-    r"|\b(a lot of|lots of|much|much of|most of|a big chunk of|a large part of) (the |its |my )?(time|run ?time|run)\b"
-    r".*(?<![-\w])i/?o\b"
+    r"|\b(a lot of|lots of|much|much of|most of|a big chunk of|a large part of|significant) (the |its |my )?"
+    r"(time|run ?time|run)\b.*(?<![-\w])i/?o\b"
 )
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
 UNRECORDED = re.compile(
@@ -59,7 +59,7 @@ _JUDGED_WORD = (
     r"|reliable)"
 )
 LOG_HEALTH = re.compile(
-    rf"\b(this|the|my) (darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
+    rf"\b(this|the|my) ([\w-]+ )?(darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
     rf"|\b(something|anything) {_JUDGED_WORD}\b.*\b(this|the|my) (darshan )?log(file)?\b"
     rf"|\b(these|the|its|this log's) (counters|numbers|records|values)\b.*\b{_JUDGED_WORD}\b"
     rf"|\b{_JUDGED_WORD}\b.*\b(the |these |its )?(per-rank |rank )?"
