@@ -115,7 +115,7 @@ def screen(
     ranks_ok = max(1, min(int(nprocs), MAX_RANKS))
     if "rank" in table:
         rank = np.asarray(table["rank"]).astype(np.int64, copy=False)
-        fail((rank < -1) | (rank >= ranks_ok), f"with a rank outside -1..{ranks_ok - 1}")
+        fail((rank < -1) | (rank >= ranks_ok), f"with a rank out of range (outside -1..{ranks_ok - 1})")
     if module in NAMED_MODULES and "id" in table and names:
         known = np.fromiter((int(k) for k in names), dtype=np.uint64, count=len(names))
         ids = np.asarray(table["id"]).astype(np.uint64, copy=False)

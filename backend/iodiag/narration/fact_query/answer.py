@@ -108,7 +108,9 @@ def answer(report: Report, query: Query) -> Fact | None:
         return None
     text, values, files, ranks = out
     partial = [m for m in report.job.modules if m.partial and m.records]
-    if partial and query.metric in _COUNTED and not text.startswith("None: "):
+    # A group's files ("the 1,024 patche_#.in files") are counted too, wherever the question leads
+    group_count = query.metric == "file_why" and bool(re.match(r"The [\d,]+ `[^`]+` files", text))
+    if partial and (query.metric in _COUNTED or group_count) and not text.startswith("None: "):
         # A count from a log that ran out of records is a lower bound, and says so in the same sentence.
         m = partial[0]
         lead = f"the log is incomplete ({m.name} ran out of records after {m.records:,}), so this is a lower bound"
@@ -117,7 +119,10 @@ def answer(report: Report, query: Query) -> Fact | None:
     corrupt = next((f for f in report.findings if f.code == "D04"), None)
     if corrupt is not None and query.metric != "completeness":
         # A number read past corrupt records needs the caveat in the same sentence, not in another card.
-        caveat = f"the log holds corrupt records that cannot be trusted ({corrupt.code}: left out); from the valid ones"
+        # What was wrong with them, as the screening counted it: "1 of 3 POSIX records ... (1 with a rank out of
+        # range (outside -1..223))"
+        why = corrupt.message.split(". ", 1)[0].replace(" are corrupt and were left out", " left out")
+        caveat = f"the log holds corrupt records that cannot be trusted ({corrupt.code}: {why}); from the valid ones"
         text, said = _with_caveat(text, caveat + ",", "Yes|No|Partly|None", plain=caveat + ":")
         if not said and _doubts(query.raw) and not _asked_number_holds(query.raw, values):
             # "rank 14 shows 2 trillion seconds, is that real?": the figure the user doubts is not one the valid
