@@ -1,8 +1,8 @@
 """Comparing two runs: ``iodiag compare A.darshan B.darshan`` ("did my change help?").
 
 ``compare`` turns two reports into a ``Comparison`` (models.py); ``render`` shows it as text, Markdown, HTML or
-JSON. Importing this package imports the analysis models (and so pandas): callers that must start fast import it
-lazily.
+JSON. Importing this package imports the analysis models (pydantic and numpy, not pandas): callers that must start
+fast import it lazily.
 """
 
 from iodiag.comparison.compare import NotComparable, compare, comparison_schema, executable, run_facts, run_summary

@@ -1,8 +1,8 @@
 """Renderers: a ``Report`` as text (rich), Markdown, one self-contained HTML page, or JSON.
 
 ``render`` and ``render_many`` pick the renderer by format name; the modules can also be used
-directly. Importing this package imports the analysis models (and so pandas): callers that must
-start fast import it lazily.
+directly. Importing this package imports the analysis models (pydantic and numpy, not pandas): callers
+that must start fast import it lazily.
 """
 
 from __future__ import annotations
