@@ -4,7 +4,8 @@ The public API is :class:`Narrator` (``iodiag.narration.service``); what crosses
 ``iodiag.narration.models``. Where things are: ``composer.py`` plans an answer (``intents.py`` classifies
 the question, ``facts.py`` turns the report into facts, ``fact_query/`` answers plain fact questions from the
 report's numbers), ``budget.py`` fits the prompt to the window, ``llm.py`` runs the model, ``verifier.py``
-checks the answer against ``grounding.py``, and ``templates.py`` writes answers without a model. Prompt text lives in ``prompts/`` (``prompts.py``).
+checks the answer against ``grounding.py``, and ``templates.py`` writes answers without a model. Prompt
+text lives in ``prompts/`` (``prompts.py``).
 ``Narrator`` is exported lazily, so importing the models does not import langchain.
 """
 
