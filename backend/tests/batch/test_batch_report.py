@@ -120,9 +120,11 @@ def test_report_numbers(logs: dict[str, Path]) -> None:
     lost = [x.seconds for x in [*a_f, *b_f, *c_f] if x.code == "P06"]
     assert p06.seconds_lost == pytest.approx(sum(lost)) and p06.node_hours_lost == pytest.approx(sum(lost) / 3600)
     assert round(p06.pct_all_jobs, 1) == 100.0
-    # P06 reads POSIX or DFS requests: its jobs are those with either module.
+    # P06 reads POSIX, DFS or STDIO requests: its jobs are those with any of the modules.
     assert (
-        p06.requires == ["POSIX", "DFS"] and p06.interface_jobs == 3 and round(p06.pct_interface_jobs or 0, 1) == 100.0
+        p06.requires == ["POSIX", "DFS", "STDIO"]
+        and p06.interface_jobs == 3
+        and round(p06.pct_interface_jobs or 0, 1) == 100.0
     )
     assert p06.node_hours_at_stake == pytest.approx(1.0 + 0.5 + 2.0)  # nodes unknown: 1 each
     a, b, c = (_analyzed(logs[k])[0] for k in "ABC")

@@ -137,11 +137,11 @@ def test_every_format_renders(runs: dict[Path, tuple[Report, RunFacts]], fmt: st
     if fmt == "json":
         assert Comparison.model_validate_json(out) == c
     elif fmt == "text":
-        assert "RESOLVED · 2" in out and "\x1b[" not in out
+        assert "RESOLVED · 3" in out and "\x1b[" not in out
         assert all(len(line) <= 100 for line in out.splitlines())
     elif fmt == "markdown":
         assert out.startswith("# Comparison of job 6265799 (A) with job 6909118 (B)")
-        assert "## Resolved findings (2)" in out
+        assert "## Resolved findings (3)" in out
     else:
         assert out.startswith("<!DOCTYPE html>") and "<svg" in out
         for banned in ("http://", "https://", "<script", "<link", "@import", "url(", "src="):

@@ -133,7 +133,8 @@ def test_a_path_with_a_line_break_gets_its_command_as_a_block(tmp_path: Path) ->
     assert len(lfs) >= 2 and all(lfs_target(c) == directory for c in lfs), lfs
     # In HTML the code element keeps the line break (white-space: pre-wrap), so a copy keeps it too.
     page = render_html(report)
-    assert any(lfs_target(html.unescape(c)) == directory for c in CODE.findall(page))
+    codes = [html.unescape(c) for c in CODE.findall(page)]
+    assert any(lfs_target(c) == directory for c in codes if c.startswith("lfs "))
     assert "code.cmd { white-space: pre-wrap;" in page
 
 
