@@ -515,7 +515,7 @@ test("a factual question is answered in the first sentence with this job's numbe
   const rank0 = report.rank_table?.ranks?.find((r) => r.rank === 0);
   expect(await firstSentence("how many bytes did rank 0 write?")).toMatch(
     rank0
-      ? /^Rank 0 wrote [0-9.,]+ [KMGTP]?i?B through its own records/
+      ? /^Rank 0 wrote [0-9.,]+ [KMGTP]?i?B (in [0-9,]+ writes of [0-9.,]+ [KMGTP]?i?B on average )?through its own records/
       : /^(Rank 0 has no file records of its own|Darshan kept rank 0 as the (fastest|slowest) rank of the shared file)/,
   );
   // The file system of the busiest file, as the report names it.
