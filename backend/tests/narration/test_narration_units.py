@@ -288,6 +288,11 @@ def test_negated_and_general_statements_are_not_claims() -> None:
 
     assert not asserted_issues("Your job's rank 3 spent 500 µs in metadata calls.")
     assert [i.name for i in asserted_issues("Your job's metadata calls are slow.")] == ["metadata load"]
+    # What Darshan keeps of a shared record ("its slowest rank") describes the record, not an imbalance
+    kept = "Darshan kept rank 0 as the slowest rank of the shared file `out.nc`: 164.84 MiB in 11.4 min."
+    assert not asserted_issues(kept)
+    assert not asserted_issues("Writing out.nc took 57.16 s on its slowest rank.")
+    assert [i.name for i in asserted_issues("Your job has slow ranks that hold the others up.")] == ["rank imbalance"]
 
 
 # --- costs in answers ---------------------------------------------------------------------------------
