@@ -155,12 +155,25 @@ def _common_small_size(frame: Table, prefix: str) -> int | None:
     return top[0][0] if top else None
 
 
+def _many_small(t: Thresholds, small: int, total: int) -> bool:
+    """Drishti's rule for P05/P06: small requests are most of them, and many."""
+    return bool(small and total and small / total > t.small_requests and small > t.small_requests_absolute)
+
+
+def _small_evidence(verb: str, small: int, total: int) -> list[Metric]:
+    return [
+        Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
+        Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
+        Metric(name=f"small_{verb}_share", value=small / total, unit=Unit.RATIO),
+    ]
+
+
 def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool, prefix: str = "POSIX") -> Hit | None:
     verb = "read" if op == "READ" else "write"
     total = int(_calls(frame, prefix, op).sum())
     per_row = _small_counts(frame, op, prefix)
     small = int(per_row.sum())
-    if not (small and total and small / total > t.small_requests and small > t.small_requests_absolute):
+    if not _many_small(t, small, total):
         return None
     g = frame.group_by("id")
     per_file = g.sum(per_row)
@@ -175,11 +188,7 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
         f"all {total:,} {verb} requests{common}.",
         subject=f"{small:,} {verb}s{_per_rank(ctx, frame, per_row, small)}"
         + (f", mostly {human_bytes(size)}" if size else ""),
-        evidence=[
-            Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
-            Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
-            Metric(name=f"small_{verb}_share", value=small / total, unit=Unit.RATIO),
-        ],
+        evidence=_small_evidence(verb, small, total),
         files=files,
         files_total=n,
         extra_recommendations=(
@@ -221,7 +230,7 @@ def _small_stdio(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     moved = s.num("STDIO_BYTES_READ" if op == "READ" else "STDIO_BYTES_WRITTEN").astype(float)
     small_rows = (calls > 0) & (moved <= calls * STDIO_SMALL_CALL)
     small, total = int(calls[small_rows].sum()), int(calls.sum())
-    if not (small and total and small / total > t.small_requests and small > t.small_requests_absolute):
+    if not _many_small(t, small, total):
         return None
     time = s.num(f"STDIO_F_{op}_TIME").astype(float) * small_rows
     rate, own = costs.large_request_rate(ctx, op, t)
@@ -237,11 +246,7 @@ def _small_stdio(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         message=f"{small:,} small STDIO {verb} calls (f{verb}, {human_bytes(mean)} on average) make up "
         f"{pct(small / total)} of all {total:,} STDIO {verb} calls.",
         subject=f"{small:,} STDIO {verb}s{_per_rank(ctx, s, per_row, small)} of {human_bytes(mean)} on average",
-        evidence=[
-            Metric(name=f"small_{verb}s", value=small, unit=Unit.COUNT),
-            Metric(name=f"total_{verb}s", value=total, unit=Unit.COUNT),
-            Metric(name=f"small_{verb}_share", value=small / total, unit=Unit.RATIO),
-        ],
+        evidence=_small_evidence(verb, small, total),
         files=files,
         files_total=n,
         cost=costs.modelled(
