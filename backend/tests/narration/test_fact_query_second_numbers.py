@@ -54,3 +54,15 @@ def test_an_imbalance_that_is_solo_work_names_the_file_as_a_cause() -> None:
     # every rank's own snapshot is its share of the work, not work rank 0 did alone
     assert "rank 0 alone on 2.00 GiB in 1 file(s)" in j04.subject
     assert rep.verdict.causes[0].code == "J04"
+
+
+def test_a_full_trace_buffer_loses_operations_not_files() -> None:
+    from iodiag.analysis import analyze
+    from iodiag.ingest import load_profile
+    from tests.conftest import SHARED_LOGS
+
+    rep = analyze(load_profile(str(SHARED_LOGS / "darshan-logs" / "partial_data_dxt" / "partial_data_dxt.darshan")))
+    # Only DXT ran out: every file still has its counter record
+    assert _first(rep, "did darshan capture all the files?").startswith("Yes: every file the job used has its record")
+    # the trace itself is what is incomplete
+    assert _first(rep, "does the DXT trace contain every read?").startswith("No")

@@ -893,6 +893,23 @@ def interfaces(report: Report, q: Query) -> Out:
 def completeness(report: Report, q: Query) -> Out:
     problems = [f for f in report.findings if f.code in ("D01", "D02", "D04")]
     partial = [i.name for i in report.interfaces if i.partial]
+    traces = [f for f in problems if any(m.name == "module" and str(m.value).startswith("DXT_") for m in f.evidence)]
+    if (
+        q.yes_no
+        and traces
+        and len(traces) == len(problems)
+        and not partial
+        and re.search(r"\b(files?|records?)\b", q.raw.lower())
+        and not re.search(r"\b(trace|dxt|operations?|every (read|write))\b", q.raw.lower())
+    ):
+        # "did darshan capture all the files?": every file has its record; only the trace of its operations
+        # (DXT) filled up, which drops operations, not files
+        names = " and ".join(sorted({str(m.value) for f in traces for m in f.evidence if m.name == "module"}))
+        text = (
+            f"Yes: every file the job used has its record (no counter module ran out of records); only the {names} "
+            "trace of individual operations filled up, so the later operations are missing from the trace, not files."
+        )
+        return text, [], [], []
     if not problems and not partial:
         return (
             f"{'Yes: ' if q.yes_no else ''}the log is complete as far as its own flags and records show: no module "
