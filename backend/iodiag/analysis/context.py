@@ -216,6 +216,33 @@ class Context:
         median = int(sorted(values)[len(values) // 2]) if values else 0
         return own_bytes, own_s, by_id, median
 
+    def shared_heavy(self, rank: int) -> tuple[int, int, int] | None:
+        """The shared file on which Darshan kept ``rank`` as the slowest with the most bytes: (record id, the
+        rank's bytes on it, the file's bytes). A shared record keeps per-rank bytes only for its slowest and
+        fastest rank, so this is the one way to see that one rank moved most of a shared file."""
+        best: tuple[int, int, int] | None = None
+        for layer, df in self.counted_layers:
+            if not len(df):
+                continue
+            slow_t = TOP_LAYER_TIME[layer][3]
+            who, moved = (
+                slow_t.replace("_F_SLOWEST_RANK_TIME", "_SLOWEST_RANK"),
+                slow_t.replace("_F_SLOWEST_RANK_TIME", "_SLOWEST_RANK_BYTES"),
+            )
+            if who not in df or moved not in df:
+                continue
+            br, bw = TOP_LAYER_BYTES[layer]
+            mine = (np.asarray(df["rank"]) < 0) & (np.asarray(df[who]) == rank)
+            for rid, b, total in zip(
+                np.asarray(df["id"])[mine].tolist(),
+                df.num(moved)[mine].tolist(),
+                (df.num(br) + df.num(bw))[mine].tolist(),
+                strict=True,
+            ):
+                if 0 < int(b) <= int(total) and (best is None or int(b) > best[1]):
+                    best = (int(rid), int(b), int(total))
+        return best
+
     def rank_work_ratio(self, rank: int) -> float | None:
         """Bytes the rank moved through its own records, over the mean rank's bytes (all records, each file once
         at its top layer). None when the job moved nothing or the rank's share cannot be told (shared records).

@@ -27,6 +27,8 @@ class _Rows:
     layers: list[str]
     time: np.ndarray
     meta: np.ndarray
+    read_s: np.ndarray
+    write_s: np.ndarray
     read: np.ndarray
     written: np.ndarray
     ranks: np.ndarray
@@ -46,7 +48,8 @@ def _build_rows(ctx: Context) -> _Rows | None:
     ids: list[np.ndarray] = []
     layers: list[str] = []
     cols: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("time", "meta", "read", "written", "ranks", "low", "high", "slow_rank", "slow_s")
+        k: []
+        for k in ("time", "meta", "read_s", "write_s", "read", "written", "ranks", "low", "high", "slow_rank", "slow_s")
     }
     calls: dict[str, list[np.ndarray]] = {}
     for layer, df in ctx.counted_layers:
@@ -71,6 +74,8 @@ def _build_rows(ctx: Context) -> _Rows | None:
         layers += [layer] * len(order)
         cols["time"].append(g.sum(time)[order])
         cols["meta"].append(g.sum(_clipped(df[md]).astype(float))[order])
+        cols["read_s"].append(g.sum(_clipped(df[rd]).astype(float))[order])
+        cols["write_s"].append(g.sum(_clipped(df[wr]).astype(float))[order])
         cols["read"].append(g.sum(_clipped(df[br]).astype(np.int64))[order])
         cols["written"].append(g.sum(_clipped(df[bw]).astype(np.int64))[order])
         cols["ranks"].append(g.sum(ranks)[order])
@@ -92,6 +97,8 @@ def _build_rows(ctx: Context) -> _Rows | None:
         layers=layers,
         time=c["time"],
         meta=c["meta"],
+        read_s=c["read_s"],
+        write_s=c["write_s"],
         read=c["read"],
         written=c["written"],
         ranks=c["ranks"],
@@ -143,6 +150,8 @@ def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], in
                 layer=r.layers[i],
                 io_time_s=t,
                 meta_time_s=float(r.meta[i]),
+                read_time_s=float(r.read_s[i]),
+                write_time_s=float(r.write_s[i]),
                 share_of_io=t / total if total > 0 else 0.0,
                 bytes_read=int(r.read[i]),
                 bytes_written=int(r.written[i]),
@@ -334,6 +343,7 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
             best[seen] = key
     keys = sorted(best.values(), key=lambda k: (-groups[k].files, -(groups[k].read + groups[k].written), k))[:n]
     lustre = ctx.records("LUSTRE") if ctx.profile.has("LUSTRE") else None
+    layouts = _layouts(lustre)
     out: list[FileGroup] = []
     for k in keys:
         made = groups[k].group(k)
@@ -342,7 +352,30 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
             layer = "DFS" if groups[k].layers & {"DFS", "DAOS"} else ""
             count = _stripes(lustre, first)[0]
             made = made.model_copy(update={"file_system": _file_system(ctx, layer, ctx.path(first), count)})
+        # "stripe size of the chk*/part.* files?": one layout when every member that has one shares it
+        found = {layouts[rid] for rid in groups[k].ids if rid in layouts}
+        if len(found) == 1:
+            count, size = next(iter(found))
+            laid = sum(rid in layouts for rid in groups[k].ids)
+            made = made.model_copy(update={"stripe_count": count, "stripe_size": size, "striped_files": laid})
+        elif found:
+            made = made.model_copy(update={"stripe_layouts": len(found)})
         out.append(made)
+    return out
+
+
+def _layouts(lustre: Table | None) -> dict[int, tuple[int, int]]:
+    """Each file's Lustre stripe count (its widest component) and stripe size (its first component's)."""
+    if lustre is None or not len(lustre) or "stripe_count" not in lustre or "stripe_size" not in lustre:
+        return {}
+    out: dict[int, tuple[int, int]] = {}
+    for rid, count, size in zip(
+        lustre["id"].tolist(), lustre["stripe_count"].tolist(), lustre["stripe_size"].tolist(), strict=True
+    ):
+        if int(count) <= 0 or int(size) <= 0:
+            continue
+        had = out.get(int(rid))
+        out[int(rid)] = (max(int(count), had[0]), had[1]) if had else (int(count), int(size))
     return out
 
 
@@ -365,6 +398,7 @@ class _Acc:
         self.rank_ids: set[int] = set()
         self.wide = 0
         self.first: int | None = None  # a member's record id: where the group's files live
+        self.ids: list[int] = []  # its members' record ids
 
     def add_row(self, r: _Rows, i: int) -> None:
         if int(r.ranks[i]) == 1 and int(r.low[i]) >= 0:
@@ -383,6 +417,8 @@ class _Acc:
     def add_file(self, f: _Acc, rid: int | None = None) -> None:
         if self.first is None:
             self.first = rid
+        if rid is not None:
+            self.ids.append(rid)
         self.files += 1
         self.read += f.read
         self.written += f.written

@@ -157,6 +157,9 @@ class Finding(_Model):
     files: list[FileEvidence] = Field(default_factory=list)
     files_total: int = 0
     ranks: list[int] = Field(default_factory=list)
+    explained_by: str | None = Field(
+        default=None, description="for a symptom shown as info: the cause on the same ranks that explains it"
+    )
     recommendations: list[str] = Field(default_factory=list, description="ids in the recommendation registry")
     actions: list[Action] = Field(
         default_factory=list, description="concrete settings for those recommendations, computed from this job"
@@ -434,6 +437,8 @@ class FileUsage(_Model):
     meta_time_s: float = Field(
         default=0.0, description="of io_time_s, the metadata calls' (open, stat, seek, close, sync)"
     )
+    read_time_s: float = Field(default=0.0, description="of io_time_s, the read calls', summed over ranks")
+    write_time_s: float = Field(default=0.0, description="of io_time_s, the write calls', summed over ranks")
     share_of_io: float = Field(description="io_time_s / the same sum over every file")
     bytes_read: int
     bytes_written: int
@@ -504,6 +509,12 @@ class FileGroup(_Model):
     )
     ranks: int = Field(default=0, description="the ranks that used its files (a shared file counts all its ranks)")
     file_system: str | None = Field(default=None, description="the file system of its files (of one of them)")
+    stripe_count: int | None = Field(
+        default=None, description="the Lustre stripe count every member with a layout shares; None when none or mixed"
+    )
+    stripe_size: int | None = Field(default=None, description="the stripe size that goes with stripe_count")
+    striped_files: int = Field(default=0, description="of its files, those with a Lustre layout (when one is shared)")
+    stripe_layouts: int = Field(default=0, description="how many different layouts its members have, when mixed")
 
 
 class LustreLayout(_Model):

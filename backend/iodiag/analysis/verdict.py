@@ -124,6 +124,13 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
                 f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run): I/O that rank "
                 f"{f_top.ranks[0]} did alone on files no other rank touched, while the others waited.{action}"
             )
+        elif symptom_only and f_top.metric("shared_rank_bytes"):
+            headline = (
+                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run): rank "
+                f"{f_top.ranks[0]} moved far more of a shared file than an even share, while the others "
+                f"waited.{action}"
+            )
         elif symptom_only:
             headline = (
                 f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
@@ -192,7 +199,9 @@ def settle_symptoms(ctx: Context, findings: list[Finding]) -> list[Finding]:
             ratio = ctx.rank_work_ratio(f.ranks[0])
             if by is not None and ratio is not None and ratio < WORK_IMBALANCE:
                 note = f" (Shown as info: explained by {_lower_first(by.title)} ({by.code}) on the same ranks.)"
-                f = f.model_copy(update={"severity": Severity.INFO, "message": f.message + note})
+                f = f.model_copy(
+                    update={"severity": Severity.INFO, "message": f.message + note, "explained_by": by.code}
+                )
         out.append(f)
     return out
 

@@ -235,7 +235,17 @@ class Composer:
         order = {f.code: i for i, f in enumerate(ranked)}
         if not q.codes:  # named codes keep the asker's order; found ones go by impact
             codes.sort(key=lambda c: order.get(c, -1))
-        return [by_code[c] for c in dict.fromkeys(codes) if c in by_code]
+        out: list[Finding] = []
+        for c in dict.fromkeys(codes):
+            f = by_code.get(c)
+            if f is None or f in out:
+                continue
+            cause = by_code.get(f.explained_by or "")
+            if cause is not None and cause not in out:
+                # "What should we do about those slow ranks?": the cause that explains them comes first
+                out.append(cause)
+            out.append(f)
+        return out
 
     def _job(self, plan: Plan) -> list[Fact]:
         s = plan.sheet

@@ -81,7 +81,7 @@ def test_a_metadata_storm_names_the_files_most_calls_went_to() -> None:
     rep = scenario_report(SCENARIOS / "ranking-metadata-storm.yaml")
     storm = rep.finding("J03")
     assert storm is not None and storm.subject.startswith(
-        "40,008 opens of 40,008 files, 40,000 of them `sweep/#/case#.json`; "
+        "40,008 opens of 40,008 files, 40,000 of them `sweep/#/case#.json` on NFS; "
     )
     # The summed time a user adds up from the counters is in the subject too, against the data's
     assert "8.0 min of metadata calls summed over ranks against 63.1 ms of reads and writes" in storm.subject

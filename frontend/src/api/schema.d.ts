@@ -1118,6 +1118,28 @@ export interface components {
              * @default 0
              */
             stats: number;
+            /**
+             * Stripe Count
+             * @description the Lustre stripe count every member with a layout shares; None when none or mixed
+             */
+            stripe_count?: number | null;
+            /**
+             * Stripe Layouts
+             * @description how many different layouts its members have, when mixed
+             * @default 0
+             */
+            stripe_layouts: number;
+            /**
+             * Stripe Size
+             * @description the stripe size that goes with stripe_count
+             */
+            stripe_size?: number | null;
+            /**
+             * Striped Files
+             * @description of its files, those with a Lustre layout (when one is shared)
+             * @default 0
+             */
+            striped_files: number;
         };
         /**
          * FileUsage
@@ -1207,6 +1229,12 @@ export interface components {
              */
             ranks: number;
             /**
+             * Read Time S
+             * @description of io_time_s, the read calls', summed over ranks
+             * @default 0
+             */
+            read_time_s: number;
+            /**
              * Share Of Io
              * @description io_time_s / the same sum over every file
              */
@@ -1228,6 +1256,12 @@ export interface components {
             stripe_count?: number | null;
             /** Stripe Size */
             stripe_size?: number | null;
+            /**
+             * Write Time S
+             * @description of io_time_s, the write calls', summed over ranks
+             * @default 0
+             */
+            write_time_s: number;
         };
         /** Finding */
         Finding: {
@@ -1242,6 +1276,11 @@ export interface components {
             detected_severity: components["schemas"]["Severity"];
             /** Evidence */
             evidence?: components["schemas"]["Metric"][];
+            /**
+             * Explained By
+             * @description for a symptom shown as info: the cause on the same ranks that explains it
+             */
+            explained_by?: string | null;
             /** Files */
             files?: components["schemas"]["FileEvidence"][];
             /**

@@ -656,6 +656,8 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
     else:
         # The files the calls went to, when that is not the same count: 201 files each opened by 512 ranks
         named = f", {most.opens:,} of them on the {most.files:,} `{most.pattern}` files"
+    if most is not None and named and most.file_system == "nfs":
+        named += " on NFS"  # every open and stat is a round trip to one NFS server: where they go is the lever
     return Hit(
         # The summed time is what a user adds up from the counters ("1,959 s of metadata for 1.25 s of writes")
         subject=f"{opens:,} opens of {files:,} files{named}; {human_seconds(s.meta_s)} of metadata calls summed over "

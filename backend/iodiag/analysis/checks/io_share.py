@@ -129,6 +129,21 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
             subject = f"{who} alone on {human_bytes(solo_bytes)} in {solo_files:,} file(s)"
         else:
             solo_s = 0.0
+    heavy = ctx.shared_heavy(s.slowest_rank) if s.slowest_rank is not None and not solo_s else None
+    heavy_bytes = 0
+    if heavy is not None:
+        rid, mine, total = heavy
+        even = total / max(ctx.meta.nprocs, 1)
+        if mine >= 2 * even and mine >= 0.25 * total:
+            # More data, not slower storage: the shared record's slowest rank carried most of the file
+            heavy_bytes = mine
+            base = ctx.path(rid).rsplit("/", 1)[-1]
+            message += (
+                f" On the shared file {base}, Darshan kept it as the slowest rank with {human_bytes(mine)} of the "
+                f"file's {human_bytes(total)} ({pct(mine / total)}), where an even share is {human_bytes(even)}."
+            )
+            subject = f"{who}: {human_bytes(mine)} of the shared {base}"
+            files = [ctx.file(rid, Metric(name="rank_bytes", value=mine, unit=Unit.BYTES))]
     if not by_ratio and not solo_s:
         # A modest spread with no work of the busiest rank's own behind it is how collective buffering looks
         # (the aggregators write, the others hand over their data) or noise: not a cause to name.
@@ -144,6 +159,7 @@ def rank_io_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
                 name="imbalance", value=s.slowest_rank_io_s / s.mean_rank_io_s, unit=Unit.RATIO, description="times"
             ),
             Metric(name="solo_io_time", value=solo_s, unit=Unit.SECONDS),
+            Metric(name="shared_rank_bytes", value=heavy_bytes, unit=Unit.BYTES),
         ],
         files=files,
         files_total=solo_files,

@@ -38,9 +38,11 @@ from iodiag.narration.fact_query.common import (
     fmt_seconds as _s,
 )
 from iodiag.narration.fact_query.names import (
+    KIND_EXTENSIONS,
     glob_group,
     group_has,
     group_named,
+    group_of_name,
     group_regex,
     is_named,
     loose_name,
@@ -258,6 +260,9 @@ def request_size(report: Report, q: Query) -> Out:
                 paths,
                 ranks,
             )
+    grouped = _group_request_size(report, q) if not q.target else None
+    if grouped is not None:
+        return grouped
     t = report.rank_table
     why = re.search(r"\bwhy\b", q.raw.lower())
     if why:
@@ -307,6 +312,28 @@ def request_size(report: Report, q: Query) -> Out:
     return text, values, [], []
 
 
+def _group_request_size(report: Report, q: Query) -> Out:
+    """ "What read size are the Cell_D files read with?": the group's bytes over its calls, per direction."""
+    g = glob_group(report, q.raw) or group_named(report, q.raw)
+    if g is None or g.files < 2:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = [exact(g.files, "bare")]
+    for verb, moved, n in (("read", g.bytes_read, g.calls.reads), ("write", g.bytes_written, g.calls.writes)):
+        if n <= 0 or not moved or (q.direction != "both" and verb != q.direction):
+            continue
+        per = f", {n / g.files:,.0f} per file" if n % g.files == 0 else ""
+        parts.append(f"{n:,} {verb}s of {_b(moved / n)} on average ({_b(moved)}{per})")
+        values += [exact(n, "bare"), exact(moved / n, "bytes"), exact(moved, "bytes")]
+        if per:
+            values.append(exact(n / g.files, "bare"))
+    if not parts:
+        return None
+    layer = f", counted at {g.layer}" if g.layer else ""
+    text = f"The {g.files:,} `{g.pattern}` files had " + " and ".join(parts) + f"{layer}."
+    return text, values, [], []
+
+
 def _file_request_size(path: str, layer: str, calls: OpCounts, read: int, written: int, direction: Direction) -> Out:
     """A file's mean request size: its bytes over its read or write calls at its top layer."""
     parts = []
@@ -322,14 +349,30 @@ def _file_request_size(path: str, layer: str, calls: OpCounts, read: int, writte
     return text, values, [path], []
 
 
+def _asked_kind(report: Report, question: str) -> list[FileUsage]:
+    """The listed files of the kind a question names by extension ("which npz took the longest?", "the .h5
+    files"), or every listed file when it names none."""
+    exts = {f.path.rsplit(".", 1)[-1].lower() for f in report.top_files if "." in f.path.rsplit("/", 1)[-1]}
+    words = set(re.findall(r"\.?([a-z][a-z0-9]{0,7})\b", question.lower()))
+    asked = {e for e in exts if e in words} | {e for w in words for e in KIND_EXTENSIONS.get(w, ()) if e in exts}
+    if not asked:
+        return list(report.top_files)
+    return [f for f in report.top_files if f.path.rsplit(".", 1)[-1].lower() in asked]
+
+
 def top_file(report: Report, q: Query) -> Out:
-    files = [f for f in report.top_files if f.io_time_s > 0]
+    files = [f for f in _asked_kind(report, q.raw) if f.io_time_s > 0]
     if q.direction == "read":
         files = [f for f in files if f.bytes_read] or files
     elif q.direction == "write":
         files = [f for f in files if f.bytes_written] or files
     if not files:
         return None
+    if q.direction in ("read", "write") and re.search(r"\b(long\w*|slow\w*|time|seconds)\b", q.raw.lower()):
+        # "which npz took the longest to read?": the read calls' own time ranks them, not opens and seeks
+        ranked = _by_direction_time(files, q.direction)
+        if ranked is not None:
+            return ranked
     top = files[0]
     who = f"its {top.ranks:,} ranks" if top.ranks > 1 else "its 1 rank"
     slow = f", {_s(top.slowest_s)} on its slowest rank" if top.slowest_s and top.ranks > 1 else ""
@@ -346,11 +389,38 @@ def top_file(report: Report, q: Query) -> Out:
     ]
     if slow and top.slowest_s:
         values.append(exact(top.slowest_s, "seconds"))
+    longest = max(files, key=lambda f: f.slowest_s or 0.0)
+    if longest is not top and (longest.slowest_s or 0.0) > 1.5 * (top.slowest_s or 0.0):
+        # Summed over ranks a widely shared file leads; the one that held a single rank longest may be another
+        text += (
+            f"; the file that held one rank longest is `{longest.path}`: {_s(longest.slowest_s or 0.0)} on its "
+            f"slowest rank"
+        )
+        values.append(exact(longest.slowest_s or 0.0, "seconds"))
+        return text + ".", values, [top.path, longest.path], []
     if len(files) > 1:
         nxt = files[1]
         text += f"; next is `{nxt.path}` ({_s(nxt.io_time_s)})"
         values.append(exact(nxt.io_time_s, "seconds"))
     return text + ".", values, [f.path for f in files[:2]], []
+
+
+def _by_direction_time(files: list[FileUsage], direction: Direction) -> Out:
+    def took(f: FileUsage) -> float:
+        return f.read_time_s if direction == "read" else f.write_time_s
+
+    ranked = sorted((f for f in files if took(f) > 0), key=lambda f: -took(f))
+    if not ranked:
+        return None
+    top = ranked[0]
+    verb, moved = ("read", top.bytes_read) if direction == "read" else ("write", top.bytes_written)
+    who = f"summed over its {top.ranks:,} ranks" if top.ranks > 1 else "on its 1 rank"
+    text = f"`{top.path}` took the longest to {verb}: {_s(took(top))} of {verb} calls {who} ({_b(moved)})"
+    values = [exact(took(top), "seconds"), exact(moved, "bytes")]
+    if len(ranked) > 1:
+        text += f"; next is `{ranked[1].path}` ({_s(took(ranked[1]))})"
+        values.append(exact(took(ranked[1]), "seconds"))
+    return text + ".", values, [f.path for f in ranked[:2]], []
 
 
 def file_list(report: Report, q: Query) -> Out:
@@ -570,10 +640,35 @@ def file_slowest(report: Report, q: Query) -> Out:
     return text, [exact(f.slowest_s, "seconds"), exact(f.io_time_s, "seconds")], [f.path], [f.slowest_rank]
 
 
-def _group_calls(group: FileGroup, kind: str, noun: str) -> Out:
+def _group_calls(group: FileGroup, kind: str, noun: str, question: str = "") -> Out:
     n = getattr(group.calls, kind)
-    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}."
-    return text, [exact(group.files, "bare"), exact(n, "bare")], [], []
+    values = [exact(group.files, "bare"), exact(n, "bare")]
+    if not (n and n % group.files == 0 and n > group.files > 1):
+        return f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}.", values, [], []
+    per = n // group.files
+    values.append(exact(per, "bare"))
+    if re.search(r"\b(each|every|per|how many times|how often)\b", question.lower()):
+        # "how many times does each rank open its restart file?": the count per file leads
+        text = f"{per:,} {noun} per file on average: the {group.files:,} `{group.pattern}` files had {n:,} in all."
+        return text, values, [], []
+    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}, {per:,} per file on average."
+    return text, values, [], []
+
+
+def _with_job_calls(report: Report, out: Out, kind: str, noun: str, question: str) -> Out:
+    """ "How many param*.in files are there and how many opens did the job do in total?": the group's count,
+    then the job's own total where the question asks for it too."""
+    total = r"\b(total|in all|overall|altogether|whole job|the job|the run)\b"
+    if out is None or not re.search(total, question.lower()):
+        return out
+    per = [(i.name, int(getattr(i.calls, kind))) for i in report.interfaces if getattr(i.calls, kind)]
+    if not per:
+        return out
+    name, n = max(per, key=lambda x: x[1])
+    text, values, paths, ranks = out
+    if any(v.value == n for v in values):
+        return out
+    return f"{text.rstrip('.')}; the job made {n:,} {noun} in all at {name}.", [*values, exact(n, "bare")], paths, ranks
 
 
 def answer_calls(report: Report, q: Query) -> Out:
@@ -582,8 +677,11 @@ def answer_calls(report: Report, q: Query) -> Out:
     noun = CALL_NOUN.get(kind, kind)
     globbed = glob_group(report, q.raw)  # a pattern names a group even where a file name sits inside it
     if globbed is not None:
-        return _group_calls(globbed, kind, noun)
+        return _with_job_calls(report, _group_calls(globbed, kind, noun, q.raw), kind, noun, q.raw)
     if q.file:
+        several = group_of_name(report, q.file)
+        if several is not None:
+            return _group_calls(several, kind, noun, q.raw)
         f = next((x for x in report.top_files if is_named(x.path, q.file)), None)
         if f is None:
             return None
@@ -598,7 +696,7 @@ def answer_calls(report: Report, q: Query) -> Out:
         return f"`{f.path}` had {n:,} {noun} (counted at {layer}).", [exact(n, "bare")], [f.path], []
     group = group_named(report, q.raw)
     if group is not None:
-        return _group_calls(group, kind, noun)
+        return _with_job_calls(report, _group_calls(group, kind, noun, q.raw), kind, noun, q.raw)
     sized = _sized_calls(report, kind, noun, q.raw) if kind in ("reads", "writes") else None
     if sized is not None:
         return sized
@@ -1058,18 +1156,22 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
     # Per file too, where the files were used alike ("999,999 reads, 90,909 per file")
     moved_by = {"reads": g.bytes_read, "writes": g.bytes_written}
     said = ", ".join(
-        f"{n:,} {w}"
+        # "small": what a reader asks about first when many requests cost the time
+        f"{n:,} {'small ' if moved_by.get(w) and moved_by[w] / n <= SMALL_REQUEST else ''}{w}"
         + (f" ({n / g.files:,.0f} per file)" if g.files > 1 and n > g.files else "")
         # the requests' size, where they moved data: small ones are the usual reason many calls cost time
         + (f" of {_b(moved_by[w] / n)} on average" if moved_by.get(w) else "")
         for n, w in calls
     )
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
-    over = f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else ""
+    took = f"{_s(per)} per rank" + (f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else "") + share
+    if g.ranks > 1 and g.ranks >= report.job.nprocs:
+        # "how do we cut the startup cost of the yaml files?": that every rank pays it is the point
+        took = f"{_s(per)} on every rank (all {g.ranks:,}" + (f"; {share.strip(' ()')})" if share else ")")
     fs = FS_NAMES.get(g.file_system or "", "")
     mostly, meta_values = mostly_metadata(g.meta_time_s, g.io_time_s)
     text = (
-        f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {_s(per)} per rank{over}{share}"
+        f"The {g.files:,} `{g.pattern}` files{f' on {fs}' if fs else ''} took about {took}"
         f"{mostly}, with {said} "
         f"({_b(g.bytes_read + g.bytes_written)} moved"
     )

@@ -31,7 +31,14 @@ from iodiag.narration.fact_query.common import (
     fmt_seconds as _s,
 )
 from iodiag.narration.fact_query.files import group_answer
-from iodiag.narration.fact_query.names import group_named, group_regex, is_named
+from iodiag.narration.fact_query.names import (
+    glob_group,
+    group_named,
+    group_regex,
+    groups_named,
+    is_named,
+    name_pattern,
+)
 from iodiag.narration.fact_query.query import Query, by_direction
 from iodiag.narration.fact_query.vocabulary import BOUND_SHARE, MOST_OF, asked_file_systems
 from iodiag.narration.quantities import Quantity, exact
@@ -235,10 +242,18 @@ def iface_bytes(report: Report, q: Query) -> Out:
             [],
             [],
         )
+    wrote = f" in {i.calls.writes:,} writes" if i.calls.writes and i.bytes_written else ""
+    read = f" in {i.calls.reads:,} reads" if i.calls.reads and i.bytes_read else ""
+    values = [
+        exact(i.bytes_read + i.bytes_written, "bytes"),
+        exact(i.bytes_written, "bytes"),
+        exact(i.bytes_read, "bytes"),
+    ]
+    values += [exact(n, "bare") for n, said in ((i.calls.writes, wrote), (i.calls.reads, read)) if said]
     return (
-        f"{i.name} moved {_b(i.bytes_read + i.bytes_written)}: {_b(i.bytes_written)} written and "
-        f"{_b(i.bytes_read)} read.",
-        [exact(i.bytes_read + i.bytes_written, "bytes"), exact(i.bytes_written, "bytes"), exact(i.bytes_read, "bytes")],
+        f"{i.name} moved {_b(i.bytes_read + i.bytes_written)}: {_b(i.bytes_written)} written{wrote} and "
+        f"{_b(i.bytes_read)} read{read}.",
+        values,
         [],
         [],
     )
@@ -286,6 +301,9 @@ def job_bytes(report: Report, q: Query) -> Out:
     elif q.yes_no and q.direction in ("read", "write"):
         # "did it write anything?": yes or no first, from the bytes
         head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + lower_first(head)
+    elif q.yes_no:
+        # "did it do any data I/O?": yes when any byte moved; how little, when little did
+        head = ("Yes: " if read + written else "No: ") + lower_first(head)
     values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
     # Through which interface: each counted layer's own bytes, in the same sentence ("at STDIO", since "through
     # STDIO" reads as the STDIO-bulk finding to the verifier).
@@ -540,8 +558,37 @@ def stripe(report: Report, q: Query) -> Out:
     return ("Yes: " if yes else "No: ") + lower_first(text), values, paths, ranks
 
 
+def _group_stripes(report: Report, q: Query) -> Out:
+    """ "Stripe size of the chk01000/part.* files, and the traj frame files?": each group's one layout."""
+    globbed = glob_group(report, q.raw)
+    groups = [globbed] if globbed is not None else []
+    groups += [g for g in groups_named(report, q.raw) if g not in groups]
+    laid = [g for g in groups if g.files > 1 and (g.stripe_count or g.stripe_layouts)]
+    if not laid:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    for g in laid[:3]:
+        if g.stripe_count and g.stripe_size:
+            every = "all of them" if g.striped_files >= g.files else f"the {g.striped_files:,} with a layout"
+            parts.append(
+                f"the {g.files:,} `{g.pattern}` files have stripe count {g.stripe_count} and stripe size "
+                f"{_b(g.stripe_size)} ({every})"
+            )
+            values += [exact(g.files, "bare"), exact(g.stripe_count, "bare"), exact(g.stripe_size, "bytes")]
+        else:
+            parts.append(f"the {g.files:,} `{g.pattern}` files have {g.stripe_layouts} different layouts")
+            values += [exact(g.files, "bare"), exact(g.stripe_layouts, "bare")]
+    text = "; ".join(parts)
+    return f"On Lustre, {text}.", values, [], []
+
+
 def _stripe_facts(report: Report, q: Query) -> Out:
     asks_osts = bool(re.search(r"\bosts?\b", q.raw.lower()))
+    if not q.target or name_pattern(q.target):
+        grouped = _group_stripes(report, q)
+        if grouped is not None:
+            return grouped
     if q.target and (asks_osts or not any(is_named(x.path, q.target) for x in report.lustre_layouts)):
         # A named file beyond the assessed layouts: its own stripe counters.
         f = next((x for x in report.top_files if is_named(x.path, q.target) and x.stripe_count), None)
@@ -551,7 +598,7 @@ def _stripe_facts(report: Report, q: Query) -> Out:
                 shown = ", ".join(str(o) for o in f.osts[:8]) + (" ..." if len(f.osts) > 8 else "")
                 on = f", on OST{'s' if len(f.osts) > 1 else ''} {shown}"
             return (
-                f"`{f.path}` has stripe count {f.stripe_count} and stripe size {_b(f.stripe_size)}{on}.",
+                f"`{f.path}`, on Lustre, has stripe count {f.stripe_count} and stripe size {_b(f.stripe_size)}{on}.",
                 [exact(f.stripe_count, "bare"), exact(f.stripe_size, "bytes"), *(exact(o, "bare") for o in f.osts[:8])],
                 [f.path],
                 [],

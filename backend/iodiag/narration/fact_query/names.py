@@ -63,32 +63,68 @@ def name_pattern(name: str) -> re.Pattern[str] | None:
 _NOT_A_KIND = frozenset({"the", "of", "all", "any", "many", "much", "different", "unique", "distinct", "separate"})
 
 
+_NOUNS = (
+    r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?|tiles?|samples?"
+    r"|patch(?:es)?|events?|slices?|libs?|librar(?:y|ies))"
+)
+
+
 def group_named(report: Report, question: str) -> FileGroup | None:
     """The file group a question names by the word(s) before "files" ("json files", "restart files", ".npz
     files", "config files"): the group with the most files whose extension, name or folder the word is."""
     globbed = glob_group(report, question)
     if globbed is not None:
         return globbed
-    found: list[FileGroup] = []
-    nouns = (
-        r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?|tiles?|samples?"
-        r"|patch(?:es)?|events?|slices?|libs?|librar(?:y|ies))"
-    )
-    # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
-    # "the config-file overhead" names the config files as "the config file overhead" does
-    spaced = re.sub(r"(?<=[a-z0-9])-(?=(?:files?|shards?|records?|tables?|tiles?|samples?)\b)", " ", question.lower())
-    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){nouns}\b)", spaced):
-        for w in m.group(1).split():
-            if w in NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
-                continue
-            found += [g for g in report.file_groups if group_has(g, w)]
+    found = [g for _, g in _phrase_groups(report, question)]
     if not found:
         # The noun can be the name itself: "reading snapshots" names the snap_#.# files, "the shards" shard_#.npy
-        for m in re.finditer(rf"\b({nouns})\b", question.lower()):
+        for m in re.finditer(rf"\b({_NOUNS})\b", question.lower()):
             noun = m.group(1).removesuffix("s")
             if noun != "file":
                 found += [g for g in report.file_groups if g.files > 1 and group_has(g, noun)]
     return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
+
+
+def groups_named(report: Report, question: str) -> list[FileGroup]:
+    """Every group the question names, in the order it names them ("the plt01000/Cell_D files, and the traj
+    frame files"): for each phrase, the group with the most files it fits."""
+
+    def size(g: FileGroup) -> tuple[int, int]:
+        return g.files, g.bytes_read + g.bytes_written
+
+    best: dict[int, FileGroup] = {}
+    for at, g in _phrase_groups(report, question):
+        if at not in best or size(g) > size(best[at]):
+            best[at] = g
+    out: list[FileGroup] = []
+    for _, g in sorted(best.items()):
+        if g not in out:
+            out.append(g)
+    return out
+
+
+def _phrase_groups(report: Report, question: str) -> list[tuple[int, FileGroup]]:
+    """(where the phrase starts, a group it fits) for each "<word(s)> files" phrase of the question."""
+    found: list[tuple[int, FileGroup]] = []
+    # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
+    # "the config-file overhead" names the config files as "the config file overhead" does
+    spaced = re.sub(r"(?<=[a-z0-9])-(?=(?:files?|shards?|records?|tables?|tiles?|samples?)\b)", " ", question.lower())
+    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){_NOUNS}\b)", spaced):
+        for w in m.group(1).split():
+            if w in NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
+                continue
+            found += [(m.start() + len(m.group(1)), g) for g in report.file_groups if group_has(g, w)]
+    return found
+
+
+def group_of_name(report: Report, target: str) -> FileGroup | None:
+    """The group a partial name stands for when it fits several files ("its restart.0379 file" where each rank
+    has restart.0379.<rank>.bin): the smallest numbered group holding every listed file the name fits."""
+    paths = [p for p in report_paths(report) if is_named(p, target)]
+    if len(paths) < 2:
+        return None
+    fits = [g for g in report.file_groups if "#" in g.pattern and all(group_regex(g).fullmatch(p) for p in paths)]
+    return min(fits, key=lambda g: g.files, default=None)
 
 
 def glob_group(report: Report, question: str) -> FileGroup | None:
@@ -109,11 +145,27 @@ def glob_group(report: Report, question: str) -> FileGroup | None:
     return best
 
 
+# A kind of file named by its format rather than its extension: "the python files" are *.py
+KIND_EXTENSIONS = {
+    "python": ("py", "pyc"),
+    "yaml": ("yaml", "yml"),
+    "hdf5": ("h5", "hdf5", "he5"),
+    "hdf": ("h5", "hdf5", "hdf"),
+    "netcdf": ("nc", "nc4", "cdf"),
+    "numpy": ("npy", "npz"),
+    "text": ("txt",),
+    "pickle": ("pkl", "pickle"),
+    "jpeg": ("jpg", "jpeg"),
+    "tiff": ("tif", "tiff"),
+    "fortran": ("f", "f90"),
+}
+
+
 def group_has(g: FileGroup, word: str) -> bool:
     folder, _, base = g.pattern.rpartition("/")
     ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
     w = word.lstrip(".")
-    if w == ext:
+    if w == ext or ext in KIND_EXTENSIONS.get(w, ()):
         return True
     if word.startswith(".") or len(w) < 4:
         return False

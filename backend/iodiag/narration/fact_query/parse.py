@@ -91,6 +91,12 @@ def _call_kind(q: str) -> str | None:
         return None  # "writes like 17 MB total but I/O takes forever, why?": a why question, not a count
     if re.search(r"\bhow many bytes\b|\bhow much\b|\bdatasets?\b", q):
         return None  # "how many bytes went through pnetcdf writes?": bytes; datasets have their own answer
+    times = re.search(r"\bhow (many times|often)\b.*?\b(open|read|writ|stat|seek|sync)\w*", q)
+    if times:
+        # "how many times does each rank open its restart file?": a count of calls, whatever else it names
+        return {"open": "opens", "read": "reads", "writ": "writes", "stat": "stats", "seek": "seeks"}.get(
+            times.group(2), "syncs"
+        )
     if re.search(
         r"\b(small|tiny|large|(?<!how )big|unaligned|misaligned|random|sequential|collective|independent)\b", q
     ):
@@ -306,6 +312,13 @@ def _parse(question: str) -> Query | None:
     if CAPTURED.search(q):
         # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
         return Query(metric="completeness", yes_no=True)
+    if (
+        yes_no
+        and re.search(r"\b(any|some)( real| actual)?( data)? (i/?o|reading or writing|file i/?o)\b", q)
+        and not re.search(r"\b(ranks?|process(es)?|procs?|nodes?|tasks?)\b", q)
+    ):
+        # "did this python process do any real data I/O?": yes or no from the bytes it moved
+        return Query(metric="bytes", yes_no=True, raw=question)
     share = _asked_share(q)
     if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
         # "is more than a third of the runtime spent in I/O?": measured against the share asked
@@ -448,7 +461,7 @@ def _parse(question: str) -> Query | None:
         and re.search(
             r"\b(same|equal\w*|how much|how many bytes|bytes|amount|data|read|write|wrote|written|open\w*)\b", q
         )
-        and not re.search(r"\b(time|seconds|long|slow\w*|fast\w*|why)\b", q)
+        and not re.search(r"\b(time|seconds|long|slow\w*|fast\w*|why|how many times|how often)\b", q)
     ):
         # "did every rank write the same amount to fields_0170.dat?", "how much did each rank read from grid.nc?"
         return Query(
@@ -728,6 +741,12 @@ def _parse(question: str) -> Query | None:
         q,
     ) and not re.search(r"\bosts?\b|\b(data|bytes|volume|gb|gib|mb|mib)\b", q):
         return Query(metric="top_file", direction=_direction(q))
+    if re.search(
+        r"\b(which|what)\s+(?!ranks?\b|process\w*|procs?\b|osts?\b|nodes?\b|phases?\b|layers?\b|interfaces?\b"
+        r"|modules?\b|steps?\b|apis?\b|one\b)(\.?[\w.-]+\s+)?(took|takes|spent|was|is|had)\s+the\s+(longest|slowest)\b",
+        q,
+    ):
+        return Query(metric="top_file", direction=_direction(q))  # "which npz took the longest to read?"
     if re.search(r"\b(which|what) files\b.*\b(do|did|does|doing)\b.*\bi/?o\b(?! time)", q):
         return Query(metric="file_list")  # "what files did chroma actually do I/O on?"
     if re.search(

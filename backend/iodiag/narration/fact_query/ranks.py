@@ -524,12 +524,15 @@ def rank_files(report: Report, q: Query) -> Out:
         shared = f"; it used only the {t.shared_files:,} shared file(s) every rank has" if t.shared_files else ""
         return f"Rank {rank} has no file records of its own{shared}.", [exact(t.shared_files, "bare")], [], [rank]
     shared = f", besides the {t.shared_files:,} shared file(s) Darshan keeps one record for" if t.shared_files else ""
-    return (
-        f"Rank {rank} used {u.files:,} file(s) of its own{shared}.",
-        [exact(u.files, "bare"), *([exact(t.shared_files, "bare")] if t.shared_files else [])],
-        [],
-        [rank],
-    )
+    values = [exact(u.files, "bare"), *([exact(t.shared_files, "bare")] if t.shared_files else [])]
+    did: list[str] = []
+    for way, verb, prep, moved in (("write", "wrote", "to", u.bytes_written), ("read", "read", "from", u.bytes_read)):
+        if moved and u.files and q.direction in ("both", way):
+            # "how many json files did rank 5 write?": what it moved with them comes with the count
+            did.append(f"{verb} {_b(moved)} {prep} them ({_b(moved / u.files)} per file on average)")
+            values += [exact(moved, "bytes"), exact(moved / u.files, "bytes")]
+    moved_text = ": it " + " and ".join(did) if did else ""
+    return f"Rank {rank} used {u.files:,} file(s) of its own{moved_text}{shared}.", values, [], [rank]
 
 
 def answer_ranks(report: Report, q: Query) -> Out:

@@ -1,0 +1,72 @@
+"""Questions about a family of files, asked the way people name them (issue 28): "the Cell_D files", "its
+restart.0379 file", "which xtc", "the python files". Scenarios whose contents are known by construction."""
+
+from __future__ import annotations
+
+from iodiag.core.settings import REPO_ROOT
+from iodiag.narration.service import Narrator
+from tests.narration.test_narration_support import scenario_report
+
+SCENARIOS = REPO_ROOT / "evals" / "scenarios"
+GROUPS = SCENARIOS / "fact-groups-layouts-and-restarts.yaml"
+
+
+def _first(rep: object, question: str) -> str:
+    return Narrator().template_answer(rep, question).text.split("\n", 1)[0]  # type: ignore[arg-type]
+
+
+def test_each_family_named_gets_its_own_stripe_layout_in_the_order_asked() -> None:
+    rep = scenario_report(GROUPS)
+    text = _first(rep, "what lustre stripe size do the plt01000/Cell_D files have, and the traj frame files?")
+    cell = text.index("`/lus/flare/proj/run/plt01000/Cell_D_#` files have stripe count 1 and stripe size 1.00 MiB")
+    traj = text.index("`/lus/flare/proj/run/traj/frame#.#.xtc` files have stripe count 1 and stripe size 4.00 MiB")
+    assert text.startswith("On Lustre, the 16 ") and cell < traj, text
+    # a glob names its family too, with its own count
+    text = _first(rep, "stripe size and count of the restart.0379.*.bin files?")
+    assert "stripe count 2 and stripe size 1.00 MiB (all of them)" in text, text
+
+
+def test_a_familys_request_size_is_its_bytes_over_its_calls() -> None:
+    text = _first(scenario_report(GROUPS), "what read size are the Cell_D files read with?")
+    assert text.startswith("The 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files had 8,192 reads of 32.00 KiB on"), text
+    assert "512 per file" in text, text
+
+
+def test_how_many_times_each_rank_opens_its_own_file_is_a_count_per_file() -> None:
+    rep = scenario_report(GROUPS)
+    text = _first(rep, "how many times does each rank open its restart.0379 file?")
+    assert text.startswith("3 opens per file on average: the 16 "), text
+    # the family's count leads; the job's total follows where the question asks for it too
+    text = _first(rep, "how many bin files were opened and how many opens in total?")
+    assert text.startswith("The 16 `/lus/flare/proj/run/restart.#.#.bin` files had 48 opens"), text
+    assert "the job made 80 opens in all at POSIX" in text, text
+
+
+def test_which_file_of_a_kind_took_longest_ranks_by_that_directions_time() -> None:
+    text = _first(scenario_report(GROUPS), "which xtc took the longest to write?")
+    # rank 5 writes three times slower: 64 writes x 12 ms
+    assert text.startswith("`/lus/flare/proj/run/traj/frame0500.5.xtc` took the longest to write: 768.0 ms"), text
+
+
+def test_any_data_io_is_answered_yes_or_no_from_the_bytes() -> None:
+    rep = scenario_report(GROUPS)
+    assert _first(rep, "did this job do any real data I/O?").startswith("Yes: the job wrote 4.00 GiB and read 272")
+    # a question about other ranks is a rank question, not this one
+    assert not _first(rep, "were the other ranks doing any I/O?").startswith("Yes: the job wrote")
+
+
+def test_an_imbalance_from_one_rank_carrying_a_shared_file_says_so() -> None:
+    rep = scenario_report(SCENARIOS / "ranking-data-imbalance-rank0.yaml")
+    j04 = rep.finding("J04")
+    assert j04 is not None and j04.subject == "rank 0: 4.00 GiB of the shared rs6.restart", j04
+    assert "Darshan kept it as the slowest rank with 4.00 GiB of the file's 7.75 GiB" in j04.message
+
+
+def test_a_fix_for_slow_ranks_leads_with_the_cause_that_explains_them() -> None:
+    rep = scenario_report(SCENARIOS / "lustre-slow-ost-under-a-shared-table.yaml")
+    j04 = rep.finding("J04")
+    assert j04 is not None and j04.explained_by == "L04"
+    text = Narrator().template_answer(rep, "what should we do about the slow ranks?").text
+    assert "slow OST (L04: OST 4" in text.split("\n", 1)[0], text
+    listed = text.split("most costly first:", 1)[1]
+    assert listed.index("**L04") < listed.index("**J04") if "**J04" in listed else "**L04" in listed, listed
