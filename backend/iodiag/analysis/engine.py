@@ -14,7 +14,13 @@ from iodiag.analysis.actions import actions_for, lustre_layouts, ost_usage
 from iodiag.analysis.advice import fit_recommendations
 from iodiag.analysis.context import Context
 from iodiag.analysis.crosslayer import cross_layer
-from iodiag.analysis.file_usage import busiest_files, file_groups, files_by_direction, files_per_layer
+from iodiag.analysis.file_usage import (
+    busiest_files,
+    file_groups,
+    files_by_direction,
+    files_per_layer,
+    software_files,
+)
 from iodiag.analysis.models import (
     CrossLayerSummary,
     Finding,
@@ -86,6 +92,7 @@ def analyze(
         top_files=top_files,
         files_with_io=files_with_io,
         file_groups=_optional("file groups", file_groups, ctx, problems),
+        software_files=_optional("software files", software_files, ctx, problems),
         files_read=files_read,
         files_written=files_written,
         workload=ctx.workload,

@@ -13,7 +13,7 @@ import numpy as np
 
 from iodiag.analysis.calls import call_columns, module_calls
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
-from iodiag.analysis.models import FileGroup, FileUsage, OpCounts, RankSeconds
+from iodiag.analysis.models import FileGroup, FileUsage, OpCounts, RankSeconds, SoftwareFiles
 from iodiag.ingest.table import Table
 
 TOP_FILES = 10
@@ -362,6 +362,56 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
             made = made.model_copy(update={"stripe_layouts": len(found)})
         out.append(made)
     return out
+
+
+# Paths of the software environment, by what loads them: the interpreter importing packages, the dynamic
+# linker loading libraries, the C library reading system configuration.
+_SOFTWARE = (
+    (
+        "python packages",
+        re.compile(r"/(site|dist)-packages/|/lib/python\d[\d.]*/|\.dist-info/|\.egg-info/|/pyvenv\.cfg$|\.pth$|\.pyc$"),
+    ),
+    ("shared libraries", re.compile(r"\.so(\.\d+)*$|/lib(64)?/[^/]+\.so")),
+    ("system files", re.compile(r"^/(etc|proc|sys)/")),
+)
+
+
+def software_files(ctx: Context) -> list[SoftwareFiles]:
+    """The files of the software environment the log holds, per kind (each file once, at its top layer)."""
+    r = _rows(ctx)
+    if r is None:
+        return []
+    acc: dict[str, list[float]] = {}
+    example: dict[str, str] = {}
+    seen: set[int] = set()
+    for i in _used(r).tolist():
+        rid = int(r.ids[i])
+        if rid in seen:
+            continue
+        seen.add(rid)
+        path = ctx.path(rid)
+        kind = next((k for k, rx in _SOFTWARE if rx.search(path)), None)
+        if kind is None:
+            continue
+        a = acc.setdefault(kind, [0, 0, 0, 0.0, 0])
+        a[0] += 1
+        a[1] += int(r.read[i])
+        a[2] += int(r.written[i])
+        a[3] += float(r.time[i])
+        a[4] += int(r.calls["opens"][i])
+        example.setdefault(kind, path)
+    return [
+        SoftwareFiles(
+            kind=k,
+            files=int(a[0]),
+            bytes_read=int(a[1]),
+            bytes_written=int(a[2]),
+            io_time_s=float(a[3]),
+            opens=int(a[4]),
+            example=example[k],
+        )
+        for k, a in sorted(acc.items(), key=lambda kv: -kv[1][0])
+    ]
 
 
 def _layouts(lustre: Table | None) -> dict[int, tuple[int, int]]:

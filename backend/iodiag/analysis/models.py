@@ -517,6 +517,21 @@ class FileGroup(_Model):
     stripe_layouts: int = Field(default=0, description="how many different layouts its members have, when mixed")
 
 
+class SoftwareFiles(_Model):
+    """Files of the software environment rather than the job's data: Python's packages read at import, shared
+    libraries, system configuration. "Why does the log list site-packages files?" is answered from these."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str = Field(description="python packages, shared libraries or system files")
+    files: int
+    bytes_read: int = 0
+    bytes_written: int = 0
+    io_time_s: float = Field(default=0.0, description="summed over ranks, at each file's top layer")
+    opens: int = 0
+    example: str = Field(description="one of its paths")
+
+
 class LustreLayout(_Model):
     """One Lustre file's stripe layout against what its size, writers (or readers) and requests call for."""
 
@@ -615,6 +630,9 @@ class Report(_Model):
     files_with_io: int = Field(default=0, description="files with any I/O time or bytes (top_files lists the first)")
     file_groups: list[FileGroup] = Field(
         default_factory=list, description="files sharing a name pattern, the most files first (at most 40)"
+    )
+    software_files: list[SoftwareFiles] = Field(
+        default_factory=list, description="files of the software environment (Python packages, libraries), by kind"
     )
     files_read: int = Field(default=0, description="files the job read bytes from (each file once, top layer)")
     files_written: int = Field(default=0, description="files the job wrote bytes to (each file once, top layer)")

@@ -70,3 +70,13 @@ def test_a_fix_for_slow_ranks_leads_with_the_cause_that_explains_them() -> None:
     assert "slow OST (L04: OST 4" in text.split("\n", 1)[0], text
     listed = text.split("most costly first:", 1)[1]
     assert listed.index("**L04") < listed.index("**J04") if "**J04" in listed else "**L04" in listed, listed
+
+
+def test_why_so_many_seconds_in_io_says_where_they_went_family_by_family() -> None:
+    rep = scenario_report(GROUPS)
+    text = _first(rep, "why does this job spend almost 1 s in I/O?")
+    assert text.startswith("Of the job's I/O time ("), text
+    # the families by their time, largest first, each once
+    traj = text.index("went to the 16 `/lus/flare/proj/run/traj/frame#.#.xtc` files (4.00 GiB moved)")
+    cell = text.index("to the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256.00 MiB moved)")
+    assert traj < cell and text.endswith("no pattern in it is a problem to fix."), text

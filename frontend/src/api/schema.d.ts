@@ -2425,6 +2425,11 @@ export interface components {
              * @default 2.3
              */
             schema_version: string;
+            /**
+             * Software Files
+             * @description files of the software environment (Python packages, libraries), by kind
+             */
+            software_files?: components["schemas"]["SoftwareFiles"][];
             /** Thresholds */
             thresholds: {
                 [key: string]: number;
@@ -2652,6 +2657,46 @@ export interface components {
             op: ("write" | "read")[];
             /** Upper */
             upper: (number | null)[];
+        };
+        /**
+         * SoftwareFiles
+         * @description Files of the software environment rather than the job's data: Python's packages read at import, shared
+         *     libraries, system configuration. "Why does the log list site-packages files?" is answered from these.
+         */
+        SoftwareFiles: {
+            /**
+             * Bytes Read
+             * @default 0
+             */
+            bytes_read: number;
+            /**
+             * Bytes Written
+             * @default 0
+             */
+            bytes_written: number;
+            /**
+             * Example
+             * @description one of its paths
+             */
+            example: string;
+            /** Files */
+            files: number;
+            /**
+             * Io Time S
+             * @description summed over ranks, at each file's top layer
+             * @default 0
+             */
+            io_time_s: number;
+            /**
+             * Kind
+             * @description python packages, shared libraries or system files
+             */
+            kind: string;
+            /**
+             * Opens
+             * @default 0
+             */
+            opens: number;
         };
         /** SourceFrame */
         SourceFrame: {

@@ -29,6 +29,7 @@ from iodiag.narration.fact_query.files import (
     not_recorded,
     request_size,
     sequential,
+    software,
     top_file,
 )
 from iodiag.narration.fact_query.job import (
@@ -55,6 +56,7 @@ from iodiag.narration.fact_query.job import (
     slow_ost,
     small_requests,
     stripe,
+    time_split,
     top_interface,
     traced,
     uses,
@@ -293,6 +295,8 @@ _ANSWERS = {
     "slow_rank": slow_rank,
     "file_system": file_system,
     "stripe": stripe,
+    "software": software,
+    "time_split": time_split,
     "slow_ost": slow_ost,
     "slow_ranks": slow_ranks,
     "chunk_size": chunk_size,

@@ -909,6 +909,10 @@ def group_answer(g: FileGroup, q: Query, moved: bool = False, nprocs: int = 0) -
     if g.opens:
         extra.append(f"{g.opens:,} opens, {g.opens / g.files:,.0f} per file")
         values += [exact(g.opens, "bare"), exact(g.opens / g.files, "bare")]
+    if g.ranks and re.search(r"\b(ranks?|process(es)?|procs?)\b", q.raw.lower()):
+        # "how many record_*.xyz files were read and by how many ranks?"
+        extra.append(f"used by {g.ranks:,} rank{'s' if g.ranks > 1 else ''}")
+        values.append(exact(g.ranks, "bare"))
     if g.io_time_s > 0:
         extra.append(f"{_s(g.io_time_s)} of I/O summed over ranks")
         values.append(exact(g.io_time_s, "seconds"))
@@ -1283,6 +1287,36 @@ def _file_levers(f: FileUsage) -> list[str]:
     if f.layer == "MPI-IO" and f.ranks > 1 and f.independent and not f.collective:
         out.append("its MPI-IO calls are all independent, so collective calls would let MPI-IO combine them")
     return out
+
+
+def software(report: Report, q: Query) -> Out:
+    """ "Why does the log list site-packages files?": they are the software environment, and what they cost."""
+    kinds = report.software_files
+    if not kinds:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    why = {
+        "python packages": "read by Python while it starts and imports packages",
+        "shared libraries": "loaded by the dynamic linker when the program starts",
+        "system files": "read by the C library and the runtime for configuration",
+    }
+    for k in kinds:
+        moved = k.bytes_read + k.bytes_written
+        of = {"python packages": "the Python environment", "system files": "system configuration"}.get(k.kind, k.kind)
+        parts.append(
+            f"{k.files:,} files of {of} ({why.get(k.kind, 'the software environment')}; e.g. {quote(k.example)}): "
+            f"{_b(moved)} in {_s(k.io_time_s)} of I/O summed over ranks"
+        )
+        values += [exact(k.files, "bare"), exact(moved, "bytes"), exact(k.io_time_s, "seconds")]
+    text = "They are the software environment, not the job's data: " + "; ".join(parts)
+    io = report.io_share
+    cost = sum(k.io_time_s for k in kinds)
+    if io is not None and io.runtime_s > 0:
+        small = cost < 0.01 * io.runtime_s * max(report.job.nprocs, 1)
+        text += f" ({'negligible' if small else 'worth a look'} beside the {_s(io.runtime_s)} run)"
+        values.append(exact(io.runtime_s, "seconds"))
+    return text + ".", values, [], []
 
 
 def not_recorded(report: Report, q: Query) -> Out:

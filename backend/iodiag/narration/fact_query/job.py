@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from iodiag.analysis.models import (
+    FileGroup,
     IOShare,
     Report,
     Severity,
@@ -144,6 +145,24 @@ def job_info(report: Report, q: Query) -> Out:
         return f"The log was written by {quote(exe)}, run on {j.nprocs:,} rank(s).", [exact(j.nprocs, "bare")], [], []
     if q.target == "version":
         return f"Darshan {j.darshan_version} wrote this log (log format {j.log_format}).", [], [], []
+    if q.target == "hints":
+        # Darshan keeps the hints it wrote its own log with, not the ones the application passed to its files
+        if not j.hints:
+            return (
+                "The log records no MPI-IO hints: Darshan does not keep the hints the application passed to "
+                "MPI_File_open, and this log holds none of its own.",
+                [],
+                [],
+                [],
+            )
+        said = ", ".join(quote(f"{k}={v}") for k, v in j.hints.items())
+        return (
+            f"The log records these MPI-IO hints: {said}. They are the hints Darshan wrote the log with "
+            "(DARSHAN_LOGHINTS); the hints the application passed to its own files are not recorded.",
+            [],
+            [],
+            [],
+        )
     mods = [m for m in j.modules if m.records or m.loaded]
     if not mods:
         return "None: the log holds no module records at all (no I/O was instrumented).", [], [], []
@@ -785,6 +804,63 @@ def io_share(report: Report, q: Query) -> Out:
         [],
         [],
     )
+
+
+def time_split(report: Report, q: Query) -> Out:
+    """ "Why does a single-process run spend ~8 s in I/O?": where that time went, file by file (a family of
+    files as one), then the cost worth cutting, if any."""
+    s = report.io_share
+    if s is None or s.slowest_rank_io_s <= 0:
+        return None
+    items: list[tuple[float, str, list[Quantity]]] = []
+    groups: list[re.Pattern[str]] = []  # the families named so far: a member is not named again
+    files: list[str] = []
+    candidates: list[tuple[float, str, FileGroup | None]] = [
+        (g.io_time_s, g.pattern, g) for g in report.file_groups if g.files > 1 and "*" not in g.pattern
+    ]
+    candidates += [(f.io_time_s, f.path, None) for f in report.top_files]
+    for seconds, name, g in sorted(candidates, key=lambda c: -c[0]):
+        if seconds <= 0 or len(items) >= 3 or (items and seconds < 0.02 * items[0][0]):
+            break
+        if g is None and any(rx.fullmatch(name) for rx in groups):
+            continue
+        if g is not None and any(group_regex(g).fullmatch(p) for p in files):
+            continue
+        if g is not None:
+            groups.append(group_regex(g))
+            moved = g.bytes_read + g.bytes_written
+            what = "metadata calls" if g.meta_time_s >= 0.5 * g.io_time_s else f"{_b(moved)} moved"
+            said = f"{_s(seconds)} to the {g.files:,} `{g.pattern}` files ({what})"
+            items.append((seconds, said, [exact(g.files, "bare")]))
+        else:
+            files.append(name)
+            f = next(x for x in report.top_files if x.path == name)
+            verb = "written" if f.bytes_written >= f.bytes_read else "read"
+            moved = max(f.bytes_written, f.bytes_read)
+            said = f"{_s(seconds)} to `{f.path}` ({_b(moved)} {verb} at {f.layer})"
+            items.append((seconds, said, [exact(moved, "bytes")]))
+    if not items:
+        return None
+    summed = report.job.nprocs > 1
+    head = (
+        f"Of the job's I/O time ({_s(s.slowest_rank_io_s)} on the busiest rank, "
+        f"{percent(s.share_slowest)} of the {_s(s.runtime_s)} run), "
+        + ("summed over ranks " if summed else "")
+        + ", ".join(text.replace(" to ", " went to ", 1) if not i else text for i, (_, text, _) in enumerate(items))
+    )
+    values = [exact(s.slowest_rank_io_s, "seconds"), exact(s.share_slowest * 100, "percent")]
+    values.append(exact(s.runtime_s, "seconds"))
+    for seconds, _, more in items:
+        values += [exact(seconds, "seconds"), *more]
+    causes = report.verdict.causes
+    if causes:
+        c = causes[0]
+        named = f"{c.code}: {c.subject}" if c.subject else c.code
+        head += f"; the cost worth cutting is {lower_first(c.title)} ({named}), ≈ {_s(c.seconds)}"
+        values.append(exact(c.seconds, "seconds"))
+    else:
+        head += "; no pattern in it is a problem to fix"
+    return head + ".", values, [], []
 
 
 def write_vs_read(report: Report, q: Query) -> Out:

@@ -70,6 +70,14 @@ def _direction(q: str) -> Direction:
     return "write" if w and not r else "read" if r and not w else "both"
 
 
+# Words naming files of the software environment rather than data
+SOFTWARE_ASK = re.compile(
+    r"\b(site|dist)-packages\b|\bdist-info\b|\bentry_points\b|\bpyvenv\b|\.pth\b"
+    r"|\bpython (packages?|files?|librar\w+|modules?)|\.pyc?\b|\bshared (librar\w+|objects?)\b|\.so\b"
+    r"|\b(venv|virtualenv|conda env\w*)\b"
+)
+
+
 def _job_info_kind(q: str) -> str | None:
     """Questions about the log's own header: the program, the Darshan version, every module it holds."""
     if re.search(
@@ -80,6 +88,8 @@ def _job_info_kind(q: str) -> str | None:
         return "modules"
     if re.search(r"\bdarshan (version|release)\b|\bversion of darshan\b|\bwhich darshan\b", q):
         return "version"
+    if re.search(r"\b(mpi-?io |romio |io )?hints?\b", q) and not re.search(r"\b(should|could|would|recommend)\b", q):
+        return "hints"  # "what mpi-io hints were set?": what the log holds of them
     return None
 
 
@@ -122,6 +132,17 @@ def _parse_about(question: str, report: Report) -> Query | None:
     question = with_extensions(question, report)
     found = parse(question)
     q = " ".join(question.lower().split())
+    if (
+        report.software_files
+        and SOFTWARE_ASK.search(q)
+        and re.search(r"\b(why|what (are|is|were)|what's|where (do|did|does)|come from|purpose|needed|normal)\b", q)
+        # a file named on its own ("why does reading uuid.pyc take longer?") is a question about that file
+        and (
+            not NAMED.search(question) or re.search(r"\b(lists?|listed|shows?|shown|contains?|records|includes?)\b", q)
+        )
+    ):
+        # "why does the log list a bunch of site-packages entry_points.txt files?": the software environment
+        return Query(metric="software", raw=question)
     exe = report.job.exe.split()
     if (
         found is not None
@@ -191,7 +212,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
         )  # "any Lustre stripe settings I should look at?" on GPFS
     if (
         found is not None
-        and found.metric in ("file_usage", "bytes", "top_file", "file_list", "files")
+        and found.metric in ("file_usage", "bytes", "top_file", "file_list", "files", "file_ranks")
         and (
             (
                 ((found.target and name_pattern(found.target)) or "*" in question)
@@ -291,6 +312,12 @@ def _parse(question: str) -> Query | None:
     ):
         return None  # a concept ("what is collective buffering?"), not a fact of this log
     yes_no = bool(YES_NO.match(q))
+    if re.search(
+        r"\bwhy\b.*\b(spends?|spent|spending|takes?|taking|took)\b.*\b(\d[\d.,]*\s*(s|secs?|seconds?|min\w*|h|hours?)"
+        r"|so long|that long|so much time)\b.*\b(in|on|doing|for) (its |the |all )?i/?o\b",
+        q,
+    ) and not re.search(r"\b(each|every|per|all|some|few|other) (ranks?|process\w*)\b|\branks? \d", q):
+        return Query(metric="time_split", raw=question)  # "why does a one-process run spend ~8 s in I/O?"
     if re.search(
         r"\bwhat'?s?( is)? (eating|taking|using|consuming|hogging)\b|\bwhere (does|did) (the|my|all) (the )?time go", q
     ):

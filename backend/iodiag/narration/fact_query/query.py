@@ -63,6 +63,8 @@ Metric = Literal[
     "file_balance",
     "layer_gap",
     "file_per_rank",
+    "software",
+    "time_split",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")
