@@ -274,7 +274,7 @@ def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> l
 
 
 ROOTS = {
-    "M03": frozenset({"P06", "P16", "L06"}),
+    "M03": frozenset({"P06", "P16", "L06", "P23"}),
     "M02": frozenset({"P05", "P15"}),
     "S01": frozenset({"P05", "P06"}),
 }

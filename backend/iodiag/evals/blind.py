@@ -48,7 +48,7 @@ STATES = ("bandwidth_bound", "healthy_negligible", "partial_log", "corrupt_recor
 CODE_CLASS: dict[str, str] = {
     **dict.fromkeys(("P05", "P06", "P15", "P16", "T06"), "small_requests"),
     **dict.fromkeys(("P11", "P13", "T08"), "random_access"),
-    **dict.fromkeys(("P07", "P08", "L02", "T07", "L06"), "misaligned_shared_writes"),
+    **dict.fromkeys(("P07", "P08", "L02", "T07", "L06", "P23"), "misaligned_shared_writes"),
     **dict.fromkeys(("M02", "M03", "X01", "M06", "M07"), "non_collective"),
     **dict.fromkeys(("X04", "X05", "M08", "M09", "M10"), "collective_wait"),
     **dict.fromkeys(("J03", "P17"), "metadata"),

@@ -23,6 +23,7 @@ from tests.profiles import GiB, MiB, make_profile
 ALL_CODES = {
     "S01",
     *(f"P{i:02d}" for i in (*range(1, 20), 21, 22)),
+    "P23",  # GPFS token contention: evals/scenarios/gpfs-*.yaml (eval triggers) and test_eval_blind
     *(f"M{i:02d}" for i in range(1, 11)),
     "J01",
     "J02",

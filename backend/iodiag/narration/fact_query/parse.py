@@ -88,7 +88,9 @@ def _job_info_kind(q: str) -> str | None:
         return "modules"
     if re.search(r"\bdarshan (version|release)\b|\bversion of darshan\b|\bwhich darshan\b", q):
         return "version"
-    if re.search(r"\b(mpi-?io |romio |io )?hints?\b", q) and not re.search(r"\b(should|could|would|recommend)\b", q):
+    if re.search(r"\b(what|which|any|list)\b[^?]*\bhints?\b", q) and not re.search(
+        r"\b(where|how|should|could|would|recommend\w*|put|add|set it|that hint)\b", q
+    ):
         return "hints"  # "what mpi-io hints were set?": what the log holds of them
     return None
 

@@ -1,0 +1,116 @@
+"""Lock contention on shared files outside Lustre (GPFS byte-range tokens); Lustre's extent locks are L06."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from iodiag.analysis import costs
+from iodiag.analysis.context import Context, pct
+from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis.registry import Hit, check
+from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_bytes
+
+# File systems whose writers to one file take byte-range locks (tokens) in file-system blocks
+_TOKEN_FS = frozenset({"gpfs"})
+
+
+@check(
+    "P23",
+    title="Interleaved unaligned writes to a shared file contend for GPFS byte-range tokens",
+    layer=Layer.POSIX,
+    severity=Severity.CRITICAL,
+    requires=("POSIX",),
+    recommendations=("avoid-shared-file-locks", "align-file-requests"),
+    family="lock-contention",
+)
+def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
+    # GPFS grants write tokens for byte ranges rounded out to its blocks. Ranks writing interleaved pieces
+    # smaller than a block that do not start on block boundaries share blocks with their neighbours, so each
+    # write first takes the token from another node: the writes wait on each other, as on Lustre's extent
+    # locks, and their time is the contention, measured on the slowest rank.
+    p = ctx.posix_records
+    if p.empty or "POSIX_FILE_ALIGNMENT" not in p:
+        return None
+    g = p.group_by("id")
+    writes = g.sum(p.num("POSIX_WRITES"))
+    written = g.sum(p.num("POSIX_BYTES_WRITTEN"))
+    # the requests a rank made out of order: not following its previous write, less one per open
+    breaks = np.maximum(writes - g.sum(p.num("POSIX_CONSEC_WRITES")) - g.sum(p.num("POSIX_OPENS")), 0)
+    not_aligned = g.sum(p.num("POSIX_FILE_NOT_ALIGNED"))
+    ops = g.sum(p.num("POSIX_WRITES") + p.num("POSIX_READS"))
+    block = g.max(p.num("POSIX_FILE_ALIGNMENT").astype(np.int64))
+    shared = g.any(p["rank"] < 0)
+    ranks = g.sum(np.ones(len(p), dtype=np.int64))  # one POSIX record per (file, rank)
+    collective = _collective_files(ctx)
+    nprocs = max(ctx.meta.nprocs, 1)
+    bad: list[tuple[int, int, float, float, float, int, int]] = []
+    for i, rid in enumerate(g.keys.tolist()):
+        w = int(writes[i])
+        if w <= 0 or int(written[i]) < t.lustre_min_file_bytes or int(rid) in collective:
+            continue
+        writers = nprocs if shared[i] else int(ranks[i])
+        if writers < 2 or ctx.meta.fs_type(ctx.path(int(rid))) not in _TOKEN_FS:
+            continue
+        size = int(block[i])
+        mean = int(written[i]) / w
+        off_block = float(not_aligned[i]) / max(float(ops[i]), 1.0)
+        interleaved = float(breaks[i]) / w
+        if (
+            size > 0
+            and mean < size
+            and off_block >= t.lustre_straddle_share
+            and interleaved >= t.lustre_lock_interleaved_share
+        ):
+            bad.append((int(rid), int(written[i]), mean, off_block, interleaved, writers, size))
+    if not bad:
+        return None
+    bad.sort(key=lambda b: (-b[1], b[0]))
+    rid, moved, mean, off_block, interleaved, writers, size = bad[0]
+    ids = np.array([b[0] for b in bad], dtype=np.uint64)
+    seconds = costs.on_critical_path(ctx, p, p.num("POSIX_F_WRITE_TIME") * np.isin(p["id"], ids))
+    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
+    return Hit(
+        message=f"{ctx.path(rid)}{more}, on GPFS: {writers:,} ranks wrote {human_bytes(moved)} in interleaved "
+        f"pieces of {human_bytes(mean)} on average, smaller than its {human_bytes(size)} blocks, "
+        f"{pct(off_block)} of requests not starting on a block boundary and {pct(interleaved)} not following the "
+        "rank's previous write. Neighbouring ranks' pieces share blocks, so each write first takes the "
+        "byte-range token another node holds.",
+        subject=f"{writers:,} ranks writing {human_bytes(mean)} pieces",
+        evidence=[
+            Metric(name="writers", value=writers, unit=Unit.COUNT),
+            Metric(name="mean_write", value=round(mean), unit=Unit.BYTES),
+            Metric(name="block_size", value=size, unit=Unit.BYTES),
+            Metric(name="not_aligned_share", value=off_block, unit=Unit.RATIO),
+            Metric(name="interleaved_share", value=interleaved, unit=Unit.RATIO),
+            Metric(name="bytes_written", value=moved, unit=Unit.BYTES),
+        ],
+        files=[
+            ctx.file(
+                b[0],
+                Metric(name="writers", value=b[5], unit=Unit.COUNT),
+                Metric(name="mean_write", value=round(b[2]), unit=Unit.BYTES),
+                Metric(name="not_aligned_share", value=b[3], unit=Unit.RATIO),
+            )
+            for b in bad[: ctx.top_n]
+        ],
+        files_total=len(bad),
+        cost=costs.measured(
+            seconds,
+            "the POSIX write time of those files on their slowest rank: each write waits for the byte-range token "
+            "of a block other ranks write too",
+            nbytes=sum(b[1] for b in bad),
+        ),
+    )
+
+
+def _collective_files(ctx: Context) -> set[int]:
+    """Files written mostly through collective MPI-IO calls: aggregators write whole blocks (X01/X03's concern)."""
+    m = ctx.mpiio_records
+    if m.empty:
+        return set()
+    g = m.group_by("id")
+    coll = g.sum(m.num("MPIIO_COLL_WRITES") + m.num("MPIIO_SPLIT_WRITES"))
+    indep = g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
+    total = coll + indep
+    return {int(k) for k, ok in zip(g.keys.tolist(), ((total > 0) & (2 * coll >= total)).tolist(), strict=True) if ok}
