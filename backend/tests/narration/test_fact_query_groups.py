@@ -80,3 +80,34 @@ def test_why_so_many_seconds_in_io_says_where_they_went_family_by_family() -> No
     traj = text.index("went to the 16 `/lus/flare/proj/run/traj/frame#.#.xtc` files (4.00 GiB moved)")
     cell = text.index("to the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256.00 MiB moved)")
     assert traj < cell and text.endswith("no pattern in it is a problem to fix."), text
+
+
+def test_a_glob_with_a_number_and_a_folder_name_each_name_their_family() -> None:
+    rep = scenario_report(GROUPS)
+    # digits inside a glob stand for the family's numbered names
+    text = _first(rep, "total bytes read from the restart.0379.*.bin files?")
+    assert "16 files named `/lus/flare/proj/run/restart.#.#.bin`" in text, text
+    # a folder named on its own: the files in it
+    text = _first(rep, "total data size (plt01000)?")
+    assert text.startswith("The job read 256.00 MiB from 16 files named `/lus/flare/proj/run/plt01000/Cell_D_#`"), text
+
+
+def test_requests_per_rank_on_one_file_and_sizes_beside_the_order() -> None:
+    rep = scenario_report(GROUPS)
+    # a shared table every rank reads 16 times
+    table = scenario_report(SCENARIOS / "lustre-slow-ost-under-a-shared-table.yaml")
+    text = _first(table, "how many reads did each rank do to eos_table.dat?")
+    assert text.startswith(
+        "16 read calls per rank on average: `/lus/scratch/run/eos_table.dat` had 1,024 over its 64"
+    ), text
+    text = _first(rep, "how big are the reads on the Cell_D files, and are they sequential?")
+    assert "8,192 reads (32.00 KiB on average) of the 16 " in text, text
+
+
+def test_what_a_process_read_lists_the_files_with_the_total() -> None:
+    text = _first(scenario_report(GROUPS), "what did this job actually read?")
+    # the busiest files by time are the written trajectories: the families read are named instead
+    assert text.startswith(
+        "The job read 272.00 MiB: the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256.00 MiB"
+    ), text
+    assert "restart.#.#.bin` files (16.00 MiB)" in text, text

@@ -39,6 +39,7 @@ from iodiag.narration.fact_query.common import (
 )
 from iodiag.narration.fact_query.names import (
     KIND_EXTENSIONS,
+    folder_group,
     glob_group,
     group_has,
     group_named,
@@ -102,11 +103,21 @@ def sequential(report: Report, q: Query) -> Out:
         word = ("Yes: " if back >= 0.2 * n else "No: ") if q.yes_no else ""
     else:
         word = ("Yes: " if mostly else "No: ") if q.yes_no else ""
+    # the requests' size: "how big are the reads, and are they sequential?" asks both, and a random pattern of
+    # large requests costs less than one of small ones
+    moved = None
+    if group is not None:
+        moved = group.bytes_written if writes else group.bytes_read
+    elif f is not None and c is f.calls:
+        moved = f.bytes_written if writes else f.bytes_read
+    size = f" ({_b(moved / n)} on average)" if moved else ""
     text = (
-        f"{word}of the {n:,} {noun} of {what}, {consec:,} started where the previous one ended (consecutive) "
+        f"{word}of the {n:,} {noun}{size} of {what}, {consec:,} started where the previous one ended (consecutive) "
         f"and {seq:,} after it ({percent(seq / n)}: sequential, gaps allowed)"
     )
     values = [exact(n, "bare"), exact(consec, "bare"), exact(seq, "bare"), exact(seq / n * 100, "percent")]
+    if moved:
+        values.append(exact(moved / n, "bytes"))
     if not mostly:
         text += f"; {back:,} went back in the file"
         values.append(exact(back, "bare"))
@@ -424,6 +435,10 @@ def _by_direction_time(files: list[FileUsage], direction: Direction) -> Out:
 
 
 def file_list(report: Report, q: Query) -> Out:
+    if q.direction in ("read", "write"):
+        listed = _files_moved(report, q.direction)
+        if listed is not None:
+            return listed
     files = sorted(report.top_files, key=lambda f: -(f.bytes_read + f.bytes_written))
     files = [f for f in files if f.bytes_read + f.bytes_written > 0][:5]
     if not files:
@@ -435,6 +450,55 @@ def file_list(report: Report, q: Query) -> Out:
     text = f"The job read {_b(read)} and wrote {_b(written)}; by bytes moved: {'; '.join(parts)}{more}."
     values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(v, "bytes") for f in files for v in (f.bytes_read, f.bytes_written)]
+    return text, values, [f.path for f in files], []
+
+
+def _files_moved(report: Report, direction: Direction) -> Out:
+    """ "What did this process actually read?": the total, then the files by bytes in that direction."""
+
+    def moved(f: FileUsage) -> int:
+        return f.bytes_read if direction == "read" else f.bytes_written
+
+    seen: set[str] = set()
+    files = []
+    for f in sorted((f for f in report.top_files if moved(f) > 0), key=lambda f: -moved(f)):
+        if f.path not in seen:  # a file counted at two modules (POSIX and STDIO) is named once
+            seen.add(f.path)
+            files.append(f)
+    files = files[:5]
+    read, written = totals(report)
+    total = read if direction == "read" else written
+    verb = "read" if direction == "read" else "wrote"
+    if not total:
+        return f"Nothing: the job {verb} 0 B.", [exact(0, "bytes")], [], []
+    values = [exact(total, "bytes"), *(exact(moved(f), "bytes") for f in files)]
+    named = [f"`{f.path}` ({_b(moved(f))})" for f in files]
+    if sum(moved(f) for f in files) < 0.5 * total:
+        # The busiest files by time moved little this way: the families of files that did
+        fams = [g for g in report.file_groups if g.files > 1 and "*" not in g.pattern.rsplit("/", 1)[-1]]
+        fams = sorted(fams, key=lambda g: -(g.bytes_read if direction == "read" else g.bytes_written))[:3]
+        fams = [g for g in fams if (g.bytes_read if direction == "read" else g.bytes_written) > 0]
+        if fams:
+            named = [
+                f"the {g.files:,} `{g.pattern}` files ({_b(g.bytes_read if direction == 'read' else g.bytes_written)})"
+                for g in fams
+            ]
+            values = [exact(total, "bytes")]
+            values += [exact(g.bytes_read if direction == "read" else g.bytes_written, "bytes") for g in fams]
+            values += [exact(g.files, "bare") for g in fams]
+            files = []
+    per = [
+        (i.name, i.own_bytes_read if direction == "read" else i.own_bytes_written) for i in counted_interfaces(report)
+    ]
+    per = [(name, n) for name, n in per if n > 0]
+    split = ""
+    if len(per) > 1:
+        split = " (" + ", ".join(f"{_b(n)} at {name}" for name, n in per) + ")"
+        values += [exact(n, "bytes") for _, n in per]
+    parts = ", ".join(named)
+    more = report.files_read if direction == "read" else report.files_written
+    rest = f"; {more - len(files):,} more file(s)" if files and more > len(files) else ""
+    text = f"The job {verb} {_b(total)}{split}: {parts}{rest}."
     return text, values, [f.path for f in files], []
 
 
@@ -689,6 +753,15 @@ def answer_calls(report: Report, q: Query) -> Out:
         if not n and f.posix_calls is not None and getattr(f.posix_calls, kind):
             n, layer = getattr(f.posix_calls, kind), "POSIX"
         moved = {"reads": f.bytes_read, "writes": f.bytes_written}.get(kind, 0) if layer == f.layer else 0
+        if n and f.ranks > 1 and re.search(r"\b(each|every|per) (rank|process|proc|task)\b", q.raw.lower()):
+            # "how many writes did each rank do to fields_0166?": the count per rank leads
+            per = n / f.ranks
+            text = f"{per:,.0f} {noun} per rank on average: `{f.path}` had {n:,} over its {f.ranks:,} ranks"
+            values = [exact(per, "bare"), exact(n, "bare"), exact(f.ranks, "bare")]
+            if moved:
+                text += f", {_b(moved / n)} each on average"
+                values.append(exact(moved / n, "bytes"))
+            return text + f" (counted at {layer}).", values, [f.path], []
         if n and moved:
             # "how many fwrite calls went into reads.fastq, and how big?": the mean size comes with the count
             text = f"`{f.path}` had {n:,} {noun} of {_b(moved / n)} on average (counted at {layer})."
@@ -806,7 +879,7 @@ def file_compare(report: Report, q: Query) -> Out:
 
 
 def answer_group(report: Report, q: Query) -> Out:
-    g = group_named(report, q.raw)
+    g = group_named(report, q.raw) or folder_group(report, q.raw)
     if g is None:
         return None
     every = _every_rank(g, q, report.job.nprocs)

@@ -127,6 +127,18 @@ def group_of_name(report: Report, target: str) -> FileGroup | None:
     return min(fits, key=lambda g: g.files, default=None)
 
 
+def folder_group(report: Report, question: str) -> FileGroup | None:
+    """The group whose files sit in a folder the question names by its own name ("total checkpoint size
+    (chk00392)?" for chk00392/part.#): a word with a digit or an underscore equal to a group's last folder."""
+    words = {w for w in re.findall(r"[a-z][a-z0-9_.-]*[0-9_][a-z0-9_.-]*", question.lower())}
+    found = [
+        g
+        for g in report.file_groups
+        if g.files > 1 and g.pattern.rsplit("/", 2)[-2:-1] and g.pattern.rsplit("/", 2)[-2].lower() in words
+    ]
+    return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
+
+
 def glob_group(report: Report, question: str) -> FileGroup | None:
     """The group a shell pattern in the question names ("conf/table*.dat", "chk00369/part.*", "*.yaml"): every
     word of the pattern is in the group's folder, name or extension; the most files win."""
@@ -140,7 +152,9 @@ def glob_group(report: Report, question: str) -> FileGroup | None:
         for g in report.file_groups:
             pattern = g.pattern.lower()
             ext = pattern.rsplit(".", 1)[-1] if "." in pattern.rsplit("/", 1)[-1] else ""
-            if all(w == ext or w in pattern for w in words) and (best is None or g.files > best.files):
+            # "snap_463.*" names snap_463.0 ... snap_463.1023, whose group pattern is snap_#.#: digits as "#"
+            fits = all(w == ext or w in pattern or re.sub(r"\d+", "#", w) in pattern for w in words)
+            if fits and (best is None or g.files > best.files):
                 best = g
     return best
 

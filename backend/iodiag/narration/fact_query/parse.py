@@ -8,6 +8,7 @@ from iodiag.analysis.models import (
     Report,
 )
 from iodiag.narration.fact_query.names import (
+    folder_group,
     glob_group,
     group_named,
     is_named,
@@ -103,12 +104,17 @@ def _call_kind(q: str) -> str | None:
         return None  # "writes like 17 MB total but I/O takes forever, why?": a why question, not a count
     if re.search(r"\bhow many bytes\b|\bhow much\b|\bdatasets?\b", q):
         return None  # "how many bytes went through pnetcdf writes?": bytes; datasets have their own answer
-    times = re.search(r"\bhow (many times|often)\b.*?\b(open|read|writ|stat|seek|sync)\w*", q)
+    times = re.search(r"\bhow (many times|often)\b.*?\b(open|read|writ|stat|seek|sync|flush)\w*", q)
     if times:
         # "how many times does each rank open its restart file?": a count of calls, whatever else it names
-        return {"open": "opens", "read": "reads", "writ": "writes", "stat": "stats", "seek": "seeks"}.get(
-            times.group(2), "syncs"
-        )
+        return {
+            "open": "opens",
+            "read": "reads",
+            "writ": "writes",
+            "stat": "stats",
+            "seek": "seeks",
+            "flush": "flushes",
+        }.get(times.group(2), "syncs")
     if re.search(
         r"\b(small|tiny|large|(?<!how )big|unaligned|misaligned|random|sequential|collective|independent)\b", q
     ):
@@ -169,7 +175,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
             found = Query(metric="bytes", direction=found.direction, raw=question)
     share = re.search(
         r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*"
-        r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b",
+        r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b"
+        r"|\bhurt\w*\b|\bslow\w* (down )?the (run|job)\b",
         q,
     )
     if (
@@ -203,6 +210,14 @@ def _parse_about(question: str, report: Report) -> Query | None:
         ):
             # "how many .jar files did it read data from?", "did it read any data out of the shard files?"
             return Query(metric="group", direction=_direction(q), yes_no=bool(YES_NO.match(q)), raw=question)
+    if (
+        (found is None or found.metric in ("top_file", "file_list", "bytes", "file_usage", "runtime", "files"))
+        and re.search(r"\b(size|how big|how large|how much|total|bytes|volume|data)\b", q)
+        and group_named(report, question) is None
+        and folder_group(report, question) is not None
+    ):
+        # "total checkpoint size (chk00392)?": the files of the folder it names
+        return Query(metric="group", direction=_direction(q), raw=question)
     if (
         found is None
         and re.search(r"\b(stripe\w*|striping|lustre)\b", q)
@@ -343,11 +358,22 @@ def _parse(question: str) -> Query | None:
         return Query(metric="completeness", yes_no=True)
     if (
         yes_no
-        and re.search(r"\b(any|some)( real| actual)?( data)? (i/?o|reading or writing|file i/?o)\b", q)
+        and re.search(
+            r"\b(any|some)( real| actual| meaningful| significant| substantial| serious)?( data)? "
+            r"(i/?o|reading or writing|file i/?o)\b",
+            q,
+        )
         and not re.search(r"\b(ranks?|process(es)?|procs?|nodes?|tasks?)\b", q)
     ):
         # "did this python process do any real data I/O?": yes or no from the bytes it moved
+        if re.search(r"\b(meaningful|significant|substantial|serious)\b", q):
+            return Query(metric="io_bound", yes_no=True, raw=question)  # "meaningful": judged on its time
         return Query(metric="bytes", yes_no=True, raw=question)
+    if re.search(
+        r"\bwhat (did|does|do) (it|this|the|my|our)\b[\w\s]*\b(actually |really )?(read|write|wrote)\b\W*$", q
+    ):
+        # "what did this python process actually read?": the files, by bytes moved that way
+        return Query(metric="file_list", direction=_direction(q), raw=question)
     share = _asked_share(q)
     if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
         # "is more than a third of the runtime spent in I/O?": measured against the share asked

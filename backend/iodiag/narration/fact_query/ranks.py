@@ -288,11 +288,21 @@ def busiest_rank(report: Report, q: Query) -> Out:
         m = statistics.median(own)
         median = f" (median {_s(m)})"
         values.append(exact(m, "seconds"))
+    on, paths = "", []
+    j04 = report.finding("J04")
+    if j04 is not None and j04.files and s.slowest_rank in j04.ranks:
+        # "which rank is slowest, and on what?": the file it spent that time on, where the log names it
+        fe = j04.files[0]
+        secs = next((m.value for m in fe.metrics if m.name == "rank_io_time"), None)
+        on = f"; most of it on `{fe.path}`" + (f" ({_s(float(secs))})" if isinstance(secs, (int, float)) else "")
+        paths = [fe.path]
+        if isinstance(secs, (int, float)):
+            values.append(exact(float(secs), "seconds"))
     return (
         f"Rank {s.slowest_rank} spent the most time in I/O: {_s(s.slowest_rank_io_s)}{run}, against "
-        f"{_s(s.mean_rank_io_s)} for the average rank{median}.",
+        f"{_s(s.mean_rank_io_s)} for the average rank{median}{on}.",
         values,
-        [],
+        paths,
         [s.slowest_rank],
     )
 
@@ -306,6 +316,9 @@ def files_per_rank(report: Report, q: Query) -> Out:
     values = [exact(lo, "bare"), exact(hi, "bare"), exact(len(counts), "bare")]
     if lo == hi:
         text = f"Each of the {len(counts):,} ranks with records of their own used {hi:,} file(s) of its own"
+        if len(counts) > 1:
+            text += f" ({sum(counts):,} in all)"
+            values.append(exact(sum(counts), "bare"))
     else:
         text = f"Ranks used {lo:,} to {hi:,} files of their own ({mid:,} at the median, over {len(counts):,} ranks)"
     if q.yes_no:
@@ -447,9 +460,9 @@ def slow_rank(report: Report, q: Query) -> Out:
         return text, values, [alone.path], [rank]
     if mine < 1.5 * median or (mine - median < 1.0 and (q.yes_no or not re.search(r"\bwhy\b", q.raw.lower()))):
         return (
-            f"{'No: r' if q.yes_no else 'R'}ank {rank} is not slow: it spent {_s(mine)} in I/O "
-            f"against {_s(median)} for the "
-            f"{yardstick} rank.",
+            f"{'No: r' if q.yes_no else 'R'}ank {rank} is not slow: it spent {_s(mine)} in I/O"
+            + (f" ({percent(mine / report.job.runtime_s)} of the run)" if report.job.runtime_s > 0 else "")
+            + f" against {_s(median)} for the {yardstick} rank.",
             values,
             [],
             [rank],
