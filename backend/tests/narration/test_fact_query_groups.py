@@ -111,3 +111,21 @@ def test_what_a_process_read_lists_the_files_with_the_total() -> None:
         "The job read 272.00 MiB: the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256.00 MiB"
     ), text
     assert "restart.#.#.bin` files (16.00 MiB)" in text, text
+
+
+def test_a_count_of_a_family_with_how_much_data_gives_both() -> None:
+    text = _first(scenario_report(GROUPS), "how many xtc files and how much data in them?")
+    assert text.startswith("The job wrote 4.00 GiB to 16 files named `/lus/flare/proj/run/traj/frame#.#.xtc`"), text
+
+
+def test_a_files_layout_beside_a_familys_in_one_answer() -> None:
+    text = _first(scenario_report(GROUPS), "stripe count of restart.0379.3.bin vs the Cell_D files?")
+    # the report keeps no numbers of that one file: its family's layout, never another file's
+    fam = "`restart.0379.3.bin` is one of the 16 `/lus/flare/proj/run/restart.#.#.bin` files, which have stripe count 2"
+    assert text.startswith(fam), text
+    assert "the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files have stripe count 1" in text, text
+
+
+def test_how_much_and_what_size_gives_the_bytes_first() -> None:
+    text = _first(scenario_report(GROUPS), "how much did it write and read, and in what request size?")
+    assert text.startswith("The job wrote 4.00 GiB and read 272.00 MiB; most POSIX requests were "), text

@@ -173,7 +173,9 @@ def answer_files(report: Report, q: Query) -> Out:
         )
     group = group_named(report, q.raw)
     if group is not None:
-        return group_answer(group, q, nprocs=report.job.nprocs)
+        # "how many png files and how much data in them?": the bytes come with the count
+        asks_bytes = re.search(r"\b(bytes|how much|how big|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
+        return group_answer(group, q, moved=bool(asks_bytes), nprocs=report.job.nprocs)
     if q.direction in ("read", "write") and (report.files_read or report.files_written):
         n, verb = (report.files_read, "read") if q.direction == "read" else (report.files_written, "wrote")
         return (
@@ -298,6 +300,12 @@ def request_size(report: Report, q: Query) -> Out:
                 return text + ".", [exact(n, "bare"), exact(size, "bytes")], [], []
     if not t.access_sizes:
         return None
+    lead, lead_values = "", []
+    if re.search(r"\bhow much\b|\bhow many bytes\b", q.raw.lower()):
+        # "how much did it write and read, and in what request size?": the bytes first, then the sizes
+        read, written = totals(report)
+        lead = f"The job wrote {_b(written)} and read {_b(read)}. "
+        lead_values = [exact(written, "bytes"), exact(read, "bytes")]
     top = t.access_sizes[0]
     total = sum(a.count for a in t.access_sizes)
     rest = ", ".join(f"{_b(a.size)} ({a.count:,})" for a in t.access_sizes[1:3])
@@ -320,7 +328,9 @@ def request_size(report: Report, q: Query) -> Out:
     if why and top.size <= SMALL_REQUEST and top.count >= 0.5 * t.posix_requests:
         # "why half a million writes for 7 GB?": the requests are small, so the bytes take that many calls
         text = f"Because the requests are small: {lower_first(text)}"
-    return text, values, [], []
+    if lead:
+        text = lead.rstrip()[:-1] + "; " + lower_first(text)
+    return text, [*lead_values, *values], [], []
 
 
 def _group_request_size(report: Report, q: Query) -> Out:

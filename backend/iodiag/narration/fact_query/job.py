@@ -34,6 +34,7 @@ from iodiag.narration.fact_query.common import (
 from iodiag.narration.fact_query.files import group_answer
 from iodiag.narration.fact_query.names import (
     glob_group,
+    group_holding,
     group_named,
     group_regex,
     groups_named,
@@ -560,6 +561,18 @@ def sharing(report: Report, q: Query) -> Out:
 
 def stripe(report: Report, q: Query) -> Out:
     out = _stripe_facts(report, q)
+    if out is not None and q.target and not name_pattern(q.target):
+        # "stripe count of field.0039.dat vs the db files?": the family compared comes after the file
+        fams = _group_stripes(report, q)
+        if fams is not None:
+            text, values, paths, ranks = out
+            more, more_values, _, _ = fams
+            out = (
+                f"{text.rstrip('.')}; {lower_first(more.removeprefix('On Lustre, '))}",
+                [*values, *more_values],
+                paths,
+                ranks,
+            )
     if out is None or not q.yes_no:
         return out
     # "Is X on a single OST?" / "is X striped across several OSTs?": yes or no first, from its stripe count.
@@ -596,6 +609,18 @@ def _group_stripes(report: Report, q: Query) -> Out:
             )
             values += [exact(g.files, "bare"), exact(g.stripe_count, "bare"), exact(g.stripe_size, "bytes")]
         else:
+            rx = group_regex(g)
+            members = [f for f in report.top_files if rx.fullmatch(f.path) and f.stripe_count and f.stripe_size]
+            if g.files <= 4 and len(members) == g.files:
+                # a few files with their own layouts: each one's
+                parts += [
+                    f"`{f.path}` has stripe count {f.stripe_count} and stripe size {_b(f.stripe_size or 0)}"
+                    for f in members
+                ]
+                values += [
+                    v for f in members for v in (exact(f.stripe_count or 0, "bare"), exact(f.stripe_size or 0, "bytes"))
+                ]
+                continue
             parts.append(f"the {g.files:,} `{g.pattern}` files have {g.stripe_layouts} different layouts")
             values += [exact(g.files, "bare"), exact(g.stripe_layouts, "bare")]
     text = "; ".join(parts)
@@ -632,7 +657,20 @@ def _stripe_facts(report: Report, q: Query) -> Out:
             [],
             [],
         )
-    named = [x for x in report.lustre_layouts if is_named(x.path, q.target)] or report.lustre_layouts
+    named = [x for x in report.lustre_layouts if is_named(x.path, q.target)]
+    if q.target and not named and not any(is_named(f.path, q.target) for f in report.top_files):
+        # A file the report keeps no numbers of its own for: its family's layout, never another file's
+        fam = group_holding(report, q.target)
+        if fam is not None and fam.stripe_count and fam.stripe_size:
+            return (
+                f"{quote(q.target)} is one of the {fam.files:,} `{fam.pattern}` files, which have stripe count "
+                f"{fam.stripe_count} and stripe size {_b(fam.stripe_size)} on Lustre.",
+                [exact(fam.files, "bare"), exact(fam.stripe_count, "bare"), exact(fam.stripe_size, "bytes")],
+                [],
+                [],
+            )
+        return None
+    named = named or report.lustre_layouts
     lay = max(named, key=lambda x: x.bytes_moved)
     osts = next((f.osts for f in report.top_files if f.path == lay.path and f.osts), [])
     on = f" (OST{'s' if len(osts) > 1 else ''} {', '.join(str(o) for o in osts)})" if 0 < len(osts) <= 8 else ""

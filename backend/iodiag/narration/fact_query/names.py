@@ -139,6 +139,20 @@ def folder_group(report: Report, question: str) -> FileGroup | None:
     return max(found, key=lambda g: (g.files, g.bytes_read + g.bytes_written), default=None)
 
 
+def group_holding(report: Report, base: str) -> FileGroup | None:
+    """The numbered family a file named by its base name belongs to ("restart.0379.3.bin" in restart.#.#.bin),
+    for a file the report lists no numbers of its own for: the smallest family whose name pattern fits it."""
+    fits = []
+    for g in report.file_groups:
+        name = g.pattern.rsplit("/", 1)[-1]
+        if "#" not in name:
+            continue
+        rx = "".join(r"\d+" if p == "#" else r"[^/]*" if p == "*" else re.escape(p) for p in re.split(r"(#|\*)", name))
+        if re.fullmatch(rx, base, re.IGNORECASE):
+            fits.append(g)
+    return min(fits, key=lambda g: g.files, default=None)
+
+
 def glob_group(report: Report, question: str) -> FileGroup | None:
     """The group a shell pattern in the question names ("conf/table*.dat", "chk00369/part.*", "*.yaml"): every
     word of the pattern is in the group's folder, name or extension; the most files win."""
@@ -181,6 +195,8 @@ def group_has(g: FileGroup, word: str) -> bool:
     w = word.lstrip(".")
     if w == ext or ext in KIND_EXTENSIONS.get(w, ()):
         return True
+    if folder and w == folder.rsplit("/", 1)[-1].lower() and base in ("*", "*." + ext):
+        return True  # "the db files": every file in db/, however short the folder's name
     if word.startswith(".") or len(w) < 4:
         return False
     tokens = {t for t in re.split(r"[^a-z0-9]+", (folder.rsplit("/", 1)[-1] + " " + base).lower()) if len(t) >= 4}

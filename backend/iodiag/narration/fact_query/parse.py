@@ -447,6 +447,10 @@ def _parse(question: str) -> Query | None:
     if stream and re.search(r"\b(how much|how many|bytes|print\w*|wr[oi]te\w*|output|log\w*|data)\b", q):
         # "how much did it print to stdout?": the stream's own record
         stream_name = "<STDERR>" if re.search(r"\b(stderr|standard error)\b", stream.group(0)) else "<STDOUT>"
+        call = _call_kind(q)
+        if call is not None:
+            # "how many times was stdout flushed?": the stream's calls of that kind
+            return Query(metric="calls", target=call, file=stream_name, raw=question)
         return Query(metric="file_usage", target=stream_name, direction="write", raw=question)
     if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b", q) and re.search(MOST_OF, q):
         # "is metadata the bulk of the POSIX I/O time?": judged on its share, before the module's name takes it
