@@ -129,3 +129,12 @@ def test_a_files_layout_beside_a_familys_in_one_answer() -> None:
 def test_how_much_and_what_size_gives_the_bytes_first() -> None:
     text = _first(scenario_report(GROUPS), "how much did it write and read, and in what request size?")
     assert text.startswith("The job wrote 4.00 GiB and read 272.00 MiB; most POSIX requests were "), text
+
+
+def test_which_ranks_are_slowest_names_the_ranks_the_cause_names() -> None:
+    rep = scenario_report(SCENARIOS / "lustre-slow-ost-under-a-shared-table.yaml")
+    l04 = rep.finding("L04")
+    assert l04 is not None and len(l04.ranks) == 4
+    text = _first(rep, "which ranks are the slowest at writing, and how slow?")
+    shown = ", ".join(str(r) for r in l04.ranks)
+    assert f"L04 (slow OST) names 4 ranks: {shown}" in text, text

@@ -992,6 +992,11 @@ def group_answer(g: FileGroup, q: Query, moved: bool = False, nprocs: int = 0) -
     if g.opens:
         extra.append(f"{g.opens:,} opens, {g.opens / g.files:,.0f} per file")
         values += [exact(g.opens, "bare"), exact(g.opens / g.files, "bare")]
+    if moved and g.files > 1 and re.search(r"\b(each|per file|apiece|every file)\b", q.raw.lower()):
+        # "how big is each?": the bytes per file
+        moved_each = (g.bytes_read + g.bytes_written) / g.files
+        extra.append(f"{_b(moved_each)} per file on average")
+        values.append(exact(moved_each, "bytes"))
     if g.ranks and re.search(r"\b(ranks?|process(es)?|procs?)\b", q.raw.lower()):
         # "how many record_*.xyz files were read and by how many ranks?"
         extra.append(f"used by {g.ranks:,} rank{'s' if g.ranks > 1 else ''}")

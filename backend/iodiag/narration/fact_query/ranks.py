@@ -298,12 +298,31 @@ def busiest_rank(report: Report, q: Query) -> Out:
         paths = [fe.path]
         if isinstance(secs, (int, float)):
             values.append(exact(float(secs), "seconds"))
+    ranks = [s.slowest_rank]
+    if re.search(r"\b(ranks|which ones|processes)\b", q.raw.lower()):
+        # "which ranks are the slowest?": the others a cause names beside the busiest, where one does
+        cause = next(
+            (
+                f
+                for f in report.findings
+                if f.severity in (Severity.CRITICAL, Severity.WARNING)
+                and len(f.ranks) > 1
+                and s.slowest_rank in f.ranks
+                and f.code not in ("J02", "J04")
+            ),
+            None,
+        )
+        if cause is not None:
+            shown = ", ".join(str(r) for r in cause.ranks[:8]) + (" ..." if len(cause.ranks) > 8 else "")
+            on += f"; {cause.code} ({lower_first(cause.title)}) names {len(cause.ranks):,} ranks: {shown}"
+            values.append(exact(len(cause.ranks), "bare"))
+            ranks = list(cause.ranks)
     return (
         f"Rank {s.slowest_rank} spent the most time in I/O: {_s(s.slowest_rank_io_s)}{run}, against "
         f"{_s(s.mean_rank_io_s)} for the average rank{median}{on}.",
         values,
         paths,
-        [s.slowest_rank],
+        ranks,
     )
 
 
