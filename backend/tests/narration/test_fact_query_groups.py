@@ -138,3 +138,23 @@ def test_which_ranks_are_slowest_names_the_ranks_the_cause_names() -> None:
     text = _first(rep, "which ranks are the slowest at writing, and how slow?")
     shown = ", ".join(str(r) for r in l04.ranks)
     assert f"L04 (slow OST) names 4 ranks: {shown}" in text, text
+
+
+def test_a_familys_file_system_and_a_kind_named_by_its_extension() -> None:
+    rep = scenario_report(GROUPS)
+    text = _first(rep, "what fs are the Cell_D files on")
+    assert text.startswith("The 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files were on Lustre (256.00 MiB moved)."), (
+        text
+    )
+    # an extension before another noun than "files"
+    text = _first(rep, "how much data came out of the .xtc frames?")
+    assert text.startswith("The job wrote 4.00 GiB to 16 files named `/lus/flare/proj/run/traj/frame#.#.xtc`"), text
+
+
+def test_a_share_asked_against_a_bar_is_judged_on_that_bar() -> None:
+    rep = scenario_report(SCENARIOS / "ranking-stdio-bulk-beside-random-reads.yaml")
+    f = next(x for x in rep.top_files if x.path.endswith("output.csv"))
+    share = (f.slowest_s or 0.0) / rep.job.runtime_s
+    text = _first(rep, "does the csv output eat more than half the runtime?")
+    assert text.startswith("Yes: " if share > 0.5 else "No: "), (share, text)
+    assert text.split(": ", 1)[1].startswith("writing `/lus/scratch/out/output.csv` took"), text

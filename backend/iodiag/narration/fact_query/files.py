@@ -518,8 +518,13 @@ def file_usage(report: Report, q: Query) -> Out:
         return None
     who = f"its {f.ranks:,} ranks" if f.ranks > 1 else "its 1 rank"
     # With the calls that moved them ("8.00 GiB written in 524,288 write calls").
+    # and their mean size: "how much was read from grid.nc, and in what size?"
     rc = f" in {f.calls.reads:,} read calls" if f.calls.reads else ""
     wc = f" in {f.calls.writes:,} write calls" if f.calls.writes else ""
+    if f.calls.reads and f.bytes_read:
+        rc += f" of {_b(f.bytes_read / f.calls.reads)} on average"
+    if f.calls.writes and f.bytes_written:
+        wc += f" of {_b(f.bytes_written / f.calls.writes)} on average"
     split = ""
     if f.layer == "MPI-IO" and f.collective and not (f.calls.reads and f.calls.writes):
         # One direction only, so Darshan's collective count is that direction's: how the calls were made
@@ -692,7 +697,7 @@ def file_share(report: Report, q: Query) -> Out:
     text, values, files, ranks = out
     if q.yes_no:
         # "Is the run dominated by X?" needs half of it; "is X a bottleneck?" a tenth.
-        bar = 0.5 if re.search(r"\bdominat", q.raw.lower()) else 0.1
+        bar = q.share if q.share is not None else 0.5 if re.search(r"\bdominat", q.raw.lower()) else 0.1
         text = ("Yes: " if took >= bar * run else "No: ") + lower_first(text)
     return text, values, files, ranks
 

@@ -391,17 +391,17 @@ def file_system(report: Report, q: Query) -> Out:
         else (lambda f: -(f.bytes_read + f.bytes_written)),
     )
     files = [f for f in files if f.file_system]
-    group = None if q.target else group_named(report, q.raw)
+    group = None if q.target and not q.target.startswith(".") else group_named(report, q.raw)
     if group is not None:
-        # "which filesystem are the test h5 files on?": a file of that group, not the busiest file
+        # "which filesystem are the test h5 files on?": that family's file system, with how many files it holds
         rx = group_regex(group)
         members = [f for f in files if rx.fullmatch(f.path)]
-        if not members and group.file_system:
-            # None of its files is among the busiest: the group's own file system answers
-            fs = group.file_system
+        fs = group.file_system or (members[0].file_system if members else None)
+        if fs:
             named = FS_NAMES.get(fs, fs.upper() if len(fs) <= 4 else fs)
-            text = f"The {group.files:,} `{group.pattern}` files were on {named}."
-            return text, [exact(group.files, "bare")], [], []
+            moved = group.bytes_read + group.bytes_written
+            text = f"The {group.files:,} `{group.pattern}` files were on {named} ({_b(moved)} moved)."
+            return text, [exact(group.files, "bare"), exact(moved, "bytes")], [], []
         files = members or files
     files = [f for f in files if is_named(f.path, q.target)] or files
     if files:

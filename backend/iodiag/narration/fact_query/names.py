@@ -63,7 +63,7 @@ def name_pattern(name: str) -> re.Pattern[str] | None:
 _NOT_A_KIND = frozenset({"the", "of", "all", "any", "many", "much", "different", "unique", "distinct", "separate"})
 
 
-_NOUNS = (
+FILE_NOUNS = (
     r"(?:files?|shards?|records?|chunks?|tables?|images?|frames?|dumps?|snapshots?|checkpoints?|tiles?|samples?"
     r"|patch(?:es)?|events?|slices?|libs?|librar(?:y|ies))"
 )
@@ -78,7 +78,7 @@ def group_named(report: Report, question: str) -> FileGroup | None:
     found = [g for _, g in _phrase_groups(report, question)]
     if not found:
         # The noun can be the name itself: "reading snapshots" names the snap_#.# files, "the shards" shard_#.npy
-        for m in re.finditer(rf"\b({_NOUNS})\b", question.lower()):
+        for m in re.finditer(rf"\b({FILE_NOUNS})\b", question.lower()):
             noun = m.group(1).removesuffix("s")
             if noun != "file":
                 found += [g for g in report.file_groups if g.files > 1 and group_has(g, noun)]
@@ -109,12 +109,24 @@ def _phrase_groups(report: Report, question: str) -> list[tuple[int, FileGroup]]
     # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
     # "the config-file overhead" names the config files as "the config file overhead" does
     spaced = re.sub(r"(?<=[a-z0-9])-(?=(?:files?|shards?|records?|tables?|tiles?|samples?)\b)", " ", question.lower())
-    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){_NOUNS}\b)", spaced):
+    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){FILE_NOUNS}\b)", spaced):
         for w in m.group(1).split():
             if w in NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
                 continue
             found += [(m.start() + len(m.group(1)), g) for g in report.file_groups if group_has(g, w)]
     return found
+
+
+# Extensions that are also everyday words in a question about a job ("the log", "the output", "data")
+_WORD_EXTENSIONS = frozenset({"log", "out", "in", "data", "dat", "run", "job", "all", "new", "old", "bin", "tmp"})
+
+
+def ext_group(report: Report, question: str) -> FileGroup | None:
+    """The job-wide group of one extension a question names by the bare extension ("the csv output", "h5
+    writes"), where no noun like "files" follows it."""
+    words = set(re.findall(r"\b\.?([a-z][a-z0-9]{1,5})\b", question.lower())) - _WORD_EXTENSIONS
+    found = [g for g in report.file_groups if g.pattern.startswith("*.") and g.pattern[2:].lower() in words]
+    return max(found, key=lambda g: g.files, default=None)
 
 
 def group_of_name(report: Report, target: str) -> FileGroup | None:

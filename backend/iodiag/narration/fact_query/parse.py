@@ -8,6 +8,8 @@ from iodiag.analysis.models import (
     Report,
 )
 from iodiag.narration.fact_query.names import (
+    FILE_NOUNS,
+    ext_group,
     folder_group,
     glob_group,
     group_named,
@@ -176,7 +178,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
     share = re.search(
         r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*"
         r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b"
-        r"|\bhurt\w*\b|\bslow\w* (down )?the (run|job)\b",
+        r"|\bhurt\w*\b|\bslow\w* (down )?the (run|job)\b"
+        r"|\b(eat|eats|eating|take up|takes up|consum\w*)\b.*\b(run|time)",
         q,
     )
     if (
@@ -190,10 +193,19 @@ def _parse_about(question: str, report: Report) -> Query | None:
     ):
         # "what share of the run was the checkpoint read?", "is this run dominated by reading the restart?"
         word = loose_name(q, report)
+        kind = ext_group(report, q)
+        if word is None and kind is not None:
+            word = kind.pattern.rsplit(".", 1)[-1].lower()  # "does the csv output eat half the run?"
+        elif word is None:
+            # one file of that kind: its name
+            exts = set(re.findall(r"\b([a-z][a-z0-9]{1,5})\b", q))
+            one = [f for f in report.top_files if f.path.rsplit(".", 1)[-1].lower() in exts and "." in f.path]
+            word = one[0].path.rsplit("/", 1)[-1].lower() if len(one) == 1 else None
         if word is not None or group_named(report, question) is not None:
             return Query(
                 metric="file_share",
                 target=word,
+                share=_asked_share(q),
                 direction=_direction(q),
                 # "we create a ton of tiny shard files. is that costing us a lot?": the question is the last sentence
                 yes_no=bool(YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
@@ -212,7 +224,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
             return Query(metric="group", direction=_direction(q), yes_no=bool(YES_NO.match(q)), raw=question)
     if (
         (found is None or found.metric in ("top_file", "file_list", "bytes", "file_usage", "runtime", "files"))
-        and re.search(r"\b(size|how big|how large|how much|total|bytes|volume|data)\b", q)
+        and re.search(r"\b(size|how big|how large|how much|total|bytes|volume|data|how many files|files in)\b", q)
         and group_named(report, question) is None
         and folder_group(report, question) is not None
     ):
@@ -236,7 +248,10 @@ def _parse_about(question: str, report: Report) -> Query | None:
                 and glob_group(report, question) is not None
             )
             # "how big is the checkpoint (the .pt files)?", "how many .h5 files were created?": an extension
-            or (re.search(r"(?<![\w.])\.[a-z][a-z0-9]{0,7} files\b", q) and group_named(report, question) is not None)
+            or (
+                re.search(rf"(?<![\w.])\.[a-z][a-z0-9]{{0,7}} {FILE_NOUNS}", q)
+                and group_named(report, question) is not None
+            )
         )
     ):
         # "total bytes read from the atoms.*.txt dumps": every file the pattern names, not the first of them
@@ -363,7 +378,10 @@ def _parse(question: str) -> Query | None:
             r"(i/?o|reading or writing|file i/?o)\b",
             q,
         )
-        and not re.search(r"\b(ranks?|process(es)?|procs?|nodes?|tasks?)\b", q)
+        # "were the other ranks doing any I/O?" is a question about ranks; "this python process" is the job
+        and not re.search(
+            r"\b(ranks|processes|procs|nodes|tasks|rank \d+|(other|each|every|which) (rank|process))\b", q
+        )
     ):
         # "did this python process do any real data I/O?": yes or no from the bytes it moved
         if re.search(r"\b(meaningful|significant|substantial|serious)\b", q):
