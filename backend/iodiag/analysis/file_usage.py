@@ -384,22 +384,26 @@ def software_files(ctx: Context) -> list[SoftwareFiles]:
     acc: dict[str, list[float]] = {}
     example: dict[str, str] = {}
     seen: set[int] = set()
+    kinds: dict[int, str | None] = {}
+    # Every counted row: a file read through STDIO and POSIX moved bytes through both (counted_layers already
+    # leaves out the POSIX rows beneath MPI-IO)
     for i in _used(r).tolist():
         rid = int(r.ids[i])
-        if rid in seen:
-            continue
-        seen.add(rid)
-        path = ctx.path(rid)
-        kind = next((k for k, rx in _SOFTWARE if rx.search(path)), None)
+        if rid not in kinds:
+            path = ctx.path(rid)
+            kinds[rid] = next((k for k, rx in _SOFTWARE if rx.search(path)), None)
+        kind = kinds[rid]
         if kind is None:
             continue
         a = acc.setdefault(kind, [0, 0, 0, 0.0, 0])
-        a[0] += 1
+        if rid not in seen:
+            seen.add(rid)
+            a[0] += 1
+            example.setdefault(kind, ctx.path(rid))
         a[1] += int(r.read[i])
         a[2] += int(r.written[i])
         a[3] += float(r.time[i])
         a[4] += int(r.calls["opens"][i])
-        example.setdefault(kind, path)
     return [
         SoftwareFiles(
             kind=k,

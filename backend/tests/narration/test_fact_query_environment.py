@@ -48,3 +48,12 @@ def test_the_hints_the_log_holds_are_listed_as_darshans_own() -> None:
     assert all(f"`{p}`" in text for p in pairs), (pairs, text)
     # whose hints they are: Darshan's own for the log, not the application's
     assert "DARSHAN_LOGHINTS" in text
+
+
+def test_real_data_io_leaves_out_the_environments_own_files() -> None:
+    log = "darshan-logs/dlio_logs/snyder_python3_id3116902-2110482_12-19-66980-12360425722114849340_1.darshan"
+    paths = pydarshan_json(_NAMES, log)["paths"]
+    # this process read only its Python environment (pyvenv.cfg, a .pth file)
+    assert paths and all(re.search(r"site-packages/|pyvenv\.cfg$|\.pth$|^<", p) for p in paths), paths
+    assert _first(log, "did this python process do any real data I/O?").startswith("No: of the ")
+    assert _first(log, "did this job do any I/O?").startswith("Yes: ")

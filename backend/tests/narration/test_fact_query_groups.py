@@ -158,3 +158,15 @@ def test_a_share_asked_against_a_bar_is_judged_on_that_bar() -> None:
     text = _first(rep, "does the csv output eat more than half the runtime?")
     assert text.startswith("Yes: " if share > 0.5 else "No: "), (share, text)
     assert text.split(": ", 1)[1].startswith("writing `/lus/scratch/out/output.csv` took"), text
+
+
+def test_do_all_ranks_do_io_is_yes_or_no_from_the_ranks_with_records() -> None:
+    solo = scenario_report(SCENARIOS / "ranking-stdio-bulk-beside-random-reads.yaml")
+    n = solo.job.nprocs
+    with_io = len(solo.rank_table.ranks)
+    text = _first(solo, f"do all {n} ranks do I/O in this job?")
+    if solo.rank_table.shared_files or with_io >= n:
+        assert text.startswith("Yes: "), text
+    else:
+        assert text.startswith(f"No: only {with_io:,} of the job's {n:,} ranks did I/O"), text
+    assert _first(scenario_report(GROUPS), "does every rank do I/O?").startswith("Yes: all 16 ranks have I/O records")

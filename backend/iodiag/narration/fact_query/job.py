@@ -322,8 +322,16 @@ def job_bytes(report: Report, q: Query) -> Out:
         # "did it write anything?": yes or no first, from the bytes
         head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + lower_first(head)
     elif q.yes_no:
-        # "did it do any data I/O?": yes when any byte moved; how little, when little did
-        head = ("Yes: " if read + written else "No: ") + lower_first(head)
+        # "did it do any data I/O?": yes when any byte moved; "real data" leaves out the software's own files
+        env = sum(k.bytes_read + k.bytes_written for k in report.software_files)
+        real = re.search(r"\b(real|actual|meaningful|useful)\b", q.raw.lower())
+        if real and read + written and env >= 0.9 * (read + written):
+            named = {"python packages": "its Python environment", "system files": "system configuration"}
+            kinds = " and ".join(named.get(k.kind, k.kind) for k in report.software_files)
+            head = f"No: of the {_b(read + written)} it moved, {_b(env)} went to the files of {kinds}, not to data"
+            values.append(exact(env, "bytes"))
+        else:
+            head = ("Yes: " if read + written else "No: ") + lower_first(head)
     values += [exact(f.bytes_read if q.direction == "read" else f.bytes_written, "bytes") for f in files]
     # Through which interface: each counted layer's own bytes, in the same sentence ("at STDIO", since "through
     # STDIO" reads as the STDIO-bulk finding to the verifier).

@@ -883,6 +883,13 @@ def _parse(question: str) -> Query | None:
         return Query(metric="small_requests", direction=_direction(q), yes_no=True)
     if yes_no and re.search(r"\b(straggl\w*|load imbalance|imbalance\w*|imbalanced|unbalanced)\b", q) and not named:
         return Query(metric="any_slow_rank", yes_no=True)  # "is there a straggler?", "is there load imbalance?"
+    if (
+        yes_no
+        and re.search(r"\b(all|every|each)( the| of the)?( \d[\d,]*)? (ranks?|process\w*)\b", q)
+        and re.search(r"\b(do|does|did|doing|perform\w*)\b[\w\s]*\bi/?o\b(?! time)", q)
+        and not named
+    ):
+        return Query(metric="ranks_with_io", yes_no=True, target="every")  # "do all 576 ranks do I/O?"
     if yes_no and re.search(r"\b(one|a single|only one|just one) (rank|process)\b", q) and not named:
         # "is all the I/O done by one rank?", "is only one rank doing the output?"
         return Query(metric="ranks_with_io", yes_no=True, healthy=True, direction=_direction(q))

@@ -181,10 +181,16 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
         calls = {by_direction(q.direction, u.reads, u.writes, u.reads + u.writes) for u in t.ranks}
         noun = {"write": "writes", "read": "reads"}.get(q.direction, "reads and writes")
         each = f" in {next(iter(calls)):,} {noun}" if len(calls) == 1 and next(iter(calls)) > 0 else ""
-        text = f"Each rank {verb} {_b(mid)}{each} through its own records (over {over}).{note}"
-        values = [exact(mid, "bytes"), exact(len(amounts), "bare")] + [exact(n, "bare") for n in calls]
+        total = sum(amounts)
+        text = f"Each rank {verb} {_b(mid)}{each} through its own records ({_b(total)} in all, over {over}).{note}"
+        values = [exact(mid, "bytes"), exact(total, "bytes"), exact(len(amounts), "bare")]
+        values += [exact(n, "bare") for n in calls]
     else:
-        text = f"Ranks {verb} {_b(lo)} to {_b(hi)} each, {_b(mid)} at the median, over {over}.{note}"
+        text = (
+            f"Ranks {verb} {_b(lo)} to {_b(hi)} each, {_b(mid)} at the median ({_b(sum(amounts))} in all), "
+            f"over {over}.{note}"
+        )
+        values.append(exact(sum(amounts), "bytes"))
     n = max(report.job.nprocs, 1)
     if t.shared_bytes > sum(amounts) and len(amounts) < n:
         # Most of the data sits in shared records, which keep no per-rank split: lead with what they hold per
@@ -216,6 +222,22 @@ def ranks_with_io(report: Report, q: Query) -> Out:
     if t.truncated:
         return None
     own = sorted(u.rank for u in t.ranks)
+    if q.target == "every":
+        # "do all 576 ranks do I/O?": yes when every rank has a record of its own or shares one
+        if t.shared_files or len(own) >= n:
+            how = (
+                f"Darshan holds {t.shared_files:,} shared file(s) as one record for all {n:,} ranks"
+                if t.shared_files
+                else f"all {n:,} ranks have I/O records of their own"
+            )
+            return f"Yes: {how}.", [exact(n, "bare"), exact(t.shared_files, "bare")], [], []
+        shown = ", ".join(str(r) for r in own[:10]) + (" ..." if len(own) > 10 else "")
+        return (
+            f"No: only {len(own):,} of the job's {n:,} ranks did I/O ({shown}).",
+            [exact(len(own), "bare"), exact(n, "bare")],
+            [],
+            own[:10],
+        )
     if t.shared_files:
         return (
             f"Every rank: Darshan holds {t.shared_files:,} shared file(s) as one record for all {n:,} ranks, and "
