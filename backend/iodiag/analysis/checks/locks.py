@@ -13,6 +13,9 @@ from iodiag.core.units import human_bytes
 
 # File systems whose writers to one file take byte-range locks (tokens) in file-system blocks
 _TOKEN_FS = frozenset({"gpfs"})
+# Of a file's writes, the share that must land past the rank's previous one for the pieces to be interleaved
+# strides rather than random offsets (random offsets go forward about half the time)
+_STRIDED_FORWARD = 0.8
 
 
 @check(
@@ -37,6 +40,9 @@ def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
     written = g.sum(p.num("POSIX_BYTES_WRITTEN"))
     # the requests a rank made out of order: not following its previous write, less one per open
     breaks = np.maximum(writes - g.sum(p.num("POSIX_CONSEC_WRITES")) - g.sum(p.num("POSIX_OPENS")), 0)
+    # Interleaved pieces move forward through the file (each rank's next piece a stride further on); writes at
+    # random offsets inside each rank's own region break the same "consecutive" count without sharing blocks
+    forward = g.sum(p.num("POSIX_SEQ_WRITES"))
     not_aligned = g.sum(p.num("POSIX_FILE_NOT_ALIGNED"))
     ops = g.sum(p.num("POSIX_WRITES") + p.num("POSIX_READS"))
     block = g.max(p.num("POSIX_FILE_ALIGNMENT").astype(np.int64))
@@ -61,6 +67,7 @@ def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
             and mean < size
             and off_block >= t.lustre_straddle_share
             and interleaved >= t.lustre_lock_interleaved_share
+            and float(forward[i]) >= _STRIDED_FORWARD * w
         ):
             bad.append((int(rid), int(written[i]), mean, off_block, interleaved, writers, size))
     if not bad:
