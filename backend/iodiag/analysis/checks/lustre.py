@@ -722,6 +722,9 @@ def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
     writes = g.sum(p.num("POSIX_WRITES"))
     breaks = np.maximum(writes - g.sum(p.num("POSIX_CONSEC_WRITES")) - g.sum(p.num("POSIX_OPENS")), 0)
     interleaved = np.where(writes > 0, breaks / np.maximum(writes, 1), 0.0)
+    # Interleaved strides move forward; random offsets in each rank's own region go forward about half the time
+    # and share no stripes with other ranks (P23 applies the same test on GPFS)
+    forward = np.where(writes > 0, g.sum(p.num("POSIX_SEQ_WRITES")) / np.maximum(writes, 1), 0.0)
     collective, _ = _mpiio_writes(ctx)
     out = []
     for f in layouts(ctx):
@@ -737,7 +740,12 @@ def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
             continue
         mean = f.bytes_written / float(writes[i])
         straddle = f.not_aligned_share >= t.lustre_straddle_share or _straddles(round(mean), f.stripe_size)
-        if mean < f.stripe_size and straddle and interleaved[i] >= t.lustre_lock_interleaved_share:
+        if (
+            mean < f.stripe_size
+            and straddle
+            and interleaved[i] >= t.lustre_lock_interleaved_share
+            and forward[i] >= 0.8
+        ):
             out.append(_Contended(f, mean, float(interleaved[i])))
     return out
 
