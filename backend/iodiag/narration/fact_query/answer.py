@@ -109,6 +109,11 @@ def answer(report: Report, query: Query) -> Fact | None:
     if out is None:
         return None
     text, values, files, ranks = out
+    also = _second_question(report, query)
+    if also is not None:
+        # "how much did each rank write, and was it collective?": the second question's answer follows
+        text = f"{text.rstrip()} {also[0]}"
+        values, files, ranks = [*values, *also[1]], [*files, *also[2]], [*ranks, *also[3]]
     partial = [m for m in report.job.modules if m.partial and m.records]
     # A group's files ("the 1,024 patche_#.in files") are counted too, wherever the question leads
     group_count = query.metric == "file_why" and bool(re.match(r"The [\d,]+ `[^`]+` files", text))
@@ -131,6 +136,16 @@ def answer(report: Report, query: Query) -> Fact | None:
             # records give, so it came from the corrupt ones
             text = f"No: {lower_first(text)}"
     return Fact(f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks))
+
+
+def _second_question(report: Report, q: Query) -> Out:
+    """The answer to a yes/no question joined to a fact question with "and" ("..., and was it collective?")."""
+    asked = q.raw.lower()
+    if q.metric != "collective" and re.search(
+        r"\band (was|were|is|are) (it|they|them|those|the \w+) collective\b", asked
+    ):
+        return collective(report, Query(metric="collective", yes_no=True, raw=q.raw))
+    return None
 
 
 def _with_caveat(text: str, lead: str, words: str, plain: str | None = None) -> tuple[str, bool]:

@@ -183,6 +183,9 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
         each = f" in {next(iter(calls)):,} {noun}" if len(calls) == 1 and next(iter(calls)) > 0 else ""
         total = sum(amounts)
         text = f"Each rank {verb} {_b(mid)}{each} through its own records ({_b(total)} in all, over {over}).{note}"
+        if len(amounts) == 1:
+            only = t.ranks[0].rank
+            text = f"Rank {only} {verb} {_b(mid)}{each} through its own records, the only rank with any.{note}"
         values = [exact(mid, "bytes"), exact(total, "bytes"), exact(len(amounts), "bare")]
         values += [exact(n, "bare") for n in calls]
     else:
@@ -194,16 +197,28 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
     n = max(report.job.nprocs, 1)
     if t.shared_bytes > sum(amounts) and len(amounts) < n:
         # Most of the data sits in shared records, which keep no per-rank split: lead with what they hold per
-        # rank on average, not with the few bytes some ranks moved on their own ("each rank wrote 322 B")
+        # rank on average, not with the few bytes some ranks moved on their own ("each rank wrote 322 B"), in the
+        # direction asked ("how much did each rank write?": the shared files' written bytes)
+        shared = t.shared_bytes
+        said = "moved"
+        if q.direction in ("read", "write"):
+            way = sum(
+                f.bytes_read if q.direction == "read" else f.bytes_written
+                for f in report.top_files
+                if every_rank(report, f)
+            )
+            if way:
+                shared, said = way, {"wrote": "written"}.get(verb, verb)
         lead = (
             f"Most of the data is in {t.shared_files:,} shared file(s) Darshan keeps one record for: "
-            f"{_b(t.shared_bytes)} moved in all, {_b(t.shared_bytes / n)} per rank on average over the job's "
+            f"{_b(shared)} {said} in all, {_b(shared / n)} per rank on average over the job's "
             f"{n:,} ranks (the per-rank split is not kept). "
         )
-        text = lead + text.replace("Each rank", "Besides that, each rank", 1).replace(
+        body = text.replace(note, "") if note else text  # the lead has said what the note says
+        text = lead + body.replace("Each rank", "Besides that, each rank", 1).replace(
             "Ranks ", "Besides that, ranks ", 1
-        )
-        values += [exact(t.shared_files, "bare"), exact(t.shared_bytes, "bytes"), exact(t.shared_bytes / n, "bytes")]
+        ).replace("Rank ", "Besides that, rank ", 1)
+        values += [exact(t.shared_files, "bare"), exact(shared, "bytes"), exact(shared / n, "bytes")]
     asked = q.raw.lower()
     if YES_NO.match(asked) and re.search(
         r"\b(same|equal\w*|even\w*|balanced|similar|identical|uneven\w*|unequal|"
