@@ -216,6 +216,19 @@ class Context:
         median = int(sorted(values)[len(values) // 2]) if values else 0
         return own_bytes, own_s, by_id, median
 
+    @cached_property
+    def collective_write_files(self) -> set[int]:
+        """Files written mostly through collective MPI-IO calls: aggregators write whole stripes or blocks there,
+        so the lock-contention checks (L06, P23) leave them to the collective-buffering ones (X01, X03)."""
+        m = self.mpiio_records
+        if m.empty:
+            return set()
+        g = m.group_by("id")
+        coll = g.sum(m.num("MPIIO_COLL_WRITES") + m.num("MPIIO_SPLIT_WRITES"))
+        indep = g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
+        total = coll + indep
+        return {int(k) for k in g.keys[(total > 0) & (2 * coll >= total)].tolist()}
+
     def shared_heavy(self, rank: int) -> tuple[int, int, int] | None:
         """The shared file on which Darshan kept ``rank`` as the slowest with the most bytes: (record id, the
         rank's bytes on it, the file's bytes). A shared record keeps per-rank bytes only for its slowest and

@@ -48,7 +48,7 @@ def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
     block = g.max(p.num("POSIX_FILE_ALIGNMENT").astype(np.int64))
     shared = g.any(p["rank"] < 0)
     ranks = g.sum(np.ones(len(p), dtype=np.int64))  # one POSIX record per (file, rank)
-    collective = _collective_files(ctx)
+    collective = ctx.collective_write_files
     nprocs = max(ctx.meta.nprocs, 1)
     bad: list[tuple[int, int, float, float, float, int, int]] = []
     for i, rid in enumerate(g.keys.tolist()):
@@ -109,15 +109,3 @@ def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
             nbytes=sum(b[1] for b in bad),
         ),
     )
-
-
-def _collective_files(ctx: Context) -> set[int]:
-    """Files written mostly through collective MPI-IO calls: aggregators write whole blocks (X01/X03's concern)."""
-    m = ctx.mpiio_records
-    if m.empty:
-        return set()
-    g = m.group_by("id")
-    coll = g.sum(m.num("MPIIO_COLL_WRITES") + m.num("MPIIO_SPLIT_WRITES"))
-    indep = g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
-    total = coll + indep
-    return {int(k) for k, ok in zip(g.keys.tolist(), ((total > 0) & (2 * coll >= total)).tolist(), strict=True) if ok}

@@ -725,7 +725,7 @@ def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
     # Interleaved strides move forward; random offsets in each rank's own region go forward about half the time
     # and share no stripes with other ranks (P23 applies the same test on GPFS)
     forward = np.where(writes > 0, g.sum(p.num("POSIX_SEQ_WRITES")) / np.maximum(writes, 1), 0.0)
-    collective, _ = _mpiio_writes(ctx)
+    collective = ctx.collective_write_files
     out = []
     for f in layouts(ctx):
         if f.writers < 2 or f.bytes_written < t.lustre_min_file_bytes or f.stripe_size <= 0:
@@ -748,19 +748,3 @@ def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
         ):
             out.append(_Contended(f, mean, float(interleaved[i])))
     return out
-
-
-def _mpiio_writes(ctx: Context) -> tuple[set[int], set[int]]:
-    """(files written mostly through collective MPI-IO calls, files written through independent MPI-IO calls
-    of under 1 MiB on average), from one grouping of the MPI-IO records."""
-    m = ctx.mpiio_records
-    if m.empty:
-        return set(), set()
-    g = m.group_by("id")
-    coll = g.sum(m.num("MPIIO_COLL_WRITES") + m.num("MPIIO_SPLIT_WRITES"))
-    indep = g.sum(m.num("MPIIO_INDEP_WRITES") + m.num("MPIIO_NB_WRITES"))
-    written = g.sum(m.num("MPIIO_BYTES_WRITTEN"))
-    total = coll + indep
-    collective = (total > 0) & (2 * coll >= total)
-    small = (indep > 0) & (written < indep * float(1 << 20))
-    return {int(k) for k in g.keys[collective].tolist()}, {int(k) for k in g.keys[small].tolist()}
