@@ -685,6 +685,7 @@ def lustre_layouts(ctx: Context) -> list[LustreLayout]:
                 readers=lay.readers,
                 stripe_count=lay.stripe_count,
                 stripe_size=lay.stripe_size,
+                osts=[int(o) for o in lay.osts],
                 common_request=lay.common_size,
                 suggested_count=count,
                 suggested_size=size,

@@ -543,6 +543,7 @@ class LustreLayout(_Model):
     readers: int = Field(default=0, description="ranks that read it at the POSIX layer")
     stripe_count: int
     stripe_size: int
+    osts: list[int] = Field(default_factory=list, description="the OSTs its stripes are on, as Darshan recorded them")
     common_request: int = Field(default=0, description="the most common POSIX request size; 0 when unknown")
     suggested_count: int = Field(
         description="stripe count for its size and the ranks using it (never fewer than it has)"

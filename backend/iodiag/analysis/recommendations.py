@@ -38,7 +38,8 @@ _ALL = [
     Recommendation(
         id="mpiio-collective-io",
         title="Use collective MPI-IO calls",
-        summary="Replace independent calls (MPI_File_write_at) with collective ones (MPI_File_write_at_all) so "
+        summary="Replace independent calls (MPI_File_write_at, MPI_File_read_at) with collective ones "
+        "(MPI_File_write_at_all, MPI_File_read_at_all) so "
         "ROMIO can aggregate requests through a few aggregator ranks.",
     ),
     Recommendation(

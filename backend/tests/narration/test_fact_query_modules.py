@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import darshan
 
-from iodiag.analysis.verdict import percent
 from iodiag.core.units import human_bytes
 from iodiag.narration import fact_query
+from iodiag.narration.fact_query.common import percent
 from tests.conftest import shared_log, wheel_log
 from tests.narration.test_fact_query import first_sentence, report
 from tests.narration.test_fact_query_counts import NONMPI, SCENARIOS, counters
@@ -219,3 +219,11 @@ def test_is_it_read_randomly_without_a_file_is_the_jobs_posix_counters() -> None
     reads, seq = int(df["POSIX_READS"].sum()), int(df["POSIX_SEQ_READS"].sum())
     assert f"of the {reads:,} reads of the job (POSIX)" in text and f"{seq:,} after it" in text, text
     assert text.startswith("Yes: " if reads - seq >= 0.2 * reads else "No: ")
+
+
+def test_a_share_under_one_percent_keeps_two_significant_digits() -> None:
+    # "is the checkpoint write hurting the run?": "<1%" hides the number the question asks for
+    assert percent(0.001886) == "0.19%"
+    assert percent(0.000037) == "0.0037%"
+    assert percent(0.5) == "50%"
+    assert percent(0.995) == ">99%"

@@ -1751,6 +1751,11 @@ export interface components {
              * @description the layout already meets both suggestions
              */
             fits: boolean;
+            /**
+             * Osts
+             * @description the OSTs its stripes are on, as Darshan recorded them
+             */
+            osts?: number[];
             /** Path */
             path: string;
             /**

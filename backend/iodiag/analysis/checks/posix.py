@@ -148,10 +148,16 @@ def _per_rank(ctx: Context, frame: Table, per_row: np.ndarray, count: int) -> st
     return f" ({count / n:,.0f} per rank on average)" if n > 1 and count >= 2 * n else ""
 
 
-def _common_small_size(frame: Table, prefix: str) -> int | None:
-    """The most frequent request size under 1 MiB over the records' ACCESS1-4 counters (reads and writes
-    together, as Darshan keeps them), or None where the module has no such counters."""
-    top = most_common(size_counts(frame, prefix, below=1 << 20) or {})
+def _common_small_size(frame: Table, prefix: str, op: str, per_row: np.ndarray) -> int | None:
+    """The most frequent request size under 1 MiB over the ACCESS1-4 counters of the records that made these
+    small requests, or None where the module has no such counters. Darshan keeps one size table for reads and
+    writes together, so records that made only this kind of call come first: 16 KiB reads of one file are not
+    "mostly 1 KiB" because other files took 1 KiB writes."""
+    other = _calls(frame, prefix, "WRITE" if op == "READ" else "READ")
+    made = np.asarray(per_row) > 0
+    only = made & (np.asarray(other) == 0)
+    rows = frame.where(only) if only.any() else frame.where(made) if made.any() else frame
+    top = most_common(size_counts(rows, prefix, below=1 << 20) or {})
     return top[0][0] if top else None
 
 
@@ -181,7 +187,7 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
     files, n = ctx.rank_files(g.keys, per_file, f"small_{verb}s", Unit.COUNT, share, f"share_of_{verb}s")
     where = " to shared files" if shared_only else ""
     through = " through DAOS's DFS API" if prefix == "DFS" else ""
-    size = _common_small_size(frame, prefix)
+    size = _common_small_size(frame, prefix, op, per_row)
     common = f"; the most common request size is {human_bytes(size)}" if size else ""
     return Hit(
         message=f"{small:,} small {verb} requests (under 1 MiB){where}{through} make up {pct(small / total)} of "

@@ -9,11 +9,12 @@ from iodiag.analysis.models import (
     FileGroup,
     FileUsage,
     InterfaceTotals,
+    OpCounts,
     RankSeconds,
     RankUsage,
     Report,
 )
-from iodiag.analysis.verdict import percent
+from iodiag.analysis.verdict import percent as whole_percent
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.fact_query.names import is_named
 from iodiag.narration.fact_query.query import Direction
@@ -27,6 +28,15 @@ def lower_first(text: str) -> str:
     if len(text) > 1 and text[0].isupper() and not text[1].isupper() and not text.startswith(("I/O", "I ")):
         return text[0].lower() + text[1:]
     return text
+
+
+def percent(ratio: float) -> str:
+    """A share as an answer gives it: whole percent, but two significant digits under 1 % ("0.19% of the run"),
+    where the headline's "<1%" would hide the number the question asks for."""
+    pct = ratio * 100
+    if 0 < pct < 1:
+        return f"{pct:.2g}%"
+    return whole_percent(ratio)
 
 
 def fmt_bytes(n: float) -> str:
@@ -290,7 +300,21 @@ def request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quant
         # Seeks between requests that are not in order: the access pattern, not the size, is the load
         text += f", with {c.seeks:,} seeks"
         values.append(exact(c.seeks, "bare"))
-    return text, values
+    mis, mv = misaligned(f.posix_calls or c, f.alignment)
+    return text + mis, values + mv
+
+
+def misaligned(c: OpCounts, alignment: int | None) -> tuple[str, list[Quantity]]:
+    """ ", 999,424 of them not aligned to 1.00 MiB": where most of a file's POSIX requests start off the file
+    alignment, each one touches two blocks (or stripes), and that is part of why the file is slow."""
+    n = c.reads + c.writes
+    if n <= 0 or c.file_not_aligned < 0.5 * n:
+        return "", []
+    to = f" to {fmt_bytes(alignment)}" if alignment else ""
+    return f", {c.file_not_aligned:,} requests not aligned{to}", [
+        exact(c.file_not_aligned, "bare"),
+        *([exact(alignment, "bytes")] if alignment else []),
+    ]
 
 
 def kept_spread(report: Report, path: str) -> tuple[str, list[Quantity]]:

@@ -12,7 +12,6 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
-from iodiag.analysis.verdict import percent
 from iodiag.narration.fact_query.common import (
     FS_NAMES,
     SMALL_REQUEST,
@@ -24,9 +23,11 @@ from iodiag.narration.fact_query.common import (
     kept_ranks,
     kept_spread,
     lower_first,
+    misaligned,
     mostly_metadata,
     no_module,
     per_rank,
+    percent,
     request_profile,
     shared_note,
     totals,
@@ -1260,6 +1261,8 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         + (f" of {_b(moved_by[w] / n)} on average" if moved_by.get(w) else "")
         for n, w in calls
     )
+    mis, mis_values = misaligned(g.calls, None)
+    said += mis
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
     took = f"{_s(per)} per rank" + (f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else "") + share
     if g.ranks > 1 and g.ranks >= report.job.nprocs:
@@ -1273,6 +1276,7 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         f"({_b(g.bytes_read + g.bytes_written)} moved"
     )
     values = [exact(g.files, "bare"), exact(per, "seconds"), *meta_values, *(exact(n, "bare") for n, _ in calls)]
+    values += mis_values
     values += [exact(moved_by[w] / n, "bytes") for n, w in calls if moved_by.get(w)]
     values.append(exact(g.bytes_read + g.bytes_written, "bytes"))
     each = (g.bytes_read + g.bytes_written) / g.files if g.files > 1 else 0.0

@@ -11,7 +11,6 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
-from iodiag.analysis.verdict import percent
 from iodiag.narration.fact_query.common import (
     FS_NAMES,
     Out,
@@ -22,6 +21,7 @@ from iodiag.narration.fact_query.common import (
     lower_first,
     module_family,
     no_module,
+    percent,
     ranks_on_slow_ost,
     totals,
 )
@@ -433,6 +433,8 @@ def file_system(report: Report, q: Query) -> Out:
             chunk += f", stripe count {f.stripe_count:,}" + (
                 f", stripe size {_b(f.stripe_size)}" if f.stripe_size else ""
             )
+            if 0 < len(f.osts) <= 8:
+                chunk += f", on OST{'s' if len(f.osts) > 1 else ''} {', '.join(str(o) for o in f.osts)}"
         text = f"The {what} file `{f.path}` was on {named} ({_b(f.bytes_read + f.bytes_written)} moved{chunk}){also}."
         wanted = asked_file_systems(q.raw)
         if q.yes_no and wanted:
@@ -442,6 +444,7 @@ def file_system(report: Report, q: Query) -> Out:
         values += [exact(f.chunk_size, "bytes")] if f.chunk_size else []
         values += [exact(f.stripe_count, "bare")] if f.stripe_count else []
         values += [exact(f.stripe_size, "bytes")] if f.stripe_count and f.stripe_size else []
+        values += [exact(o, "bare") for o in f.osts] if f.stripe_count and 0 < len(f.osts) <= 8 else []
         return text, values, [f.path], []
     if report.file_system:
         return f"Most of the job's bytes went to {report.file_system}.", [], [], []
@@ -680,7 +683,7 @@ def _stripe_facts(report: Report, q: Query) -> Out:
         return None
     named = named or report.lustre_layouts
     lay = max(named, key=lambda x: x.bytes_moved)
-    osts = next((f.osts for f in report.top_files if f.path == lay.path and f.osts), [])
+    osts = lay.osts or next((f.osts for f in report.top_files if f.path == lay.path and f.osts), [])
     on = f" (OST{'s' if len(osts) > 1 else ''} {', '.join(str(o) for o in osts)})" if 0 < len(osts) <= 8 else ""
     text = (
         f"`{lay.path}` has stripe count {lay.stripe_count}{on} and stripe size {_b(lay.stripe_size)} for "

@@ -13,7 +13,11 @@ from iodiag.narration.fact_query.vocabulary import NOT_A_NAME
 
 def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
     """A word of the question that is part of the name of a file the report holds ("restart", "particle")."""
-    bases = {p.rsplit("/", 1)[-1].lower() for p in report_paths(report)}
+    paths = report_paths(report)
+    bases = {p.rsplit("/", 1)[-1].lower() for p in paths}
+    for numbered in re.findall(r"(?<![\w.])([a-z][\w-]*\.\d+)(?![\w.])", q):
+        if numbered in bases:
+            return str(numbered)  # "why is writing part.0 so slow": a name whose extension is a number
     for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
         if word in NOT_A_NAME:
             continue
@@ -21,6 +25,13 @@ def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
         for w in (word, word[:-1]) if plural and word.endswith("s") and len(word) > 4 else (word,):
             if any(w in b for b in bases):
                 return str(w)
+    for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
+        if word in NOT_A_NAME:
+            continue
+        # "the history file" names history/hist_0283.dat: the one file in a folder of that name
+        inside = {p for p in paths if word in p.lower().split("/")[:-1]}
+        if len(inside) == 1:
+            return next(iter(inside)).rsplit("/", 1)[-1]
     return None
 
 
@@ -211,8 +222,26 @@ def group_has(g: FileGroup, word: str) -> bool:
         return True  # "the db files": every file in db/, however short the folder's name
     if word.startswith(".") or len(w) < 4:
         return False
-    tokens = {t for t in re.split(r"[^a-z0-9]+", (folder.rsplit("/", 1)[-1] + " " + base).lower()) if len(t) >= 4}
+    words = [t for t in re.split(r"[^a-z0-9]+", (folder.rsplit("/", 1)[-1] + " " + base).lower()) if t]
+    short = ABBREVIATIONS.get(w.removesuffix("s"), ())
+    if short and any(re.sub(r"\d+", "", t) in short for t in words):
+        return True  # "the checkpoint write" names chk00220/part.#: the short form codes use for the word
+    tokens = {t for t in words if len(t) >= 4}
     return any(t.startswith(w) or w.startswith(t) for t in tokens)
+
+
+# The short forms codes write for what people call their files ("chk00220/", "plt01000/", "traj/").
+ABBREVIATIONS = {
+    "checkpoint": ("chk", "ckpt", "chkpt", "cp", "checkpoint", "restart", "rst"),
+    "restart": ("rst", "restart", "chk", "ckpt", "chkpt"),
+    "snapshot": ("snap", "snapshot", "snp"),
+    "plotfile": ("plt", "plotfile"),
+    "plot": ("plt",),
+    "trajectory": ("traj", "trj"),
+    "history": ("hist", "history"),
+    "diagnostic": ("diag", "diags"),
+    "statistic": ("stat", "stats"),
+}
 
 
 def group_regex(g: FileGroup) -> re.Pattern[str]:

@@ -11,7 +11,6 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
-from iodiag.analysis.verdict import percent
 from iodiag.narration.fact_query.common import (
     Out,
     bytes_moved,
@@ -20,6 +19,7 @@ from iodiag.narration.fact_query.common import (
     kept_rank,
     lower_first,
     own_usage,
+    percent,
     ranks_on_slow_ost,
     shared_moved,
     shared_named,

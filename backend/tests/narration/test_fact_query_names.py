@@ -1,0 +1,52 @@
+"""Files named the way people name them (issue 28): "part.0" (a number for an extension), "the history file"
+(its folder), "the checkpoint write" (chk00220/), and the numbers a why-question about them needs: the
+requests that start off the file alignment and the OST a file sits on. A scenario known by construction."""
+
+from __future__ import annotations
+
+from iodiag.core.settings import REPO_ROOT
+from iodiag.narration.service import Narrator
+from tests.narration.test_narration_support import scenario_report
+
+SCENARIO = REPO_ROOT / "evals" / "scenarios" / "fact-checkpoint-parts-and-history.yaml"
+PART0 = "/lus/eagle/proj/case91/chk00220/part.0"
+HISTORY = "/lus/eagle/proj/case91/history/hist_0283.dat"
+
+
+def _first(question: str) -> str:
+    rep = scenario_report(SCENARIO)
+    return Narrator().template_answer(rep, question).text.split("\n", 1)[0]
+
+
+def test_a_name_whose_extension_is_a_number_is_that_file() -> None:
+    text = _first("why is writing part.0 so slow")
+    assert text.startswith(f"`{PART0}` took 6.00 s of I/O"), text
+    # 20,000 writes of 1 KiB after a 24-byte header: all but the ones that happen to land on a MiB boundary
+    assert "over 20,000 small writes of mostly 1.00 KiB, 19,980 requests not aligned to 1.00 MiB" in text, text
+
+
+def test_the_file_a_folder_name_stands_for_is_the_one_file_in_it() -> None:
+    text = _first("reading the history file is slow, why?")
+    assert text.startswith(f"`{HISTORY}` took 13.11 s of I/O summed over its 16 rank(s)"), text
+    assert "32,768 small reads of mostly 16.00 KiB made independently (0 collective)" in text, text
+
+
+def test_the_checkpoint_names_the_chk_folder_and_a_small_share_keeps_its_digits() -> None:
+    text = _first("is the checkpoint write hurting the run time?")
+    assert text.startswith("No: writing the 16 `/lus/eagle/proj/case91/chk00220/part.#` files took at most 6.00 s"), (
+        text
+    )
+    assert "2% of the 6.7 min run" in text, text
+    group = _first("why are the checkpoint files slow?")
+    assert "320,000 small writes (20,000 per file) of 1.00 KiB on average, 319,680 requests not aligned" in group
+
+
+def test_which_ost_a_file_is_on_comes_from_its_layout() -> None:
+    text = _first("which OST is hist_0283.dat on")
+    assert text.startswith(f"`{HISTORY}`, on Lustre, has stripe count 1 and stripe size 1.00 MiB, on OST 7."), text
+
+
+def test_small_reads_are_sized_from_the_files_that_were_read() -> None:
+    # Darshan keeps one size table for reads and writes: the 1 KiB checkpoint writes are not the reads' size
+    p05 = scenario_report(SCENARIO).finding("P05")
+    assert p05 is not None and p05.subject.endswith("mostly 16.00 KiB"), p05
