@@ -286,7 +286,7 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
     narrator = Narrator()
     table = narrator.template_answer(rep, "why is reading the lookup table slow?").text
     # The file, how long its I/O took (its slowest rank), then its costliest problem, in one sentence.
-    assert table.startswith("`/lus/scratch/db/lookup.bin`, on Lustre, took ")
+    assert table.startswith("`/lus/scratch/db/lookup.bin`, on Lustre (8 stripe(s) of 1.00 MiB), took ")
     # with how its requests looked (Darshan's counts and most common size), before the cause
     # and the rate the job saw on it: every byte over its slowest rank's time (6,400 x 1 MiB in 8.04 s)
     # and, reads out of order, the seeks between them

@@ -143,9 +143,10 @@ def test_which_ranks_are_slowest_names_the_ranks_the_cause_names() -> None:
 def test_a_familys_file_system_and_a_kind_named_by_its_extension() -> None:
     rep = scenario_report(GROUPS)
     text = _first(rep, "what fs are the Cell_D files on")
-    assert text.startswith("The 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files were on Lustre (256.00 MiB moved)."), (
-        text
-    )
+    assert text.startswith(
+        "The 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files were on Lustre "
+        "(256.00 MiB moved, stripe count 1, stripe size 1.00 MiB)."
+    ), text
     # an extension before another noun than "files"
     text = _first(rep, "how much data came out of the .xtc frames?")
     assert text.startswith("The job wrote 4.00 GiB to 16 files named `/lus/flare/proj/run/traj/frame#.#.xtc`"), text

@@ -304,14 +304,18 @@ def request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quant
     return text + mis, values + mv
 
 
-def misaligned(c: OpCounts, alignment: int | None) -> tuple[str, list[Quantity]]:
+def misaligned(c: OpCounts, alignment: int | None, files: int = 1) -> tuple[str, list[Quantity]]:
     """ ", 999,424 of them not aligned to 1.00 MiB": where most of a file's POSIX requests start off the file
     alignment, each one touches two blocks (or stripes), and that is part of why the file is slow."""
     n = c.reads + c.writes
     if n <= 0 or c.file_not_aligned < 0.5 * n:
         return "", []
     to = f" to {fmt_bytes(alignment)}" if alignment else ""
-    return f", {c.file_not_aligned:,} requests not aligned{to}", [
+    each, ev = "", []
+    if files > 1 and c.file_not_aligned >= files:
+        each, ev = f" ({c.file_not_aligned / files:,.0f} per file)", [exact(c.file_not_aligned / files, "bare")]
+    return f", {c.file_not_aligned:,} requests not aligned{to}{each}", [
+        *ev,
         exact(c.file_not_aligned, "bare"),
         *([exact(alignment, "bytes")] if alignment else []),
     ]

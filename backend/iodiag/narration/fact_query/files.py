@@ -995,6 +995,10 @@ def group_answer(g: FileGroup, q: Query, moved: bool = False, nprocs: int = 0) -
     else:
         text = f"The job did I/O on {g.files:,} files named `{g.pattern}`"
     extra = []
+    if 1 < g.ranks < g.files and g.files % g.ranks == 0:
+        # "5,119 per rank": each rank's own share of a family every rank used alike
+        extra.append(f"{g.files // g.ranks:,} per rank over {g.ranks:,} ranks")
+        values += [exact(g.files // g.ranks, "bare"), exact(g.ranks, "bare")]
     if g.opens:
         extra.append(f"{g.opens:,} opens, {g.opens / g.files:,.0f} per file")
         values += [exact(g.opens, "bare"), exact(g.opens / g.files, "bare")]
@@ -1197,6 +1201,10 @@ def file_why(report: Report, q: Query) -> Out:
         if usage.only_rank is not None and report.job.nprocs > 1:
             who = f" (rank {usage.only_rank}, the only rank that used it)"
         on = f", on {FS_NAMES.get(usage.file_system, usage.file_system)}," if usage.file_system in FS_NAMES else ""
+        if on and usage.stripe_count and usage.stripe_size:
+            # its layout: what a fix for a shared file's write rate weighs (more OSTs, stripe-sized requests)
+            on = f"{on[:-1]} ({usage.stripe_count} stripe(s) of {_b(usage.stripe_size)}),"
+            values += [exact(usage.stripe_count, "bare"), exact(usage.stripe_size, "bytes")]
         profile, pv = request_profile(usage, q.direction)
         moved = usage.bytes_read + usage.bytes_written
         # The rate the job saw on it: every byte over the time its slowest rank took
@@ -1261,7 +1269,7 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         + (f" of {_b(moved_by[w] / n)} on average" if moved_by.get(w) else "")
         for n, w in calls
     )
-    mis, mis_values = misaligned(g.calls, None)
+    mis, mis_values = misaligned(g.calls, None, g.files)
     said += mis
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
     took = f"{_s(per)} per rank" + (f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else "") + share

@@ -408,8 +408,13 @@ def file_system(report: Report, q: Query) -> Out:
         if fs:
             named = FS_NAMES.get(fs, fs.upper() if len(fs) <= 4 else fs)
             moved = group.bytes_read + group.bytes_written
-            text = f"The {group.files:,} `{group.pattern}` files were on {named} ({_b(moved)} moved)."
-            return text, [exact(group.files, "bare"), exact(moved, "bytes")], [], []
+            layout, lv = "", []
+            if group.stripe_count and group.stripe_size:
+                # One layout over the family: how it is striped is the next thing a file-system question wants
+                layout = f", stripe count {group.stripe_count:,}, stripe size {_b(group.stripe_size)}"
+                lv = [exact(group.stripe_count, "bare"), exact(group.stripe_size, "bytes")]
+            text = f"The {group.files:,} `{group.pattern}` files were on {named} ({_b(moved)} moved{layout})."
+            return text, [exact(group.files, "bare"), exact(moved, "bytes"), *lv], [], []
         files = members or files
     files = [f for f in files if is_named(f.path, q.target)] or files
     if files:
