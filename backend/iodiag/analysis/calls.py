@@ -11,6 +11,9 @@ import numpy as np
 from iodiag.analysis.models import OpCounts
 from iodiag.ingest.table import Table
 
+# Darshan's request-size bins under 1 MiB: what "small" requests means here, as in Drishti's checks
+SMALL_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")
+
 # Which counters add up to each kind of call, per module (Darshan's names; a module lacking one counts 0).
 CALL_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
     "POSIX": {
@@ -28,6 +31,8 @@ CALL_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
         "consec_writes": ("POSIX_CONSEC_WRITES",),
         "seq_writes": ("POSIX_SEQ_WRITES",),
         "file_not_aligned": ("POSIX_FILE_NOT_ALIGNED",),
+        "small_reads": tuple(f"POSIX_SIZE_READ_{b}" for b in SMALL_BINS),
+        "small_writes": tuple(f"POSIX_SIZE_WRITE_{b}" for b in SMALL_BINS),
     },
     "MPI-IO": {
         "opens": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"),
@@ -35,6 +40,8 @@ CALL_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
         "writes": ("MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_SPLIT_WRITES", "MPIIO_NB_WRITES"),
         "syncs": ("MPIIO_SYNCS",),
         "rw_switches": ("MPIIO_RW_SWITCHES",),
+        "small_reads": tuple(f"MPIIO_SIZE_READ_AGG_{b}" for b in SMALL_BINS),
+        "small_writes": tuple(f"MPIIO_SIZE_WRITE_AGG_{b}" for b in SMALL_BINS),
     },
     "STDIO": {
         "opens": ("STDIO_OPENS", "STDIO_FDOPENS"),

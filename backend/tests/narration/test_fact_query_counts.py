@@ -63,6 +63,9 @@ def test_the_slowest_rank_on_a_named_file_is_darshans_slowest_rank() -> None:
     row = df[df["path"].str.endswith("/vpicio.hdf5") & (df["rank"] == -1)].iloc[0]
     text = first_sentence("sample.darshan", "which rank was slowest writing vpicio.hdf5?")
     assert text.startswith(f"Rank {int(row['MPIIO_SLOWEST_RANK'])} was the slowest on `"), text
+    # "... and by how much?": against the fastest rank the shared record kept
+    if int(row["MPIIO_FASTEST_RANK"]) != int(row["MPIIO_SLOWEST_RANK"]):
+        assert f"on its fastest, rank {int(row['MPIIO_FASTEST_RANK'])}." in text, text
 
 
 def test_files_of_one_kind_are_counted_by_their_name_pattern() -> None:

@@ -51,3 +51,22 @@ def test_small_reads_are_sized_from_the_files_that_were_read() -> None:
     # Darshan keeps one size table for reads and writes: the 1 KiB checkpoint writes are not the reads' size
     p05 = scenario_report(SCENARIO).finding("P05")
     assert p05 is not None and p05.subject.endswith("mostly 16.00 KiB"), p05
+
+
+def test_small_writes_of_a_family_are_counted_from_the_size_bins() -> None:
+    text = _first("how many small writes went to the chk00220/part.* files?")
+    assert text == (
+        "The 16 `/lus/eagle/proj/case91/chk00220/part.#` files had 320,000 small writes (under 1 MiB), "
+        "20,000 per file on average, of 1.00 KiB each on average."
+    ), text
+
+
+def test_a_folder_named_beside_the_word_checkpoint_is_that_folders_total() -> None:
+    text = _first("total checkpoint size (chk00220)?")
+    assert text.startswith("The job wrote 312.50 MiB to 16 files named `/lus/eagle/proj/case91/chk00220/part.#`"), text
+
+
+def test_how_much_and_was_it_collective_answers_the_amount_first() -> None:
+    text = _first("how much was read from hist_0283.dat and was it collective?")
+    assert text.startswith(f"`{HISTORY}`: 512.00 MiB read in 32,768 read calls of 16.00 KiB"), text
+    assert text.endswith("No: 0 collective and 32,768 independent MPI-IO reads."), text

@@ -1961,6 +1961,18 @@ export interface components {
              */
             seq_writes: number;
             /**
+             * Small Reads
+             * @description reads under 1 MiB, from the request-size bins (POSIX, MPI-IO)
+             * @default 0
+             */
+            small_reads: number;
+            /**
+             * Small Writes
+             * @description writes under 1 MiB, from the request-size bins (POSIX, MPI-IO)
+             * @default 0
+             */
+            small_writes: number;
+            /**
              * Stats
              * @default 0
              */

@@ -715,9 +715,15 @@ def file_slowest(report: Report, q: Query) -> Out:
         return None
     text = (
         f"Rank {f.slowest_rank} was the slowest on `{f.path}`, with {_s(f.slowest_s)} of I/O on it "
-        f"(of {f.ranks:,} ranks; {_s(f.io_time_s)} summed over them, counted at {f.layer})."
+        f"(of {f.ranks:,} ranks; {_s(f.io_time_s)} summed over them, counted at {f.layer})"
     )
-    return text, [exact(f.slowest_s, "seconds"), exact(f.io_time_s, "seconds")], [f.path], [f.slowest_rank]
+    values = [exact(f.slowest_s, "seconds"), exact(f.io_time_s, "seconds")]
+    fast = f.kept_fastest
+    if fast is not None and fast.rank != f.slowest_rank:
+        # "... and by how much?": against the fastest rank Darshan kept for the shared record
+        text += f", against {_s(fast.seconds)} on its fastest, rank {fast.rank}"
+        values.append(exact(fast.seconds, "seconds"))
+    return text + ".", values, [f.path], [f.slowest_rank]
 
 
 def _group_calls(group: FileGroup, kind: str, noun: str, question: str = "") -> Out:
@@ -731,8 +737,14 @@ def _group_calls(group: FileGroup, kind: str, noun: str, question: str = "") -> 
         # "how many times does each rank open its restart file?": the count per file leads
         text = f"{per:,} {noun} per file on average: the {group.files:,} `{group.pattern}` files had {n:,} in all."
         return text, values, [], []
-    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}, {per:,} per file on average."
-    return text, values, [], []
+    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}, {per:,} per file on average"
+    way = kind.removeprefix("small_")
+    moved = {"reads": group.bytes_read, "writes": group.bytes_written}.get(way, 0)
+    if moved and getattr(group.calls, way, 0) == n:
+        # every call of that kind is counted: their mean size is the group's bytes over them
+        text += f", of {_b(moved / n)} each on average"
+        values.append(exact(moved / n, "bytes"))
+    return text + ".", values, [], []
 
 
 def _with_job_calls(report: Report, out: Out, kind: str, noun: str, question: str) -> Out:

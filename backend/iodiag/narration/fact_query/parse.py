@@ -131,7 +131,19 @@ def _call_kind(q: str) -> str | None:
     return None
 
 
+# "..., and was it collective?" after a fact question: a second question the answer joins after the first
+_AND_COLLECTIVE = re.compile(
+    r",? and (was|were|is|are) (it|they|them|those|the \w+) collective\b[^.?!]*[.?!]*\s*$", re.I
+)
+
+
 def parse_about(question: str, report: Report) -> Query | None:
+    tail = _AND_COLLECTIVE.search(question)
+    if tail and re.match(r"\s*(how (much|many|big|long)|what|which)\b", question, re.I):
+        # "how much went into ocean.nc and was it collective": the fact first, the yes/no after it
+        first = _parse_about(question[: tail.start()], report)
+        if first is not None and first.metric != "collective":
+            return first.model_copy(update={"raw": question})
     return _with_raw(_parse_about(question, report), question)
 
 
@@ -211,6 +223,19 @@ def _parse_about(question: str, report: Report) -> Query | None:
                 yes_no=bool(YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
                 raw=question,
             )
+    small = re.search(r"\bhow many (small|tiny) (f?writes?|f?reads?|requests?)\b", q)
+    if small and (
+        found is None or found.metric in ("group", "files", "top_file", "file_list", "bytes", "file_usage", "calls")
+    ):
+        # "how many small writes went to the probe_*.dat files?": the size bins under 1 MiB of those files
+        named = NAMED.search(question)
+        group = glob_group(report, question) or group_named(report, question)
+        if group is not None or named is not None:
+            sized = "small_reads" if small.group(2).lstrip("f").startswith("read") else "small_writes"
+            if small.group(2).startswith("request"):
+                sized = "small_writes" if _direction(q) == "write" else "small_reads"
+            file = None if group is not None or named is None else named.group(1)
+            return Query(metric="calls", target=sized, file=file, raw=question)
     if (found is None or found.metric in ("top_file", "file_list")) and (
         re.search(r"\b(how many|how much|did|were|was|any)\b", q) or (YES_NO.match(q) and EVERY_RANK.search(q))
     ):
@@ -225,8 +250,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
     if (
         (found is None or found.metric in ("top_file", "file_list", "bytes", "file_usage", "runtime", "files"))
         and re.search(r"\b(size|how big|how large|how much|total|bytes|volume|data|how many files|files in)\b", q)
-        and group_named(report, question) is None
-        and folder_group(report, question) is not None
+        and (folder := folder_group(report, question)) is not None
+        and group_named(report, question) in (None, folder)
     ):
         # "total checkpoint size (chk00392)?": the files of the folder it names
         return Query(metric="group", direction=_direction(q), raw=question)

@@ -224,6 +224,8 @@ CALL_NOUN = {
     "opens": "opens",
     "reads": "read calls",
     "writes": "write calls",
+    "small_reads": "small reads (under 1 MiB)",
+    "small_writes": "small writes (under 1 MiB)",
 }
 
 
