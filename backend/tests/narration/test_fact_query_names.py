@@ -70,3 +70,39 @@ def test_how_much_and_was_it_collective_answers_the_amount_first() -> None:
     text = _first("how much was read from hist_0283.dat and was it collective?")
     assert text.startswith(f"`{HISTORY}`: 512.00 MiB read in 32,768 read calls of 16.00 KiB"), text
     assert text.endswith("No: 0 collective and 32,768 independent MPI-IO reads."), text
+
+
+def _answer(question: str) -> str:
+    return Narrator().template_answer(scenario_report(SCENARIO), question).text
+
+
+def test_two_ranks_named_are_both_answered() -> None:
+    text = _answer("compare the write time of rank 3 and rank 5")
+    assert text.startswith("Rank 3 spent 6.00 s in I/O on its own records"), text
+    assert "Rank 5 spent 6.00 s in I/O on its own records, 2% of the 6.7 min run: 6.00 s writing" in text, text
+
+
+def test_do_the_writes_take_longer_than_the_reads_is_yes_or_no_first() -> None:
+    assert _first("do the writes take longer than the reads?").startswith(
+        "Yes: writing took 96.00 s summed over ranks against 13.11 s reading"
+    )
+    assert _first("are the reads slower than the writes?").startswith("No: writing took 96.00 s")
+
+
+def test_a_slip_in_a_key_word_is_read_as_the_word() -> None:
+    assert _first("are the history reads colective?") == "No: 0 collective and 32,768 independent MPI-IO reads."
+
+
+def test_a_familys_total_size_and_time_are_its_own_not_the_runs() -> None:
+    assert _first("total size of the checkpoint files?").startswith(
+        "The job wrote 312.50 MiB to 16 files named `/lus/eagle/proj/case91/chk00220/part.#`"
+    )
+    assert _first("how long did writing the checkpoint files take").startswith(
+        "Writing the 16 `/lus/eagle/proj/case91/chk00220/part.#` files took at most 6.00 s on one rank"
+    )
+
+
+def test_whether_it_read_some_kind_of_data_lists_what_it_read() -> None:
+    # which file is "training data" is the reader's call: the answer lists what was read
+    assert _first("did this job read any training data?") == f"The job read 512.00 MiB: `{HISTORY}` (512.00 MiB)."
+    assert _first("is io hurting this run").startswith("No: I/O took 2% of the 6.7 min run on the busiest rank")

@@ -139,12 +139,28 @@ def answer(report: Report, query: Query) -> Fact | None:
 
 
 def _second_question(report: Report, q: Query) -> Out:
-    """The answer to a yes/no question joined to a fact question with "and" ("..., and was it collective?")."""
+    """The answer to a yes/no question joined to a fact question with "and" ("..., and was it collective?"),
+    or the same question about a second rank ("compare the read time of rank 7 and rank 8")."""
     asked = q.raw.lower()
     if q.metric != "collective" and re.search(
         r"\band (was|were|is|are) (it|they|them|those|the \w+) collective\b", asked
     ):
         return collective(report, Query(metric="collective", yes_no=True, raw=q.raw))
+    if q.scope == "rank" and q.metric in ("time", "bytes") and q.target is not None:
+        named = [
+            m.group(1) or m.group(2)
+            for m in re.finditer(
+                r"\branks?\s*#?\s*(\d+)"
+                r"|\b(?:and|vs\.?|versus|or) (\d+)\b(?!\s*(?:%|[kmgt]i?b\b|bytes|s\b|sec|files?|x\b))",
+                asked,
+            )
+        ]
+        others = [r for r in dict.fromkeys(x for x in named if x) if r != q.target]
+        if len(others) == 1:
+            other = _ANSWERS[q.metric](report, q.model_copy(update={"target": others[0]}))
+            if other is not None:
+                # its first sentence: the shared-record note, said once for the first rank, is not repeated
+                return re.split(r"(?<=[.!?])\s+(?=[A-Z])", other[0], maxsplit=1)[0], other[1], other[2], other[3]
     return None
 
 

@@ -446,8 +446,11 @@ def _by_direction_time(files: list[FileUsage], direction: Direction) -> Out:
 
 
 def file_list(report: Report, q: Query) -> Out:
-    if q.direction in ("read", "write"):
-        listed = _files_moved(report, q.direction)
+    read, written = totals(report)
+    # A job that only read (or only wrote) is listed that way: "why does it do almost no I/O?"
+    direction = q.direction if q.direction != "both" else "read" if not written else "write" if not read else "both"
+    if direction in ("read", "write"):
+        listed = _files_moved(report, direction)
         if listed is not None:
             return listed
     files = sorted(report.top_files, key=lambda f: -(f.bytes_read + f.bytes_written))
@@ -457,7 +460,6 @@ def file_list(report: Report, q: Query) -> Out:
     parts = [f"`{f.path}` ({_b(f.bytes_read)} read, {_b(f.bytes_written)} written)" for f in files]
     n = report.files_with_io
     more = f"; {n - len(files):,} more file(s) moved less" if n > len(files) else ""
-    read, written = totals(report)
     text = f"The job read {_b(read)} and wrote {_b(written)}; by bytes moved: {'; '.join(parts)}{more}."
     values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(v, "bytes") for f in files for v in (f.bytes_read, f.bytes_written)]

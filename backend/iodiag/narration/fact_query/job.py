@@ -954,6 +954,16 @@ def write_vs_read(report: Report, q: Query) -> Out:
         f"{slower} took {_s(max(w_s, r_s))} summed over ranks against {_s(min(w_s, r_s))} {faster}: "
         f"{_b(w_b)} written at {_b(w_b / w_s)}/s and {_b(r_b)} read at {_b(r_b / r_s)}/s per rank.{why}"
     )
+    asked = re.search(
+        r"\b(writ\w*|wrote|reads?|reading)\b.*\b(longer|slower|more time|faster|quicker|shorter|less time)\b",
+        q.raw.lower(),
+    )
+    if q.yes_no and asked:
+        # "do the writes take longer than the reads?": yes or no, as the question put it
+        first_writes = asked.group(1).startswith(("writ", "wrote"))
+        more = asked.group(2) in ("longer", "slower", "more time")
+        yes = (w_s > r_s) == first_writes if more else (w_s < r_s) == first_writes
+        text = f"{'Yes' if yes else 'No'}: {lower_first(text)}"
     values = [
         exact(w_s, "seconds"),
         exact(r_s, "seconds"),

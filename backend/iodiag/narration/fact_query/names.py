@@ -89,7 +89,7 @@ def group_named(report: Report, question: str) -> FileGroup | None:
     found = [g for _, g in _phrase_groups(report, question)]
     if not found:
         # The noun can be the name itself: "reading snapshots" names the snap_#.# files, "the shards" shard_#.npy
-        for m in re.finditer(rf"\b({FILE_NOUNS})\b", question.lower()):
+        for m in re.finditer(rf"\b({FILE_NOUNS})(?:ing)?\b", question.lower()):  # "checkpointing" too
             noun = m.group(1).removesuffix("s")
             if noun != "file":
                 found += [g for g in report.file_groups if g.files > 1 and group_has(g, noun)]

@@ -43,6 +43,7 @@ from iodiag.narration.fact_query.vocabulary import (
     WRITE,
     YES_NO,
     asked_file_systems,
+    spelled,
 )
 
 
@@ -138,6 +139,7 @@ _AND_COLLECTIVE = re.compile(
 
 
 def parse_about(question: str, report: Report) -> Query | None:
+    question = spelled(question)
     tail = _AND_COLLECTIVE.search(question)
     if tail and re.match(r"\s*(how (much|many|big|long)|what|which)\b", question, re.I):
         # "how much went into ocean.nc and was it collective": the fact first, the yes/no after it
@@ -190,7 +192,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
     share = re.search(
         r"\b(fraction|share|percent\w*|proportion|how much of the (run|job|time|run ?time|wall ?time))\b|\bdominat\w*"
         r"|\b(costing|cost(s|ing)? (us|me)|a lot of (the |our |my )?(run ?time|time|wall ?time))\b"
-        r"|\bhurt\w*\b|\bslow\w* (down )?the (run|job)\b"
+        r"|\bhurt\w*\b|\bslow\w* (down )?(the|this|my|our) (run|job)\b"
         r"|\b(eat|eats|eating|take up|takes up|consum\w*)\b.*\b(run|time)",
         q,
     )
@@ -237,7 +239,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
             file = None if group is not None or named is None else named.group(1)
             return Query(metric="calls", target=sized, file=file, raw=question)
     if (found is None or found.metric in ("top_file", "file_list")) and (
-        re.search(r"\b(how many|how much|did|were|was|any)\b", q) or (YES_NO.match(q) and EVERY_RANK.search(q))
+        re.search(r"\b(how many|how much|did|were|was|any|total|size|how big|how large)\b", q)
+        or (YES_NO.match(q) and EVERY_RANK.search(q))
     ):
         group = group_named(report, question)
         if (
@@ -320,7 +323,11 @@ def _parse_about(question: str, report: Report) -> Query | None:
     if found is not None:
         # "how long did the checkpoint write take?": the run time, unless a word names one of its files
         word = loose_name(q, report, plural=False)
-        if word is None or re.search(r"\b(job|run|whole|total|overall|wall)\b", q):
+        overall = re.search(r"\b(job|run|whole|total|overall|wall)\b", q)
+        if word is None and not overall and (ext_group(report, q) or group_named(report, question)) is not None:
+            # "how long did reading the csv files take?": that family's time, not the run's
+            return Query(metric="file_share", direction=_direction(q), raw=question)
+        if word is None or overall:
             return found
         return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
     if not WHY_SLOW.search(q) or re.search(r"\bhow (long|much|many)\b", q):
@@ -358,6 +365,7 @@ def _with_raw(q: Query | None, question: str) -> Query | None:
 
 
 def parse(question: str) -> Query | None:
+    question = spelled(question)
     return _with_raw(_parse(question), question)
 
 
@@ -412,10 +420,22 @@ def _parse(question: str) -> Query | None:
         if re.search(r"\b(meaningful|significant|substantial|serious)\b", q):
             return Query(metric="io_bound", yes_no=True, raw=question)  # "meaningful": judged on its time
         return Query(metric="bytes", yes_no=True, raw=question)
-    if re.search(
-        r"\bwhat (did|does|do) (it|this|the|my|our)\b[\w\s]*\b(actually |really )?(read|write|wrote)\b\W*$", q
+    if (
+        re.search(
+            r"\bwhat (did|does|do) (it|this|the|my|our)\b[\w\s]*\b(actually |really )?(read|write|wrote)\b\W*$", q
+        )
+        or re.search(
+            r"^(did|does|do|has) (it|this|the|my|our)\b[\w\s]*\b(read|write|load)\w* (any|some) [\w-]+ data\b", q
+        )
+        or re.search(
+            r"\bwhy (does|did|is|do) (it|this|the|my|our)\b[\w\s]*\b(do|doing|does|did) "
+            r"(almost |nearly |hardly |so )?(no|little|nothing)( i/?o)?\b",
+            q,
+        )
     ):
-        # "what did this python process actually read?": the files, by bytes moved that way
+        # "what did this python process actually read?": the files, by bytes moved that way; "did it read any
+        # training data?" too (which of them is "training data" is the reader's call), and "why does it do
+        # almost no I/O?" (what little it did is the answer)
         return Query(metric="file_list", direction=_direction(q), raw=question)
     share = _asked_share(q)
     if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
@@ -830,6 +850,14 @@ def _parse(question: str) -> Query | None:
         r"\bwhy\b.*\bread\w*\b.*\b(longer|slower|more time)\b.*\bwrit", q
     ):
         return Query(metric="write_vs_read")
+    compared = re.search(
+        r"\b(writ\w*|wrote|reads?|reading)\b.*\b(longer|slower|faster|quicker|shorter|more time|less time|versus|vs\.?"
+        r"|compared (to|with))\s.*\b(reads?|reading|writ\w*)\b",
+        q,
+    )
+    if compared and compared.group(1)[0] != compared.group(4)[0] and not named and not RANK.search(q):
+        # "do the writes take longer than the reads?", "how long did writing take versus reading?"
+        return Query(metric="write_vs_read", yes_no=yes_no, raw=question)
     if re.search(
         r"\b(write|writ\w*) time\b.*\bread\w* time\b|\bread\w* time\b.*\b(write|writ\w*) time\b"
         r"|\breads? or writes?\b|\bwrites? or reads?\b|\bwrit\w* or read\w*\b|\bread\w* or writ\w*\b"

@@ -39,7 +39,8 @@ NAMED = re.compile(
 IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(eating|eats|hogging|a lot of the run\w*|much of the run\w*)\b|"
     r"\bi/?o\b.*\b(significant|big deal|a (big |real )?problem|an issue|worth|matters?|concern\w*|bottleneck|"
-    r"more than half|most of (the )?(run|time)|majority|big chunk|large chunk|big part|large part|big share)\b"
+    r"more than half|most of (the )?(run|time)|majority|big chunk|large chunk|big part|large part|big share|"
+    r"hurt\w*|slowing|holding (it|us|me|the \w+) (up|back))\b"
     r"|\b(worry|worth \w+ing)\b.*\bi/?o\b"
     r"|\b(a lot of|lots of|much|much of|most of|a big chunk of|a large part of|significant) (the |its |my )?"
     r"(time|run ?time|run)\b.*(?<![-\w])i/?o\b"
@@ -126,12 +127,10 @@ NOT_A_NAME = frozenset(
         "times",
         "write",
         "writes",
-        "writing",
         "written",
         "wrote",
         "read",
         "reads",
-        "reading",
         "file",
         "files",
         "data",
@@ -273,3 +272,68 @@ BOUND_SHARE = 1 / 3
 
 EVERY_RANK = re.compile(r"\b(every|each|both|all( the| [\d,]+)?) (ranks?|process\w*|procs|tasks?)\b")
 """A question about all ranks alike ("does every rank open the table files?")."""
+
+
+# Words whose misspellings ("sequentail", "colective", "metdata") would otherwise miss every rule; only long
+# words, and only one slip away (a letter dropped, added, changed or two swapped), so "sequence" stays itself.
+SPELLED = frozenset(
+    {
+        "sequential",
+        "sequentially",
+        "collective",
+        "collectively",
+        "independent",
+        "independently",
+        "metadata",
+        "bandwidth",
+        "throughput",
+        "striping",
+        "aggregator",
+        "aggregators",
+        "checkpoint",
+        "checkpoints",
+        "bottleneck",
+        "imbalance",
+        "imbalanced",
+        "performance",
+        "significant",
+        "misaligned",
+        "unaligned",
+        "contention",
+        "filesystem",
+        "straggler",
+        "stragglers",
+        "parallel",
+        "request",
+        "requests",
+        "writing",
+        "reading",
+    }
+)
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with one letter dropped, added or changed, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def spelled(question: str) -> str:
+    """The question with slips in the words the rules key on put right ("are the reads sequentail?")."""
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in SPELLED:
+            return word
+        near = next((w for w in sorted(SPELLED) if abs(len(w) - len(low)) <= 1 and _one_slip(low, w)), None)
+        return near or word
+
+    return re.sub(r"(?<![\w./-])[A-Za-z]{7,}(?![\w./-])", fix, question)
