@@ -73,6 +73,7 @@ def analyze(
         hits = result if isinstance(result, list) else [result] if result is not None else []
         findings.extend(_finding(ctx, t, spec, h, profile.stacks, lines, top_n) for h in hits)
     findings = verdict.settle_symptoms(ctx, findings)
+    findings = verdict.settle_same_file(findings)
     findings.sort(key=_by_cost)
     counts = Counter(f.severity.value for f in findings)
     xl = _cross_layer(ctx, problems)

@@ -206,6 +206,43 @@ def settle_symptoms(ctx: Context, findings: list[Finding]) -> list[Finding]:
     return out
 
 
+# Causes that are how another cause costs time on the same files: small fread/fwrite calls (P05/P06 counting
+# STDIO's calls) are the bulk-data-through-STDIO problem (S01) itself, whose fix (a parallel I/O library, or
+# larger buffers) is theirs too; shown twice, one file's seconds would be priced twice.
+EXPLAINED_ON_FILE = {"P05": ("S01",), "P06": ("S01",)}
+
+
+def settle_same_file(findings: list[Finding]) -> list[Finding]:
+    """A cause shown as info when another cause naming every one of its files, worth at least ``EXPLAINS`` of
+    its seconds, explains it (``EXPLAINED_ON_FILE``): one file's time is priced once, under its root cause."""
+    out: list[Finding] = []
+    for f in findings:
+        by_codes = EXPLAINED_ON_FILE.get(f.code, ())
+        if by_codes and f.severity in (Severity.CRITICAL, Severity.WARNING) and f.impact and f.files:
+            own = f.impact.seconds or 0.0
+            paths = {fe.path for fe in f.files}
+            by = next(
+                (
+                    g
+                    for g in findings
+                    if g.code in by_codes
+                    and g.severity in (Severity.CRITICAL, Severity.WARNING)
+                    and g.impact is not None
+                    and (g.impact.seconds or 0.0) >= EXPLAINS * own
+                    and f.files_total <= g.files_total
+                    and paths <= {fe.path for fe in g.files}
+                ),
+                None,
+            )
+            if by is not None:
+                note = f" (Shown as info: it is how {_lower_first(by.title)} ({by.code}) costs time on the same files.)"
+                f = f.model_copy(
+                    update={"severity": Severity.INFO, "message": f.message + note, "explained_by": by.code}
+                )
+        out.append(f)
+    return out
+
+
 def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> list[Cause]:
     """Critical and warning causes by cost, one per family, each at its finding's own cost (one number per
     fact: the card, the verdict and the chat read the same seconds)."""

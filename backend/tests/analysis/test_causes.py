@@ -215,3 +215,13 @@ def test_a_straggler_under_the_cost_floor_stays_info(tmp_path: Path) -> None:
     # With the floor under its cost, the same straggler would be a cause.
     low = _build("ranking-short-test-straggler-under-floor", tmp_path, Thresholds(impact_min_seconds=0.25))
     assert _top(low) == "P19"
+
+
+def test_small_stdio_calls_are_priced_once_under_the_stdio_cause(tmp_path: Path) -> None:
+    # 4 KiB fwrite calls of a bulk output: P06 counts the same calls S01 prices, on the same file.
+    rep = _build("ranking-stdio-bulk-output", tmp_path)
+    s01, p06 = rep.finding("S01"), rep.finding("P06")
+    assert s01 is not None and s01.severity is Severity.CRITICAL
+    assert p06 is not None and p06.severity is Severity.INFO and p06.explained_by == "S01", p06
+    assert "Shown as info: it is how bulk data goes through STDIO (S01)" in p06.message
+    assert [c.code for c in rep.verdict.causes][:1] == ["S01"]
