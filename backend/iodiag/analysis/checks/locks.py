@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
-from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis.checks.lock_hits import Contended, LockWords, contention_hit
+from iodiag.analysis.context import Context
+from iodiag.analysis.models import Layer, Severity
 from iodiag.analysis.registry import Hit, check
 from iodiag.core.thresholds import Thresholds
-from iodiag.core.units import human_bytes
 
 # File systems whose writers to one file take byte-range locks (tokens) in file-system blocks
 _TOKEN_FS = frozenset({"gpfs"})
@@ -50,7 +49,7 @@ def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
     ranks = g.sum(np.ones(len(p), dtype=np.int64))  # one POSIX record per (file, rank)
     collective = ctx.collective_write_files
     nprocs = max(ctx.meta.nprocs, 1)
-    bad: list[tuple[int, int, float, float, float, int, int]] = []
+    bad: list[Contended] = []
     for i, rid in enumerate(g.keys.tolist()):
         w = int(writes[i])
         if w <= 0 or int(written[i]) < t.lustre_min_file_bytes or int(rid) in collective:
@@ -69,43 +68,18 @@ def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
             and interleaved >= t.lustre_lock_interleaved_share
             and float(forward[i]) >= _STRIDED_FORWARD * w
         ):
-            bad.append((int(rid), int(written[i]), mean, off_block, interleaved, writers, size))
-    if not bad:
-        return None
-    bad.sort(key=lambda b: (-b[1], b[0]))
-    rid, moved, mean, off_block, interleaved, writers, size = bad[0]
-    ids = np.array([b[0] for b in bad], dtype=np.uint64)
-    seconds = costs.on_critical_path(ctx, p, p.num("POSIX_F_WRITE_TIME") * np.isin(p["id"], ids))
-    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
-    return Hit(
-        message=f"{ctx.path(rid)}{more}, on GPFS: {writers:,} ranks wrote {human_bytes(moved)} in interleaved "
-        f"pieces of {human_bytes(mean)} on average, smaller than its {human_bytes(size)} blocks, "
-        f"{pct(off_block)} of requests not starting on a block boundary and {pct(interleaved)} not following the "
-        "rank's previous write. Neighbouring ranks' pieces share blocks, so each write first takes the "
-        "byte-range token another node holds.",
-        subject=f"{writers:,} ranks writing {human_bytes(mean)} pieces",
-        evidence=[
-            Metric(name="writers", value=writers, unit=Unit.COUNT),
-            Metric(name="mean_write", value=round(mean), unit=Unit.BYTES),
-            Metric(name="block_size", value=size, unit=Unit.BYTES),
-            Metric(name="not_aligned_share", value=off_block, unit=Unit.RATIO),
-            Metric(name="interleaved_share", value=interleaved, unit=Unit.RATIO),
-            Metric(name="bytes_written", value=moved, unit=Unit.BYTES),
-        ],
-        files=[
-            ctx.file(
-                b[0],
-                Metric(name="writers", value=b[5], unit=Unit.COUNT),
-                Metric(name="mean_write", value=round(b[2]), unit=Unit.BYTES),
-                Metric(name="not_aligned_share", value=b[3], unit=Unit.RATIO),
-            )
-            for b in bad[: ctx.top_n]
-        ],
-        files_total=len(bad),
-        cost=costs.measured(
-            seconds,
-            "the POSIX write time of those files on their slowest rank: each write waits for the byte-range token "
-            "of a block other ranks write too",
-            nbytes=sum(b[1] for b in bad),
-        ),
-    )
+            bad.append(Contended(int(rid), int(written[i]), writers, mean, off_block, interleaved, size))
+    return contention_hit(ctx, bad, _GPFS) if bad else None
+
+
+_GPFS = LockWords(
+    where=", on GPFS",
+    unit="block",
+    of="requests",
+    share="share",
+    wait="first takes",
+    lock="the byte-range token",
+    holder="another node holds",
+    lock_short="the byte-range token",
+    unit_metric="block_size",
+)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iodiag.analysis import costs
+from iodiag.analysis.checks.lock_hits import Contended, LockWords, contention_hit
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
@@ -645,14 +646,6 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
     )
 
 
-@dataclass(frozen=True)
-class _Contended:
-    layout: FileLayout
-    mean_write: float
-    interleaved: float
-    """Share of the file's writes that do not follow the same rank's previous write."""
-
-
 @check(
     "L06",
     title="Interleaved unaligned writes to a shared file contend for Lustre extent locks",
@@ -671,49 +664,26 @@ def extent_lock_contention(ctx: Context, t: Thresholds) -> Hit | None:
     bad = _contended(ctx, t)
     if not bad:
         return None
-    bad.sort(key=lambda b: (-b.layout.bytes_written, b.layout.record_id))
-    worst = bad[0]
-    f = worst.layout
-    p = ctx.posix_records
-    ids = np.array([b.layout.record_id for b in bad], dtype=np.uint64)
-    seconds = costs.on_critical_path(ctx, p, p.num("POSIX_F_WRITE_TIME") * np.isin(p["id"], ids))
-    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
-    return Hit(
-        message=f"{ctx.path(f.record_id)}{more}: {f.writers:,} ranks wrote {human_bytes(f.bytes_written)} in "
-        f"interleaved pieces of {human_bytes(worst.mean_write)} on average, smaller than its "
-        f"{human_bytes(f.stripe_size)} stripes, {pct(f.not_aligned_share)} of them not starting on a stripe "
-        f"boundary and {pct(worst.interleaved)} not following the rank's previous write. Neighbouring ranks' pieces "
-        f"share (and straddle) stripes, so each write waits for the Lustre extent lock another rank holds.",
-        subject=f"{f.writers:,} ranks writing {human_bytes(worst.mean_write)} pieces",
-        evidence=[
-            Metric(name="writers", value=f.writers, unit=Unit.COUNT),
-            Metric(name="mean_write", value=round(worst.mean_write), unit=Unit.BYTES),
-            Metric(name="stripe_size", value=f.stripe_size, unit=Unit.BYTES),
-            Metric(name="stripe_count", value=f.stripe_count, unit=Unit.COUNT),
-            Metric(name="not_aligned_share", value=f.not_aligned_share, unit=Unit.RATIO),
-            Metric(name="interleaved_share", value=worst.interleaved, unit=Unit.RATIO),
-            Metric(name="bytes_written", value=f.bytes_written, unit=Unit.BYTES),
-        ],
-        files=[
-            ctx.file(
-                b.layout.record_id,
-                Metric(name="writers", value=b.layout.writers, unit=Unit.COUNT),
-                Metric(name="mean_write", value=round(b.mean_write), unit=Unit.BYTES),
-                Metric(name="not_aligned_share", value=b.layout.not_aligned_share, unit=Unit.RATIO),
-            )
-            for b in bad[: ctx.top_n]
-        ],
-        files_total=len(bad),
-        cost=costs.measured(
-            seconds,
-            "the POSIX write time of those files on their slowest rank: each write waits for the extent lock of a "
-            "stripe other ranks write too",
-            nbytes=sum(b.layout.bytes_written for b in bad),
-        ),
-    )
+    count = {f.record_id: f.stripe_count for f in layouts(ctx)}
+    largest = min(bad, key=lambda b: (-b.bytes_written, b.record_id))
+    stripes = Metric(name="stripe_count", value=count[largest.record_id], unit=Unit.COUNT)
+    return contention_hit(ctx, bad, _LUSTRE, extra=(stripes,))
 
 
-def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
+_LUSTRE = LockWords(
+    where="",
+    unit="stripe",
+    of="them",
+    share="share (and straddle)",
+    wait="waits for",
+    lock="the Lustre extent lock",
+    holder="another rank holds",
+    lock_short="the extent lock",
+    unit_metric="stripe_size",
+)
+
+
+def _contended(ctx: Context, t: Thresholds) -> list[Contended]:
     """Lustre files written independently by several ranks in interleaved, sub-stripe, unaligned pieces."""
     p = ctx.posix_records
     if p.empty:
@@ -746,5 +716,15 @@ def _contended(ctx: Context, t: Thresholds) -> list[_Contended]:
             and interleaved[i] >= t.lustre_lock_interleaved_share
             and forward[i] >= 0.8
         ):
-            out.append(_Contended(f, mean, float(interleaved[i])))
+            out.append(
+                Contended(
+                    f.record_id,
+                    f.bytes_written,
+                    f.writers,
+                    mean,
+                    f.not_aligned_share,
+                    float(interleaved[i]),
+                    f.stripe_size,
+                )
+            )
     return out
