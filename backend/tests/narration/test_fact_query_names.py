@@ -106,3 +106,14 @@ def test_whether_it_read_some_kind_of_data_lists_what_it_read() -> None:
     # which file is "training data" is the reader's call: the answer lists what was read
     assert _first("did this job read any training data?") == f"The job read 512.00 MiB: `{HISTORY}` (512.00 MiB)."
     assert _first("is io hurting this run").startswith("No: I/O took 2% of the 6.7 min run on the busiest rank")
+
+
+def test_how_much_and_into_how_many_files_gives_both() -> None:
+    assert _first("how much did it write and into how many files") == (
+        "The job wrote 312.50 MiB to 16 file(s) (of 17 with any I/O)."
+    )
+
+
+def test_a_file_named_by_one_word_of_its_name_gets_its_own_request_size() -> None:
+    text = _first("how much data came from the hist and in what request size")
+    assert text.startswith(f"The most common request size on `{HISTORY}` was 16.00 KiB"), text

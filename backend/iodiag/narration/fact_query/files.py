@@ -179,12 +179,16 @@ def answer_files(report: Report, q: Query) -> Out:
         return group_answer(group, q, moved=bool(asks_bytes), nprocs=report.job.nprocs)
     if q.direction in ("read", "write") and (report.files_read or report.files_written):
         n, verb = (report.files_read, "read") if q.direction == "read" else (report.files_written, "wrote")
-        return (
-            f"The job {verb} {n:,} file(s) (of {report.files_with_io:,} with any I/O).",
-            [exact(n, "bare"), exact(report.files_with_io, "bare")],
-            [],
-            [],
-        )
+        values = [exact(n, "bare"), exact(report.files_with_io, "bare")]
+        moved = ""
+        if re.search(r"\b(bytes|how much|how big|data|volume|size|[kmgt]i?b)\b", q.raw.lower()):
+            # "how much did warpx write and into how many files?": the bytes with the count
+            read, written = totals(report)
+            amount = read if q.direction == "read" else written
+            moved = f" {_b(amount)} {'from' if q.direction == 'read' else 'to'}"
+            values.append(exact(amount, "bytes"))
+        text = f"The job {verb}{moved} {n:,} file(s) (of {report.files_with_io:,} with any I/O)."
+        return text, values, [], []
     text = f"The job did I/O on {report.files_with_io:,} file(s)"
     values = [exact(report.files_with_io, "bare")]
     own = {u.files for u in report.rank_table.ranks}

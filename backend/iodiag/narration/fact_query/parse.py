@@ -69,6 +69,12 @@ def _iface_query(q: str) -> Query:
     return Query(metric="bytes", scope="interface", target=target, direction=_direction(q))
 
 
+def _one_file_named(q: str, report: Report) -> bool:
+    """Whether a word of the question is part of exactly one file's name ("the fasta" for uniref90.fasta)."""
+    word = loose_name(q, report, plural=False)
+    return word is not None and sum(word in f.path.rsplit("/", 1)[-1].lower() for f in report.top_files) == 1
+
+
 def _direction(q: str) -> Direction:
     w, r = bool(WRITE.search(q)), bool(READ.search(q))
     return "write" if w and not r else "read" if r and not w else "both"
@@ -288,7 +294,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
         found is not None
         and found.metric in ("rate", "request_size")
         and not found.target
-        and re.search(r"\bfile\b", q)
+        and (re.search(r"\bfile\b", q) or _one_file_named(q, report))
         and not re.search(FIX_ASK, q)
         and not re.search(r"\b(how (could|can|do|to)|get more|faster|speed\w* up)\b", q)
         and (word := loose_name(q, report, plural=False)) is not None
