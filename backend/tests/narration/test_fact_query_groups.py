@@ -171,3 +171,12 @@ def test_do_all_ranks_do_io_is_yes_or_no_from_the_ranks_with_records() -> None:
     else:
         assert text.startswith(f"No: only {with_io:,} of the job's {n:,} ranks did I/O"), text
     assert _first(scenario_report(GROUPS), "does every rank do I/O?").startswith("Yes: all 16 ranks have I/O records")
+
+
+def test_whether_opening_a_family_costs_more_than_reading_it_is_yes_or_no() -> None:
+    # 4 ranks each open 1,000 case{i}.cfg files of their own: opening is all of their time
+    rep = scenario_report(SCENARIOS / "metadata-just-above-threshold.yaml")
+    text = _first(rep, "does opening the cfg files cost more than reading them?")
+    assert text.startswith("Yes: the 4,000 `"), text
+    assert "mostly in metadata calls" in text, text
+    assert _first(rep, "is reading the cfg files slower than opening them?").startswith("No: the 4,000 `")

@@ -116,7 +116,7 @@ def answer(report: Report, query: Query) -> Fact | None:
         values, files, ranks = [*values, *also[1]], [*files, *also[2]], [*ranks, *also[3]]
     partial = [m for m in report.job.modules if m.partial and m.records]
     # A group's files ("the 1,024 patche_#.in files") are counted too, wherever the question leads
-    group_count = query.metric == "file_why" and bool(re.match(r"The [\d,]+ `[^`]+` files", text))
+    group_count = query.metric == "file_why" and bool(re.match(r"(?:(?:Yes|No): )?[Tt]he [\d,]+ `[^`]+` files", text))
     if partial and (query.metric in _COUNTED or group_count) and not text.startswith("None: "):
         # A count from a log that ran out of records is a lower bound, and says so in the same sentence.
         m = partial[0]

@@ -52,7 +52,7 @@ from iodiag.narration.fact_query.names import (
     named_in,
 )
 from iodiag.narration.fact_query.query import Direction, Query
-from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK
+from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK, META_VS_DATA
 from iodiag.narration.quantities import Quantity, exact
 from iodiag.narration.untrusted import quote
 
@@ -1316,6 +1316,14 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
     text += ")"
     if run > 0:
         values.append(exact(per / run * 100, "percent"))
+    asked = META_VS_DATA.search(q.raw.lower())
+    if q.yes_no and asked and g.io_time_s > 0:
+        # "does opening them cost more than reading them?": yes or no from the metadata and data times
+        meta_first = bool(asked.group(1))
+        more = (asked.group(2) or asked.group(5)) not in ("less", "shorter")
+        meta, data = g.meta_time_s, g.io_time_s - g.meta_time_s
+        yes = (meta > data) == meta_first if more else (meta < data) == meta_first
+        text = f"{'Yes' if yes else 'No'}: {lower_first(text)}"
     if not naming:
         return text + "; no finding prices them as a problem.", values, [], []
     from iodiag.analysis.verdict import action_for, by_verdict

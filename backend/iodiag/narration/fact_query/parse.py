@@ -31,6 +31,7 @@ from iodiag.narration.fact_query.vocabulary import (
     IO_JUDGED,
     IO_PROBLEM,
     LOG_HEALTH,
+    META_VS_DATA,
     MOST_OF,
     NAMED,
     RANK,
@@ -231,6 +232,9 @@ def _parse_about(question: str, report: Report) -> Query | None:
                 yes_no=bool(YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
                 raw=question,
             )
+    if META_VS_DATA.search(q) and group_named(report, question) is not None and not NAMED.search(question):
+        # "does opening the samples cost more than actually reading them?": the family's metadata against its data
+        return Query(metric="file_why", yes_no=bool(YES_NO.match(q)), raw=question)
     small = re.search(r"\bhow many (small|tiny) (f?writes?|f?reads?|requests?)\b", q)
     if small and (
         found is None or found.metric in ("group", "files", "top_file", "file_list", "bytes", "file_usage", "calls")

@@ -337,3 +337,12 @@ def spelled(question: str) -> str:
         return near or word
 
     return re.sub(r"(?<![\w./-])[A-Za-z]{7,}(?![\w./-])", fix, question)
+
+
+# "does opening the samples cost more than reading them?": metadata time against data time, either way round
+META_VS_DATA = re.compile(
+    r"\b(open\w*|stat\w*|metadata|creat\w*|clos\w*)\b.*\b(more|longer|slower|less|shorter|than|versus|vs\.?)\b"
+    r".*\b(read\w*|writ\w*|data|transfer\w*)\b"
+    r"|\b(read\w*|writ\w*|data|transfer\w*)\b.*\b(more|longer|slower|less|shorter|than|versus|vs\.?)\b"
+    r".*\b(open\w*|stat\w*|metadata|creat\w*|clos\w*)\b"
+)
