@@ -103,7 +103,7 @@ _ALL = [
     ),
     Recommendation(
         id="reduce-metadata",
-        title="Reduce metadata operations",
+        title="Reduce metadata operations: fewer, combined files",
         summary="Open, stat and close files less often; combine many small files; cache metadata results.",
     ),
     Recommendation(
@@ -127,8 +127,8 @@ _ALL = [
     Recommendation(
         id="lustre-ost-health",
         title="Report a slow or overloaded OST",
-        summary="Tell the facility's storage team which OST was slow (lfs df -h shows its state); a file striped "
-        "over several OSTs can name healthy ones, but never pin a directory's new files to one OST.",
+        summary="Report the slow OST to the facility's storage team or user support (lfs df -h shows its state); a "
+        "file striped over several OSTs can name healthy ones, but never pin a directory's new files to one OST.",
         file_systems=("lustre",),
     ),
     Recommendation(

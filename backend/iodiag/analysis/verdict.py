@@ -486,7 +486,10 @@ def _what_bounds(ctx: Context) -> str:
             f"{where} on nfs: the rate is what that one NFS server delivered; the site's parallel scratch file "
             "system would carry it faster"
         )
-    return f"{where} on {fs or 'an unknown file system'}: the rate is what that storage delivered to them"
+    return (
+        f"{where} on {fs or 'an unknown file system'}: the rate is what that storage delivered to them; moving less "
+        "data (reading only what is needed, compressing) or more nodes moving it in parallel would cut the time"
+    )
 
 
 def action_title(f: Finding) -> str:

@@ -117,3 +117,15 @@ def test_how_much_and_into_how_many_files_gives_both() -> None:
 def test_a_file_named_by_one_word_of_its_name_gets_its_own_request_size() -> None:
     text = _first("how much data came from the hist and in what request size")
     assert text.startswith(f"The most common request size on `{HISTORY}` was 16.00 KiB"), text
+
+
+def test_a_family_under_the_warning_threshold_gets_the_info_finding_and_its_fix() -> None:
+    text = _first("why do the chk00220/part.* files take 6 s per rank?")
+    assert "no finding prices them above info, but P06 notes them (many small write requests, ≈ 5.99 s): buffer" in text
+
+
+def test_why_a_job_spends_its_time_in_io_names_each_family_once_and_the_fix() -> None:
+    rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "metadata-just-above-threshold.yaml")
+    text = Narrator().template_answer(rep, "why does it spend 3 s per rank in io?").text.split("\n", 1)[0]
+    assert text.count("case#.cfg` files") == 1, text  # inputs/0/case#.cfg is part of inputs/#/case#.cfg
+    assert text.endswith("combine many small files; cache metadata results."), text

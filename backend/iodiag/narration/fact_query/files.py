@@ -1325,7 +1325,35 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         yes = (meta > data) == meta_first if more else (meta < data) == meta_first
         text = f"{'Yes' if yes else 'No'}: {lower_first(text)}"
     if not naming:
-        return text + "; no finding prices them as a problem.", values, [], []
+        noted = max(
+            (
+                f
+                for f in report.findings
+                if f.severity is Severity.INFO
+                and f.impact is not None
+                and f.impact.seconds
+                and f.recommendations
+                and any(rx.fullmatch(fe.path) for fe in f.files)
+            ),
+            # a measured or modelled cost before an upper bound (misaligned requests "at most ..."), then the larger
+            key=lambda f: (
+                not f.impact.basis.startswith("modelled: upper bound"),  # type: ignore[union-attr]
+                f.impact.seconds or 0.0,  # type: ignore[union-attr]
+            ),
+            default=None,
+        )
+        if noted is None:
+            return text + "; no finding prices them as a problem" + _unpriced_hint(g, per, mostly) + ".", values, [], []
+        from iodiag.analysis.verdict import action_for
+
+        # Under the warning threshold, but what the log says about them, and its fix, is still the answer to "why"
+        seconds = noted.impact.seconds or 0.0  # type: ignore[union-attr]
+        todo = action_for(noted)
+        text += (
+            f"; no finding prices them above info, but {noted.code} notes them ({lower_first(noted.title)}, "
+            f"≈ {_s(seconds)})" + (f": {lower_first(todo).rstrip('.')}" if todo else "")
+        )
+        return text + ".", [*values, exact(seconds, "seconds")], [], []
     from iodiag.analysis.verdict import action_for, by_verdict
 
     place = by_verdict(report.verdict)
@@ -1337,6 +1365,22 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         f": {lower_first(todo).rstrip('.')}" if todo else ""
     )
     return text + ".", [*values, exact(seconds, "seconds")], [], []
+
+
+def _unpriced_hint(g: FileGroup, per: float, mostly: str) -> str:
+    """What would cut a family's time when no finding prices it, read off its own counters: many opens for
+    little data (fewer, larger files) or small requests (fewer, larger requests). Empty when neither holds or
+    the time is too short to be worth it."""
+    if per < 1.0:
+        return ""
+    if mostly:
+        return "; most of that is opening and closing them: fewer, larger files (or keeping them open) would cut it"
+    c = g.calls
+    calls = c.reads + c.writes
+    moved = g.bytes_read + g.bytes_written
+    if calls and moved / calls <= SMALL_REQUEST:
+        return "; with requests this small, buffering them into fewer, larger ones (1 MiB or more) would cut it"
+    return ""
 
 
 def _file_why_unpriced(report: Report, q: Query) -> Out:

@@ -880,6 +880,8 @@ def time_split(report: Report, q: Query) -> Out:
             continue
         if g is not None and any(group_regex(g).fullmatch(p) for p in files):
             continue
+        if g is not None and any(rx.fullmatch(g.pattern.replace("#", "0")) for rx in groups):
+            continue  # inputs/0/case#.cfg is part of inputs/#/case#.cfg, already named
         if g is not None:
             groups.append(group_regex(g))
             moved = g.bytes_read + g.bytes_written
@@ -912,6 +914,12 @@ def time_split(report: Report, q: Query) -> Out:
         named = f"{c.code}: {c.subject}" if c.subject else c.code
         head += f"; the cost worth cutting is {lower_first(c.title)} ({named}), ≈ {_s(c.seconds)}"
         values.append(exact(c.seconds, "seconds"))
+        lead = report.finding(c.code)
+        if lead is not None:
+            from iodiag.analysis.verdict import action_for
+
+            todo = action_for(lead)
+            head += f": {lower_first(todo).rstrip('.')}" if todo else ""
     else:
         head += "; no pattern in it is a problem to fix"
     return head + ".", values, [], []

@@ -391,7 +391,7 @@ def _parse(question: str) -> Query | None:
         r"\bwhy\b.*\b(spends?|spent|spending|takes?|taking|took)\b.*\b(\d[\d.,]*\s*(s|secs?|seconds?|min\w*|h|hours?)"
         r"|so long|that long|so much time)\b.*\b(in|on|doing|for) (its |the |all )?i/?o\b",
         q,
-    ) and not re.search(r"\b(each|every|per|all|some|few|other) (ranks?|process\w*)\b|\branks? \d", q):
+    ) and not re.search(r"\b(each|every|some|few|other|several|certain) (ranks?|process\w*)\b|\branks? \d", q):
         return Query(metric="time_split", raw=question)  # "why does a one-process run spend ~8 s in I/O?"
     if re.search(
         r"\bwhat'?s?( is)? (eating|taking|using|consuming|hogging)\b|\bwhere (does|did) (the|my|all) (the )?time go", q

@@ -550,7 +550,10 @@ def slow_rank(report: Report, q: Query) -> Out:
         reason = f"; {lower_first(why.title)} ({named}) names it." + (f" {todo}" if todo else "")
         reason = reason if reason.endswith(".") else reason + "."
     elif heavy:
-        reason = " Spreading that work over the ranks (or reading it once and broadcasting) is the fix."
+        reason = (
+            " Distributing that work over all ranks (parallel I/O, e.g. through MPI-IO, or reading it once and"
+            " broadcasting) is the fix."
+        )
     else:
         reason = " No finding in the log explains it."
     text = (
