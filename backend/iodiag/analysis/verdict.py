@@ -83,10 +83,12 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
     io = human_seconds(s.slowest_rank_io_s)
     went = where_time_went(ctx)
     if not matters:
+        # Under 1 % of the run, "<1%" alone reads like a rounding; the word says what it means for the job
+        share = ("a negligible " if s.share_slowest < 0.01 else "") + percent(s.share_slowest)
         why = (
-            f"it took {percent(s.share_slowest)} of the {run} run ({io} on the busiest rank)"
+            f"it took {share} of the {run} run ({io} on the busiest rank)"
             if s.slowest_rank_io_s >= t.io_matters_min_seconds
-            else f"the busiest rank spent {io} in it, {percent(s.share_slowest)} of the {run} run"
+            else f"the busiest rank spent {io} in it, {share} of the {run} run"
             + (", too little time to matter however large its share" if s.share_slowest >= t.io_share_high else "")
         )
         return Verdict(

@@ -225,3 +225,34 @@ def test_small_stdio_calls_are_priced_once_under_the_stdio_cause(tmp_path: Path)
     assert p06 is not None and p06.severity is Severity.INFO and p06.explained_by == "S01", p06
     assert "Shown as info: it is how bulk data goes through STDIO (S01)" in p06.message
     assert [c.code for c in rep.verdict.causes][:1] == ["S01"]
+
+
+def test_a_share_under_one_percent_is_called_negligible_in_the_headline(tmp_path: Path) -> None:
+    rep = _build("fact-groups-layouts-and-restarts", tmp_path)
+    assert rep.verdict.io_matters is False
+    assert rep.verdict.headline.startswith("I/O is not why this job is slow: the busiest rank spent 873.8 ms in it, a ")
+    assert "a negligible <1% of the 5.0 min run" in rep.verdict.headline
+
+
+def test_the_file_that_moved_the_most_data_is_listed_beside_the_busiest_by_summed_time(tmp_path: Path) -> None:
+    # 16 ranks each open 40 config files (their time summed over ranks leads) and rank 0 writes a 4 GiB checkpoint
+    # fast: by summed time alone it would not be among the ten files listed
+    rep = _build(
+        {
+            "name": "checkpoint-among-config-storm",
+            "job": {"nprocs": 16, "runtime": 600.0, "mounts": LUSTRE},
+            "program": [
+                {"ranks": "all", "files": "/lus/scratch/conf/c{i}.cfg", "count_files": 40, "op": "open", "count": 4},
+                {
+                    "ranks": [0],
+                    "file": "/lus/scratch/ckpt/checkpoint_0023.bin",
+                    "op": "write",
+                    "count": 1024,
+                    "size": "4MiB",
+                    "seconds_per_op": 0.000001,
+                },
+            ],
+        },
+        tmp_path,
+    )
+    assert any(f.path.endswith("checkpoint_0023.bin") for f in rep.top_files), [f.path for f in rep.top_files]

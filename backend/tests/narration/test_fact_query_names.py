@@ -129,3 +129,37 @@ def test_why_a_job_spends_its_time_in_io_names_each_family_once_and_the_fix() ->
     text = Narrator().template_answer(rep, "why does it spend 3 s per rank in io?").text.split("\n", 1)[0]
     assert text.count("case#.cfg` files") == 1, text  # inputs/0/case#.cfg is part of inputs/#/case#.cfg
     assert text.endswith("combine many small files; cache metadata results."), text
+
+
+def test_each_ranks_amount_comes_with_the_size_of_its_writes() -> None:
+    text = _first("how much did each rank write and what size were the writes")
+    assert text.startswith("Each rank wrote 19.53 MiB in 20,000 writes of 1.00 KiB through its own records"), text
+
+
+def test_a_rank_not_kept_for_a_shared_file_gets_the_kept_ranks_bytes() -> None:
+    text = _first("how much did rank 3 read from hist_0283.dat?")
+    assert "(fastest rank 0, 819.4 ms, 32.00 MiB; slowest rank 0, 819.4 ms, 32.00 MiB)" in text, text
+    assert text.endswith("so rank 3's time and bytes on it are not recorded."), text
+
+
+def test_which_of_two_interfaces_a_file_went_through() -> None:
+    chosen = _first("is hist_0283.dat read via posix or stdio?")
+    assert chosen.startswith(f"`{HISTORY}` went through MPI-IO, on top of POSIX"), chosen
+    assert _first("was hist_0283.dat read through stdio or hdf5?").startswith(f"No: `{HISTORY}` went through MPI-IO")
+
+
+def test_read_more_than_written_is_decided_by_the_two_amounts() -> None:
+    assert _first("did it read more from hist_0283.dat than it wrote?").startswith(f"Yes: `{HISTORY}`: 0 B written")
+    assert _first("did it write more to hist_0283.dat than it read?").startswith("No: ")
+
+
+def test_the_fastest_and_slowest_rank_of_a_file_named_by_its_folder() -> None:
+    text = _first("which ranks were fastest and slowest on the history file")
+    assert text.startswith(f"Rank 0 was the slowest on `{HISTORY}`"), text
+
+
+def test_the_stats_files_are_files_not_stat_calls() -> None:
+    from iodiag.narration import fact_query
+
+    q = fact_query.parse("stripe count and size of dump.dat vs the stats files")
+    assert q is None or q.metric != "calls", q

@@ -129,9 +129,12 @@ def shared_named(report: Report, rank: int, file: str | None) -> Out:
         return None
     path = (fast or slow).path  # type: ignore[union-attr]
     kept = "; ".join(
-        f"{which} rank {k.rank}, {_s(k.seconds)}" for which, k in (("fastest", fast), ("slowest", slow)) if k
+        f"{which} rank {k.rank}, {_s(k.seconds)}" + (f", {_b(k.bytes)}" if k.bytes is not None else "")
+        for which, k in (("fastest", fast), ("slowest", slow))
+        if k
     )
     values = [exact(k.seconds, "seconds") for k in (fast, slow) if k]
+    values += [exact(k.bytes, "bytes") for k in (fast, slow) if k and k.bytes is not None]
     return (
         f"`{path}` is a shared file: Darshan kept only its fastest and slowest rank ({kept}), so rank {rank}'s "
         "time and bytes on it are not recorded.",

@@ -551,7 +551,18 @@ def file_usage(report: Report, q: Query) -> Out:
         text = text.rstrip(".") + (
             f"; its slowest rank took {_s(f.slowest_s)}, {_b(moved_now / f.slowest_s)}/s over the file."
         )
-    if q.yes_no and q.direction == "both":
+    more = re.search(
+        r"\b(f?read\w*|f?writ\w*|wrote)\b[^?]*\b(more|less|fewer)\b[^?]*\bthan\b"
+        r"|\b(more|less|fewer)\b[^?]*\b(f?read\w*|f?writ\w*|wrote)\b[^?]*\bthan\b",
+        q.raw.lower(),
+    )
+    if q.yes_no and more:
+        # "did it read more from flux.dat than it wrote?": the two amounts decide, equal is a no
+        first_read = (more.group(1) or more.group(4) or "").lstrip("f").startswith("read")
+        mine, other = (f.bytes_read, f.bytes_written) if first_read else (f.bytes_written, f.bytes_read)
+        yes = mine > other if (more.group(2) or more.group(3)) == "more" else mine < other
+        text = ("Yes: " if yes else "No: ") + ("it read as much as it wrote: " if mine == other else "") + text
+    elif q.yes_no and q.direction == "both":
         text = ("Yes: " if f.bytes_read and f.bytes_written else "No: ") + text
     elif q.yes_no:
         moved = f.bytes_read if q.direction == "read" else f.bytes_written
@@ -663,6 +674,13 @@ def file_library(report: Report, q: Query) -> Out:
     if not seen:
         return None
     text = f"`{path}` went through {seen[0]}" + (f", on top of {' and '.join(seen[1:])}" if len(seen) > 1 else "")
+    offered = {
+        {"mpiio": "MPI-IO", "mpi-io": "MPI-IO", "hdf5": "HDF5", "pnetcdf": "PnetCDF"}.get(w, w.upper())
+        for w in re.findall(r"\b(posix|stdio|mpi-?io|hdf5|pnetcdf|dfs)\b", q.raw.lower())
+    }
+    if re.match(r"\s*(was|were|is|are|did|does|do)\b", q.raw.lower()) and offered and not offered & set(seen):
+        # "was snapshot_109.nc written through mpi-io or pnetcdf?": neither, and the answer says so first
+        text = f"No: {lower_first(text)}"
     if f is None:
         return text + ".", [], [path], []
     # With what moved through it ("how much did it write to X, and via what interface?").
@@ -739,18 +757,19 @@ def _group_calls(group: FileGroup, kind: str, noun: str, question: str = "") -> 
         return f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}.", values, [], []
     per = n // group.files
     values.append(exact(per, "bare"))
-    if re.search(r"\b(each|every|per|how many times|how often)\b", question.lower()):
-        # "how many times does each rank open its restart file?": the count per file leads
-        text = f"{per:,} {noun} per file on average: the {group.files:,} `{group.pattern}` files had {n:,} in all."
-        return text, values, [], []
-    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}, {per:,} per file on average"
     way = kind.removeprefix("small_")
     moved = {"reads": group.bytes_read, "writes": group.bytes_written}.get(way, 0)
+    size = ""
     if moved and getattr(group.calls, way, 0) == n:
         # every call of that kind is counted: their mean size is the group's bytes over them
-        text += f", of {_b(moved / n)} each on average"
+        size = f", of {_b(moved / n)} each on average"
         values.append(exact(moved / n, "bytes"))
-    return text + ".", values, [], []
+    if re.search(r"\b(each|every|per|how many times|how often)\b", question.lower()):
+        # "how many times does each rank open its restart file?": the count per file leads
+        text = f"{per:,} {noun} per file on average: the {group.files:,} `{group.pattern}` files had {n:,} in all"
+        return text + size + ".", values, [], []
+    text = f"The {group.files:,} `{group.pattern}` files had {n:,} {noun}, {per:,} per file on average"
+    return text + size + ".", values, [], []
 
 
 def _with_job_calls(report: Report, out: Out, kind: str, noun: str, question: str) -> Out:

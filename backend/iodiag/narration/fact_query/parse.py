@@ -133,6 +133,7 @@ def _call_kind(q: str) -> str | None:
         re.search(r"\b(calls?|ops|operations|switch\w*|fsync\w*|seeks?|stats?|reads|writes|opens)\b", q)
     ):
         return None
+    q = re.sub(rf"\bstats? {FILE_NOUNS}", " ", q)  # "the stats files" are files, not stat calls
     for kind, words in CALL_WORDS:
         if re.search(rf"\b({words})", q):
             return kind
@@ -232,6 +233,15 @@ def _parse_about(question: str, report: Report) -> Query | None:
                 yes_no=bool(YES_NO.match(q) or re.search(r"[.;!?]\s*(did|does|do|is|was|were|are|has|have)\b", q)),
                 raw=question,
             )
+    if (
+        (found is None or found.metric in ("busiest_rank", "slow_rank", "any_slow_rank"))
+        and re.search(r"\b(which|what) (ranks?|process\w*)\b.*\b(fastest|slowest|slow\w*|longest)\b", q)
+        and not NAMED.search(question)
+        and _one_file_named(q, report)
+    ):
+        # "which ranks were fastest and slowest on the test file": the ranks Darshan kept for that file
+        word = loose_name(q, report, plural=False)
+        return Query(metric="file_slowest", target=word, direction=_direction(q), raw=question)
     if META_VS_DATA.search(q) and group_named(report, question) is not None and not NAMED.search(question):
         # "does opening the samples cost more than actually reading them?": the family's metadata against its data
         return Query(metric="file_why", yes_no=bool(YES_NO.match(q)), raw=question)
@@ -654,7 +664,13 @@ def _parse(question: str) -> Query | None:
     if named_file and yes_no and re.search(r"\b(bottleneck|slowing|costing|costly|expensive|significant)\b", q):
         # "is writing thermo.dat a bottleneck?": its share of the run, yes from a tenth of it
         return Query(metric="file_share", target=named_file.group(1).lower(), yes_no=True, raw=question)
-    if named_file and re.search(r"\b(which|what) (i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q):
+    if named_file and (
+        re.search(r"\b(which|what) (i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q)
+        # "is reads.fastq written via posix or stdio?": which of the two it went through
+        or re.search(
+            r"\b(posix|stdio|mpi-?io|hdf5|pnetcdf|dfs)\b (or|vs\.?|versus) (posix|stdio|mpi-?io|hdf5|pnetcdf|dfs)\b", q
+        )
+    ):
         # "which I/O library wrote snapshot_293.nc?"
         return Query(metric="file_library", target=named_file.group(1), raw=question)
     if (

@@ -181,12 +181,17 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
         calls = {by_direction(q.direction, u.reads, u.writes, u.reads + u.writes) for u in t.ranks}
         noun = {"write": "writes", "read": "reads"}.get(q.direction, "reads and writes")
         each = f" in {next(iter(calls)):,} {noun}" if len(calls) == 1 and next(iter(calls)) > 0 else ""
+        size_values = []
+        if each and mid > 0:
+            # "... and what size were the writes?": every rank made the same calls, so their mean size is one number
+            each += f" of {_b(mid / next(iter(calls)))}"
+            size_values = [exact(mid / next(iter(calls)), "bytes")]
         total = sum(amounts)
         text = f"Each rank {verb} {_b(mid)}{each} through its own records ({_b(total)} in all, over {over}).{note}"
         if len(amounts) == 1:
             only = t.ranks[0].rank
             text = f"Rank {only} {verb} {_b(mid)}{each} through its own records, the only rank with any.{note}"
-        values = [exact(mid, "bytes"), exact(total, "bytes"), exact(len(amounts), "bare")]
+        values = [exact(mid, "bytes"), exact(total, "bytes"), exact(len(amounts), "bare"), *size_values]
         values += [exact(n, "bare") for n in calls]
     else:
         text = (
@@ -536,8 +541,13 @@ def slow_rank(report: Report, q: Query) -> Out:
     moved = u.bytes_read + u.bytes_written
     total = sum(bytes_moved(i) for i in counted_interfaces(report))
     mean_bytes = total / max(report.job.nprocs, 1)
-    # What it was doing: the file it alone used with the most time ("rank 0 reads uniref90.fasta alone").
-    alone = max((f for f in report.top_files if f.only_rank == rank), key=lambda f: f.io_time_s, default=None)
+    # What it was doing: the file it alone used with the most time ("rank 0 reads uniref90.fasta alone"); not
+    # its own member of a family every rank has (frame0129.0.xtc beside every rank's frame0129.N.xtc), which
+    # is the same work the others did, unless nothing else is left
+    families = [group_regex(g) for g in report.file_groups if g.ranks > 1 and g.files > 1 and "#" in g.pattern]
+    mine_alone = [f for f in report.top_files if f.only_rank == rank]
+    apart = [f for f in mine_alone if not any(rx.fullmatch(f.path) for rx in families)]
+    alone = max(apart or mine_alone, key=lambda f: f.io_time_s, default=None)
     on = f", most of it on `{alone.path}` ({_s(alone.io_time_s)}), which only it used" if alone else ""
     heavy = mean_bytes > 0 and moved > 2 * mean_bytes
     more = f"{moved / mean_bytes:.1f}x the mean rank's data: the work sits on it" if heavy else "no more data than most"
