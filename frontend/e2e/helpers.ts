@@ -26,7 +26,27 @@ export async function signIn(page: Page, token: string): Promise<void> {
 }
 
 export async function shot(page: Page, name: string, fullPage = false): Promise<void> {
+  await settled(page);
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+}
+
+/** Wait until the page and its scrolled panes stop moving (a smooth scroll or a streamed answer's autoscroll
+ * caught mid-way shows the sticky header displaced in the picture). */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const where = (): string =>
+      [window.scrollY, ...Array.from(document.querySelectorAll<HTMLElement>("*"))
+        .filter((e) => e.scrollHeight > e.clientHeight + 1)
+        .map((e) => e.scrollTop)].join(",");
+    const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => { r(); }));
+    let last = where();
+    for (let stable = 0, i = 0; stable < 3 && i < 120; i += 1) {
+      await frame();
+      const now = where();
+      stable = now === last ? stable + 1 : 0;
+      last = now;
+    }
+  });
 }
 
 /** Drop a file on an element the way a browser does (a real DataTransfer with a File). */
