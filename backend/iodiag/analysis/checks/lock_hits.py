@@ -91,3 +91,29 @@ def contention_hit(ctx: Context, bad: list[Contended], words: LockWords, extra: 
             nbytes=sum(b.bytes_written for b in bad),
         ),
     )
+
+
+# The words of each file system whose locks these findings are about.
+LUSTRE_EXTENT_LOCKS = LockWords(
+    where="",
+    unit="stripe",
+    of="them",
+    share="share (and straddle)",
+    wait="waits for",
+    lock="the Lustre extent lock",
+    holder="another rank holds",
+    lock_short="the extent lock",
+    unit_metric="stripe_size",
+)
+
+GPFS_TOKENS = LockWords(
+    where=", on GPFS",
+    unit="block",
+    of="requests",
+    share="share",
+    wait="first takes",
+    lock="the byte-range token",
+    holder="another node holds",
+    lock_short="the byte-range token",
+    unit_metric="block_size",
+)

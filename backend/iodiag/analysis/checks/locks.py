@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iodiag.analysis.checks.lock_hits import Contended, LockWords, contention_hit
+from iodiag.analysis.checks.lock_hits import GPFS_TOKENS, Contended, contention_hit
 from iodiag.analysis.context import Context
 from iodiag.analysis.models import Layer, Severity
 from iodiag.analysis.registry import Hit, check
@@ -69,17 +69,4 @@ def token_contention(ctx: Context, t: Thresholds) -> Hit | None:
             and float(forward[i]) >= _STRIDED_FORWARD * w
         ):
             bad.append(Contended(int(rid), int(written[i]), writers, mean, off_block, interleaved, size))
-    return contention_hit(ctx, bad, _GPFS) if bad else None
-
-
-_GPFS = LockWords(
-    where=", on GPFS",
-    unit="block",
-    of="requests",
-    share="share",
-    wait="first takes",
-    lock="the byte-range token",
-    holder="another node holds",
-    lock_short="the byte-range token",
-    unit_metric="block_size",
-)
+    return contention_hit(ctx, bad, GPFS_TOKENS) if bad else None

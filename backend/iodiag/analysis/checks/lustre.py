@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.checks.lock_hits import Contended, LockWords, contention_hit
+from iodiag.analysis.checks.lock_hits import LUSTRE_EXTENT_LOCKS, Contended, contention_hit
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
@@ -667,20 +667,7 @@ def extent_lock_contention(ctx: Context, t: Thresholds) -> Hit | None:
     count = {f.record_id: f.stripe_count for f in layouts(ctx)}
     largest = min(bad, key=lambda b: (-b.bytes_written, b.record_id))
     stripes = Metric(name="stripe_count", value=count[largest.record_id], unit=Unit.COUNT)
-    return contention_hit(ctx, bad, _LUSTRE, extra=(stripes,))
-
-
-_LUSTRE = LockWords(
-    where="",
-    unit="stripe",
-    of="them",
-    share="share (and straddle)",
-    wait="waits for",
-    lock="the Lustre extent lock",
-    holder="another rank holds",
-    lock_short="the extent lock",
-    unit_metric="stripe_size",
-)
+    return contention_hit(ctx, bad, LUSTRE_EXTENT_LOCKS, extra=(stripes,))
 
 
 def _contended(ctx: Context, t: Thresholds) -> list[Contended]:
