@@ -219,6 +219,34 @@ def _stripes(lustre: Table | None, rid: int) -> tuple[int | None, int | None, li
 _ACCESS_PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "DFS": "DFS"}  # the layers whose records keep ACCESS1..4
 
 
+def _access_counts(rows: Table, prefix: str) -> dict[int, int]:
+    """Request size -> how many requests had it, summed over the rows' ACCESS1-4 pairs (Darshan keeps each
+    record's four most common sizes, so this is a floor on each size's count, exact for the leading ones)."""
+    sizes: dict[int, int] = {}
+    for k in range(1, 5):
+        size, count = rows.get(f"{prefix}_ACCESS{k}_ACCESS"), rows.get(f"{prefix}_ACCESS{k}_COUNT")
+        if size is None or count is None:
+            continue
+        for a, c in zip(size.tolist(), count.tolist(), strict=True):
+            if a > 0 and c > 0:
+                sizes[int(a)] = sizes.get(int(a), 0) + int(c)
+    return sizes
+
+
+def _group_common_size(ctx: Context, layers: set[str], ids: list[int]) -> dict[str, int]:
+    """A group's most common request size and its count, where its files are counted at one layer that keeps
+    ACCESS1-4 ("most common read size on the npz files?")."""
+    prefix = _ACCESS_PREFIX.get(next(iter(layers))) if len(layers) == 1 else None
+    table = ctx.records(next(iter(layers))) if prefix else None
+    if prefix is None or table is None or not len(table) or not ids:
+        return {}
+    sizes = _access_counts(table.where(table.isin("id", ids)), prefix)
+    if not sizes:
+        return {}
+    size, count = max(sizes.items(), key=lambda x: (x[1], x[0]))
+    return {"common_size": size, "common_count": count}
+
+
 def _requests(ctx: Context, layer: str, rid: int) -> dict[str, int | None]:
     """A file's most common request size and its count (summed over its records), and at MPI-IO how many of
     its calls were independent and how many collective."""
@@ -230,14 +258,7 @@ def _requests(ctx: Context, layer: str, rid: int) -> dict[str, int | None]:
     mine = table.where(table.isin("id", [rid]))
     if not len(mine):
         return out
-    sizes: dict[int, int] = {}
-    for k in range(1, 5):
-        size, count = mine.get(f"{prefix}_ACCESS{k}_ACCESS"), mine.get(f"{prefix}_ACCESS{k}_COUNT")
-        if size is None or count is None:
-            continue
-        for a, c in zip(size.tolist(), count.tolist(), strict=True):
-            if a > 0 and c > 0:
-                sizes[int(a)] = sizes.get(int(a), 0) + int(c)
+    sizes = _access_counts(mine, prefix)
     if sizes:
         size_, count_ = max(sizes.items(), key=lambda x: (x[1], x[0]))
         out.update(common_size=size_, common_count=count_)
@@ -363,6 +384,9 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
             layer = "DFS" if groups[k].layers & {"DFS", "DAOS"} else ""
             count = _stripes(lustre, first)[0]
             made = made.model_copy(update={"file_system": _file_system(ctx, layer, ctx.path(first), count)})
+        common = _group_common_size(ctx, groups[k].layers, groups[k].ids)
+        if common:
+            made = made.model_copy(update=common)
         # "stripe size of the chk*/part.* files?": one layout when every member that has one shares it
         found = {layouts[rid] for rid in groups[k].ids if rid in layouts}
         if len(found) == 1:

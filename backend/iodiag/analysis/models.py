@@ -517,6 +517,10 @@ class FileGroup(_Model):
     stripe_size: int | None = Field(default=None, description="the stripe size that goes with stripe_count")
     striped_files: int = Field(default=0, description="of its files, those with a Lustre layout (when one is shared)")
     stripe_layouts: int = Field(default=0, description="how many different layouts its members have, when mixed")
+    common_size: int | None = Field(
+        default=None, description="its files' most common request size (ACCESS1-4), where counted at one layer"
+    )
+    common_count: int = Field(default=0, description="how many requests had ``common_size``")
 
 
 class SoftwareFiles(_Model):

@@ -367,7 +367,8 @@ def unknown_headline(ctx: Context) -> str:
         window = f", whose recorded I/O ends {human_seconds(inc.activity_end_s)} into the run"
     # One sentence holds what was measured and why it is only part: the first sentence is the answer.
     return (
-        f"Unknown whether I/O is why this job is slow: the recorded I/O took {percent(s.share_slowest)} of the "
+        f"Unknown whether I/O is why this job is slow: the recorded I/O took "
+        f"{'a negligible ' if s.share_slowest < 0.01 else ''}{percent(s.share_slowest)} of the "
         f"{human_seconds(inc.runtime_s or s.runtime_s)} run ({human_seconds(s.slowest_rank_io_s)} on the busiest "
         f"rank), a lower bound, because Darshan's {inc.module} module {inc.reason} ({inc.records:,} records kept) "
         f"and the log holds only part of the job's I/O{window}. {_how_to_complete(ctx)}."

@@ -56,6 +56,12 @@ class Screened:
     reasons: dict[str, int] = field(default_factory=dict)
     reset: dict[str, int] = field(default_factory=dict)
     """Fields set to 0, per column: a stray value in a record whose identity and volume are sound."""
+    unnamed: int = 0
+    """Records left out because their id is missing from the name table (PyDarshan drops them too)."""
+    unnamed_bytes_read: int = 0
+    unnamed_bytes_written: int = 0
+    """What those records count, where their byte counters are plausible: the I/O a reader of the named records
+    does not see."""
 
     def line(self) -> str:
         why = "; ".join(f"{n:,} {r}" for r, n in sorted(self.reasons.items(), key=lambda kv: -kv[1]))
@@ -68,6 +74,8 @@ class Screened:
             "runtime bug in some Darshan versions; the records' bytes and operations are kept"
         )
 
+
+_NAMELESS = "with an id missing from the name table"
 
 CORE_COUNTERS = ("_BYTES_READ", "_BYTES_WRITTEN", "_READS", "_WRITES", "_OPENS")
 """A record's volume: a corrupt value here makes every total wrong, so the record is left out."""
@@ -102,7 +110,14 @@ def screen(
     bad = np.zeros(n, dtype=bool)
     fixed: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
+    # Records failing a rule other than the name table's: their counters are not trusted to say what I/O an
+    # unnamed record did
+    damaged = np.zeros(n, dtype=bool)
+    nameless = np.zeros(n, dtype=bool)
+
     def fail(mask: np.ndarray, reason: str) -> None:
+        if reason != _NAMELESS:
+            damaged[mask] = True
         new = mask & ~bad
         if new.any():
             out.reasons[reason] = out.reasons.get(reason, 0) + int(new.sum())
@@ -119,7 +134,9 @@ def screen(
     if module in NAMED_MODULES and "id" in table and names:
         known = np.fromiter((int(k) for k in names), dtype=np.uint64, count=len(names))
         ids = np.asarray(table["id"]).astype(np.uint64, copy=False)
-        fail(~np.isin(ids, known), "with an id missing from the name table")
+        nameless = ~np.isin(ids, known)
+        fail(nameless, _NAMELESS)
+        out.unnamed = int(nameless.sum())
     if module not in SCREENED_MODULES:
         return _result(table, bad, fixed, out)
     for col in counter_names:
@@ -150,7 +167,24 @@ def screen(
                     fail(v > np.where(shared, per_rank * ranks_ok, per_rank), "with a time beyond the end of the run")
             # -1 is Darshan's "not set" for a timer as for a counter; any other negative time is a stray value.
             reset(col, v, np.isfinite(v) & (v < 0) & (v != -1.0))
+    if out.unnamed:
+        # What the unnamed records count, from those whose every other field is sound
+        sound = nameless & ~damaged
+        out.unnamed_bytes_read = _plausible_sum(table, module, "_BYTES_READ", sound)
+        out.unnamed_bytes_written = _plausible_sum(table, module, "_BYTES_WRITTEN", sound)
     return _result(table, bad, fixed, out)
+
+
+def _plausible_sum(table: Table, module: str, suffix: str, mask: np.ndarray) -> int:
+    """The sum of a byte counter over the masked records, leaving out values no run can reach."""
+    col = next((c for c in table.columns if c.endswith(suffix) and not c.startswith(("AGG_", "SIZE_"))), None)
+    if col is None or module not in SCREENED_MODULES:
+        return 0
+    v = np.asarray(table[col])[mask]
+    if not np.issubdtype(v.dtype, np.integer):
+        return 0
+    v = v.astype(np.int64, copy=False)
+    return int(v[(v >= 0) & (v <= MAX_COUNT)].sum())
 
 
 def _result(

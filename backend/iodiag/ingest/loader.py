@@ -339,6 +339,9 @@ def _build(
             read_error=payload["error"],
             corrupt_records=screened.dropped if screened else 0,
             corrupt_note=screened.line() if screened and screened.dropped else None,
+            unnamed_records=screened.unnamed if screened else 0,
+            unnamed_bytes_read=screened.unnamed_bytes_read if screened else 0,
+            unnamed_bytes_written=screened.unnamed_bytes_written if screened else 0,
             reset_note=screened.reset_line() if screened and screened.reset else None,
         )
     # A reader that died inside a trace still hands over the records it sent.

@@ -40,6 +40,11 @@ class ModuleInfo(BaseModel):
     """Records left out because no valid run could have written them (``integrity.screen``)."""
     corrupt_note: str | None = None
     """One line: how many were left out, of how many, and why."""
+    unnamed_records: int = 0
+    """Of the corrupt records, those whose id is missing from the name table (they have no file name)."""
+    unnamed_bytes_read: int = 0
+    unnamed_bytes_written: int = 0
+    """Bytes those unnamed records count: I/O the named records do not show."""
     reset_note: str | None = None
     """One line: stray fields of kept records that were set to 0 (``integrity.screen``)."""
 

@@ -53,7 +53,9 @@ def test_a_module_out_of_records_makes_io_matters_unknown(tmp_path: Path) -> Non
     assert v.io_matters is None and not r.finding("J01")
     # The first sentence holds the measured share and why it is only part of the job's I/O.
     first = v.headline.split(". ")[0]
-    assert first.startswith("Unknown whether I/O is why this job is slow: the recorded I/O took <1% of the ")
+    assert first.startswith(
+        "Unknown whether I/O is why this job is slow: the recorded I/O took a negligible <1% of the "
+    )
     assert "a lower bound" in first and "Darshan's POSIX module" in first and "records kept" in first
     assert "DARSHAN_MODMEM" in v.headline
     assert "look at computation" not in v.headline

@@ -103,8 +103,9 @@ def test_a_familys_total_size_and_time_are_its_own_not_the_runs() -> None:
 
 
 def test_whether_it_read_some_kind_of_data_lists_what_it_read() -> None:
-    # which file is "training data" is the reader's call: the answer lists what was read
-    assert _first("did this job read any training data?") == f"The job read 512.00 MiB: `{HISTORY}` (512.00 MiB)."
+    # which file is "training data" is the reader's call: yes (none of it is the software's own files), and the
+    # answer lists what was read
+    assert _first("did this job read any training data?") == f"Yes: the job read 512.00 MiB: `{HISTORY}` (512.00 MiB)."
     assert _first("is io hurting this run").startswith("No: I/O took 2% of the 6.7 min run on the busiest rank")
 
 

@@ -1056,6 +1056,17 @@ export interface components {
             /** @description its files' calls, each at the file's top layer */
             calls?: components["schemas"]["OpCounts"];
             /**
+             * Common Count
+             * @description how many requests had ``common_size``
+             * @default 0
+             */
+            common_count: number;
+            /**
+             * Common Size
+             * @description its files' most common request size (ACCESS1-4), where counted at one layer
+             */
+            common_size?: number | null;
+            /**
              * File System
              * @description the file system of its files (of one of them)
              */

@@ -6,6 +6,7 @@ from iodiag.analysis.context import Context
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.core.thresholds import Thresholds
+from iodiag.core.units import human_bytes
 
 _WHAT_IS_MISSING = {
     "DXT_POSIX": "the POSIX trace buffer filled up, so later POSIX operations are missing from the trace",
@@ -105,9 +106,17 @@ def corrupt_records(ctx: Context, t: Thresholds) -> list[Hit]:
             continue
         total = info.records + info.corrupt_records
         most = info.corrupt_records * 2 > total
+        unnamed = ""
+        if info.unnamed_bytes_read or info.unnamed_bytes_written:
+            # What a reader of the named records does not see: say it, so a total is never silently half
+            unnamed = (
+                f"The {info.unnamed_records:,} record(s) without a file name count "
+                f"{human_bytes(info.unnamed_bytes_written)} written and {human_bytes(info.unnamed_bytes_read)} read, "
+                "not in any total. "
+            )
         hits.append(
             Hit(
-                message=f"{info.corrupt_note}. "
+                message=f"{info.corrupt_note}. {unnamed}"
                 + (
                     "Most of the module is damaged: its totals cover only the records that survived, so the "
                     "findings from it are lower bounds."
@@ -118,6 +127,15 @@ def corrupt_records(ctx: Context, t: Thresholds) -> list[Hit]:
                     Metric(name="module", value=info.name, unit=Unit.TEXT),
                     Metric(name="corrupt_records", value=info.corrupt_records, unit=Unit.COUNT),
                     Metric(name="records_kept", value=info.records, unit=Unit.COUNT),
+                    *(
+                        [
+                            Metric(name="unnamed_records", value=info.unnamed_records, unit=Unit.COUNT),
+                            Metric(name="unnamed_bytes_read", value=info.unnamed_bytes_read, unit=Unit.BYTES),
+                            Metric(name="unnamed_bytes_written", value=info.unnamed_bytes_written, unit=Unit.BYTES),
+                        ]
+                        if info.unnamed_records
+                        else []
+                    ),
                 ],
             )
         )

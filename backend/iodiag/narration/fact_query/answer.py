@@ -8,6 +8,7 @@ import re
 from iodiag.analysis.models import (
     Report,
 )
+from iodiag.core.units import human_bytes
 from iodiag.narration.fact_query.common import Out, lower_first
 from iodiag.narration.fact_query.files import (
     alignment,
@@ -49,6 +50,7 @@ from iodiag.narration.fact_query.job import (
     job_bytes,
     job_info,
     layer_gap,
+    layer_sizes,
     metadata,
     mpi_job,
     runtime,
@@ -59,6 +61,7 @@ from iodiag.narration.fact_query.job import (
     time_split,
     top_interface,
     traced,
+    unnamed_records,
     uses,
     write_vs_read,
 )
@@ -124,11 +127,17 @@ def answer(report: Report, query: Query) -> Fact | None:
         text, _ = _with_caveat(text, lead + ":", "Yes|No|Partly")
         values = [*values, exact(m.records, "bare")]
     corrupt = next((f for f in report.findings if f.code == "D04"), None)
-    if corrupt is not None and query.metric != "completeness":
+    if corrupt is not None and query.metric not in ("completeness", "unnamed"):
         # A number read past corrupt records needs the caveat in the same sentence, not in another card.
         # What was wrong with them, as the screening counted it: "1 of 3 POSIX records ... (1 with a rank out of
         # range (outside -1..223))"
         why = corrupt.message.split(". ", 1)[0].replace(" are corrupt and were left out", " left out")
+        ev = {m.name: m.value for m in corrupt.evidence}
+        lost_w, lost_r = int(ev.get("unnamed_bytes_written", 0) or 0), int(ev.get("unnamed_bytes_read", 0) or 0)
+        if lost_w or lost_r:
+            # Records without a name still count I/O: a total without them is half the story, so say how much
+            why += f", which count another {human_bytes(lost_w)} written and {human_bytes(lost_r)} read"
+            values = [*values, exact(lost_w, "bytes"), exact(lost_r, "bytes")]
         caveat = f"the log holds corrupt records that cannot be trusted ({corrupt.code}: {why}); from the valid ones"
         text, said = _with_caveat(text, caveat + ",", "Yes|No|Partly|None", plain=caveat + ":")
         if not said and _doubts(query.raw) and not _asked_number_holds(query.raw, values):
@@ -317,6 +326,8 @@ _ANSWERS = {
     "file_usage": file_usage,
     "interfaces": interfaces,
     "completeness": completeness,
+    "unnamed": unnamed_records,
+    "layer_sizes": layer_sizes,
     "top_file": top_file,
     "file_list": file_list,
     "uses": uses,

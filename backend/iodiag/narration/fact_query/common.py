@@ -34,6 +34,8 @@ def percent(ratio: float) -> str:
     """A share as an answer gives it: whole percent, but two significant digits under 1 % ("0.19% of the run"),
     where the headline's "<1%" would hide the number the question asks for."""
     pct = ratio * 100
+    if 0 < pct < 0.001:
+        return "<0.001%"  # floating-point dust ("8.7e-14%") is not a share anyone can use
     if 0 < pct < 1:
         return f"{pct:.2g}%"
     return whole_percent(ratio)

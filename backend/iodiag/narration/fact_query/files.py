@@ -357,6 +357,17 @@ def _group_request_size(report: Report, q: Query) -> Out:
         return None
     layer = f", counted at {g.layer}" if g.layer else ""
     text = f"The {g.files:,} `{g.pattern}` files had " + " and ".join(parts) + f"{layer}."
+    if g.common_size:
+        # Darshan's own most common size (ACCESS1-4 over the files), beside the mean the bytes give
+        requests = g.calls.reads + g.calls.writes
+        common = f"{_b(g.common_size)} ({g.common_count:,} of {requests:,} requests)"
+        values += [exact(g.common_size, "bytes"), exact(g.common_count, "bare"), exact(requests, "bare")]
+        if re.search(r"\b(most common|commonest|most frequent|usual|typical|mostly|dominant)\b", q.raw.lower()):
+            text = f"The most common request size on the {g.files:,} `{g.pattern}` files was {common}; " + lower_first(
+                text[len(f"The {g.files:,} `{g.pattern}` files ") :]
+            ).replace("had ", "they had ", 1)
+        else:
+            text = text.rstrip(".") + f"; the most common size was {common}."
     return text, values, [], []
 
 
@@ -455,6 +466,8 @@ def file_list(report: Report, q: Query) -> Out:
     direction = q.direction if q.direction != "both" else "read" if not written else "write" if not read else "both"
     if direction in ("read", "write"):
         listed = _files_moved(report, direction)
+        if listed is not None and q.yes_no:
+            listed = _data_or_software(report, direction, listed)
         if listed is not None:
             return listed
     files = sorted(report.top_files, key=lambda f: -(f.bytes_read + f.bytes_written))
@@ -468,6 +481,30 @@ def file_list(report: Report, q: Query) -> Out:
     values = [exact(read, "bytes"), exact(written, "bytes")]
     values += [exact(v, "bytes") for f in files for v in (f.bytes_read, f.bytes_written)]
     return text, values, [f.path for f in files], []
+
+
+def _data_or_software(
+    report: Report, direction: Direction, listed: tuple[str, list[Quantity], list[str], list[int]]
+) -> Out:
+    """ "Did it read any training data?": yes, or no when what it moved was its own software environment (the
+    files Python imports, system configuration), said before the list of files."""
+    moved = [i.own_bytes_read if direction == "read" else i.own_bytes_written for i in counted_interfaces(report)]
+    total = sum(moved)
+    env = sum(k.bytes_read if direction == "read" else k.bytes_written for k in report.software_files)
+    if listed is None:
+        return None
+    text, values, files, ranks = listed
+    if total > 0 and env < 0.9 * total:
+        return f"Yes: {lower_first(text)}", values, files, ranks
+    if not env:
+        return f"No: {lower_first(text)}", values, files, ranks
+    of = {"python packages": "its Python environment", "system files": "system configuration"}
+    kinds = " and ".join(of.get(k.kind, k.kind) for k in report.software_files)
+    whose = "all of it" if env >= total else f"{_b(env)} of it"
+    at = text.find(": `")
+    clause = f", {whose} from the files of {kinds}, not data"
+    text = text[:at] + clause + text[at:] if at > 0 else text.rstrip(".") + clause + "."
+    return f"No: {lower_first(text)}", values, files, ranks
 
 
 def _files_moved(report: Report, direction: Direction) -> Out:

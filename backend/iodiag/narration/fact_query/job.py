@@ -42,7 +42,7 @@ from iodiag.narration.fact_query.names import (
     name_pattern,
 )
 from iodiag.narration.fact_query.query import Query, by_direction
-from iodiag.narration.fact_query.vocabulary import BOUND_SHARE, MOST_OF, asked_file_systems
+from iodiag.narration.fact_query.vocabulary import BIG_SHARE, BOUND_SHARE, MOST_OF, NEGLIGIBLE_SHARE, asked_file_systems
 from iodiag.narration.quantities import Quantity, exact
 from iodiag.narration.untrusted import quote
 
@@ -988,20 +988,7 @@ def io_bound(report: Report, q: Query) -> Out:
     if s is None or v.io_matters is None:
         if s is None or s.runtime_s <= 0:
             return "The log cannot tell: it does not hold all of the job's I/O.", [], [], []
-        kept = [m for m in report.job.modules if m.partial and m.records]
-        why = "".join(f", {m.name} kept only {m.records:,} records" for m in kept[:1])
-        return (
-            f"The log cannot tell, as it does not hold all of the job's I/O{why}: what it recorded is "
-            f"{_s(s.slowest_rank_io_s)} on the busiest rank, {percent(s.share_slowest)} of the {_s(s.runtime_s)} run.",
-            [
-                *(exact(m.records, "bare") for m in kept[:1]),
-                exact(s.slowest_rank_io_s, "seconds"),
-                exact(s.share_slowest * 100, "percent"),
-                exact(s.runtime_s, "seconds"),
-            ],
-            [],
-            [],
-        )
+        return _partial_io_bound(report, s)
     share, values = _run_share(s)
     if q.share is not None:
         # "is more than a third of the run I/O?": against the share asked, whatever the verdict
@@ -1009,12 +996,53 @@ def io_bound(report: Report, q: Query) -> Out:
         asked_below = re.search(r"\b(less than|under|below)\b", q.raw.lower())
         yes = not above if asked_below else above
         return f"{'Yes' if yes else 'No'}: {share}.", values, [], []
+    if (q.bound or q.big) and not v.io_matters and s.share_slowest >= (BOUND_SHARE if q.bound else BIG_SHARE):
+        # I/O-bound by its share, though the run is too short for that I/O to cost anything worth fixing
+        return (
+            f"Yes: {share}, though {_s(s.slowest_rank_io_s)} of I/O is too little time to be worth tuning.",
+            values,
+            [],
+            [],
+        )
     if v.io_matters and q.bound and s.share_slowest < BOUND_SHARE:
         # "I/O-bound" means I/O takes a large part of the run; a share worth cutting is not that.
         return f"No: {share}, so the job is not I/O-bound, though that share is worth cutting.", values, [], []
+    if v.io_matters and q.big and s.share_slowest < BIG_SHARE:
+        return f"No: {share}, a small part of it, though worth cutting.", values, [], []
     if v.io_matters:
         return f"Yes: {share}.", values, [], []
+    if s.share_slowest >= BOUND_SHARE:
+        # A large share of a run too short for it to matter: the time, not the share, is the answer
+        return f"No: {share}, but that is too little time to be worth tuning.", values, [], []
     return f"No: {share}; the rest is computation and communication.", values, [], []
+
+
+def _partial_io_bound(report: Report, s: IOShare) -> Out:
+    """A log that holds only part of the job's I/O: what it recorded bounds the share from below, so a small
+    recorded share leans no and a large one is yes; between them the log cannot tell."""
+    kept = [m for m in report.job.modules if m.partial and m.records]
+    why = "".join(f", {m.name} kept only {m.records:,} records" for m in kept[:1])
+    values = [
+        *(exact(m.records, "bare") for m in kept[:1]),
+        exact(s.slowest_rank_io_s, "seconds"),
+        exact(s.share_slowest * 100, "percent"),
+        exact(s.runtime_s, "seconds"),
+    ]
+    recorded = f"{_s(s.slowest_rank_io_s)} on the busiest rank, {percent(s.share_slowest)} of the {_s(s.runtime_s)} run"
+    if s.share_slowest < NEGLIGIBLE_SHARE:
+        return (
+            f"No sign of it in what the log recorded: {recorded}; but the log holds only part of the job's I/O{why}, "
+            "so I/O to files past that limit is not counted and whether it matters is unknown.",
+            values,
+            [],
+            [],
+        )
+    return (
+        f"The log cannot tell, as it does not hold all of the job's I/O{why}: what it recorded is {recorded}.",
+        values,
+        [],
+        [],
+    )
 
 
 def _run_share(s: IOShare) -> tuple[str, list[Quantity]]:
@@ -1083,6 +1111,84 @@ def interfaces(report: Report, q: Query) -> Out:
         [],
         [],
     )
+
+
+def layer_sizes(report: Report, q: Query) -> Out:
+    """Why POSIX requests differ in size from the MPI-IO (or PnetCDF, HDF5) calls above them: collective buffering
+    gathers or splits them at aggregator ranks, one POSIX call per collective buffer; independent reads go through
+    data sieving. From the cross-layer summary's job totals."""
+    cl = report.cross_layer
+    posix = cl.job_layer("POSIX") if cl else None
+    mpi = cl.job_layer("MPI-IO") if cl else None
+    if cl is None or posix is None or mpi is None:
+        return None
+    app = next((lay for lay in cl.job_layers if lay.layer in ("PnetCDF", "HDF5")), None)
+    parts, values = [], []
+    for verb, up, down, coll in (
+        ("write", mpi.writes, posix.writes, mpi.collective_writes),
+        ("read", mpi.reads, posix.reads, mpi.collective_reads),
+    ):
+        if up.ops <= 0 or down.ops <= 0 or (q.direction != "both" and verb != q.direction):
+            continue
+        size_up = up.typical_bytes or up.mean_bytes
+        size_down = down.typical_bytes or down.mean_bytes
+        above = f"{up.ops:,} MPI-IO {verb}s of {_b(size_up)}" + (f" (from {app.layer})" if app else "")
+        below = f"{down.ops:,} POSIX {verb}s of {'mostly ' if down.typical_bytes else ''}{_b(size_down)}"
+        values += [exact(up.ops, "bare"), exact(size_up, "bytes"), exact(down.ops, "bare"), exact(size_down, "bytes")]
+        if coll:
+            how = "gathered" if size_down > size_up else "split"
+            parts.append(
+                f"the {above} are collective, so MPI-IO's collective buffering (two-phase I/O) {how} them at "
+                f"aggregator ranks into {below}: one POSIX call per collective buffer (cb_buffer_size), whatever "
+                "size each rank asked for"
+            )
+            values.append(exact(coll, "bare"))
+        elif verb == "read" and size_down > size_up:
+            parts.append(
+                f"the {above} are independent, and MPI-IO's data sieving read larger blocks holding them: {below}"
+            )
+        else:
+            parts.append(f"the {above} reached the file system as {below}")
+    if not parts:
+        return None
+    text = "Because " + "; and ".join(parts) + "."
+    return text, values, [], []
+
+
+def unnamed_records(report: Report, q: Query) -> Out:
+    """Records whose id is missing from the log's name table: they have no file name, so every reader (PyDarshan
+    too) leaves them out; what they count is said, so a total is never silently half."""
+    rows = []
+    for f in report.findings:
+        if f.code != "D04":
+            continue
+        ev = {m.name: m.value for m in f.evidence}
+        if int(ev.get("unnamed_records", 0) or 0):
+            rows.append(ev)
+    if not rows:
+        other = sum(
+            int(next((m.value for m in f.evidence if m.name == "corrupt_records"), 0) or 0)
+            for f in report.findings
+            if f.code == "D04"
+        )
+        tail = f"; {other:,} record(s) were left out for other reasons (D04)" if other else ""
+        return f"No: every record in the log has its file name in the name table{tail}.", [], [], []
+    parts, values = [], []
+    for ev in rows:
+        n, kept = int(ev["unnamed_records"]), int(ev.get("records_kept", 0) or 0)
+        total = kept + int(ev.get("corrupt_records", 0) or 0)
+        parts.append(f"{n:,} of {total:,} {ev.get('module', '')} records")
+        values += [exact(n, "bare"), exact(total, "bare")]
+    said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    wrote = sum(int(ev.get("unnamed_bytes_written", 0) or 0) for ev in rows)
+    read = sum(int(ev.get("unnamed_bytes_read", 0) or 0) for ev in rows)
+    counts = f"; they count {_b(wrote)} written and {_b(read)} read, in no total" if wrote or read else ""
+    values += [exact(wrote, "bytes"), exact(read, "bytes")] if wrote or read else []
+    text = (
+        f"{'Yes: ' if q.yes_no else ''}{said} have an id missing from the log's name table, so they have no file "
+        f"name and are left out of every number (D04; PyDarshan drops them too){counts}."
+    )
+    return text, values, [], []
 
 
 def completeness(report: Report, q: Query) -> Out:

@@ -25,6 +25,10 @@ def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
         for w in (word, word[:-1]) if plural and word.endswith("s") and len(word) > 4 else (word,):
             if any(w in b for b in bases):
                 return str(w)
+    for word in re.findall(r"\b([a-z][a-z0-9]{2}) (?:files?|dumps?|outputs?)\b", q):
+        # "the plt file": a short word names a file only right before "file", and only as the start of its name
+        if word not in NOT_A_NAME and word not in _SHORT_NOT_A_NAME and any(b.startswith(word) for b in bases):
+            return str(word)
     for word in re.findall(r"[a-z][a-z0-9_]{3,}", q):
         if word in NOT_A_NAME:
             continue
@@ -33,6 +37,9 @@ def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
         if len(inside) == 1:
             return next(iter(inside)).rsplit("/", 1)[-1]
     return None
+
+
+_SHORT_NOT_A_NAME = frozenset({"the", "any", "one", "two", "all", "big", "new", "old", "our", "its", "log", "raw"})
 
 
 def report_paths(report: Report) -> list[str]:

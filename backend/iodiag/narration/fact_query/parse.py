@@ -20,6 +20,7 @@ from iodiag.narration.fact_query.names import (
 )
 from iodiag.narration.fact_query.query import Direction, Query
 from iodiag.narration.fact_query.vocabulary import (
+    BIG_PART,
     CALL_WORDS,
     CAPTURED,
     EVERY_RANK,
@@ -234,6 +235,16 @@ def _parse_about(question: str, report: Report) -> Query | None:
                 raw=question,
             )
     if (
+        found is None
+        and YES_NO.match(q)
+        and re.search(r"\b(problem|bottleneck|slowing|costing|costly|expensive|significant|an issue|hurting)\b", q)
+        and not NAMED.search(question)
+        and ((word := loose_name(q, report, plural=False)) is not None or group_named(report, question) is not None)
+    ):
+        # "is the checkpoint write a problem in this run?": that file's (or family's) share of the run, yes from
+        # a tenth of it
+        return Query(metric="file_share", target=word, yes_no=True, direction=_direction(q), raw=question)
+    if (
         (found is None or found.metric in ("busiest_rank", "slow_rank", "any_slow_rank"))
         and re.search(r"\b(which|what) (ranks?|process\w*)\b.*\b(fastest|slowest|slow\w*|longest)\b", q)
         and not NAMED.search(question)
@@ -381,6 +392,14 @@ def with_extensions(question: str, report: Report) -> str:
 
 def _with_raw(q: Query | None, question: str) -> Query | None:
     # Every answer can read the question's own words (a quoted figure it doubts, two files it compares)
+    if (
+        q is not None
+        and q.metric == "io_bound"
+        and not q.bound
+        and q.share is None
+        and BIG_PART.search(question.lower())
+    ):
+        q = q.model_copy(update={"big": True})  # "is I/O a big part of the run?" asks its size, not its cost
     return q.model_copy(update={"raw": question}) if q is not None and not q.raw else q
 
 
@@ -407,6 +426,13 @@ def _parse(question: str) -> Query | None:
         r"\bwhat'?s?( is)? (eating|taking|using|consuming|hogging)\b|\bwhere (does|did) (the|my|all) (the )?time go", q
     ):
         return None  # "what's eating the time?": a why question, whatever fact follows it
+    if re.search(
+        r"\b(records?|entries|files?)\b.*\b(no|without|missing( a| their| the)?|unknown|lost) (file ?)?names?\b"
+        r"|\b(unnamed|nameless|anonymous) (records?|entries|files?)\b",
+        q,
+    ):
+        # "are there records in this log that have no file name?": ids missing from the name table
+        return Query(metric="unnamed", yes_no=yes_no)
     if LOG_HEALTH.search(q):
         # "is this log ok or is something off with it?": a question about the record, not the job; the first
         # judgement word sets which answer is "yes"
@@ -454,9 +480,10 @@ def _parse(question: str) -> Query | None:
         )
     ):
         # "what did this python process actually read?": the files, by bytes moved that way; "did it read any
-        # training data?" too (which of them is "training data" is the reader's call), and "why does it do
+        # training data?" too (yes or no: data, not the files of its software environment), and "why does it do
         # almost no I/O?" (what little it did is the answer)
-        return Query(metric="file_list", direction=_direction(q), raw=question)
+        asks_data = re.search(r"^(did|does|do|has)\b.*\b(any|some) [\w-]+ data\b", q)
+        return Query(metric="file_list", direction=_direction(q), yes_no=bool(asks_data), raw=question)
     share = _asked_share(q)
     if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
         # "is more than a third of the runtime spent in I/O?": measured against the share asked
@@ -514,6 +541,17 @@ def _parse(question: str) -> Query | None:
     ):
         # "what share of the bytes went through stdio vs posix?": each interface's bytes and share
         return Query(metric="top_interface", raw=question)
+    if (
+        re.search(r"\b(why|how come)\b", q)
+        and re.search(r"\bposix\b", q)
+        and re.search(r"\b(mpi-?io|pnetcdf|p?netcdf|hdf5|h5|app|application|code|program)\b", q)
+        and re.search(
+            r"\b(sizes?|sized|\d+(\.\d+)? ?[kmg]i?b|(bigger|larger|smaller) (requests|writes|reads|calls))\b", q
+        )
+        and not re.search(r"\b(time|slow\w*|long\w*|seconds?|faster)\b", q)
+    ):
+        # "why are the posix writes 16 MiB when pnetcdf writes 8 MiB?": what MPI-IO did to the requests
+        return Query(metric="layer_sizes", direction=_direction(q), raw=question)
     if (
         re.search(r"\bmpi[- ]?io\b", q)
         and re.search(r"\bposix\b", q)

@@ -31,6 +31,8 @@ Metric = Literal[
     "file_list",
     "interfaces",
     "completeness",
+    "unnamed",
+    "layer_sizes",
     "small_requests",
     "any_slow_rank",
     "file_usage",
@@ -83,6 +85,7 @@ class Query(BaseModel):
     missing: bool = False  # "is anything missing?" (yes when it is) rather than "is it complete?" (no when not)
     healthy: bool = False  # "is the I/O healthy?" (yes when nothing is at fault) rather than "is there a problem?"
     bound: bool = False  # "is it I/O-bound?": yes only when I/O takes a large part of the run, not any part
+    big: bool = False  # "is I/O a big part / significant?": yes from a tenth of the run, not from a share worth cutting
     share: float | None = None  # "is more than a third of the run I/O?": the share the answer is measured against
     split: bool = False  # "is it all reads?", "does it read much?": yes or no from the read/write split of bytes
     file: str | None = None  # a file the question names beside a rank ("rank 0's bytes on restart.h5")

@@ -270,6 +270,19 @@ BOUND_SHARE = 1 / 3
 """The share of the run above which a job is called I/O-bound (I/O is a large part of it, not just worth cutting)."""
 
 
+NEGLIGIBLE_SHARE = 0.01
+"""Below this share of the run, recorded I/O is negligible: a partial log then leans no (missing records only add)."""
+
+BIG_SHARE = 0.10
+"""The share of the run from which I/O is "a big part" or "significant" of it: more than a share worth cutting."""
+
+BIG_PART = re.compile(
+    r"\b(big|large|major|main|huge|significant|substantial) (part|share|chunk|portion|fraction)\b"
+    r"|\bi/?o\b.*\b(significant|substantial)\b|\b(significant|substantial)\b.*(?<![-\w])i/?o\b"
+)
+"""A question about I/O's size in the run ("is I/O a big part of the runtime?"), not whether it is worth cutting."""
+
+
 EVERY_RANK = re.compile(r"\b(every|each|both|all( the| [\d,]+)?) (ranks?|process\w*|procs|tasks?)\b")
 """A question about all ranks alike ("does every rank open the table files?")."""
 
