@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from iodiag.analysis.context import Context
+from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Cause, Confidence, Finding, Severity, Verdict
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 from iodiag.analysis.registry import CHECKS, Kind
@@ -413,7 +413,8 @@ def bandwidth_bound(ctx: Context) -> str:
         )
     rate = moved / s.slowest_rank_io_s
     parts = [
-        f"no pattern in the log is at fault: it moved {human_bytes(moved)} at {human_bytes(rate)}/s "
+        f"no pattern in the log is at fault: it moved {human_bytes(moved)}{_mostly_one_file(ctx, moved)} at "
+        f"{human_bytes(rate)}/s "
         f"(over the busiest rank's {human_seconds(s.slowest_rank_io_s)} of I/O"
         + (f"; {human_bytes(moved / busy)}/s per rank while moving data" if busy > 0 else "")
         + ")"
@@ -425,6 +426,22 @@ def bandwidth_bound(ctx: Context) -> str:
     if blind:
         parts.append(blind)
     return "; ".join(parts) + "."
+
+
+def _mostly_one_file(ctx: Context, moved: int) -> str:
+    """ "(nearly all of it `particles_0266.bin`)": the file the bytes went to, where one holds most of them, so
+    "why is my run spending its time in I/O?" names what it was moving."""
+    from iodiag.analysis.file_usage import busiest_files
+
+    files, _ = busiest_files(ctx)
+    top = max(files, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+    if top is None or moved <= 0:
+        return ""
+    share = (top.bytes_read + top.bytes_written) / moved
+    if share < 0.5:
+        return ""
+    name = top.path.rsplit("/", 1)[-1]
+    return f" (nearly all of it `{name}`)" if share >= 0.99 else f" ({pct(share)} of it `{name}`)"
 
 
 _NO_OFFSETS = ("DFS", "DAOS", "STDIO")

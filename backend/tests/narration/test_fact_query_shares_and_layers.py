@@ -150,3 +150,47 @@ program:
     )
     text = _first(spec, "did it read any training data?")
     assert text.startswith("No: the job read 8.29 KiB, all of it from the files of its Python environment"), text
+
+
+def test_most_of_the_run_means_more_than_half() -> None:
+    spec = SCENARIOS / "ranking-healthy-checkpoint-io-matters.yaml"
+    # 20 % of the run is worth cutting, so "a bottleneck" is yes, but it is not "most of its time"
+    assert _first(spec, "does my job spend most of its time in io?").startswith("No: I/O took 20% of the 21.00 s run")
+    assert _first(spec, "is io a bottleneck").startswith("Yes: I/O took 20%")
+    # "why does it spend most of its time in I/O?" asks for the cause: the verdict, naming what it moved
+    why = _first(spec, "why does my job spend most of its time in io?")
+    assert why.startswith("I/O takes 20% of this 21.00 s run"), why
+    assert "no pattern in the log is at fault: it moved 256.00 GiB" in why, why
+
+
+def test_the_straggler_why_names_the_file_it_read_alone_and_the_fix() -> None:
+    text = _first(SCENARIOS / "lustre-lone-reader-not-a-slow-ost.yaml", "which rank is the io straggler and why?")
+    assert text.startswith("Rank 0 spent the most time in I/O: 102.46 s"), text
+    assert "`/lus/scratch/wrf/inputs/grid.nc` (102.40 s), a file no other rank touched: give ranks similar" in text
+
+
+def test_bulk_stdio_by_one_rank_of_many_says_which() -> None:
+    text = _first(SCENARIOS / "stdio-rank0-output-among-posix-readers.yaml", "why is my job slow?")
+    assert "(S01: 463.49 MiB, all `output.csv`, in 118,653 writes of 4.00 KiB on average, by rank 0 alone)" in text
+
+
+def test_each_ranks_total_time_adds_the_shared_files_slowest_rank() -> None:
+    spec = SCENARIOS / "fact-checkpoint-parts-and-history.yaml"
+    text = _first(spec, "how long does each rank spend doing io in total")
+    assert text == (
+        "Each rank spent about 6.00 s in I/O on its own records, plus up to 819.4 ms on the 1 shared file(s) Darshan "
+        "keeps once for all ranks (their slowest rank's time): 6.82 s in all on the busiest rank, 2% of the 6.7 min "
+        "run."
+    ), text
+
+
+def test_metadata_storm_says_what_the_little_data_was() -> None:
+    # "why 157 s of I/O for 32 MB?": the few bytes, their calls and their size beside the metadata time
+    rep = scenario_report(SCENARIOS / "ml-training-many-small-samples.yaml")
+    j03 = rep.finding("J03")
+    assert j03 is not None
+    assert "the data took 105.2 ms for 150.00 MiB in 1,600 requests of 96.00 KiB on average)" in j03.message
+    # no data at all: no clause for it
+    rep = scenario_report(SCENARIOS / "metadata-storm-small-files.yaml")
+    j03 = rep.finding("J03")
+    assert j03 is not None and "(2.2 min summed over ranks; the data took 0 µs) and" in j03.message

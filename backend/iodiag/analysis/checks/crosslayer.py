@@ -11,7 +11,8 @@ import itertools
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
+from iodiag.analysis.calls import module_calls
+from iodiag.analysis.context import TOP_LAYER_BYTES, Context, pct
 from iodiag.analysis.crosslayer import all_files, compact_bytes
 from iodiag.analysis.file_usage import file_groups
 from iodiag.analysis.models import (
@@ -648,6 +649,13 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
     per_rank = calls["rank_files"] / ranks
     who = f"rank {busiest.rank}" if busiest.rank is not None else "the slowest rank"
     per_file = f", {opens / files:.1f} opens" + (f" and {stats / files:.1f} stats" if stats else "") if files else ""
+    # What the data was: "32.00 MiB in 65,536 requests of 512 B" says why so little data took so many opens
+    data = (
+        f" for {human_bytes(calls['bytes'])} in {_n(calls['requests'], 'request')} of "
+        f"{human_bytes(calls['bytes'] / calls['requests'])} on average"
+        if calls["requests"]
+        else ""
+    )
     most = _dominant_group(ctx, files, opens + stats)
     if most is None:
         named = ""
@@ -663,7 +671,8 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
         subject=f"{opens:,} opens of {files:,} files{named}; {human_seconds(s.meta_s)} of metadata calls summed over "
         f"ranks against {human_seconds(s.read_s + s.write_s)} of reads and writes",
         message=f"Metadata calls (open, stat, seek, close, sync) took {pct(s.meta_s / total)} of the job's I/O time "
-        f"({human_seconds(s.meta_s)} summed over ranks; the data took {human_seconds(s.read_s + s.write_s)}) and "
+        f"({human_seconds(s.meta_s)} summed over ranks; the data took {human_seconds(s.read_s + s.write_s)}"
+        f"{data}) and "
         f"{human_seconds(busiest.meta_s)} on {who}, against {human_seconds(busiest.data_s)} of its reads and writes: "
         f"{_n(opens, 'open')} and {_n(stats, 'stat')} of {_n(files, 'file')}{named} ({per_rank:,.1f} files per rank "
         "on average"
@@ -742,11 +751,15 @@ def _metadata_calls(ctx: Context) -> dict[str, int]:
     opens = stats = 0
     ids: set[int] = set()
     written: set[int] = set()
-    rank_files = 0
+    rank_files = moved = requests = 0
     nprocs = max(ctx.meta.nprocs, 1)
     for layer, records in ctx.counted_layers:
         if not len(records):
             continue
+        br, bw = TOP_LAYER_BYTES[layer]
+        moved += int(records[br].sum()) + int(records[bw].sum())
+        done = module_calls(layer, records)
+        requests += done.reads + done.writes
         opens += sum(int(records[c].sum()) for c in _OPENS.get(layer, ()) if c in records)
         stats += sum(int(records[c].sum()) for c in _STATS.get(layer, ()) if c in records)
         rid = records["id"]
@@ -756,7 +769,15 @@ def _metadata_calls(ctx: Context) -> dict[str, int]:
             written.update(int(i) for i in np.unique(rid[records[wcol] > 0]).tolist())
         shared = records["rank"] < 0
         rank_files += int((~shared).sum()) + int(shared.sum()) * nprocs
-    return {"opens": opens, "stats": stats, "files": len(ids), "written": len(written), "rank_files": rank_files}
+    return {
+        "opens": opens,
+        "stats": stats,
+        "files": len(ids),
+        "written": len(written),
+        "rank_files": rank_files,
+        "bytes": moved,
+        "requests": requests,
+    }
 
 
 def _n(count: int, noun: str) -> str:

@@ -74,8 +74,16 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
         if top >= 0 and per_id[top] >= 0.8 * stdio
         else ""
     )
+    # One rank of many moving all of it is the serial bottleneck itself: say which
+    own_bytes = by_rank.sum((own["STDIO_BYTES_READ"] + own["STDIO_BYTES_WRITTEN"]).astype(float))
+    movers = [int(by_rank.keys[i]) for i in range(len(own_bytes)) if own_bytes[i] > 0]
+    alone = (
+        f", by rank {movers[0]} alone"
+        if ctx.meta.nprocs > 1 and len(movers) == 1 and float(own_bytes.sum()) >= stdio
+        else ""
+    )
     return Hit(
-        subject=f"{human_bytes(stdio)}{named}{mean}",
+        subject=f"{human_bytes(stdio)}{named}{mean}{alone}",
         message=f"{pct(share)} of the job's data ({human_bytes(stdio)}) moves through STDIO "
         f"(fread/fwrite/fprintf){mean}, a buffered, serial interface"
         + (

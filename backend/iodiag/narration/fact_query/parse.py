@@ -34,6 +34,7 @@ from iodiag.narration.fact_query.vocabulary import (
     LOG_HEALTH,
     META_VS_DATA,
     MOST_OF,
+    MOST_OF_RUN,
     NAMED,
     RANK,
     READ,
@@ -392,13 +393,10 @@ def with_extensions(question: str, report: Report) -> str:
 
 def _with_raw(q: Query | None, question: str) -> Query | None:
     # Every answer can read the question's own words (a quoted figure it doubts, two files it compares)
-    if (
-        q is not None
-        and q.metric == "io_bound"
-        and not q.bound
-        and q.share is None
-        and BIG_PART.search(question.lower())
-    ):
+    low = question.lower()
+    if q is not None and q.metric == "io_bound" and q.share is None and MOST_OF_RUN.search(low):
+        q = q.model_copy(update={"share": 0.5})  # "does it spend most of its time in I/O?": more than half
+    elif q is not None and q.metric == "io_bound" and not q.bound and q.share is None and BIG_PART.search(low):
         q = q.model_copy(update={"big": True})  # "is I/O a big part of the run?" asks its size, not its cost
     return q.model_copy(update={"raw": question}) if q is not None and not q.raw else q
 
@@ -966,7 +964,8 @@ def _parse(question: str) -> Query | None:
         r"\b(spend|spending|spent|dominat\w*)\b.*\b(most|majority|bulk)\b.*(?<![-\w])i/?o\b"
         r"|\bmost of (its|the|my) (time|run ?time)\b.*\bi/?o\b|\bi/?o[- ]heavy\b|\bi/?o[- ]dominated\b",
         q,
-    ):
+    ) and not re.match(r"(why|how come)\b", q):
+        # "does it spend most of its time in I/O?"; "why does it ..." asks for the cause, not the yes
         return Query(metric="io_bound", yes_no=True, bound=True)
     if re.search(
         r"\b(trust|complete|incomplete|partial|truncated|corrupt\w*|valid|reliable|missing|dropped|negative|absurd|"

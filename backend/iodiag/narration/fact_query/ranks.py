@@ -6,6 +6,7 @@ import re
 import statistics
 
 from iodiag.analysis.models import (
+    FileGroup,
     FileUsage,
     RankUsage,
     Report,
@@ -34,7 +35,7 @@ from iodiag.narration.fact_query.common import (
 from iodiag.narration.fact_query.names import group_regex, is_named
 from iodiag.narration.fact_query.query import Query, by_direction
 from iodiag.narration.fact_query.vocabulary import YES_NO
-from iodiag.narration.quantities import exact
+from iodiag.narration.quantities import Quantity, exact
 
 
 def rank_bytes(report: Report, q: Query) -> Out:
@@ -186,6 +187,9 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
             # "... and what size were the writes?": every rank made the same calls, so their mean size is one number
             each += f" of {_b(mid / next(iter(calls)))}"
             size_values = [exact(mid / next(iter(calls)), "bytes")]
+        parts, pv = _per_rank_families(report, q, len(amounts), mid, sized=not each)
+        each += parts
+        size_values += pv
         total = sum(amounts)
         text = f"Each rank {verb} {_b(mid)}{each} through its own records ({_b(total)} in all, over {over}).{note}"
         if len(amounts) == 1:
@@ -340,6 +344,15 @@ def busiest_rank(report: Report, q: Query) -> Out:
         paths = [fe.path]
         if isinstance(secs, (int, float)):
             values.append(exact(float(secs), "seconds"))
+        if re.search(r"\bwhy\b", q.raw.lower()):
+            # "which rank is the straggler and why?": what it did alone, and the fix that evens it out
+            from iodiag.analysis.verdict import action_for
+
+            alone = "no other rank touched" in j04.message and len(j04.files) == 1
+            todo = action_for(j04)
+            on += (", a file no other rank touched" if alone else "") + (
+                f": {lower_first(todo).rstrip('.')}" if todo else ""
+            )
     ranks = [s.slowest_rank]
     if re.search(r"\b(ranks|which ones|processes)\b", q.raw.lower()):
         # "which ranks are the slowest?": the others a cause names beside the busiest, where one does
@@ -406,6 +419,40 @@ def files_per_rank(report: Report, q: Query) -> Out:
     return text + ".", values, [], []
 
 
+def _per_rank_families(
+    report: Report, q: Query, ranks: int, per_rank: float, sized: bool
+) -> tuple[str, list[Quantity]]:
+    """Where each rank has one file of each of a few families ("snap_#" and "traj/frame#.xtc"): each family's part
+    of a rank's bytes, and, where the calls did not say it, the request size ("... and what write size?")."""
+
+    def moved(g: FileGroup) -> int:
+        return by_direction(q.direction, g.bytes_read, g.bytes_written, g.bytes_read + g.bytes_written)
+
+    fams = [
+        g
+        for g in report.file_groups
+        if g.files == ranks and moved(g) > 0 and "*" not in g.pattern.rsplit("/", 1)[-1] and g.ranks == ranks
+    ]
+    fams = sorted(fams, key=lambda g: -moved(g))
+    if not fams:
+        return "", []
+    out, values = "", []
+    if len(fams) > 1 and abs(sum(moved(g) for g in fams) / ranks - per_rank) <= 0.01 * per_rank:
+        # the families add up to the rank's bytes: each one's part
+        out = " (" + " and ".join(f"{_b(moved(g) / ranks)} to its `{g.pattern}` file" for g in fams) + ")"
+        values += [exact(moved(g) / ranks, "bytes") for g in fams]
+    if sized and re.search(r"\b(size|sized|how big)\b", q.raw.lower()):
+        g = fams[0]
+        calls = by_direction(q.direction, g.calls.reads, g.calls.writes, g.calls.reads + g.calls.writes)
+        if g.common_size:
+            out += f" in requests of mostly {_b(g.common_size)}"
+            values.append(exact(g.common_size, "bytes"))
+        elif calls:
+            out += f" in {calls // ranks:,} requests of {_b(moved(g) / calls)} on average"
+            values += [exact(moved(g) / calls, "bytes"), exact(calls // ranks, "bare")]
+    return out, values
+
+
 def rank_spread(report: Report, q: Query) -> Out:
     """Time per rank over the ranks with records of their own: the least, the median and the most."""
 
@@ -439,6 +486,28 @@ def rank_spread(report: Report, q: Query) -> Out:
             [shared.path],
             [],
         )
+    shared_files = [f for f in report.top_files if every_rank(report, f) and f.only_rank is None and f.slowest_s]
+    s = report.io_share
+    if (
+        q.direction == "both"
+        and hi - lo <= 0.05 * hi
+        and shared_files
+        and s is not None
+        and s.slowest_rank_io_s > hi * 1.05
+    ):
+        # "how long does each rank spend in I/O in total?": its own records plus the shared files, of which Darshan
+        # kept only the slowest rank's time; their sum is the busiest rank's I/O time
+        up_to = sum(f.slowest_s or 0.0 for f in shared_files)
+        run = f", {percent(s.share_slowest)} of the {_s(s.runtime_s)} run" if s.runtime_s > 0 else ""
+        text = (
+            f"Each rank spent about {_s(mid)} in I/O on its own records, plus up to {_s(up_to)} on the "
+            f"{len(shared_files):,} shared file(s) Darshan keeps once for all ranks (their slowest rank's time): "
+            f"{_s(s.slowest_rank_io_s)} in all on the busiest rank{run}."
+        )
+        values += [exact(up_to, "seconds"), exact(s.slowest_rank_io_s, "seconds")]
+        if s.runtime_s > 0:
+            values += [exact(s.share_slowest * 100, "percent"), exact(s.runtime_s, "seconds")]
+        return text, values, [f.path for f in shared_files], []
     if hi - lo <= 0.05 * hi:
         text = f"Each rank spent about {_s(mid)} {doing} ({_s(lo)} to {_s(hi)} over {over}).{note}"
     else:

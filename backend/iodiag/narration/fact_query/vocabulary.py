@@ -283,6 +283,14 @@ BIG_PART = re.compile(
 """A question about I/O's size in the run ("is I/O a big part of the runtime?"), not whether it is worth cutting."""
 
 
+MOST_OF_RUN = re.compile(
+    r"\b(most of|the majority of|more than half( of)?|the bulk of) (the |its |my |our )?"
+    r"(time|run ?time|run|wall ?time)\b"
+    r"|\b(mostly|majority) i/?o\b|\bi/?o[- ]dominated\b"
+)
+"""A question whether I/O is more than half of the run ("does it spend most of its time in I/O?")."""
+
+
 EVERY_RANK = re.compile(r"\b(every|each|both|all( the| [\d,]+)?) (ranks?|process\w*|procs|tasks?)\b")
 """A question about all ranks alike ("does every rank open the table files?")."""
 
