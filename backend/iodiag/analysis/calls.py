@@ -31,6 +31,7 @@ CALL_COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
         "consec_writes": ("POSIX_CONSEC_WRITES",),
         "seq_writes": ("POSIX_SEQ_WRITES",),
         "file_not_aligned": ("POSIX_FILE_NOT_ALIGNED",),
+        "mem_not_aligned": ("POSIX_MEM_NOT_ALIGNED",),
         "small_reads": tuple(f"POSIX_SIZE_READ_{b}" for b in SMALL_BINS),
         "small_writes": tuple(f"POSIX_SIZE_WRITE_{b}" for b in SMALL_BINS),
     },

@@ -271,6 +271,9 @@ class OpCounts(_Model):
     file_not_aligned: int = Field(
         default=0, description="reads and writes not starting on the file alignment (POSIX_FILE_NOT_ALIGNED)"
     )
+    mem_not_aligned: int = Field(
+        default=0, description="reads and writes whose memory buffer is not aligned (POSIX_MEM_NOT_ALIGNED)"
+    )
     small_reads: int = Field(default=0, description="reads under 1 MiB, from the request-size bins (POSIX, MPI-IO)")
     small_writes: int = Field(default=0, description="writes under 1 MiB, from the request-size bins (POSIX, MPI-IO)")
 

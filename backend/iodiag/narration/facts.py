@@ -45,6 +45,7 @@ _LIBRARY_MODULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("hdf5", ("H5F", "H5D")),
     ("pnetcdf", ("PNETCDF_FILE", "PNETCDF_VAR")),
     ("mpiio", ("MPI-IO",)),
+    ("daos", ("DFS", "DAOS")),
     ("stdio", ("STDIO",)),
     ("posix", ("POSIX",)),
 )

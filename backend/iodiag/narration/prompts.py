@@ -156,6 +156,7 @@ class FixText(BaseModel):
     default: str
     posix: str | None = None
     stdio: str | None = None
+    daos: str | None = None  # DAOS through its DFS API: no POSIX or STDIO call to change
     mpiio: str | None = None
     hdf5: str | None = None
     pnetcdf: str | None = None

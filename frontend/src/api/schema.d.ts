@@ -1935,6 +1935,12 @@ export interface components {
              */
             flushes: number;
             /**
+             * Mem Not Aligned
+             * @description reads and writes whose memory buffer is not aligned (POSIX_MEM_NOT_ALIGNED)
+             * @default 0
+             */
+            mem_not_aligned: number;
+            /**
              * Mmaps
              * @default 0
              */

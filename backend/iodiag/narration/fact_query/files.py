@@ -306,11 +306,18 @@ def request_size(report: Report, q: Query) -> Out:
     if not t.access_sizes:
         return None
     lead, lead_values = "", []
+    tail, tail_values = "", []
     if re.search(r"\bhow much\b|\bhow many bytes\b", q.raw.lower()):
         # "how much did it write and read, and in what request size?": the bytes first, then the sizes
         read, written = totals(report)
         lead = f"The job wrote {_b(written)} and read {_b(read)}. "
         lead_values = [exact(written, "bytes"), exact(read, "bytes")]
+    elif re.search(r"\b(and|&|plus)\b.*\b(total|in all|overall)\b", q.raw.lower()):
+        # "write request size and total written?": the sizes asked first, the total after them
+        read, written = totals(report)
+        moved = written if q.direction == "write" else read if q.direction == "read" else read + written
+        verb = {"write": "wrote", "read": "read"}.get(q.direction, "moved")
+        tail, tail_values = f" The job {verb} {_b(moved)} in all.", [exact(moved, "bytes")]
     top = t.access_sizes[0]
     total = sum(a.count for a in t.access_sizes)
     rest = ", ".join(f"{_b(a.size)} ({a.count:,})" for a in t.access_sizes[1:3])
@@ -335,7 +342,7 @@ def request_size(report: Report, q: Query) -> Out:
         text = f"Because the requests are small: {lower_first(text)}"
     if lead:
         text = lead.rstrip()[:-1] + "; " + lower_first(text)
-    return text, [*lead_values, *values], [], []
+    return text + tail, [*lead_values, *values, *tail_values], [], []
 
 
 def _group_request_size(report: Report, q: Query) -> Out:
@@ -667,7 +674,8 @@ def alignment(report: Report, q: Query) -> Out:
         if posix is None:
             return None
         c, what, paths, align = posix.calls, "the job", [], None
-    n, bad = c.reads + c.writes, c.file_not_aligned
+    memory = bool(re.search(r"\b(memory|mem|buffers?)\b", q.raw.lower()))
+    n, bad = c.reads + c.writes, c.mem_not_aligned if memory else c.file_not_aligned
     if n <= 0:
         return None
     mostly_bad = bad >= 0.5 * n
@@ -679,6 +687,15 @@ def alignment(report: Report, q: Query) -> Out:
         f"{bad:,} of the {n:,} POSIX reads and writes of {what} ({percent(bad / n)}) did not start on{on} "
         "(Darshan's FILE_NOT_ALIGNED)"
     )
+    if memory:
+        # "how many writes were memory-unaligned?": the buffers in memory, a count of its own (MEM_NOT_ALIGNED)
+        p07 = report.finding("P07")
+        to = next((m.value for m in p07.evidence if m.name == "mem_alignment"), None) if p07 else None
+        text = (
+            f"{bad:,} of the {n:,} POSIX reads and writes of {what} ({percent(bad / n)}) used a memory buffer not "
+            f"aligned{f' to {to} bytes' if to else ''} (Darshan's MEM_NOT_ALIGNED)"
+        )
+        align = None
     values = [exact(bad, "bare"), exact(n, "bare"), exact(bad / n * 100, "percent")]
     values += [exact(align, "bytes")] if align else []
     if f is not None and f.common_size:

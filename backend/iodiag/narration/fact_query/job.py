@@ -243,6 +243,20 @@ def iface_bytes(report: Report, q: Query) -> Out:
         text, values = no_module(report, q.target or "")
         return f"None: {text}.", values, [], []
     i = rows[0]
+    if re.search(r"\b(time|how long|seconds|spent|spend)\b", q.raw.lower()) and not re.search(
+        r"\b(bytes|how much (data|was|did))\b", q.raw.lower()
+    ):
+        # "total posix write time summed over ranks?": the layer's time, summed over its records
+        parts = [("writing", i.write_s), ("reading", i.read_s), ("in metadata calls", i.meta_s)]
+        if q.direction in ("read", "write"):
+            parts.sort(key=lambda p: p[0] != ("writing" if q.direction == "write" else "reading"))
+        said = ", ".join(f"{_s(t)} {doing}" for doing, t in parts)
+        return (
+            f"{i.name} calls took {said}, summed over ranks.",
+            [exact(t, "seconds") for _, t in parts],
+            [],
+            [],
+        )
     if q.direction in ("read", "write"):
         # "How many bytes went through pnetcdf writes?": the direction asked first, with its calls.
         w = q.direction == "write"
@@ -713,6 +727,9 @@ def _stripe_facts(report: Report, q: Query) -> Out:
 
 
 def slow_ost(report: Report, q: Query) -> Out:
+    # "vasp: slow OST?", "any slow OSTs?" ask yes or no, however they start; "which OST was slow?" does not
+    yes_no = q.yes_no or (bool(q.raw) and not re.search(r"\b(which|what|where|how many)\b", q.raw.lower()))
+    q = q.model_copy(update={"yes_no": yes_no})
     f = report.finding("L04")
     if f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING, Severity.INFO):
         ost = next((m.value for m in f.evidence if m.name == "slow_ost"), None)
@@ -736,8 +753,9 @@ def slow_ost(report: Report, q: Query) -> Out:
     per = [o.io_time_s / max(o.bytes, 1) * 2**30 for o in report.osts if o.bytes >= 64 << 20]
     if len(per) < 2:
         return (
-            f"No OST can be compared with another: the job used {len(report.osts)} OST(s) with enough data.",
-            [exact(len(report.osts), "bare")],
+            f"No OST can be compared with another: of the {len(report.osts):,} OST(s) the job used, {len(per)} "
+            "carried enough data (64 MiB or more) to time it per byte.",
+            [exact(len(report.osts), "bare"), exact(len(per), "bare")],
             [],
             [],
         )

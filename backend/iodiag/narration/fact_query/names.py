@@ -56,6 +56,8 @@ def is_named(path: str, target: str | None) -> bool:
     base = path.rsplit("/", 1)[-1]
     if base == target or (target.startswith(".") and base.endswith(target)) or target in base:
         return True
+    if target.islower() and target in base.lower():
+        return True  # "each cell_d file" names Cell_D_3: a name typed in lower case
     pattern = name_pattern(target)
     return bool(pattern and pattern.fullmatch(base))
 
@@ -124,14 +126,25 @@ def groups_named(report: Report, question: str) -> list[FileGroup]:
 def _phrase_groups(report: Report, question: str) -> list[tuple[int, FileGroup]]:
     """(where the phrase starts, a group it fits) for each "<word(s)> files" phrase of the question."""
     found: list[tuple[int, FileGroup]] = []
+    settled: set[int] = set()
     # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
     # "the config-file overhead" names the config files as "the config file overhead" does
     spaced = re.sub(r"(?<=[a-z0-9])-(?=(?:files?|shards?|records?|tables?|tiles?|samples?)\b)", " ", question.lower())
     for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){FILE_NOUNS}\b)", spaced):
-        for w in m.group(1).split():
-            if w in NOT_A_NAME or w in _NOT_A_KIND or len(w.lstrip(".")) < 2:
-                continue
-            found += [(m.start() + len(m.group(1)), g) for g in report.file_groups if group_has(g, w)]
+        words = [
+            w for w in m.group(1).split() if w not in NOT_A_NAME and w not in _NOT_A_KIND and len(w.lstrip(".")) > 1
+        ]
+        at = m.start() + len(m.group(1))
+        if at in settled:
+            continue  # "csv files" inside "case csv files", which named its groups already
+        # "the case csv files": the groups every word fits (cases/#/case_#.csv) before those one word fits (*.csv)
+        every = [g for g in report.file_groups if len(words) > 1 and all(group_has(g, w) for w in words)]
+        if every:
+            found += [(at, g) for g in every]
+            settled.add(at)
+            continue
+        for w in words:
+            found += [(at, g) for g in report.file_groups if group_has(g, w)]
     return found
 
 

@@ -197,6 +197,9 @@ def _parse_about(question: str, report: Report) -> Query | None:
         other = [m.group(1) for m in NAMED.finditer(question) if m.group(1) != found.target]
         if other:
             found = found.model_copy(update={"target": other[0]})
+        elif WHY_SLOW.search(q):
+            # "why is data loading slow in run_model.py?": the program's slowness, where its time went and why
+            return Query(metric="time_split", raw=question)
         else:
             found = Query(metric="bytes", direction=found.direction, raw=question)
     share = re.search(
@@ -237,8 +240,20 @@ def _parse_about(question: str, report: Report) -> Query | None:
             )
     if (
         found is None
-        and YES_NO.match(q)
-        and re.search(r"\b(problem|bottleneck|slowing|costing|costly|expensive|significant|an issue|hurting)\b", q)
+        and re.search(r"\bhow (big|large)\b|\b(size|volume) of (the|its|my)\b", q)
+        and not re.search(r"\b(files|all|total)\b", q)  # "total size of the restart files?": the group's
+        and not NAMED.search(question)
+        and (word := loose_name(q, report, plural=False)) is not None
+    ):
+        # "how big was the restart write?": the bytes of the file a word names
+        return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
+    if (
+        (found is None or found.metric in ("time", "io_share", "runtime"))
+        and re.search(
+            r"\b(is|are|was|were)\b[^.!?]*\b(problem|bottleneck|slowing|costing|costly|expensive|significant|"
+            r"an issue|hurting)\b",
+            q,
+        )
         and not NAMED.search(question)
         and ((word := loose_name(q, report, plural=False)) is not None or group_named(report, question) is not None)
     ):
@@ -254,7 +269,12 @@ def _parse_about(question: str, report: Report) -> Query | None:
         # "which ranks were fastest and slowest on the test file": the ranks Darshan kept for that file
         word = loose_name(q, report, plural=False)
         return Query(metric="file_slowest", target=word, direction=_direction(q), raw=question)
-    if META_VS_DATA.search(q) and group_named(report, question) is not None and not NAMED.search(question):
+    named_one = NAMED.search(question)
+    if (
+        (META_VS_DATA.search(q) or re.search(r"\bmeta ?data (time|cost|overhead)\b", q))
+        and group_named(report, question) is not None
+        and (named_one is None or "*" in named_one.group(1))
+    ):
         # "does opening the samples cost more than actually reading them?": the family's metadata against its data
         return Query(metric="file_why", yes_no=bool(YES_NO.match(q)), raw=question)
     small = re.search(r"\bhow many (small|tiny) (f?writes?|f?reads?|requests?)\b", q)
@@ -728,8 +748,9 @@ def _parse(question: str) -> Query | None:
         return Query(
             metric="file_ranks", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
         )
-    if named_file and re.search(
-        r"\b(which|what) (rank|process)\w*\b.*\b(slow\w*|longest|most time|straggl\w*|lagg\w*)\b", q
+    if named_file and (
+        re.search(r"\b(which|what) (rank|process)\w*\b.*\b(slow\w*|longest|most time|straggl\w*|lagg\w*)\b", q)
+        or re.search(r"\b(fastest|slowest) (and|&|or|vs\.?) (fastest|slowest)\b", q)
     ):
         # "which rank was slowest writing vpicio.hdf5?": the slowest rank Darshan kept for the file
         return Query(metric="file_slowest", target=named_file.group(1), direction=_direction(q), raw=question)
@@ -820,6 +841,7 @@ def _parse(question: str) -> Query | None:
     if (
         not rank
         and not re.search(r"\b(why|how (do|can|to))\b", q)
+        and not re.search(FIX_ASK, q)  # "writes take 10 s per rank out of 21 s. ideas?" asks for the fix
         and re.search(r"\b(per[- ]rank|each rank|every rank|per[- ]process|each process|across ranks)\b", q)
         and re.search(r"\b(how long|time|seconds|spend|spent|took|take)\b", q)
     ):
@@ -898,6 +920,9 @@ def _parse(question: str) -> Query | None:
     ):
         # "how do I speed up the collective checkpoint?": a fix, which a count does not give
         return None
+    if re.search(r"\bcoll?ec?ti?v\w*\b", q) and re.search(r"^how (long|much|big|large)\b", q):
+        # "how long did the collective snapshot write take?": "collective" names the write, the question its time
+        return _parse(re.sub(r"\bcoll?ec?ti?v\w*\s*", "", question, flags=re.IGNORECASE))
     if re.search(r"\bcoll?ec?ti?v\w*\b", q) or (
         re.search(r"\bindependent\w*\b", q) and re.search(r"\b(mpi[- ]?io|mpiio|reads?|writes?|calls?)\b", q)
     ):
@@ -978,10 +1003,10 @@ def _parse(question: str) -> Query | None:
         return Query(
             metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)), missing=asks_missing
         )
-    if re.fullmatch(r"(which|what) (darshan )?(modules?|interfaces?|layers?|apis?|librar(y|ies))\W*", q):
+    if re.fullmatch(r"(which|what) (darshan )?(modules?|interfaces?|layers?|apis?|librar(y|ies)|libs?)\W*", q):
         return Query(metric="interfaces")  # "which modules?"
     if re.search(
-        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?|layers?)\b.*\b(use|used|using|did|"
+        r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|libs?|apis?|modules?|layers?)\b.*\b(use|used|using|did|does|do|"
         r"in (the|this) log|present|recorded|show(s|ed)? up|appear\w*)\b"
         r"|\b(which|what)\b.*\b(interfaces?|librar(y|ies)|apis?|modules?)\b.*\bwas\b",
         q,
@@ -1053,6 +1078,13 @@ def _parse(question: str) -> Query | None:
             )
         )
         and not re.search(r"\bhow (long|much|many)\b", q)  # "how long did the slowest rank spend on X?"
+        # "what fraction of the run did the slowest rank spend writing X?" asks the share, not the cause ("its share
+        # of kernels.dat" is its part of the file)
+        and not re.search(
+            r"\b(what|which) (fraction|share|percent\w*|proportion)\b"
+            r"|\b(fraction|share|percent\w*|proportion) of (the |its |my )?(run|runtime|job|wall|time)\b",
+            q,
+        )
     ):
         return Query(metric="file_why", target=named.group(1), direction=_direction(q), raw=question)
     if (

@@ -48,7 +48,7 @@ IO_JUDGED = re.compile(
 # What a Darshan log never holds: said so plainly instead of answered from something near it.
 UNRECORDED = re.compile(
     r"\b(hostnames?|host names?|hosts?\b|node ?names?|(?:which|what) (?:compute )?nodes?|compute nodes?|how many nodes|"
-    r"number of nodes|memory(?![- ]?align)|ram|cpu|gpu|"
+    r"number of nodes|memory(?![- ]?(un|mis)?align)|ram|cpu|gpu|"
     r"network|energy|power draw|environment variables?|offsets? of each|page ?cache|cache hits?|exit (?:status|code)|"
     r"crash\w*|finish\w* (?:cleanly|successfully|ok)|mpi communication|communication time|killed|"
     r"exit\w* (?:normally|cleanly|ok|successfully)|terminat\w*|queue\w*|peak memory|"
@@ -229,13 +229,14 @@ CALL_NOUN = {
 
 
 FIX_ASK = (
-    r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*|less time)\b"
+    r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*|less time|ideas?|advice|tips?)\b"
     r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to (do|change|try)\b"
     r"|\bhow should\b|\binstead\b|\bdifferently\b|\bwhat should (change|be changed|\w+ do)\b"
 )
 MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger)\b"
 WHY_SLOW = re.compile(
     r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time"
+    r"|(spends?|takes?|taking|spending) (ages|forever)|what'?s (going on|happening|wrong)|what is (going on|happening)"
     r"|(cut|reduce|lower|trim)\b.*\b(overhead|time|cost))\b"
 )
 
@@ -297,6 +298,24 @@ EVERY_RANK = re.compile(r"\b(every|each|both|all( the| [\d,]+)?) (ranks?|process
 
 # Words whose misspellings ("sequentail", "colective", "metdata") would otherwise miss every rule; only long
 # words, and only one slip away (a letter dropped, added, changed or two swapped), so "sequence" stays itself.
+SHORT_TYPOS = {
+    "totl": "total",
+    "toal": "total",
+    "wirte": "write",
+    "wrtie": "write",
+    "wirtes": "writes",
+    "wrtes": "writes",
+    "raed": "read",
+    "reda": "read",
+    "raeds": "reads",
+    "wrote": "wrote",
+    "teh": "the",
+    "hwo": "how",
+    "mcuh": "much",
+    "slwo": "slow",
+}
+"""Short words typed with one slip, too short for the one-edit match below to be safe ("totl written?")."""
+
 SPELLED = frozenset(
     {
         "sequential",
@@ -357,6 +376,9 @@ def spelled(question: str) -> str:
         near = next((w for w in sorted(SPELLED) if abs(len(w) - len(low)) <= 1 and _one_slip(low, w)), None)
         return near or word
 
+    question = re.sub(
+        r"(?<![\w./-])[A-Za-z]{3,6}(?![\w./-])", lambda m: SHORT_TYPOS.get(m.group(0).lower(), m.group(0)), question
+    )
     return re.sub(r"(?<![\w./-])[A-Za-z]{7,}(?![\w./-])", fix, question)
 
 

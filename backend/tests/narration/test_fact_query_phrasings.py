@@ -1,0 +1,70 @@
+"""Phrasings people use for facts the query layer already knows (issue 28): a terse "slow OST?" is a yes/no,
+"libs" are interfaces, a short typo is read as meant, "collective" can name the write a time question asks about,
+a memory-alignment count is not the file-alignment one, and a size question with "and total" gets both. Each
+scenario is built by construction, so the numbers are known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iodiag.core.settings import REPO_ROOT
+from iodiag.narration.service import Narrator
+from tests.narration.test_narration_support import scenario_report
+
+SCENARIOS = REPO_ROOT / "evals" / "scenarios"
+CHECKPOINT = SCENARIOS / "mpiio-collective-checkpoint-restart.yaml"
+
+
+def _first(spec: Path, question: str) -> str:
+    return Narrator().template_answer(scenario_report(spec), question).text.split("\n", 1)[0]
+
+
+def test_a_terse_slow_ost_question_is_answered_yes_or_no() -> None:
+    spec = SCENARIOS / "lustre-slow-ost-among-sixteen.yaml"
+    assert _first(spec, "any slow OSTs?").startswith("Yes: OST 5 was slow, hitting 4 rank(s)")
+    assert _first(spec, "which OST was slow?").startswith("OST 5 was slow")
+
+
+def test_libs_typos_and_a_layers_time() -> None:
+    assert _first(CHECKPOINT, "which I/O libs does it use?").startswith("The job's I/O went through MPI-IO")
+    assert _first(CHECKPOINT, "totl written?").startswith("The job wrote 512.00 MiB")
+    assert _first(CHECKPOINT, "total posix write time summed over ranks?") == (
+        "POSIX calls took 31.4 ms writing, 31.4 ms reading, 6.4 ms in metadata calls, summed over ranks."
+    )
+
+
+def test_collective_names_the_write_a_time_question_asks_about() -> None:
+    text = _first(CHECKPOINT, "how long did the collective restart write take?")
+    assert text.startswith("Writing `/scratch/ckpt/restart.bin` took 31.8 ms on its slowest rank (rank 0)"), text
+    size = _first(CHECKPOINT, "how big was the restart write?")
+    assert size.startswith("`/scratch/ckpt/restart.bin`: 512.00 MiB written in 64 write calls"), size
+    share = _first(CHECKPOINT, "what fraction of the run did the slowest rank spend writing restart.bin?")
+    assert "took 31.8 ms on its slowest rank (rank 0), 2% of the 2.00 s run" in share, share
+
+
+def test_request_size_and_total_gives_both() -> None:
+    assert _first(CHECKPOINT, "write request size and total written?") == (
+        "Most POSIX requests were 16.00 MiB: 64 of the 64 reads and writes. The job wrote 512.00 MiB in all."
+    )
+
+
+def test_memory_alignment_is_its_own_count() -> None:
+    spec = SCENARIOS / "mem-misaligned-just-over-threshold.yaml"
+    text = _first(spec, "how many of the writes were memory-unaligned?")
+    assert text == (
+        "11 of the 100 POSIX reads and writes of the job (11%) used a memory buffer not aligned to 8 bytes "
+        "(Darshan's MEM_NOT_ALIGNED)."
+    )
+
+
+def test_the_files_every_word_names_beat_the_files_one_word_names() -> None:
+    text = _first(SCENARIOS / "metadata-just-above-threshold.yaml", "did it read any data from the case cfg files?")
+    assert text.startswith("No: the job read 0 B from the 4,000 files named `/nfs/home/proj/inputs/#/case#.cfg`")
+
+
+def test_a_dfs_jobs_small_request_fix_is_worded_for_dfs_not_stdio() -> None:
+    rep = scenario_report(SCENARIOS / "dfs-small-writes-shared.yaml")
+    text = Narrator().template_answer(rep, "how can i speed up my job?").text
+    todo = [line for line in text.split("\n") if "What to do" in line]
+    assert todo and "dfs_write" in todo[0], text
+    assert "setvbuf" not in text, text
