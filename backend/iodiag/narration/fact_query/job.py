@@ -728,7 +728,10 @@ def _stripe_facts(report: Report, q: Query) -> Out:
 
 def slow_ost(report: Report, q: Query) -> Out:
     # "vasp: slow OST?", "any slow OSTs?" ask yes or no, however they start; "which OST was slow?" does not
-    yes_no = q.yes_no or (bool(q.raw) and not re.search(r"\b(which|what|where|how many)\b", q.raw.lower()))
+    asked = q.raw.lower()
+    yes_no = q.yes_no or (
+        bool(re.search(r"\?\s*$|\bany\b", asked)) and not re.search(r"\b(which|what|where|how many)\b", asked)
+    )
     q = q.model_copy(update={"yes_no": yes_no})
     f = report.finding("L04")
     if f is not None and f.severity in (Severity.CRITICAL, Severity.WARNING, Severity.INFO):
