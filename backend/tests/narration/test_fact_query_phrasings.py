@@ -68,3 +68,31 @@ def test_a_dfs_jobs_small_request_fix_is_worded_for_dfs_not_stdio() -> None:
     todo = [line for line in text.split("\n") if "What to do" in line]
     assert todo and "dfs_write" in todo[0], text
     assert "setvbuf" not in text, text
+
+
+def test_a_shared_files_per_rank_bytes_say_its_request_size_and_no_empty_remainder(tmp_path: Path) -> None:
+    # Read cold on a blind log: "besides that, rank 0 wrote 0 B ... the only rank with any", and no size
+    spec = tmp_path / "shared-plus-stat.yaml"
+    spec.write_text(
+        """name: shared-plus-stat
+description: every rank writes one shared file; rank 0 also stats a config file
+job:
+  nprocs: 8
+  runtime: 20
+  mounts: [{path: /, fs: ext4}]
+program:
+  - {ranks: all, file: "/scratch/out/shared.dat", op: write, count: 64, size: 128KiB, seconds_per_op: 0.001}
+  - {ranks: "0", file: "/home/u/run.cfg", op: open_stat, meta_seconds: 0.001}
+"""
+    )
+    text = _first(spec, "how much did each rank write, and in what size?")
+    assert text == (
+        "Most of the data is in 1 shared file(s) Darshan keeps one record for: 64.00 MiB written in all, 8.00 MiB "
+        "per rank on average over the job's 8 ranks (the per-rank split is not kept), in requests of mostly "
+        "128.00 KiB."
+    ), text
+
+
+def test_which_files_it_read_the_most_from_is_by_bytes() -> None:
+    text = _first(SCENARIOS / "fact-checkpoint-parts-and-history.yaml", "which files did it read the most from?")
+    assert text == "The job read 512.00 MiB: `/lus/eagle/proj/case91/history/hist_0283.dat` (512.00 MiB).", text

@@ -957,6 +957,11 @@ def _parse(question: str) -> Query | None:
         r"|\b(hotspot|hot spot|busiest file|slowest file)\b",
         q,
     ) and not re.search(r"\bosts?\b|\b(data|bytes|volume|gb|gib|mb|mib)\b", q):
+        if re.search(r"\b(read|wrote|written|write)\b\s+(\w+\s+)?(the )?most\b", q) and not re.search(
+            r"\b(time|long|slow\w*)\b", q
+        ):
+            # "which files did it read the most from?": by the bytes moved that way, not by time
+            return Query(metric="file_list", direction=_direction(q))
         return Query(metric="top_file", direction=_direction(q))
     if re.search(
         r"\b(which|what)\s+(?!ranks?\b|process\w*|procs?\b|osts?\b|nodes?\b|phases?\b|layers?\b|interfaces?\b"
@@ -1065,7 +1070,10 @@ def _parse(question: str) -> Query | None:
     ):
         return Query(metric="ranks")
     if re.search(r"\b(which|what) files?\b.*\b(most|largest|biggest)\b.*\b(data|bytes|volume)\b", q):
-        return Query(metric="file_list")
+        return Query(metric="file_list", direction=_direction(q))
+    if re.search(r"\b(which|what) files?\b.*\b(read|wrote|written|write)\b.*\b(the )?most\b", q):
+        # "which files did it read the most from?": by the bytes moved that way, not by time
+        return Query(metric="file_list", direction=_direction(q))
     if (
         named
         and (

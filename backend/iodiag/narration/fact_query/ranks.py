@@ -224,9 +224,19 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
             f"{n:,} ranks (the per-rank split is not kept). "
         )
         body = text.replace(note, "") if note else text  # the lead has said what the note says
-        text = lead + body.replace("Each rank", "Besides that, each rank", 1).replace(
-            "Ranks ", "Besides that, ranks ", 1
-        ).replace("Rank ", "Besides that, rank ", 1)
+        if hi <= 0:
+            body = ""  # no rank moved a byte through its own records: nothing "besides that" to say
+        size = _shared_request_size(report, q)
+        if size is not None:
+            # "... and in what size?": the shared files' most common request size, which Darshan keeps per file
+            lead = lead.rstrip()[:-1] + f", in requests of mostly {_b(size)}. "
+            values.append(exact(size, "bytes"))
+        text = (
+            lead
+            + body.replace("Each rank", "Besides that, each rank", 1)
+            .replace("Ranks ", "Besides that, ranks ", 1)
+            .replace("Rank ", "Besides that, rank ", 1)
+        ).rstrip()
         values += [exact(t.shared_files, "bare"), exact(shared, "bytes"), exact(shared / n, "bytes")]
     asked = q.raw.lower()
     if YES_NO.match(asked) and re.search(
@@ -238,6 +248,15 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
         negated = bool(re.search(r"\b(uneven\w*|unequal|imbalanced|unbalanced|different)\b", asked))
         text = f"{'Yes' if even != negated else 'No'}: {lower_first(text)}"
     return text, values + nv, [], []
+
+
+def _shared_request_size(report: Report, q: Query) -> int | None:
+    """The most common request size of the largest shared file, where the question asks a size."""
+    if not re.search(r"\b(size|sized|how big)\b", q.raw.lower()):
+        return None
+    shared = [f for f in report.top_files if every_rank(report, f) and f.common_size]
+    largest = max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+    return largest.common_size if largest is not None else None
 
 
 def ranks_with_io(report: Report, q: Query) -> Out:
