@@ -96,3 +96,36 @@ program:
 def test_which_files_it_read_the_most_from_is_by_bytes() -> None:
     text = _first(SCENARIOS / "fact-checkpoint-parts-and-history.yaml", "which files did it read the most from?")
     assert text == "The job read 512.00 MiB: `/lus/eagle/proj/case91/history/hist_0283.dat` (512.00 MiB).", text
+
+
+def test_small_files_every_rank_reads_get_the_read_once_fix(tmp_path: Path) -> None:
+    spec = tmp_path / "shared-frames.yaml"
+    spec.write_text(
+        """name: shared-frames
+description: every rank opens and reads each of 64 small json frames
+job:
+  nprocs: 8
+  runtime: 600
+  mounts: [{path: /, fs: ext4}]
+program:
+  - {ranks: all, files: "/scratch/frames/frame_{i}.json", count_files: 64, op: read, count: 32, size: 4KiB,
+     seconds_per_op: 0.005}
+"""
+    )
+    text = _first(spec, "it reads thousands of tiny json frames. how do i make that faster?")
+    assert text.startswith("The 64 `/scratch/frames/frame_#.json` files on a local ext4 disk took about 10.26 s"), text
+    assert "every one of the 8 ranks opens and reads each file: reading them once on one rank and broadcasting" in text
+
+
+def test_a_metadata_why_question_gets_the_metadata_fix() -> None:
+    text = _first(SCENARIOS / "metadata-storm-small-files.yaml", "33 s per rank in metadata?? what's happening")
+    assert text.startswith("Metadata calls (open, stat, seek, close) took 2.2 min summed over ranks"), text
+    assert text.endswith("Open, stat and close files less often; combine many small files; cache metadata results.")
+
+
+def test_bad_counters_and_impossible_figures_point_at_the_corrupt_records() -> None:
+    spec = SCENARIOS / "log-corrupt-posix-records.yaml"
+    assert _first(spec, "are there bad counters in this log?").startswith(
+        "Yes: Corrupt records left out (D04): 1,720 of 1,728 POSIX records are corrupt"
+    )
+    assert _first(spec, "why does darshan say it wrote 3 exabytes?").startswith("Corrupt records left out (D04)")

@@ -1415,8 +1415,10 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
             ),
             default=None,
         )
+        shared_in = _shared_inputs_hint(g, report.job.nprocs, per)
         if noted is None:
-            return text + "; no finding prices them as a problem" + _unpriced_hint(g, per, mostly) + ".", values, [], []
+            hint = _unpriced_hint(g, per, mostly)
+            return text + "; no finding prices them as a problem" + (hint or shared_in) + ".", values, [], []
         from iodiag.analysis.verdict import action_for
 
         # Under the warning threshold, but what the log says about them, and its fix, is still the answer to "why"
@@ -1426,7 +1428,7 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
             f"; no finding prices them above info, but {noted.code} notes them ({lower_first(noted.title)}, "
             f"≈ {_s(seconds)})" + (f": {lower_first(todo).rstrip('.')}" if todo else "")
         )
-        return text + ".", [*values, exact(seconds, "seconds")], [], []
+        return text + shared_in + ".", [*values, exact(seconds, "seconds")], [], []
     from iodiag.analysis.verdict import action_for, by_verdict
 
     place = by_verdict(report.verdict)
@@ -1438,6 +1440,19 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         f": {lower_first(todo).rstrip('.')}" if todo else ""
     )
     return text + ".", [*values, exact(seconds, "seconds")], [], []
+
+
+def _shared_inputs_hint(g: FileGroup, nprocs: int, per: float) -> str:
+    """Many small files every rank opens and reads (inputs, frames, configs): reading them once and sharing
+    them, or packing them, cuts the opens as well as the small reads. Empty when not that pattern or too short."""
+    if per < 1.0 or g.files < 2 or nprocs < 2 or g.ranks < nprocs or g.bytes_written or not g.bytes_read:
+        return ""
+    if g.opens < g.files * nprocs or g.bytes_read / g.files > 1 << 20:  # small files: a MiB or less each
+        return ""
+    return (
+        f"; every one of the {nprocs:,} ranks opens and reads each file: reading them once on one rank and "
+        "broadcasting them (MPI_Bcast), or packing them into one larger file, would cut it"
+    )
 
 
 def _unpriced_hint(g: FileGroup, per: float, mostly: str) -> str:

@@ -42,7 +42,15 @@ from iodiag.narration.fact_query.names import (
     name_pattern,
 )
 from iodiag.narration.fact_query.query import Query, by_direction
-from iodiag.narration.fact_query.vocabulary import BIG_SHARE, BOUND_SHARE, MOST_OF, NEGLIGIBLE_SHARE, asked_file_systems
+from iodiag.narration.fact_query.vocabulary import (
+    BIG_SHARE,
+    BOUND_SHARE,
+    FIX_ASK,
+    MOST_OF,
+    NEGLIGIBLE_SHARE,
+    WHY_SLOW,
+    asked_file_systems,
+)
 from iodiag.narration.quantities import Quantity, exact
 from iodiag.narration.untrusted import quote
 
@@ -842,10 +850,21 @@ def metadata(report: Report, q: Query) -> Out:
     if busiest and run > 0:
         # Per rank is what the run waits on: "what fraction of the run is metadata?"
         where += f"; the busiest rank spent {_s(float(busiest))} in them, {percent(float(busiest) / run)} of the run"
+    todo = ""
+    if (
+        storm is not None
+        and storm.severity in (Severity.CRITICAL, Severity.WARNING)
+        and (re.search(FIX_ASK, q.raw.lower()) or WHY_SLOW.search(q.raw.lower()))
+    ):
+        # "170 s per rank in metadata?? what's happening": the storm, and what cuts it
+        from iodiag.analysis.verdict import action_for
+
+        fix = action_for(storm)
+        todo = f" {fix}" if fix else ""
     return (
         f"{word}{'m' if word else 'M'}etadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
         f"{percent(meta / (meta + data))} of "
-        f"the job's I/O time{where}; reads and writes took {_s(data)}.",
+        f"the job's I/O time{where}; reads and writes took {_s(data)}.{todo}",
         [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")]
         + (
             [exact(float(busiest), "seconds"), exact(float(busiest) / run * 100, "percent")]

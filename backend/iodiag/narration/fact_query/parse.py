@@ -451,6 +451,15 @@ def _parse(question: str) -> Query | None:
     ):
         # "are there records in this log that have no file name?": ids missing from the name table
         return Query(metric="unnamed", yes_no=yes_no)
+    if (
+        re.search(r"\b(darshan|the log|the report|it)\b.*\b(says?|shows?|reports?|claims?|lists?)\b", q)
+        and re.search(
+            r"\b(exa|peta|zetta)bytes?\b|\b[\d.]+ ?(eb|pb|zb)\b|\b(negative|absurd|impossible|insane|crazy)\b", q
+        )
+        and not RANK.search(q)
+    ):  # "rank 265 spent negative time?": that rank's records answer it
+        # "why does darshan say warpx wrote 3.8 exabytes?": a figure no run can reach comes from damaged records
+        return Query(metric="completeness", missing=True)
     if LOG_HEALTH.search(q):
         # "is this log ok or is something off with it?": a question about the record, not the job; the first
         # judgement word sets which answer is "yes"
@@ -461,7 +470,13 @@ def _parse(question: str) -> Query | None:
         return Query(
             metric="completeness",
             yes_no=True,
-            missing=bool(first and re.match(r"off|broken|wrong|inconsistent|corrupt", first.group(1))),
+            missing=bool(
+                first
+                and re.match(
+                    r"off|broken|wrong|inconsistent|corrupt|bad|bogus|garbage|weird|suspicious|invalid|impossible|nonsens",
+                    first.group(1),
+                )
+            ),
         )
     if re.search(r"\b(dxt|trace)\b", q) and re.search(r"\b(every|all|complete|whole)\b", q) and yes_no:
         return Query(metric="completeness", yes_no=True)  # "does the DXT trace contain every read?"
