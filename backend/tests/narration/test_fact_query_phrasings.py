@@ -129,3 +129,16 @@ def test_bad_counters_and_impossible_figures_point_at_the_corrupt_records() -> N
         "Yes: Corrupt records left out (D04): 1,720 of 1,728 POSIX records are corrupt"
     )
     assert _first(spec, "why does darshan say it wrote 3 exabytes?").startswith("Corrupt records left out (D04)")
+
+
+def test_a_family_named_by_a_common_word_or_a_glob_gets_its_request_size() -> None:
+    spec = SCENARIOS / "fact-checkpoint-parts-and-history.yaml"
+    family = (
+        "The 16 `/lus/eagle/proj/case91/chk00220/part.#` files had 320,000 writes of 1.00 KiB on average "
+        "(312.50 MiB, 20,000 per file), counted at POSIX; the most common size was 1.00 KiB (320,000 of 320,000 "
+        "requests)."
+    )
+    # "part" is no name elsewhere ("a big part of the run"), but right before "files" it is
+    assert _first(spec, "write size for part files?") == family
+    # a glob is the family, not its first file
+    assert _first(spec, "what's the write request size on the part.* files?") == family

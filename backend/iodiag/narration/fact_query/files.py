@@ -245,6 +245,11 @@ def _request_size_beneath(report: Report, f: FileUsage, direction: Direction) ->
 
 
 def request_size(report: Report, q: Query) -> Out:
+    if q.target and name_pattern(q.target):
+        # "the restart.*.bin files": a name with a placeholder is the group it stands for, not its first file
+        grouped = _group_request_size(report, q)
+        if grouped is not None:
+            return grouped
     if q.target:
         f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
         if f is not None and f.layer != "POSIX" and _BENEATH.search(q.raw.lower()):

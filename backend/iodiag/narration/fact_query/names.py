@@ -143,8 +143,14 @@ def _phrase_groups(report: Report, question: str) -> list[tuple[int, FileGroup]]
             found += [(at, g) for g in every]
             settled.add(at)
             continue
+        before = len(found)
         for w in words:
             found += [(at, g) for g in report.file_groups if group_has(g, w)]
+        last = m.group(1).split()[-1]
+        if len(found) == before and last in NOT_A_NAME and last not in _NOT_A_KIND and len(last) >= 4:
+            # "part files": a word that is not a name elsewhere ("a big part of the run") is one right before
+            # "files", where nothing else names them
+            found += [(at, g) for g in report.file_groups if group_has(g, last)]
     return found
 
 
