@@ -142,3 +142,20 @@ def test_a_family_named_by_a_common_word_or_a_glob_gets_its_request_size() -> No
     assert _first(spec, "write size for part files?") == family
     # a glob is the family, not its first file
     assert _first(spec, "what's the write request size on the part.* files?") == family
+
+
+def test_the_interface_after_through_is_the_one_asked_about() -> None:
+    text = _first(SCENARIOS / "hdf5-fill-values-small-dataset.yaml", "did the hdf5 files go through MPI-IO?")
+    assert text.startswith("Yes: MPI-IO shows 290 operations moving 768.00 MiB"), text
+    no_mpiio = _first(SCENARIOS / "metadata-storm-small-files.yaml", "did the files go through MPI-IO?")
+    assert no_mpiio.startswith("No: the log has no MPI-IO records"), no_mpiio
+
+
+def test_an_apps_name_between_each_and_rank_and_c_parentheses_are_read_through() -> None:
+    spec = SCENARIOS / "fact-checkpoint-parts-and-history.yaml"
+    share = _first(spec, "what fraction of the runtime did each cp2k rank spend writing?")
+    assert share.startswith("Each rank spent about 6.00 s writing, 1% of the 6.7 min run"), share
+    opens = _first(spec, "how many open() calls did it make in total?")
+    assert opens == "The job made 32 opens at POSIX (16 at MPI-IO).", opens
+    why = _first(spec, "it spends ~6 s per rank writing only 20 MB each. why?")
+    assert why.startswith("Of the job's I/O time (6.82 s on the busiest rank, 2% of the 6.7 min run)"), why

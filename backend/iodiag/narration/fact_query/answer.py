@@ -285,6 +285,25 @@ def _rank_dispatch(report: Report, q: Query) -> Out:
 def _rank_spread_or_shared(report: Report, q: Query) -> Out:
     """Bytes or time per rank; where no rank has records of its own (every rank wrote one shared file), what
     Darshan kept of that file per rank: its fastest and slowest rank's bytes."""
+    shared_dominant = report.rank_table.shared_bytes > sum(
+        u.bytes_read + u.bytes_written for u in report.rank_table.ranks
+    )
+    if (
+        q.data
+        and YES_NO.match(q.raw.lower())
+        and shared_dominant
+        and re.search(r"\b(same|equal\w*|even\w*|similar|identical)\b", q.raw.lower())
+    ):
+        # "did every rank write the same amount to the snapshot?": the shared file's kept fastest and slowest rank
+        # answer it, not the few bytes some rank moved on its own
+        shared = [f for f in report.top_files if f.kept_slowest is not None and f.kept_slowest.bytes]
+        largest = max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+        if largest is not None:
+            kept = file_per_rank(report, q.model_copy(update={"target": largest.path.rsplit("/", 1)[-1]}))
+            if kept is not None and kept[0].startswith("Every one of "):
+                return f"Yes: {lower_first(kept[0])}", kept[1], kept[2], kept[3]
+            if kept is not None:
+                return kept
     out = rank_spread(report, q)
     if out is not None or not q.data:
         return out

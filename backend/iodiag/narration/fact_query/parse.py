@@ -429,6 +429,12 @@ def parse(question: str) -> Query | None:
 def _parse(question: str) -> Query | None:
     """The query a question asks, or None when it is not a plain fact question these rules know."""
     q = " ".join(question.lower().split())
+    # "each hacc rank" is "each rank", "open() calls" are "open calls": the app's name and C's parentheses name
+    # nothing the rules below look for
+    q = re.sub(
+        r"\b(each|every|per) (?!other\b|single\b|one\b|\d)([a-z][\w-]*) (ranks?|process(?:es)?|tasks?)\b", r"\1 \3", q
+    )
+    q = re.sub(r"\b([a-z]+)\(\)", r"\1", q)
     if re.match(r"^(what|how) (is|are|does|do)\b.*\b(mean|work)|^(what is|what are|explain|define)\b", q) and not (
         re.search(r"\b(my|this|the job|it|rank \d+)\b", q) or NAMED.search(question)
     ):
@@ -855,6 +861,18 @@ def _parse(question: str) -> Query | None:
         return Query(metric="files_per_rank", direction=_direction(q), yes_no=True)  # "does every rank write its own?"
     if (
         not rank
+        and re.search(r"\bwhy\b", q)
+        and re.search(r"\b(spends?|spent|takes?|took|need\w*)\b[^.?!]*\b\d+(\.\d+)? ?(s|secs?|seconds?|min\w*)\b", q)
+        and re.search(r"\b(per|each|every) (rank|process)\b", q)
+        and not NAMED.search(question)
+        and not re.search(r"\bfiles?\b|\*|/", q)  # "why do the stats files take 12 s per rank": those files
+        # the job's reading or writing, not one thing it reads ("to read its checkpoint part" names a file)
+        and re.search(r"\b(in|on|doing) i/?o\b|\b(reading|writing)\b(?! (its|their|the|a|an|my|our|this|that)\b)", q)
+    ):
+        # "vasp spends ~10 s per rank reading only 150MB each. why?": where the time went and what costs it
+        return Query(metric="time_split", direction=_direction(q), raw=question)
+    if (
+        not rank
         and not re.search(r"\b(why|how (do|can|to))\b", q)
         and not re.search(FIX_ASK, q)  # "writes take 10 s per rank out of 21 s. ideas?" asks for the fix
         and re.search(r"\b(per[- ]rank|each rank|every rank|per[- ]process|each process|across ranks)\b", q)
@@ -1137,6 +1155,11 @@ def _parse(question: str) -> Query | None:
     if re.search(r"\b(which|what)\b.*\b(interface|layer|api|library|module)\b.*\b(most|majority|bulk)\b", q):
         return Query(metric="top_interface")
     iface = IFACE.search(q)
+    through = re.search(r"\b(through|via|over|on top of|using|use)\b", q)
+    later = [m for m in IFACE.finditer(q) if through and m.start() > through.start()]
+    if iface and later and later[0].group(1).lower() != iface.group(1).lower():
+        # "did the hdf5 files go through MPI-IO?": the interface after "through" is the one asked about
+        iface = later[0]
     if iface and (yes_no or re.search(r"\b(use|used|using|through|via)\b", q)) and not re.search(r"\bhow much\b", q):
         return Query(
             metric="uses",

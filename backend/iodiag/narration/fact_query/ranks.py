@@ -527,6 +527,11 @@ def rank_spread(report: Report, q: Query) -> Out:
         if s.runtime_s > 0:
             values += [exact(s.share_slowest * 100, "percent"), exact(s.runtime_s, "seconds")]
         return text, values, [f.path for f in shared_files], []
+    runtime = report.job.runtime_s
+    if runtime > 0 and re.search(r"\b(fraction|share|percent\w*|proportion|how much of the run)\b", q.raw.lower()):
+        # "what fraction of the runtime did each rank spend writing?": the share leads
+        doing += f", {percent(mid / runtime)} of the {_s(runtime)} run"
+        values += [exact(mid / runtime * 100, "percent"), exact(runtime, "seconds")]
     if hi - lo <= 0.05 * hi:
         text = f"Each rank spent about {_s(mid)} {doing} ({_s(lo)} to {_s(hi)} over {over}).{note}"
     else:
