@@ -129,6 +129,11 @@ def _file_system(ctx: Context, layer: str, path: str, stripe_count: int | None) 
 def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], int]:
     """The ``n`` files with the most I/O time (then bytes), and up to ``EXTRA_FILES`` more each by bytes moved and by
     slowest-rank time, most time first; and how many files had any I/O."""
+    # The report's file table and the verdict's bandwidth headline both read it: built once per report
+    return ctx.memo(f"file_usage.busiest.{n}", lambda: _busiest_files(ctx, n))
+
+
+def _busiest_files(ctx: Context, n: int) -> tuple[list[FileUsage], int]:
     nprocs = max(ctx.meta.nprocs, 1)
     r = _rows(ctx)
     if r is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from iodiag.analysis.models import (
+    FileUsage,
     Report,
 )
 from iodiag.core.units import human_bytes
@@ -282,6 +283,12 @@ def _rank_dispatch(report: Report, q: Query) -> Out:
     )
 
 
+def _largest_kept_shared(report: Report) -> FileUsage | None:
+    """The largest shared file whose fastest and slowest rank Darshan kept with their bytes."""
+    shared = [f for f in report.top_files if f.kept_slowest is not None and f.kept_slowest.bytes]
+    return max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+
+
 def _rank_spread_or_shared(report: Report, q: Query) -> Out:
     """Bytes or time per rank; where no rank has records of its own (every rank wrote one shared file), what
     Darshan kept of that file per rank: its fastest and slowest rank's bytes."""
@@ -296,8 +303,7 @@ def _rank_spread_or_shared(report: Report, q: Query) -> Out:
     ):
         # "did every rank write the same amount to the snapshot?": the shared file's kept fastest and slowest rank
         # answer it, not the few bytes some rank moved on its own
-        shared = [f for f in report.top_files if f.kept_slowest is not None and f.kept_slowest.bytes]
-        largest = max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+        largest = _largest_kept_shared(report)
         if largest is not None:
             kept = file_per_rank(report, q.model_copy(update={"target": largest.path.rsplit("/", 1)[-1]}))
             if kept is not None and kept[0].startswith("Every one of "):
@@ -307,8 +313,7 @@ def _rank_spread_or_shared(report: Report, q: Query) -> Out:
     out = rank_spread(report, q)
     if out is not None or not q.data:
         return out
-    shared = [f for f in report.top_files if f.kept_slowest is not None and f.kept_slowest.bytes]
-    largest = max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+    largest = _largest_kept_shared(report)
     if largest is None:
         return None
     return file_per_rank(report, q.model_copy(update={"target": largest.path.rsplit("/", 1)[-1]}))

@@ -52,6 +52,12 @@ def fmt_seconds(n: float) -> str:
 _b, _s = fmt_bytes, fmt_seconds  # short names for the f-strings below
 
 
+def software_kinds(report: Report) -> str:
+    """Whose files the software environment's are, in words: "its Python environment and system configuration"."""
+    owner = {"python packages": "its Python environment", "system files": "system configuration"}
+    return " and ".join(owner.get(k.kind, k.kind) for k in report.software_files)
+
+
 def counted_interfaces(report: Report) -> list[InterfaceTotals]:  # the interfaces whose bytes and time make the totals
     return [i for i in report.interfaces if i.counted]
 

@@ -30,6 +30,7 @@ from iodiag.narration.fact_query.common import (
     percent,
     request_profile,
     shared_note,
+    software_kinds,
     totals,
 )
 from iodiag.narration.fact_query.common import (
@@ -510,8 +511,7 @@ def _data_or_software(
         return f"Yes: {lower_first(text)}", values, files, ranks
     if not env:
         return f"No: {lower_first(text)}", values, files, ranks
-    of = {"python packages": "its Python environment", "system files": "system configuration"}
-    kinds = " and ".join(of.get(k.kind, k.kind) for k in report.software_files)
+    kinds = software_kinds(report)
     whose = "all of it" if env >= total else f"{_b(env)} of it"
     at = text.find(": `")
     clause = f", {whose} from the files of {kinds}, not data"

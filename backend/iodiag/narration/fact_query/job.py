@@ -23,6 +23,7 @@ from iodiag.narration.fact_query.common import (
     no_module,
     percent,
     ranks_on_slow_ost,
+    software_kinds,
     totals,
 )
 from iodiag.narration.fact_query.common import (
@@ -348,9 +349,10 @@ def job_bytes(report: Report, q: Query) -> Out:
         env = sum(k.bytes_read + k.bytes_written for k in report.software_files)
         real = re.search(r"\b(real|actual|meaningful|useful)\b", q.raw.lower())
         if real and read + written and env >= 0.9 * (read + written):
-            named = {"python packages": "its Python environment", "system files": "system configuration"}
-            kinds = " and ".join(named.get(k.kind, k.kind) for k in report.software_files)
-            head = f"No: of the {_b(read + written)} it moved, {_b(env)} went to the files of {kinds}, not to data"
+            head = (
+                f"No: of the {_b(read + written)} it moved, {_b(env)} went to the files of {software_kinds(report)}, "
+                "not to data"
+            )
             values.append(exact(env, "bytes"))
         else:
             head = ("Yes: " if read + written else "No: ") + lower_first(head)

@@ -156,7 +156,7 @@ def parse_about(question: str, report: Report) -> Query | None:
         first = _parse_about(question[: tail.start()], report)
         if first is not None and first.metric != "collective":
             return first.model_copy(update={"raw": question})
-    return _with_raw(_parse_about(question, report), question)
+    return _finished(_parse_about(question, report), question)
 
 
 def _parse_about(question: str, report: Report) -> Query | None:
@@ -411,8 +411,9 @@ def with_extensions(question: str, report: Report) -> str:
     return re.sub(r"(?<![\w./-])[A-Za-z][\w-]*(?:\d|_)[\w-]*(?![\w.])", full, question)
 
 
-def _with_raw(q: Query | None, question: str) -> Query | None:
-    # Every answer can read the question's own words (a quoted figure it doubts, two files it compares)
+def _finished(q: Query | None, question: str) -> Query | None:
+    """The query with what every rule leaves to the end: the question's own words, which every answer can read
+    (a quoted figure it doubts, two files it compares), and the share an I/O-size question is judged against."""
     low = question.lower()
     if q is not None and q.metric == "io_bound" and q.share is None and MOST_OF_RUN.search(low):
         q = q.model_copy(update={"share": 0.5})  # "does it spend most of its time in I/O?": more than half
@@ -423,7 +424,7 @@ def _with_raw(q: Query | None, question: str) -> Query | None:
 
 def parse(question: str) -> Query | None:
     question = spelled(question)
-    return _with_raw(_parse(question), question)
+    return _finished(_parse(question), question)
 
 
 def _parse(question: str) -> Query | None:
