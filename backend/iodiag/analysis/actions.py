@@ -367,28 +367,38 @@ def _aggregate(ctx: Context, imp: Impact | None, layer: Layer | None) -> Action 
     )
 
 
-def _collective(ctx: Context, imp: Impact | None) -> Action | None:
+def _collective(ctx: Context, imp: Impact | None, rec: str = "mpiio-collective-io") -> Action | None:
     """The collective form of the calls the job makes, in the interface it writes through."""
     m = ctx.mpiio_records
     if not len(m):
-        return _posix_to_collective(ctx, imp)
-    indep = int(m["MPIIO_INDEP_WRITES"].sum()) + int(m["MPIIO_INDEP_READS"].sum())
+        return _posix_to_collective(ctx, imp, rec)
+    iw, ir = int(m["MPIIO_INDEP_WRITES"].sum()), int(m["MPIIO_INDEP_READS"].sum())
+    indep = iw + ir
     if indep == 0:
         return None  # already collective: nothing to switch
     if ctx.uses_hdf5 and hdf5_metadata_writes(ctx):
         # The datasets are already written collectively: the independent writes are HDF5's metadata.
-        return _hdf5_collective_metadata(ctx, imp, "mpiio-collective-io", indep)
+        return _hdf5_collective_metadata(ctx, imp, rec, indep)
     if ctx.uses_hdf5:
         command = "H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);"
         where = "the HDF5 code: a dataset transfer property list passed to every H5Dwrite/H5Dread"
     elif ctx.profile.has("PNETCDF_FILE") or ctx.profile.has("PNETCDF_VAR"):
-        command = "ncmpi_put_vara_double_all(...) /* the _all form of each put/get, outside ncmpi_begin_indep_data */"
+        # The call the job makes most: a job that only reads independently is told about the get call
+        call = "ncmpi_put_vara_double_all" if iw >= ir else "ncmpi_get_vara_double_all"
+        command = f"{call}(...) /* the _all form of each put/get, outside ncmpi_begin_indep_data */"
         where = "the PnetCDF code: every put/get call in independent data mode"
-    else:
-        command = "MPI_File_write_at_all(fh, offset, buf, count, type, &status); /* and MPI_File_read_at_all */"
+    elif iw >= ir:
+        command = "MPI_File_write_at_all(fh, offset, buf, count, type, &status);" + (
+            " /* and MPI_File_read_at_all */" if ir else ""
+        )
         where = "the MPI-IO code: each MPI_File_write_at/read_at (or write/read) becomes its _all form"
+    else:
+        command = "MPI_File_read_at_all(fh, offset, buf, count, type, &status);" + (
+            " /* and MPI_File_write_at_all */" if iw else ""
+        )
+        where = "the MPI-IO code: each MPI_File_read_at/write_at (or read/write) becomes its _all form"
     return Action(
-        recommendation="mpiio-collective-io",
+        recommendation=rec,
         command=command,
         where=where,
         effect=f"{indep:,} independent MPI-IO calls become collective: ROMIO merges the ranks' pieces into large "
@@ -585,6 +595,14 @@ def _split_shared_file(ctx: Context, imp: Impact | None, rec: str) -> Action | N
     )
 
 
+def _shared_file_locks(ctx: Context, imp: Impact | None) -> Action | list[Action] | None:
+    """Ranks contending for a shared file's locks: through MPI-IO (or HDF5, PnetCDF above it), the collective
+    form of the job's own independent calls, worded for its library; through POSIX alone, a file per process."""
+    if len(ctx.mpiio_records):
+        return _collective(ctx, imp, "avoid-shared-file-locks")
+    return _split_shared_file(ctx, imp, "avoid-shared-file-locks")
+
+
 def _posix_to_collective(ctx: Context, imp: Impact | None, rec: str = "mpiio-collective-io") -> Action | None:
     """An MPI job writing a shared file through POSIX calls: the same writes through MPI-IO's collective calls
     let ROMIO gather them into large aligned requests from a few aggregators."""
@@ -629,7 +647,7 @@ def actions_for(
         "mpiio-collective-io": lambda: _collective(ctx, imp),
         "hdf5-collective-metadata": lambda: _hdf5_collective_metadata(ctx, imp),
         "reduce-metadata": lambda: _reduce_metadata(ctx, imp),
-        "avoid-shared-file-locks": lambda: _split_shared_file(ctx, imp, "avoid-shared-file-locks"),
+        "avoid-shared-file-locks": lambda: _shared_file_locks(ctx, imp),
     }
     out: list[Action] = []
     for rec in recs:

@@ -10,7 +10,7 @@ from typing import TypeVar, cast
 
 import numpy as np
 
-from iodiag.analysis.calls import module_calls
+from iodiag.analysis.calls import call_columns, module_calls
 from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFacts, Metric, Unit, Workload
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
@@ -536,10 +536,18 @@ class Context:
             own = counted_tables.get(module) if module in TOP_LAYER_TIME else None
             own_t = [float(own.total(c)) for c in TOP_LAYER_TIME[module][:3]] if own is not None else [0.0, 0.0, 0.0]
             own_b = [int(own.total(c)) for c in TOP_LAYER_BYTES[module]] if own is not None else [0, 0]
-            files, top_paths = 0, []
+            files, opened, top_paths = 0, 0, []
             if not df.empty and "id" in df.columns:
                 g = df.group_by("id")
                 files = len(g.keys)
+                opens = call_columns(module, df).get("opens")
+                if opens is not None:
+                    # Standard streams (<STDOUT>, ...) come opened: they are not files the program opened
+                    opened = sum(
+                        1
+                        for k, n in zip(g.keys.tolist(), g.sum(opens).tolist(), strict=True)
+                        if n > 0 and not self.path(int(k)).startswith("<")
+                    )
                 if br is not None and bw is not None:
                     moved = g.sum(df.num(br) + df.num(bw))
                     order = np.argsort(-moved, kind="stable")[:3]
@@ -551,6 +559,7 @@ class Context:
                     name=shown,
                     records=len(df),
                     files=files,
+                    opened_files=opened,
                     top_paths=top_paths,
                     bytes_read=int(df.total(br)),
                     bytes_written=int(df.total(bw)),

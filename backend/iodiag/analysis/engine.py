@@ -18,6 +18,7 @@ from iodiag.analysis.file_usage import (
     busiest_files,
     file_groups,
     files_by_direction,
+    files_opened,
     files_per_layer,
     software_files,
 )
@@ -92,6 +93,7 @@ def analyze(
         verdict=verdict.build(ctx, findings, t),
         top_files=top_files,
         files_with_io=files_with_io,
+        files_opened=files_opened(ctx),
         file_groups=_optional("file groups", file_groups, ctx, problems),
         software_files=_optional("software files", software_files, ctx, problems),
         files_read=files_read,

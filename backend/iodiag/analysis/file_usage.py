@@ -595,3 +595,25 @@ def files_by_direction(ctx: Context) -> tuple[int, int]:
             if w > 0:
                 written.add(int(k))
     return len(read), len(written)
+
+
+# The modules whose records are files a program opens (HDF5 and PnetCDF records sit on files these already name)
+_FILE_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS")
+
+
+def files_opened(ctx: Context) -> int:
+    """How many files the job opened at least once, at any file layer (each file once; standard streams are not
+    opened by the program)."""
+    opened: set[int] = set()
+    for module in _FILE_MODULES:
+        df = ctx.records(module)
+        if df.empty or "id" not in df.columns:
+            continue
+        opens = call_columns(module, df).get("opens")
+        if opens is None:
+            continue
+        g = df.group_by("id")
+        for k, n in zip(g.keys.astype(np.uint64).tolist(), g.sum(opens).tolist(), strict=True):
+            if n > 0 and not _is_stream(ctx.path(int(k))):
+                opened.add(int(k))
+    return len(opened)

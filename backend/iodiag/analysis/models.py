@@ -294,6 +294,11 @@ class InterfaceTotals(_Model):
         "was not analyzed)"
     )
     files: int = Field(default=0, description="distinct files (record ids) this interface has records for")
+    opened_files: int = Field(
+        default=0,
+        description="of those, the files it counted at least one open for (a record can hold only stats, seeks "
+        "or I/O on a descriptor opened before Darshan started)",
+    )
     top_paths: list[str] = Field(
         default_factory=list, description="its files that moved the most bytes through it, at most 3"
     )
@@ -638,6 +643,9 @@ class Report(_Model):
         default_factory=list, description="the files with the most I/O time, largest first (at most 10)"
     )
     files_with_io: int = Field(default=0, description="files with any I/O time or bytes (top_files lists the first)")
+    files_opened: int = Field(
+        default=0, description="files opened at least once at POSIX, MPI-IO, STDIO or DFS (each file once)"
+    )
     file_groups: list[FileGroup] = Field(
         default_factory=list, description="files sharing a name pattern, the most files first (at most 40)"
     )

@@ -323,6 +323,50 @@ def test_actions_speak_the_interface_the_job_writes_through(tmp_path: Path) -> N
     assert meta["hdf5-collective-metadata"].startswith("H5Pset_all_coll_metadata_ops(fapl, 1);")
 
 
+_PNETCDF_SHARED = """
+name: pnetcdf-independent-shared
+description: 64 ranks put (or get) interleaved 64 KiB pieces of one Lustre file with independent PnetCDF calls
+job:
+  nprocs: 64
+  nodes: 2
+  exe: ./flash4
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+    - {path: /, fs: ext4}
+files:
+  - {path: /lus/scratch/run/plot_0001.nc, lustre: {stripe_size: 4MiB, stripe_count: 4}}
+program:
+  - {ranks: all, file: /lus/scratch/run/plot_0001.nc, interface: pnetcdf, collective: false, op: OP,
+     count: 2000, size: 64KiB, layout: interleaved, seconds_per_op: 0.004, compute: 20.0}
+"""
+
+
+def _inline_report(text: str, tmp: Path) -> Report:
+    from iodiag.synth.build import build_log
+    from iodiag.synth.scenario import load_scenario
+
+    src, out = tmp / "scenario.yaml", tmp / "scenario.darshan"
+    src.write_text(text)
+    build_log(load_scenario(src), out)
+    return analyze(load_profile(str(out)))
+
+
+def test_pnetcdf_fixes_name_the_call_the_job_makes(tmp_path: Path) -> None:
+    """A PnetCDF job that only reads is told about ncmpi_get_vara_all, not the put call; the lock contention of
+    its interleaved writes is fixed by the collective PnetCDF call, not a generic MPI-IO sentence."""
+    (tmp_path / "w").mkdir()
+    (tmp_path / "r").mkdir()
+    writes = _inline_report(_PNETCDF_SHARED.replace("op: OP", "op: write"), tmp_path / "w")
+    l06 = writes.finding("L06")
+    assert l06 is not None and l06.actions
+    assert l06.actions[0].recommendation == "avoid-shared-file-locks"
+    assert l06.actions[0].command.startswith("ncmpi_put_vara_double_all(")
+    reads = _inline_report(_PNETCDF_SHARED.replace("op: OP", "op: read"), tmp_path / "r")
+    assert reads.verdict.causes[0].code == "M02"
+    assert reads.verdict.causes[0].command.startswith("ncmpi_get_vara_double_all(")
+    assert "put_vara" not in reads.verdict.headline
+
+
 def test_a_job_already_collective_is_not_told_to_go_collective() -> None:
     assert "mpiio-collective-io" not in _actions(_report(shared_log(DRISHTI_SAMPLE)))
 

@@ -227,3 +227,40 @@ def test_a_share_under_one_percent_keeps_two_significant_digits() -> None:
     assert percent(0.000037) == "0.0037%"
     assert percent(0.5) == "50%"
     assert percent(0.995) == ">99%"
+
+
+DLIO = "darshan-logs/dlio_logs/snyder_python3_id3116902-2110486_12-19-66980-11865253741532293320_1.darshan"
+
+
+def _opened(log: str) -> tuple[set[str], set[str], set[str]]:
+    """Files with at least one open at POSIX and at STDIO (standard streams aside), and files with POSIX records."""
+    path = shared_log(log) if "/" in log else wheel_log(log)
+    with darshan.DarshanReport(str(path), read_all=True) as r:
+        names = r.name_records
+        out: dict[str, set[str]] = {}
+        every: set[str] = set()
+        for mod, col in (("POSIX", "POSIX_OPENS"), ("STDIO", "STDIO_OPENS")):
+            if mod not in r.records:
+                out[mod] = set()
+                continue
+            df = r.records[mod].to_df()["counters"]
+            if mod == "POSIX":
+                every |= {names.get(i, str(i)) for i in df["id"]}
+            per = df.groupby("id")[col].sum()
+            out[mod] = {names.get(i, str(i)) for i, n in per.items() if n > 0 and not names.get(i, "").startswith("<")}
+    return out["POSIX"], out["STDIO"], every
+
+
+def test_how_many_files_it_opened_counts_opens_not_records() -> None:
+    """ "How many files did it open?" counts files with an open call; records can hold only stats or I/O on a
+    descriptor Darshan never saw opened, and the standard streams come opened."""
+    posix, stdio, _ = _opened(DLIO)
+    text = first_sentence(DLIO, "how many files did it open?")
+    assert text.startswith(f"The job opened {len(posix | stdio)} file(s)"), text
+    assert f"{len(posix)} at POSIX, {len(stdio)} at STDIO" in text, text
+    fopen = first_sentence(DLIO, "how many files were opened with fopen?")
+    assert fopen.startswith(f"STDIO opened {len(stdio)} file(s)"), fopen
+    posix, stdio, every = _opened("noposixopens.darshan")
+    assert not posix and stdio and every  # POSIX records of files it never opened
+    text = first_sentence("noposixopens.darshan", "how many files did it open?")
+    assert text.startswith(f"The job opened {len(stdio)} file(s)"), text

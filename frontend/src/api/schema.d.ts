@@ -1529,6 +1529,12 @@ export interface components {
              */
             note: string;
             /**
+             * Opened Files
+             * @description of those, the files it counted at least one open for (a record can hold only stats, seeks or I/O on a descriptor opened before Darshan started)
+             * @default 0
+             */
+            opened_files: number;
+            /**
              * Operations
              * @default 0
              */
@@ -2408,6 +2414,12 @@ export interface components {
              * @description file system that carried most of the job's bytes (lustre, gpfs, nfs, daos, ...)
              */
             file_system?: string | null;
+            /**
+             * Files Opened
+             * @description files opened at least once at POSIX, MPI-IO, STDIO or DFS (each file once)
+             * @default 0
+             */
+            files_opened: number;
             /**
              * Files Read
              * @description files the job read bytes from (each file once, top layer)

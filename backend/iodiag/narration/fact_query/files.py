@@ -164,6 +164,41 @@ def chunk_size(report: Report, q: Query) -> Out:
     return text + ".", values, [f.path], []
 
 
+# "How many files did it open?": opened, not merely named in the log or moved bytes
+_OPENED = re.compile(r"\b(open|opened|opens|fopen\w*)\b")
+
+
+def _files_opened(report: Report) -> Out | None:
+    calls = sum(i.calls.opens for i in report.interfaces)
+    if not report.files_opened and calls:
+        return None  # a report stored before files_opened was counted: it would read 0
+    n, io = report.files_opened, report.files_with_io
+    values = [exact(n, "bare")]
+    if not n:
+        text = (
+            f"Darshan counted no open for any of the log's {report.job.files:,} file record(s): the files were "
+            "opened before Darshan started, or through calls it does not intercept"
+        )
+        values = [exact(0, "bare"), exact(report.job.files, "bare")]
+        if io:
+            text += f"; {io:,} of them still show I/O"
+            values.append(exact(io, "bare"))
+        return text + ".", values, [], []
+    text = f"The job opened {n:,} file(s)"
+    per = [(i.name, i.opened_files) for i in report.interfaces if i.opened_files and i.name in _OPEN_LAYERS]
+    if len(per) > 1 and any(k != n for _, k in per):
+        # A file opened through MPI-IO is opened at POSIX too: each layer's count, not their sum
+        text += " (" + ", ".join(f"{k:,} at {name}" for name, k in sorted(per, key=lambda x: -x[1])) + ")"
+        values += [exact(k, "bare") for _, k in per]
+    if io != n:
+        text += f"; {io:,} file(s) had I/O"
+        values.append(exact(io, "bare"))
+    return text + ".", values, [], []
+
+
+_OPEN_LAYERS = ("POSIX", "MPI-IO", "STDIO", "DFS")
+
+
 def answer_files(report: Report, q: Query) -> Out:
     if re.search(r"\blog\b.*\b(list|lists|contain\w*|hold\w*|record\w*|name\w*)\b", q.raw.lower()):
         # "How many files does the log list?": every file record, with or without I/O.
@@ -190,6 +225,10 @@ def answer_files(report: Report, q: Query) -> Out:
             values.append(exact(amount, "bytes"))
         text = f"The job {verb}{moved} {n:,} file(s) (of {report.files_with_io:,} with any I/O)."
         return text, values, [], []
+    if _OPENED.search(q.raw.lower()):
+        opened = _files_opened(report)
+        if opened is not None:
+            return opened
     text = f"The job did I/O on {report.files_with_io:,} file(s)"
     values = [exact(report.files_with_io, "bare")]
     own = {u.files for u in report.rank_table.ranks}
@@ -1195,6 +1234,13 @@ def interface_files(report: Report, q: Query) -> Out:
                 [],
                 [],
             )
+        if i.opened_files:
+            text = f"{i.name} opened {i.opened_files:,} file(s), with {c.opens:,} opens"
+            values = [exact(i.opened_files, "bare"), exact(c.opens, "bare")]
+            if i.opened_files != i.files:
+                text += f"; it has records of {i.files:,}"
+                values.append(exact(i.files, "bare"))
+            return text + ".", values, [], []
         return (
             f"{i.name} has records of {i.files:,} file(s), with {c.opens:,} opens.",
             [exact(i.files, "bare"), exact(c.opens, "bare")],

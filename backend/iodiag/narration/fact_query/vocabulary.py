@@ -17,6 +17,8 @@ INTERFACES_WORDS = {
     "stdio": "STDIO",
     "fwrite": "STDIO",
     "fread": "STDIO",
+    "fopen": "STDIO",
+    "fopened": "STDIO",
     "posix": "POSIX",
     "dfs": "DFS",
     "daos": "DAOS",
