@@ -244,6 +244,34 @@ def _romio(ctx: Context, imp: Impact | None, rec: str, wait: bool = False) -> Ac
     return Action(recommendation=rec, command=_hints(pairs), where=_HINTS_WHERE, effect=effect, saves_s=_saves(imp))
 
 
+def _spread_aggregators(ctx: Context, files: list[FileEvidence], imp: Impact | None) -> Action | None:
+    """Every byte of a collective file went through one aggregator: as many as the job has nodes, no more than
+    the file's stripes (ROMIO on Lustre pairs aggregators with stripes) nor its ranks."""
+    lay = _layout(ctx, files[0].record_id) if files else None
+    stripes = getattr(lay, "stripe_count", 0) if lay is not None else 0
+    ranks = ctx.meta.nprocs
+    k = min(x for x in (ranks, ctx.nodes or ranks, stripes if stripes > 1 else ranks) if x > 0)
+    if k <= 1:
+        return None
+    pairs = _changes(ctx, [("cb_nodes", str(k))])
+    if not pairs:
+        return None
+    bound = (
+        f"one aggregator per node ({ctx.nodes:,} nodes)"
+        if ctx.nodes == k
+        else f"one aggregator per stripe ({k:,} stripes)"
+        if stripes == k
+        else f"up to {k:,} aggregators (ROMIO places at most one per node unless cb_config_list says otherwise)"
+    )
+    return Action(
+        recommendation="mpiio-spread-aggregators",
+        command=_hints(pairs),
+        where=_HINTS_WHERE + "; remove any cb_nodes=1 or cb_config_list naming one host set there already",
+        effect=f"the file's collective I/O is shared by {bound} instead of one rank carrying all of it",
+        saves_s=_saves(imp),
+    )
+
+
 def _rmw(ctx: Context, imp: Impact | None) -> Action | None:
     pairs = _changes(ctx, [("romio_ds_write", "disable")])
     if not pairs:
@@ -648,6 +676,7 @@ def actions_for(
         "hdf5-collective-metadata": lambda: _hdf5_collective_metadata(ctx, imp),
         "reduce-metadata": lambda: _reduce_metadata(ctx, imp),
         "avoid-shared-file-locks": lambda: _shared_file_locks(ctx, imp),
+        "mpiio-spread-aggregators": lambda: _spread_aggregators(ctx, files, imp),
     }
     out: list[Action] = []
     for rec in recs:

@@ -49,6 +49,12 @@ _ALL = [
         "striping_factor) through MPI_Info, a ROMIO_HINTS file or MPICH_MPIIO_HINTS.",
     ),
     Recommendation(
+        id="mpiio-spread-aggregators",
+        title="Spread collective I/O over more aggregators",
+        summary="Collective buffering sent every byte through one rank: drop a cb_nodes=1 (or one-host "
+        "cb_config_list) hint and set cb_nodes to one aggregator per node, up to the file's stripe count.",
+    ),
+    Recommendation(
         id="mpiio-aggregators-per-node",
         title="One MPI-IO aggregator per node",
         summary="Set cb_nodes to the number of compute nodes so aggregation does not cross the network twice.",

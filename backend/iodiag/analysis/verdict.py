@@ -578,6 +578,16 @@ def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
     from iodiag.analysis.context import CONTEXT_MODULES, DATA_MODULES
 
     out: list[str] = []
+    damaged = [f for f in findings if f.code == "D04"]
+    if damaged:
+        # First: every number below comes from what survived, and the reader must know it before reading them
+        left = sum(int(f.metric("corrupt_records") or 0) for f in damaged)
+        kept = sum(int(f.metric("records_kept") or 0) for f in damaged)
+        mods = ", ".join(str(next((m.value for m in f.evidence if m.name == "module"), "")) for f in damaged)
+        out.append(
+            f"{left:,} corrupt record(s) ({mods}) were left out (D04); the numbers come from the {kept:,} valid "
+            "record(s) and are lower bounds."
+        )
     for info in ctx.profile.modules.values():
         if info.partial:
             out.append(
@@ -621,7 +631,10 @@ def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
     for i in ctx.interfaces:
         if i.name == "DAOS" and not i.counted:
             out.append(f"{i.note}; DAOS records are shown but not added to the totals.")
-    if any(f.code in ("X01", "X03", "X04", "M08", "M09", "M10") for f in findings) and ctx.facts.cb_nodes is None:
+    if (
+        any(f.code in ("X01", "X03", "X04", "X07", "M08", "M09", "M10") for f in findings)
+        and ctx.facts.cb_nodes is None
+    ):
         out.append(
             "Darshan does not record the MPI-IO aggregator count (cb_nodes); give it with --cb-nodes to settle "
             "the aggregator findings."

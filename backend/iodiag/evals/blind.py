@@ -52,7 +52,7 @@ CODE_CLASS: dict[str, str] = {
     **dict.fromkeys(("M02", "M03", "X01", "M06", "M07"), "non_collective"),
     **dict.fromkeys(("X04", "X05", "M08", "M09", "M10"), "collective_wait"),
     **dict.fromkeys(("J03", "P17"), "metadata"),
-    **dict.fromkeys(("L01", "X03", "L03"), "single_ost_shared_file"),
+    **dict.fromkeys(("L01", "X03", "L03", "X07"), "single_ost_shared_file"),
     **dict.fromkeys(("L04", "L05"), "slow_ost"),
     **dict.fromkeys(("J04", "P18", "P19", "P21", "P22", "T01", "T02", "T03", "H02"), "rank_imbalance"),
     "S01": "stdio_bulk",
@@ -215,10 +215,11 @@ def predict_iodiag(report: object) -> Predicted:
     if v.io_matters is None and report.finding("D04") is None:
         # The headline leads with "unknown": the causes of the part the log holds come after it
         top: str | None = "partial_log"
+    elif report.finding("D04") is not None:
+        # The first caveat says records were left out: every cause after it is read from what survived
+        top = "corrupt_records"
     elif v.causes and v.causes[0].code in CODE_CLASS:
         top = CODE_CLASS[v.causes[0].code]
-    elif report.finding("D04") is not None:
-        top = "corrupt_records"
     elif v.io_matters is None:
         top = "partial_log"
     elif v.io_matters:

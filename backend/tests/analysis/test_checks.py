@@ -35,7 +35,9 @@ ALL_CODES = {
     "L06",  # extent-lock contention: tests/analysis/test_causes.py and the ior-hard scenarios
     # Trace (T) and cross-layer (X) codes are tested in test_trace_findings.py and test_crosslayer.py.
     *(f"T{i:02d}" for i in range(1, 9)),  # T06-T08: test_source_lines.py and the trace-* scenarios
-    *(f"X{i:02d}" for i in range(1, 7)),  # X04-X06: test_costs.py, the real logs in test_verdict.py
+    *(
+        f"X{i:02d}" for i in range(1, 8)
+    ),  # X04-X06: test_costs.py, the real logs in test_verdict.py; X07: test_crosslayer.py
     "J03",
     "J04",
     "H01",  # heatmap codes: tests/analysis/test_heatmap.py

@@ -114,14 +114,21 @@ CASES = {
     "xlayer-hdf5-metadata-among-data": ({"X02"}, {"X01", "X03"}),
     "xlayer-hdf5-metadata-below-count": (set(), {"X01", "X02", "X03"}),
     "xlayer-single-stripe-single-aggregator": ({"X03"}, {"X01", "X02"}),
-    "xlayer-single-stripe-two-aggregators": (set(), {"X01", "X02", "X03"}),
+    "xlayer-single-stripe-two-aggregators": (set(), {"X01", "X02", "X03", "X07"}),
+    "collective-one-aggregator-striped-file": ({"X07"}, {"X01", "X03"}),
+    "collective-one-aggregator-one-node": (set(), {"X03", "X07"}),
+    "collective-shared-file-one-ost-one-aggregator": (set(), {"X07"}),
 }
 
 
 def _scenario_report(tmp_path: Path, name: str, t: Thresholds | None = None) -> Report:
+    from iodiag.evals.triggers import facts_for
+
     out = tmp_path / f"{name}.darshan"
-    build_log(load_scenario(SCENARIOS / f"{name}.yaml"), out)
-    return analyze(load_profile(out), t)
+    sc = load_scenario(SCENARIOS / f"{name}.yaml")
+    build_log(sc, out)
+    # The node count a log lacks comes from the job, as the scenario states it (a user's --nodes)
+    return analyze(load_profile(out), t, facts=facts_for(sc))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -173,3 +180,18 @@ def test_x04_collective_wait_offers_no_hint_the_calls_already_imply(tmp_path: Pa
     assert not [a for a in x04.actions if "romio_cb_" in a.command or "cb_nodes" in a.command]
     assert "romio_cb_write" not in r.verdict.headline
     assert "balance the work before the collective call" in r.verdict.headline
+
+
+def test_one_aggregator_on_a_striped_file_is_priced_and_fixed_with_cb_nodes(tmp_path: Path) -> None:
+    """X07: 64 ranks' collective writes (4 nodes) to a 16-stripe file all went through rank 0. The cost is the
+    aggregator's write time less what one aggregator per node would take; the fix sets them, and leads the
+    verdict."""
+    r = _scenario_report(tmp_path, "collective-one-aggregator-striped-file")
+    f = r.finding("X07")
+    assert f is not None and f.impact is not None and f.impact.seconds is not None
+    assert f.metric("stripe_count") == 16 and f.metric("posix_writer_ranks") == 1
+    assert "through rank 0" in f.message and "16 stripes" in f.message
+    posix_write_s = r.cross_layer.files[0].layer("POSIX").writes.time_s if r.cross_layer else 0.0
+    assert f.impact.seconds == pytest.approx(posix_write_s * (1 - 1 / 4), rel=0.05)
+    assert f.actions and f.actions[0].command == 'export MPICH_MPIIO_HINTS="*:cb_nodes=4"'
+    assert r.verdict.causes[0].code == "X07"

@@ -264,3 +264,20 @@ def test_how_many_files_it_opened_counts_opens_not_records() -> None:
     assert not posix and stdio and every  # POSIX records of files it never opened
     text = first_sentence("noposixopens.darshan", "how many files did it open?")
     assert text.startswith(f"The job opened {len(stdio)} file(s)"), text
+
+
+def test_how_many_aggregators_comes_from_the_ranks_beneath_the_collective_calls() -> None:
+    """The ranks with POSIX requests beneath a file's collective MPI-IO calls are its aggregators; a reduced
+    shared POSIX record hides them, and the answer says so instead of guessing."""
+    one = scenario_report(SCENARIOS / "collective-one-aggregator-striped-file.yaml")
+    q = fact_query.parse_about("how many aggregators wrote restart_0040.dat?", one)
+    assert q is not None and q.metric == "aggregators", q
+    fact = fact_query.answer(one, q)
+    assert fact is not None
+    assert fact.text.startswith("One aggregator: rank 0 alone issued the 8.00 GiB of POSIX writes"), fact.text
+    assert "X07" in fact.text
+    reduced = scenario_report(SCENARIOS / "e2e-netcdf-fill-values-then-data.yaml")
+    q = fact_query.parse_about("how many aggregators were there?", reduced)
+    assert q is not None
+    fact = fact_query.answer(reduced, q)
+    assert fact is not None and fact.text.startswith("Unknown: Darshan kept one shared POSIX record"), fact.text

@@ -7,6 +7,7 @@ HDF5/PnetCDF, MPI-IO and POSIX saw them, the ranks that issued them and the Lust
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -266,11 +267,20 @@ def single_stripe_single_aggregator(ctx: Context, t: Thresholds) -> Hit | None:
 
 def _funnelled(ctx: Context, t: Thresholds, op: str) -> list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats]]:
     """Single-stripe files whose collective ``op`` (writes or reads) from many ranks one rank issued at POSIX."""
-    bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats]] = []
+    found = _one_aggregator(ctx, t, op, lambda lus: lus is not None and lus.stripe_count == 1)
+    return [(f, m, p, lus) for f, m, p, lus in found if lus is not None]
+
+
+def _one_aggregator(
+    ctx: Context, t: Thresholds, op: str, layout_ok: Callable[[LayerStats | None], bool]
+) -> list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]]:
+    """Files (whose Lustre layout, or its absence, ``layout_ok`` accepts) whose collective ``op`` from many ranks
+    one rank issued at POSIX: every byte went through one aggregator."""
+    bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]] = []
     alone = _one_rank_moved_all(ctx)
     for f in all_files(ctx):
         lus = f.layer("Lustre")
-        if lus is None or lus.stripe_count != 1:
+        if not layout_ok(lus):
             continue
         if op == "writes":
             pair = _collective_file(f, t)
@@ -307,6 +317,103 @@ def _one_rank_moved_all(ctx: Context) -> set[int]:
 
 def _mpi_readers(m: LayerStats) -> int:
     return m.reader_ranks if m.reader_ranks is not None else (m.ranks or 0)
+
+
+@check(
+    "X07",
+    title="Collective MPI-IO funnelled through one aggregator",
+    layer=Layer.MPIIO,
+    severity=Severity.CRITICAL,
+    requires=MPIIO,
+    recommendations=("mpiio-spread-aggregators",),
+    family="single-ost",
+)
+def one_aggregator_on_a_striped_file(ctx: Context, t: Thresholds) -> Hit | None:
+    # X03's pattern where the layout does not explain it: the file has several stripes (or is not on Lustre), the
+    # job runs on several nodes, yet one rank issued every POSIX request beneath the ranks' collective calls.
+    # That is a hint (cb_nodes=1, or a cb_config_list naming one host) or an MPI-IO that picked one aggregator:
+    # the whole file's data crosses one node's network link and one process's requests. On one node one
+    # aggregator is ROMIO's default and the node's link is the limit either way, so that is left alone, except on
+    # a Lustre file of several stripes, where ROMIO's Lustre driver and Cray MPI-IO default to one aggregator per
+    # stripe however few the nodes.
+    one_node = ctx.nodes is not None and ctx.nodes <= 1
+
+    def layout_ok(lus: LayerStats | None) -> bool:
+        stripes = (lus.stripe_count or 0) if lus is not None else 0
+        return stripes > 1 or (lus is None and not one_node)
+
+    for op in ("writes", "reads"):
+        bad = _one_aggregator(ctx, t, op, layout_ok)
+        if bad:
+            return _one_aggregator_hit(ctx, t, op, bad)
+    return None
+
+
+def _one_aggregator_hit(
+    ctx: Context, t: Thresholds, op: str, bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]]
+) -> Hit:
+    f, m, p, lus = bad[0]
+    writes = op == "writes"
+    noun = "write" if writes else "read"
+    calls = (m.collective_writes if writes else m.collective_reads) or 0
+    ranks = _mpi_writers(m) if writes else _mpi_readers(m)
+    ids = p.writer_rank_ids if writes else []
+    who = f"rank {ids[0]}" if ids else "one rank"
+    stats = getattr(p, op)
+    more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
+    stripes = lus.stripe_count or 0 if lus is not None else 0
+    stripes = stripes if stripes > 1 else 0
+    layout = f"; the file has {stripes} stripes" if stripes else ""
+    nodes = f" on {ctx.nodes:,} nodes" if ctx.nodes else ""
+
+    def spread(b: tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]) -> int:
+        # The aggregators the job could have used: one per node, no more than the stripes or the ranks
+        n = _mpi_writers(b[1]) if writes else _mpi_readers(b[1])
+        s = (b[3].stripe_count or 0) if b[3] is not None else 0
+        s = s if s > 1 else t.lustre_spread_osts
+        return max(1, min(n, ctx.nodes or n, s))
+
+    return Hit(
+        message=f"{f.path}{more}: {calls:,} collective MPI-IO {noun}s from {ranks:,} ranks{nodes} all reached "
+        f"the file system through {who}, which issued every one of its {stats.ops:,} POSIX {noun}s "
+        f"({compact_bytes(stats.bytes)}){layout}. One aggregator carries the whole file through one process and "
+        "one node's link: a cb_nodes=1 hint, or an MPI-IO that chose one aggregator.",
+        evidence=[
+            Metric(name=f"collective_{op}", value=calls, unit=Unit.COUNT),
+            Metric(name=f"mpiio_{noun}r_ranks", value=ranks, unit=Unit.COUNT),
+            Metric(name=f"posix_{noun}r_ranks", value=1, unit=Unit.COUNT),
+            Metric(name=f"posix_{op}", value=stats.ops, unit=Unit.COUNT),
+            Metric(name="bytes_written" if writes else "bytes_read", value=stats.bytes, unit=Unit.BYTES),
+            *([Metric(name="stripe_count", value=stripes, unit=Unit.COUNT)] if stripes else []),
+        ],
+        files=[
+            _evidence_file(
+                ctx,
+                b[0],
+                Metric(
+                    name="bytes_written" if writes else "bytes_read", value=getattr(b[2], op).bytes, unit=Unit.BYTES
+                ),
+                Metric(
+                    name=f"mpiio_{noun}r_ranks",
+                    value=_mpi_writers(b[1]) if writes else _mpi_readers(b[1]),
+                    unit=Unit.COUNT,
+                ),
+            )
+            for b in bad[: ctx.top_n]
+        ],
+        files_total=len(bad),
+        ranks=ids[:1],
+        cost=_partial_guard(
+            ctx,
+            costs.files_time_cost(
+                ctx,
+                {int(b[0].record_id): 1 - 1 / spread(b) for b in bad},
+                ("WRITE",) if writes else ("READ",),
+            ),
+            f"the lone aggregator's {noun} time on the file, less what it would be over one aggregator per node "
+            "(no more than the file's stripes)",
+        ),
+    )
 
 
 def _funnel_hit(

@@ -36,6 +36,7 @@ from iodiag.narration.fact_query.files import (
 )
 from iodiag.narration.fact_query.job import (
     absent,
+    aggregator_count,
     answer_module,
     answer_osts,
     answer_rate,
@@ -352,6 +353,7 @@ _ANSWERS = {
     "completeness": completeness,
     "unnamed": unnamed_records,
     "layer_sizes": layer_sizes,
+    "aggregators": aggregator_count,
     "top_file": top_file,
     "file_list": file_list,
     "uses": uses,

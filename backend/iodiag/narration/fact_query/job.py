@@ -1400,3 +1400,76 @@ def layer_gap(report: Report, q: Query) -> Out:
         text += f" (X04, ≈ {_s(gap_finding.impact.seconds)})"
         values.append(exact(gap_finding.impact.seconds, "seconds"))
     return text + ".", values, [f.path], []
+
+
+def aggregator_count(report: Report, q: Query) -> Out:
+    """How many ranks carried a collective file's data to the file system (the aggregators): the ranks with POSIX
+    requests beneath its collective MPI-IO calls, from the cross-layer summary. A reduced shared POSIX record hides
+    them, unless a finding showed that one rank moved every byte."""
+    cl = report.cross_layer
+    if cl is None:
+        return None
+    rows = []
+    for f in cl.files:
+        m, p = f.layer("MPI-IO"), f.layer("POSIX")
+        if m is None or p is None:
+            continue
+        coll = (m.collective_writes or 0) + (m.collective_reads or 0)
+        if coll <= 0 or (q.target and not is_named(f.path, q.target)):
+            continue
+        rows.append((f, m, p, coll))
+    if not rows:
+        if q.target:
+            return None
+        return (
+            "None: the job made no collective MPI-IO calls, so no ranks aggregated data for others; each rank "
+            "issued its own requests.",
+            [],
+            [],
+            [],
+        )
+    f, m, p, coll = max(rows, key=lambda r: r[2].writes.bytes + r[2].reads.bytes)
+    writes = (m.collective_writes or 0) >= (m.collective_reads or 0)
+    verb = "write" if writes else "read"
+    n = p.writer_ranks if writes else p.reader_ranks
+    ids = p.writer_rank_ids if writes else []
+    moved = p.writes.bytes if writes else p.reads.bytes
+    calls = (m.collective_writes if writes else m.collective_reads) or 0
+    above = m.ranks or report.job.nprocs
+    values = [exact(calls, "bare"), exact(moved, "bytes")]
+    funnel = next(
+        (x for x in report.findings if x.code in ("X03", "X07") and any(e.path == f.path for e in x.files)), None
+    )
+    if n is None and funnel is not None:
+        n = 1
+    if n is None:
+        text = (
+            f"Unknown: Darshan kept one shared POSIX record for `{f.path}`, so the log does not show how many ranks "
+            f"issued the POSIX {verb}s ({_b(moved)}) beneath its {calls:,} collective MPI-IO {verb}s"
+        )
+        usage = next((u for u in report.top_files if u.path == f.path), None)
+        k = usage.posix_slowest if usage is not None else None
+        if k is not None and k.bytes and moved:
+            # What the record does keep: the slowest rank's bytes (its share is no count: that rank may also
+            # have written on its own, as rank 0 often does)
+            share = min(k.bytes / moved, 1.0)
+            text += f"; its slowest rank, {k.rank}, moved {_b(k.bytes)} of them ({percent(share)})"
+            values += [exact(k.bytes, "bytes"), exact(share * 100, "percent")]
+        return text + ".", values, [f.path], []
+    who = (
+        f"One aggregator: rank {ids[0]} alone"
+        if n == 1 and ids
+        else "One aggregator: one rank alone"
+        if n == 1
+        else f"{n:,} aggregators"
+    )
+    text = (
+        f"{who} issued the {_b(moved)} of POSIX {verb}s beneath the {calls:,} collective "
+        f"MPI-IO {verb}s that {above:,} ranks made to `{f.path}`"
+    )
+    values += [exact(n, "bare"), exact(above, "bare")]
+    if funnel is not None:
+        text += f" ({funnel.code}: one aggregator carries the whole file)"
+    if len(rows) > 1:
+        text += f"; {len(rows) - 1:,} more file(s) had collective calls"
+    return text + ".", values, [f.path], ids[:1] if n == 1 else []

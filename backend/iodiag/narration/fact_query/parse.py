@@ -581,6 +581,12 @@ def _parse(question: str) -> Query | None:
     ):
         # "what share of the bytes went through stdio vs posix?": each interface's bytes and share
         return Query(metric="top_interface", raw=question)
+    if re.search(r"\baggregators?\b", q) and re.search(
+        r"\b(how many|number of|which|who|what ranks?|did (it|the job|they) use|were there)\b", q
+    ):
+        # "how many aggregators wrote the restart file?": the ranks beneath the collective calls
+        named = NAMED.search(question)
+        return Query(metric="aggregators", target=named.group(1) if named else None, raw=question)
     if (
         re.search(r"\b(why|how come)\b", q)
         and re.search(r"\bposix\b", q)

@@ -33,6 +33,7 @@ Metric = Literal[
     "completeness",
     "unnamed",
     "layer_sizes",
+    "aggregators",
     "small_requests",
     "any_slow_rank",
     "file_usage",
