@@ -80,6 +80,11 @@ test("at 1440 px the triage columns are all in view, one line per job", async ({
   }
   // One line per job: no row is taller than a line of text and its padding.
   for (const h of m.rowHeights) expect(h).toBeLessThan(48);
+  // The top cause leads with its cost, which the cell's one-line cut never hides.
+  const cost = page.getByTestId("row-cause-cost").first();
+  await expect(cost).toHaveText(/^≈ \d[\d.,]* (µs|ms|s|min|h)$/);
+  const [costBox, cellBox] = await Promise.all([cost.boundingBox(), cost.locator("xpath=ancestor::td[1]").boundingBox()]);
+  expect(costBox && cellBox && costBox.x + costBox.width <= cellBox.x + cellBox.width + 0.5, "the cost is cut").toBe(true);
   // The executable's name, with the full command line on hover.
   const row = page.locator(`[data-testid="job-row"][data-id="${jobs[0]}"]`);
   const api = await apiGet<AnalysisPage>("/api/v1/analyses?owner=lena", s.tokens.helen);

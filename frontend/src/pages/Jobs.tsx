@@ -662,10 +662,28 @@ function CauseFirst({ headline }: { headline: string }) {
   if (cut < 0) return <WithCode text={headline} />;
   const rest = headline.slice(cut + 2);
   const said = /^the (largest|largest measured) cost is /.exec(rest)?.[0] ?? "";
+  const body = rest.slice(said.length);
+  // "slow OST (L04: …), ≈ 12.49 min (98% of the run). Action": a lead scans the cost, so it comes first and
+  // survives the cell's one-line cut; a screen reader hears the headline in its own order.
+  const costed = /^(.*?), ≈ ([^(]+?) \(/.exec(body);
+  if (!costed || !said) {
+    return (
+      <>
+        <span className="sr-only">{headline.slice(0, cut + 2) + said}</span>
+        <WithCode text={body} />
+      </>
+    );
+  }
   return (
     <>
-      <span className="sr-only">{headline.slice(0, cut + 2) + said}</span>
-      <WithCode text={rest.slice(said.length)} />
+      <span className="sr-only">{headline}</span>
+      <span aria-hidden="true">
+        <span className="cause-cost" data-testid="row-cause-cost">
+          ≈ {costed[2]}
+        </span>
+        {" · "}
+        <WithCode text={costed[1] ?? ""} />
+      </span>
     </>
   );
 }
