@@ -277,7 +277,7 @@ _BIG_PICTURE = _rx(
 _FIX_CHANGE = _rx(r"\b(?:change|fix|set|tune|do differently)\b")
 _MINE = _rx(r"\b(?:my|our|me|us|i|we)\b")
 # About this job in so many words (a concept question says "in general" or names no job).
-_ABOUT_JOB_STRICT = _rx(r"(?:my|our|this) (?:job|run|code|application|app|program|log|report|files?)")
+_ABOUT_JOB_STRICT = _rx(r"\b(?:my|our|this) (?:job|run|code|application|app|program|log|report|files?)\b")
 
 
 def _facility(text: str, phrases: Phrasebook) -> str | None:

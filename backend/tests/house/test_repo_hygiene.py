@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
+from pathlib import Path
 
 from tests.conftest import REPO
 
@@ -28,3 +30,15 @@ def test_no_large_file_is_tracked() -> None:
         if p not in ALLOWED_LARGE and (REPO / p).is_file() and (REPO / p).stat().st_size > MAX_BYTES
     ]
     assert not big, big
+
+
+def test_no_control_characters_in_source() -> None:
+    """A regex written as "\\b" inside a plain (non-raw) string is a backspace, which no text ever contains: the
+    pattern silently never matches. Source files hold no control characters but tab and newline."""
+    root = Path(__file__).resolve().parents[2]
+    bad = [
+        str(p.relative_to(root))
+        for p in sorted((root / "iodiag").rglob("*.py")) + sorted((root / "tests").rglob("*.py"))
+        if re.search(r"[\x00-\x08\x0b-\x0c\x0e-\x1f]", p.read_text(encoding="utf-8"))
+    ]
+    assert bad == [], bad

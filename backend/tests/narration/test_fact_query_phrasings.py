@@ -159,3 +159,53 @@ def test_an_apps_name_between_each_and_rank_and_c_parentheses_are_read_through()
     assert opens == "The job made 32 opens at POSIX (16 at MPI-IO).", opens
     why = _first(spec, "it spends ~6 s per rank writing only 20 MB each. why?")
     assert why.startswith("Of the job's I/O time (6.82 s on the busiest rank, 2% of the 6.7 min run)"), why
+
+
+def test_what_a_request_size_question_also_asks_of_the_same_requests() -> None:
+    """ "Size and pattern?" adds the order of a POSIX file's requests; "collective or independent, and what size?"
+    adds how an MPI-IO file's calls were made."""
+    random = _first(SCENARIOS / "random-reads.yaml", "how is index.db being read - request size and pattern?")
+    assert random.startswith("The most common request size on `/scratch/in/index.db` was 64.00 KiB"), random
+    assert "; random (non-sequential): " in random and "of its 4,000 reads start past the previous one" in random
+    indep = _first(
+        SCENARIOS / "mpiio-independent-writes-just-over-threshold.yaml",
+        "are the field.bin writes collective or independent, and what size?",
+    )
+    assert "256.00 KiB" in indep and "; independent: 0 of its" in indep, indep
+
+
+def test_switches_between_reading_and_writing_are_not_the_reads(tmp_path: Path) -> None:
+    spec = tmp_path / "switches.yaml"
+    spec.write_text(
+        """name: switches
+description: write, read back, write again
+job: {nprocs: 4, exe: ./sim, mounts: [{path: /, fs: ext4}]}
+program:
+  - {ranks: all, file: /scratch/run/traj.dat, op: write, count: 10, size: 1MiB, layout: segmented}
+  - {ranks: all, file: /scratch/run/traj.dat, op: read, count: 10, size: 1MiB, layout: segmented}
+  - {ranks: all, file: /scratch/run/traj.dat, op: write, count: 10, size: 1MiB, layout: segmented}
+"""
+    )
+    rep = scenario_report(spec)
+    f = next(x for x in rep.top_files if x.path.endswith("traj.dat"))
+    assert f.calls.rw_switches > 0
+    text = _first(spec, "how many times did ranks switch between reading and writing on traj.dat?")
+    assert f"had {f.calls.rw_switches:,} read/write switches" in text, text
+
+
+def test_speed_it_up_about_a_named_file_gives_its_own_fix_command() -> None:
+    text = _first(
+        SCENARIOS / "collective-one-aggregator-striped-file.yaml",
+        "restart_0040.dat takes ages to write. how do I speed it up?",
+    )
+    assert "is slow mainly because of collective MPI-IO funnelled through one aggregator (X07)" in text, text
+    assert text.endswith('(`export MPICH_MPIIO_HINTS="*:cb_nodes=16"`).'), text
+
+
+def test_how_much_each_rank_of_a_shared_record_read_is_the_kept_rank_and_the_even_split() -> None:
+    text = _first(
+        SCENARIOS / "collective-one-aggregator-striped-file.yaml",
+        "how many ranks wrote restart_0040.dat and how much each?",
+    )
+    assert text.startswith("All 64 ranks wrote `/lus/scratch/run/restart_0040.dat` (8.00 GiB)"), text
+    assert text.endswith("; an even split would be 128.00 MiB per rank."), text

@@ -55,7 +55,7 @@ from iodiag.narration.fact_query.names import (
 from iodiag.narration.fact_query.query import Direction, Query
 from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK, META_VS_DATA
 from iodiag.narration.quantities import Quantity, exact
-from iodiag.narration.untrusted import quote
+from iodiag.narration.untrusted import quote, quote_command
 
 
 def sequential(report: Report, q: Query) -> Out:
@@ -284,6 +284,35 @@ def _request_size_beneath(report: Report, f: FileUsage, direction: Direction) ->
     return text + ".", values, [f.path], []
 
 
+def _access_kind(f: FileUsage, q: Query) -> tuple[str, list[Quantity]]:
+    """What a request-size question also asks about the same requests: their order ("size and pattern?", POSIX
+    files, whose offsets Darshan follows) or whether they were collective ("collective or independent, and what
+    size?", MPI-IO files)."""
+    raw = q.raw.lower()
+    c = f.calls
+    if re.search(r"\b(collective\w*|independent\w*)\b", raw) and f.layer == "MPI-IO":
+        n = c.reads + c.writes
+        if n:
+            kind = "independent" if not f.collective else "collective" if f.collective >= n else "partly collective"
+            return f"{kind}: {f.collective:,} of its {n:,} MPI-IO calls were collective", [
+                exact(f.collective, "bare"),
+                exact(n, "bare"),
+            ]
+    if re.search(r"\b(pattern|sequential\w*|random\w*|order|contiguous)\b", raw) and f.layer == "POSIX":
+        reads = q.direction == "read" or (q.direction == "both" and c.reads >= c.writes)
+        n, seq = (c.reads, c.seq_reads) if reads else (c.writes, c.seq_writes)
+        if n:
+            verb = "reads" if reads else "writes"
+            share = seq / n
+            # Random offsets still land past the previous request about half the time: only a large share is order
+            kind = "sequential" if share >= 0.8 else "partly sequential" if share >= 0.65 else "random (non-sequential)"
+            return f"{kind}: {seq:,} of its {n:,} {verb} start past the previous one ({percent(share)})", [
+                exact(seq, "bare"),
+                exact(n, "bare"),
+            ]
+    return "", []
+
+
 def request_size(report: Report, q: Query) -> Out:
     if q.target and name_pattern(q.target):
         # "the restart.*.bin files": a name with a placeholder is the group it stands for, not its first file
@@ -317,9 +346,12 @@ def request_size(report: Report, q: Query) -> Out:
             head = f"The most common request size on `{f.path}` was {_b(f.common_size)} ({f.common_count:,}"
             head += f" of its {n:,} {noun})" if n >= f.common_count else " requests)"
             body = text.replace(f"On `{f.path}`, ", "", 1)
+            more, more_values = _access_kind(f, q)
+            if more:
+                body = body.rstrip(".") + "; " + more + "."
             return (
                 f"{head}; {body}",
-                [exact(f.common_size, "bytes"), exact(f.common_count, "bare"), *values],
+                [exact(f.common_size, "bytes"), exact(f.common_count, "bare"), *values, *more_values],
                 paths,
                 ranks,
             )
@@ -1297,6 +1329,13 @@ def file_ranks(report: Report, q: Query) -> Out:
         if slow is not None:
             text += f", and rank {slow.rank} as its slowest, with {_s(slow.seconds)}"
             values.append(exact(slow.seconds, "seconds"))
+            if slow.bytes is not None and re.search(r"\b(each|apiece|per rank|every rank|how much)\b", q.raw.lower()):
+                text += f" and {_b(slow.bytes)}"
+                values.append(exact(slow.bytes, "bytes"))
+        if moved and n and re.search(r"\b(each|apiece|per rank|every rank)\b", q.raw.lower()):
+            # "how much each?": the record keeps no per-rank bytes; the even split is what the total allows
+            text += f"; an even split would be {_b(moved / n)} per rank"
+            values.append(exact(moved / n, "bytes"))
         return text + ".", values, [f.path], [slow.rank] if slow is not None else []
     text = f"{f.ranks:,} rank(s) {verb} `{f.path}`{what}, each with a record of its own."
     return text, [exact(f.ranks, "bare"), *values], [f.path], []
@@ -1371,6 +1410,9 @@ def file_why(report: Report, q: Query) -> Out:
     text = f"`{path}`{took} is slow mainly because of {lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
         f": {lower_first(todo).rstrip('.')}" if todo else ""
     )
+    if f.actions and re.search(FIX_ASK, q.raw.lower()):
+        # "how do I speed it up?": the finding's own command, as the verdict gives it
+        text += f" ({quote_command(f.actions[0].command)})"
     return text + also + ".", values, [path], []
 
 

@@ -116,6 +116,8 @@ def _call_kind(q: str) -> str | None:
         return None  # "writes like 17 MB total but I/O takes forever, why?": a why question, not a count
     if re.search(r"\bhow many bytes\b|\bhow much\b|\bdatasets?\b", q):
         return None  # "how many bytes went through pnetcdf writes?": bytes; datasets have their own answer
+    if re.search(r"\bswitch\w* (between|from) (read|writ)", q):
+        return "rw_switches"  # "how many times did ranks switch between reading and writing?": not the reads
     times = re.search(r"\bhow (many times|often)\b.*?\b(open|read|writ|stat|seek|sync|flush)\w*", q)
     if times:
         # "how many times does each rank open its restart file?": a count of calls, whatever else it names

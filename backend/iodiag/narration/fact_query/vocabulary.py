@@ -9,6 +9,8 @@ import re
 INTERFACES_WORDS = {
     "hdf5": "HDF5",
     "h5": "HDF5",
+    "h5d": "HDF5",
+    "h5f": "HDF5",
     "pnetcdf": "PnetCDF",
     "netcdf": "PnetCDF",
     "mpi-io": "MPI-IO",
@@ -232,6 +234,7 @@ CALL_NOUN = {
 
 FIX_ASK = (
     r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*|less time|ideas?|advice|tips?)\b"
+    r"|\bspeed\w* (it |this |that |them |things )?up\b"
     r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to (do|change|try)\b"
     r"|\bhow should\b|\binstead\b|\bdifferently\b|\bwhat should (change|be changed|\w+ do)\b"
 )
