@@ -17,8 +17,10 @@ from iodiag.analysis.crosslayer import cross_layer
 from iodiag.analysis.file_usage import (
     busiest_files,
     file_groups,
+    file_system_usage,
     files_by_direction,
     files_opened,
+    files_opened_without_data,
     files_per_layer,
     software_files,
 )
@@ -94,6 +96,8 @@ def analyze(
         top_files=top_files,
         files_with_io=files_with_io,
         files_opened=files_opened(ctx),
+        files_opened_without_data=files_opened_without_data(ctx),
+        file_systems=_optional("file systems", file_system_usage, ctx, problems),
         file_groups=_optional("file groups", file_groups, ctx, problems),
         software_files=_optional("software files", software_files, ctx, problems),
         files_read=files_read,

@@ -7,13 +7,13 @@ of its I/O time has no finding about that file, but the user still wants its nam
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from iodiag.analysis.calls import call_columns, module_calls
 from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
-from iodiag.analysis.models import FileGroup, FileUsage, OpCounts, RankSeconds, SoftwareFiles
+from iodiag.analysis.models import FileGroup, FileSystemUsage, FileUsage, OpCounts, RankSeconds, SoftwareFiles
 from iodiag.ingest.table import Table
 
 TOP_FILES = 10
@@ -604,6 +604,28 @@ _FILE_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS")
 def files_opened(ctx: Context) -> int:
     """How many files the job opened at least once, at any file layer (each file once; standard streams are not
     opened by the program)."""
+    return len(_opened_ids(ctx))
+
+
+def files_opened_without_data(ctx: Context) -> int:
+    """Of the files the job opened, those it read no byte from and wrote no byte to at any layer: opened (and
+    perhaps stat'ed) for nothing, each open a metadata round trip."""
+    moved: set[int] = set()
+    for module, (br, bw) in TOP_LAYER_BYTES.items():
+        df = ctx.records(module)
+        if df.empty or "id" not in df.columns or br not in df.columns:
+            continue
+        g = df.group_by("id")
+        total = g.sum(_clipped(df[br]).astype(np.int64) + _clipped(df[bw]).astype(np.int64))
+        moved.update(int(k) for k, n in zip(g.keys.astype(np.uint64).tolist(), total.tolist(), strict=True) if n > 0)
+    return len(_opened_ids(ctx) - moved)
+
+
+def _opened_ids(ctx: Context) -> set[int]:
+    return ctx.memo("file_usage.opened", lambda: _build_opened_ids(ctx))
+
+
+def _build_opened_ids(ctx: Context) -> set[int]:
     opened: set[int] = set()
     for module in _FILE_MODULES:
         df = ctx.records(module)
@@ -616,4 +638,55 @@ def files_opened(ctx: Context) -> int:
         for k, n in zip(g.keys.astype(np.uint64).tolist(), g.sum(opens).tolist(), strict=True):
             if n > 0 and not _is_stream(ctx.path(int(k))):
                 opened.add(int(k))
-    return len(opened)
+    return opened
+
+
+@dataclass
+class _FsAcc:
+    files: int = 0
+    read: int = 0
+    written: int = 0
+    time: float = 0.0
+    top: tuple[str, int] = ("", -1)
+    mounts: list[str] = field(default_factory=list)
+
+
+def file_system_usage(ctx: Context) -> list[FileSystemUsage]:
+    """Bytes and time per kind of file system, each file once at its top layer; the file system of a file is its
+    longest mount point's, Lustre where the LUSTRE module saw its layout, DAOS for DFS files."""
+    r = _rows(ctx)
+    if r is None:
+        return []
+    lustre = ctx.records("LUSTRE") if ctx.profile.has("LUSTRE") else None
+    laid_out = set(np.asarray(lustre["id"]).astype(np.uint64).tolist()) if lustre is not None and len(lustre) else set()
+    acc: dict[str, _FsAcc] = {}
+    for i in _used(r).tolist():
+        rid = int(r.ids[i])
+        path = ctx.path(rid)
+        if _is_stream(path):
+            continue
+        fs = _file_system(ctx, r.layers[i], path, 1 if rid in laid_out else None) or "unknown"
+        a = acc.setdefault(fs, _FsAcc())
+        moved = int(r.read[i]) + int(r.written[i])
+        a.files += 1
+        a.read += int(r.read[i])
+        a.written += int(r.written[i])
+        a.time += float(r.time[i])
+        if moved > a.top[1]:
+            a.top = (path, moved)
+        mount = ctx.meta.mount_point(path)
+        if mount and mount not in a.mounts and len(a.mounts) < 3:
+            a.mounts.append(mount)
+    out = [
+        FileSystemUsage(
+            file_system=fs,
+            mounts=a.mounts,
+            files=a.files,
+            bytes_read=a.read,
+            bytes_written=a.written,
+            io_time_s=a.time,
+            top_path=a.top[0],
+        )
+        for fs, a in acc.items()
+    ]
+    return sorted(out, key=lambda u: (-(u.bytes_read + u.bytes_written), -u.io_time_s, u.file_system))

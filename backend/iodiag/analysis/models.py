@@ -495,6 +495,18 @@ class FileUsage(_Model):
     collective: int = Field(default=0, description="its collective MPI-IO reads and writes")
 
 
+class FileSystemUsage(_Model):
+    """What the job moved on one kind of file system: "did it write anything to lustre?", "how much went to NFS?"."""
+
+    file_system: str = Field(description="lustre, gpfs, nfs, daos, ext4, ...; unknown where the mount table is silent")
+    mounts: list[str] = Field(default_factory=list, description="its mount points holding the job's files (at most 3)")
+    files: int = Field(description="files with I/O on it, each once at its top layer (standard streams left out)")
+    bytes_read: int = 0
+    bytes_written: int = 0
+    io_time_s: float = Field(default=0.0, description="read + write + metadata time on its files, summed over ranks")
+    top_path: str = Field(default="", description="its file that moved the most bytes")
+
+
 class FileGroup(_Model):
     """Files that share a name pattern: "how many .json files?", "how many bytes went to the restart files?"."""
 
@@ -643,8 +655,14 @@ class Report(_Model):
         default_factory=list, description="the files with the most I/O time, largest first (at most 10)"
     )
     files_with_io: int = Field(default=0, description="files with any I/O time or bytes (top_files lists the first)")
+    file_systems: list[FileSystemUsage] = Field(
+        default_factory=list, description="bytes and time per kind of file system, the most bytes first"
+    )
     files_opened: int = Field(
         default=0, description="files opened at least once at POSIX, MPI-IO, STDIO or DFS (each file once)"
+    )
+    files_opened_without_data: int = Field(
+        default=0, description="of those, files the job read no byte from and wrote no byte to"
     )
     file_groups: list[FileGroup] = Field(
         default_factory=list, description="files sharing a name pattern, the most files first (at most 40)"

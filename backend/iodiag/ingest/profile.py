@@ -69,14 +69,23 @@ class JobMeta(BaseModel):
     (DARSHAN_LOGHINTS), not the application's hints, which Darshan does not record."""
     metadata: Mapping[str, str] = MappingProxyType({})
 
+    def mount_point(self, path: str) -> str | None:
+        """The longest mount point that contains ``path``."""
+        best = self._mount(path)
+        return best.path if best else None
+
     def fs_type(self, path: str) -> str | None:
         """File system type of the longest mount point that contains ``path``."""
+        best = self._mount(path)
+        return best.fs_type if best else None
+
+    def _mount(self, path: str) -> Mount | None:
         best: Mount | None = None
         for m in self.mounts:
             prefix = m.path.rstrip("/") + "/"
             if (path == m.path or path.startswith(prefix)) and (best is None or len(m.path) > len(best.path)):
                 best = m
-        return best.fs_type if best else None
+        return best
 
 
 @dataclass(frozen=True)

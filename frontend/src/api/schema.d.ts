@@ -1153,6 +1153,49 @@ export interface components {
             striped_files: number;
         };
         /**
+         * FileSystemUsage
+         * @description What the job moved on one kind of file system: "did it write anything to lustre?", "how much went to NFS?".
+         */
+        FileSystemUsage: {
+            /**
+             * Bytes Read
+             * @default 0
+             */
+            bytes_read: number;
+            /**
+             * Bytes Written
+             * @default 0
+             */
+            bytes_written: number;
+            /**
+             * File System
+             * @description lustre, gpfs, nfs, daos, ext4, ...; unknown where the mount table is silent
+             */
+            file_system: string;
+            /**
+             * Files
+             * @description files with I/O on it, each once at its top layer (standard streams left out)
+             */
+            files: number;
+            /**
+             * Io Time S
+             * @description read + write + metadata time on its files, summed over ranks
+             * @default 0
+             */
+            io_time_s: number;
+            /**
+             * Mounts
+             * @description its mount points holding the job's files (at most 3)
+             */
+            mounts?: string[];
+            /**
+             * Top Path
+             * @description its file that moved the most bytes
+             * @default
+             */
+            top_path: string;
+        };
+        /**
          * FileUsage
          * @description One file's I/O, counted once at its top layer (MPI-IO for files opened through it, else POSIX; STDIO).
          */
@@ -2415,11 +2458,22 @@ export interface components {
              */
             file_system?: string | null;
             /**
+             * File Systems
+             * @description bytes and time per kind of file system, the most bytes first
+             */
+            file_systems?: components["schemas"]["FileSystemUsage"][];
+            /**
              * Files Opened
              * @description files opened at least once at POSIX, MPI-IO, STDIO or DFS (each file once)
              * @default 0
              */
             files_opened: number;
+            /**
+             * Files Opened Without Data
+             * @description of those, files the job read no byte from and wrote no byte to
+             * @default 0
+             */
+            files_opened_without_data: number;
             /**
              * Files Read
              * @description files the job read bytes from (each file once, top layer)

@@ -11,6 +11,7 @@ from iodiag.analysis.models import (
 )
 from iodiag.core.units import human_bytes
 from iodiag.narration.fact_query.common import Out, lower_first
+from iodiag.narration.fact_query.common import fmt_seconds as _s
 from iodiag.narration.fact_query.files import (
     alignment,
     answer_calls,
@@ -44,6 +45,7 @@ from iodiag.narration.fact_query.job import (
     completeness,
     datasets,
     file_system,
+    fs_bytes,
     iface_bytes,
     interfaces,
     io_bound,
@@ -73,6 +75,7 @@ from iodiag.narration.fact_query.ranks import (
     answer_ranks,
     any_slow_rank,
     busiest_rank,
+    fastest_rank,
     files_per_rank,
     rank_bytes,
     rank_files,
@@ -290,6 +293,38 @@ def _largest_kept_shared(report: Report) -> FileUsage | None:
     return max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
 
 
+def _kept_rank_times(report: Report, q: Query) -> Out:
+    """Time per rank where every rank's I/O sits in one shared record: the fastest and slowest rank Darshan kept
+    for the largest shared file bound it; the other ranks' own times are not in the log."""
+    shared = [f for f in report.top_files if f.kept_slowest is not None]
+    f = max(shared, key=lambda x: x.bytes_read + x.bytes_written, default=None)
+    if f is None or f.kept_slowest is None:
+        return None
+    slow, fast = f.kept_slowest, f.kept_fastest
+    doing = {"read": " reading", "write": " writing"}.get(q.direction, " in I/O")
+    if fast is not None and fast.rank != slow.rank:
+        kept = (
+            f"its fastest rank, {fast.rank}, spent {_s(fast.seconds)} and its slowest, {slow.rank}, {_s(slow.seconds)}"
+        )
+        values = [exact(fast.seconds, "seconds"), exact(slow.seconds, "seconds")]
+    else:
+        kept = f"its fastest and slowest rank (rank {slow.rank} for both) spent {_s(slow.seconds)}"
+        values = [exact(slow.seconds, "seconds")]
+    n = report.job.nprocs
+    if fast is not None and abs(fast.seconds - slow.seconds) <= 0.01 * max(slow.seconds, 1e-9):
+        # Fastest and slowest alike: every rank took that long
+        text = (
+            f"Each of the {n:,} ranks spent about {_s(slow.seconds)}{doing} `{f.path}`: Darshan's one shared record "
+            "for it kept the same time for its fastest and its slowest rank"
+        )
+        return text + ".", [exact(slow.seconds, "seconds")], [f.path], []
+    text = (
+        f"Each of the {n:,} ranks spent between the times Darshan kept for `{f.path}`{doing}: {kept}; its one shared "
+        "record keeps no other rank's time"
+    )
+    return text + ".", values, [f.path], [slow.rank]
+
+
 def _rank_spread_or_shared(report: Report, q: Query) -> Out:
     """Bytes or time per rank; where no rank has records of its own (every rank wrote one shared file), what
     Darshan kept of that file per rank: its fastest and slowest rank's bytes."""
@@ -312,8 +347,10 @@ def _rank_spread_or_shared(report: Report, q: Query) -> Out:
             if kept is not None:
                 return kept
     out = rank_spread(report, q)
-    if out is not None or not q.data:
+    if out is not None:
         return out
+    if not q.data:
+        return _kept_rank_times(report, q)
     largest = _largest_kept_shared(report)
     if largest is None:
         return None
@@ -354,6 +391,8 @@ _ANSWERS = {
     "unnamed": unnamed_records,
     "layer_sizes": layer_sizes,
     "aggregators": aggregator_count,
+    "fs_bytes": fs_bytes,
+    "fastest_rank": fastest_rank,
     "top_file": top_file,
     "file_list": file_list,
     "uses": uses,

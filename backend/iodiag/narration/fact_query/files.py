@@ -168,6 +168,21 @@ def chunk_size(report: Report, q: Query) -> Out:
 _OPENED = re.compile(r"\b(open|opened|opens|fopen\w*)\b")
 
 
+def _opened_without_data(report: Report) -> Out:
+    """ "How many files were opened but never read or written?": opened for nothing but their metadata."""
+    n, opened = report.files_opened_without_data, report.files_opened
+    if not opened:
+        return None
+    text = f"{n:,} of the {opened:,} file(s) the job opened were never read or written"
+    values = [exact(n, "bare"), exact(opened, "bare")]
+    idle = [g for g in report.file_groups if g.files >= 2 and not g.bytes_read and not g.bytes_written and g.opens]
+    if n and idle:
+        g = max(idle, key=lambda x: x.files)
+        text += f", {g.files:,} of them the `{g.pattern}` files ({g.opens:,} opens, {g.stats:,} stats)"
+        values += [exact(g.files, "bare"), exact(g.opens, "bare"), exact(g.stats, "bare")]
+    return text + ".", values, [], []
+
+
 def _files_opened(report: Report) -> Out | None:
     calls = sum(i.calls.opens for i in report.interfaces)
     if not report.files_opened and calls:
@@ -225,6 +240,12 @@ def answer_files(report: Report, q: Query) -> Out:
             values.append(exact(amount, "bytes"))
         text = f"The job {verb}{moved} {n:,} file(s) (of {report.files_with_io:,} with any I/O)."
         return text, values, [], []
+    if _OPENED.search(q.raw.lower()) and re.search(
+        r"\b(never|not|without|no|nothing|but)\b.*\b(read|writ\w*|wrote|data|bytes|i/?o|used)\b", q.raw.lower()
+    ):
+        idle = _opened_without_data(report)
+        if idle is not None:
+            return idle
     if _OPENED.search(q.raw.lower()):
         opened = _files_opened(report)
         if opened is not None:
@@ -639,10 +660,36 @@ def _files_moved(report: Report, direction: Direction) -> Out:
     return text, values, [f.path for f in files], []
 
 
+def _member_of_group(report: Report, q: Query) -> Out:
+    """A named file the file table does not list, in a family the report does (restart.0020.124.bin among the
+    `restart.0020.#.bin` files): the family's totals and its per-file mean, said to be the family's."""
+    name = (q.target or "").rsplit("/", 1)[-1]
+    if not name or name_pattern(name):
+        return None
+    fits = [
+        g
+        for g in report.file_groups
+        # A numbered family only: a folder's every file ("run/*") says nothing of one name in it
+        if g.files >= 2
+        and "#" in g.pattern
+        and group_regex(FileGroup(pattern=g.pattern.rsplit("/", 1)[-1], files=g.files)).fullmatch(name)
+    ]
+    for g in sorted(fits, key=lambda x: x.files):  # the narrowest family first
+        read, written = g.bytes_read, g.bytes_written
+        moved = read if q.direction == "read" else written if q.direction == "write" else read + written
+        verb = "read" if q.direction == "read" else "wrote" if q.direction == "write" else "moved"
+        text = (
+            f"{quote(name)} is one of the {g.files:,} `{g.pattern}` files, which {verb} {_b(moved)} in all, "
+            f"{_b(moved / g.files)} per file on average; the report keeps no total for that one file"
+        )
+        return text + ".", [exact(moved, "bytes"), exact(g.files, "bare"), exact(moved / g.files, "bytes")], [], []
+    return None
+
+
 def file_usage(report: Report, q: Query) -> Out:
     f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
-        return None
+        return _member_of_group(report, q)
     who = f"its {f.ranks:,} ranks" if f.ranks > 1 else "its 1 rank"
     # With the calls that moved them ("8.00 GiB written in 524,288 write calls").
     # and their mean size: "how much was read from grid.nc, and in what size?"
@@ -682,6 +729,23 @@ def file_usage(report: Report, q: Query) -> Out:
         mine, other = (f.bytes_read, f.bytes_written) if first_read else (f.bytes_written, f.bytes_read)
         yes = mine > other if (more.group(2) or more.group(3)) == "more" else mine < other
         text = ("Yes: " if yes else "No: ") + ("it read as much as it wrote: " if mine == other else "") + text
+    elif q.yes_no and (sized := re.search(r"\b(small|tiny|large|big|huge)\b", q.raw.lower())):
+        # "did rank 0 read restart.h5 using small requests?": the size decides, not whether it was read
+        n, moved = (
+            (f.calls.reads, f.bytes_read)
+            if q.direction == "read"
+            else (f.calls.writes, f.bytes_written)
+            if q.direction == "write"
+            else (f.calls.reads + f.calls.writes, f.bytes_read + f.bytes_written)
+        )
+        size = f.common_size or (moved / n if n else 0)
+        small = 0 < size <= SMALL_REQUEST
+        wants_small = sized.group(1) in ("small", "tiny")
+        text = ("Yes: " if small == wants_small and size else "No: ") + text
+        if size:
+            text = (
+                text.rstrip(".") + f"; {'at most' if small else 'above'} the {_b(SMALL_REQUEST)} that counts as small."
+            )
     elif q.yes_no and q.direction == "both":
         text = ("Yes: " if f.bytes_read and f.bytes_written else "No: ") + text
     elif q.yes_no:

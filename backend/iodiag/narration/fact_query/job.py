@@ -7,6 +7,7 @@ import re
 
 from iodiag.analysis.models import (
     FileGroup,
+    FileSystemUsage,
     IOShare,
     Report,
     Severity,
@@ -413,6 +414,38 @@ def layer_calls(report: Report, direction: str) -> list[tuple[str, int]]:
     return out
 
 
+def _named_file_system(report: Report, q: Query) -> Out:
+    """The file system of a named file outside the file table: the largest file of each file system is known, and
+    a lone log or output file on another file system usually is one; else the per-file-system totals, and
+    "unknown" for the file itself."""
+    name = q.target or ""
+    hit = next((u for u in report.file_systems if u.top_path and is_named(u.top_path, name)), None)
+    if hit is not None:
+        fs = FS_NAMES.get(hit.file_system, hit.file_system)
+        where = f" (mounted at `{hit.mounts[0]}`)" if hit.mounts else ""
+        text = f"`{hit.top_path}` was on {fs}{where}"
+        wanted = asked_file_systems(q.raw)
+        if q.yes_no and wanted:
+            text = ("Yes: " if hit.file_system in wanted else "No: ") + text
+        moved = hit.bytes_read + hit.bytes_written
+        others = [FS_NAMES.get(u.file_system, u.file_system) for u in report.file_systems if u is not hit]
+        also = f"; the job's other files were on {', '.join(others)}" if others else ""
+        return f"{text}, {_b(moved)} moved on {fs} in all{also}.", [exact(moved, "bytes")], [hit.top_path], []
+    if not report.file_systems:
+        return None
+    spread = "; ".join(
+        f"{FS_NAMES.get(u.file_system, u.file_system)}"
+        + (f" (`{'`, `'.join(u.mounts)}`)" if u.mounts else "")
+        + f", {u.files:,} file(s)"
+        for u in report.file_systems[:4]
+    )
+    text = (
+        f"Unknown for {quote(name)}: it is not among the files this report lists, so which mount it was on is not "
+        f"shown; the job's files with I/O were on {spread}"
+    )
+    return text + ".", [exact(u.files, "bare") for u in report.file_systems[:4]], [], []
+
+
 def file_system(report: Report, q: Query) -> Out:
     files = sorted(
         report.top_files,
@@ -440,6 +473,9 @@ def file_system(report: Report, q: Query) -> Out:
             text = f"The {group.files:,} `{group.pattern}` files were on {named} ({_b(moved)} moved{layout})."
             return text, [exact(group.files, "bare"), exact(moved, "bytes"), *lv], [], []
         files = members or files
+    if q.target and not any(is_named(f.path, q.target) for f in files):
+        # A named file the file table does not list: never another file's file system in its place
+        return _named_file_system(report, q)
     files = [f for f in files if is_named(f.path, q.target)] or files
     if files:
         f = files[0]
@@ -1473,3 +1509,47 @@ def aggregator_count(report: Report, q: Query) -> Out:
     if len(rows) > 1:
         text += f"; {len(rows) - 1:,} more file(s) had collective calls"
     return text + ".", values, [f.path], ids[:1] if n == 1 else []
+
+
+def fs_bytes(report: Report, q: Query) -> Out:
+    """What the job moved on the file system a question names ("did it write anything to lustre?", "how much went
+    to NFS?"): each file's bytes at its top layer, by the file system its path is mounted on."""
+    kinds = set((q.target or "").split("|")) - {""}
+    if not kinds or not report.file_systems:
+        return None
+    on = [u for u in report.file_systems if u.file_system in kinds]
+    name = " or ".join(sorted({FS_NAMES.get(k.replace("nfs4", "nfs"), k) for k in kinds}))
+    writes, reads = q.direction in ("write", "both"), q.direction in ("read", "both")
+
+    def moved(u: FileSystemUsage) -> int:
+        return (u.bytes_written if writes else 0) + (u.bytes_read if reads else 0)
+
+    verb = "wrote" if q.direction == "write" else "read" if q.direction == "read" else "moved"
+    total = sum(moved(u) for u in on)
+    elsewhere = [u for u in report.file_systems if u.file_system not in kinds and moved(u) > 0]
+    values = [exact(total, "bytes")]
+    if total > 0:
+        files = sum(u.files for u in on)
+        top = max(on, key=moved)
+        where = f" (`{'`, `'.join(top.mounts)}`)" if top.mounts else ""
+        text = (
+            f"{'Yes: t' if q.yes_no else 'T'}he job {verb} {_b(total)} on {name}{where}, over {files:,} file(s) with "
+            f"I/O there; the largest is `{top.top_path}`"
+        )
+        values.append(exact(files, "bare"))
+        return text + ".", values, [top.top_path], []
+    text = f"{'No: t' if q.yes_no else 'T'}he job {verb} nothing on {name}"
+    if not on:
+        text += f": none of its files with I/O were on {name}"
+    if elsewhere:
+        parts = [
+            f"{FS_NAMES.get(u.file_system, u.file_system)}"
+            + (f" (`{'`, `'.join(u.mounts)}`)" if u.mounts else "")
+            + f", {_b(moved(u))}"
+            for u in elsewhere[:3]
+        ]
+        text += f"; what it {verb} went to " + " and ".join(parts)
+        values += [exact(moved(u), "bytes") for u in elsewhere[:3]]
+        if len(elsewhere) == 1:
+            text += f" (`{elsewhere[0].top_path}`)"
+    return text + ".", values, [], []

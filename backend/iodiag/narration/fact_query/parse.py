@@ -443,6 +443,33 @@ def _parse(question: str) -> Query | None:
     ):
         return None  # a concept ("what is collective buffering?"), not a fact of this log
     yes_no = bool(YES_NO.match(q))
+    if (
+        yes_no
+        and re.search(r"\b(read|load)\w* (any|some)( input| data)? (files?|data|inputs?)\b", q)
+        and not NAMED.search(question)
+        and not re.search(r"\b(from|out of|in|of) (the|its|my|these|those|any) ", q)  # "... out of the cfg files?"
+    ):
+        return Query(metric="bytes", direction="read", yes_no=True, raw=question)  # "did it read any input files?"
+    if re.search(r"\bhow many files\b.*\bopen\w*\b.*\b(never|not|without|no)\b.*\b(read|writ\w*|data|bytes)\b", q):
+        return Query(metric="files", raw=question)  # "how many files were opened but never read or written?"
+    if re.search(r"\b(which|what) (rank|process)\b.*\b(fastest|quickest|least time|shortest)\b", q):
+        return Query(metric="fastest_rank", raw=question)  # "which rank was fastest?"
+    kinds = asked_file_systems(q)
+    if (
+        kinds
+        and not NAMED.search(question)
+        and re.search(r"\b(writ\w*|wrote|read\w*|anything|bytes|how much|moved?|put|sav\w*)\b", q)
+        and re.search(
+            r"\b(to|on|onto|from|in|into|off)\b( the)? ?(\w+ )?(nfs|lustre|gpfs|daos|beegfs|xfs|ext4|local|parallel)\b",
+            q,
+        )
+        and not re.search(r"\b(stripe\w*|osts?|why|slow\w*|bandwidth|rate|throughput|faster|speed\w*|quicker)\b", q)
+        and not re.search(FIX_ASK, q)
+    ):
+        # "did this job write anything to the lustre scratch filesystem?": the bytes on that file system
+        return Query(
+            metric="fs_bytes", target="|".join(sorted(kinds)), direction=_direction(q), yes_no=yes_no, raw=question
+        )
     if re.search(
         r"\bwhy\b.*\b(spends?|spent|spending|takes?|taking|took)\b.*\b(\d[\d.,]*\s*(s|secs?|seconds?|min\w*|h|hours?)"
         r"|so long|that long|so much time)\b.*\b(in|on|doing|for) (its |the |all )?i/?o\b",
@@ -807,7 +834,11 @@ def _parse(question: str) -> Query | None:
         and not named_file
         and not re.search(r"\bwhy\b", q)
     ):
-        return Query(metric="rank_spread", direction=_direction(q), data=True)  # "how much did each rank write?"
+        # "how much did each rank write?" asks bytes; "how much time does each rank spend writing?" asks time
+        timed = re.search(r"\bhow much time\b|\b(spend|spent|spends|seconds|long)\b", q) and not re.search(
+            r"\b(bytes|data|gib|mib|gb|mb)\b|\bhow much\b(?! time)", q
+        )
+        return Query(metric="rank_spread", direction=_direction(q), data=not timed)
     if re.search(
         r"\bhow (big|large) (is|are|was|were) (each|every|a|the|one|their|its) (single )?(f?writes?|f?reads?|requests?|"
         r"calls?|access\w*|transfers?)\b",
@@ -1169,7 +1200,12 @@ def _parse(question: str) -> Query | None:
     if iface and later and later[0].group(1).lower() != iface.group(1).lower():
         # "did the hdf5 files go through MPI-IO?": the interface after "through" is the one asked about
         iface = later[0]
-    if iface and (yes_no or re.search(r"\b(use|used|using|through|via)\b", q)) and not re.search(r"\bhow much\b", q):
+    if (
+        iface
+        and (yes_no or re.search(r"\b(use|used|using|through|via)\b", q))
+        and not re.search(r"\bhow much\b", q)
+        and (yes_no or not re.match(r"^\s*(what|which|how|where|when)\b", q))  # "what rate did X get through MPI-IO?"
+    ):
         return Query(
             metric="uses",
             scope="interface",

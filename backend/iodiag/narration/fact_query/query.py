@@ -34,6 +34,8 @@ Metric = Literal[
     "unnamed",
     "layer_sizes",
     "aggregators",
+    "fs_bytes",
+    "fastest_rank",
     "small_requests",
     "any_slow_rank",
     "file_usage",

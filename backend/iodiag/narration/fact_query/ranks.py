@@ -572,6 +572,19 @@ def slow_rank(report: Report, q: Query) -> Out:
         # Most ranks live only in shared records: the mean rank's I/O time is the yardstick.
         median, yardstick = s.share_mean * s.runtime_s, "mean"
     mine = u.read_s + u.write_s + u.meta_s
+    # Where Darshan kept this rank as a shared file's slowest (or fastest) rank, that time is its time too: a rank
+    # slow only in a shared file would otherwise read as idle
+    kept_on = []
+    for f in report.top_files:
+        # One kept rank per file: a file whose fastest and slowest rank are both this one counts once
+        k = next((x for x in (f.kept_slowest, f.kept_fastest) if x is not None and x.rank == rank), None)
+        if k is not None:
+            kept_on.append((f, k))
+    kept = sum(k.seconds for _, k in kept_on)
+    if kept > 0 and s is not None and s.runtime_s > 0:
+        # Its own records alone are no yardstick then: the mean rank counts every rank's part of the shared files
+        mine += kept
+        median, yardstick = s.share_mean * s.runtime_s, "mean"
     if yardstick == "mean" and s is not None and s.slowest_rank == rank and s.slowest_rank_io_s > mine:
         # The mean counts every rank's part of the shared files: so does the busiest rank's own time
         mine = s.slowest_rank_io_s
@@ -631,7 +644,7 @@ def slow_rank(report: Report, q: Query) -> Out:
         ),
         None,
     )
-    moved = u.bytes_read + u.bytes_written
+    moved = u.bytes_read + u.bytes_written + sum(k.bytes or 0 for _, k in kept_on)
     total = sum(bytes_moved(i) for i in counted_interfaces(report))
     mean_bytes = total / max(report.job.nprocs, 1)
     # What it was doing: the file it alone used with the most time ("rank 0 reads uniref90.fasta alone"); not
@@ -642,6 +655,14 @@ def slow_rank(report: Report, q: Query) -> Out:
     apart = [f for f in mine_alone if not any(rx.fullmatch(f.path) for rx in families)]
     alone = max(apart or mine_alone, key=lambda f: f.io_time_s, default=None)
     on = f", most of it on `{alone.path}` ({_s(alone.io_time_s)}), which only it used" if alone else ""
+    biggest = max(kept_on, key=lambda x: x[1].seconds, default=None)
+    if biggest is not None and (alone is None or biggest[1].seconds > alone.io_time_s):
+        # Its time in a shared file, as the rank Darshan kept for it: what it moved there, when the record says
+        shared_f, shared_k = biggest
+        which = "slowest" if shared_f.kept_slowest is shared_k else "fastest"
+        said = f"{_b(shared_k.bytes)} in " if shared_k.bytes else ""
+        on = f", most of it on the shared `{shared_f.path}` ({said}{_s(shared_k.seconds)}, as its {which} rank)"
+        alone = None
     heavy = mean_bytes > 0 and moved > 2 * mean_bytes
     more = f"{moved / mean_bytes:.1f}x the mean rank's data: the work sits on it" if heavy else "no more data than most"
     if why is not None:
@@ -749,3 +770,30 @@ def any_slow_rank(report: Report, q: Query) -> Out:
         [],
         [],
     )
+
+
+def fastest_rank(report: Report, q: Query) -> Out:
+    """The rank with the least I/O time: among ranks with records of their own when every rank has them; where
+    the I/O sits in a shared record, the fastest rank Darshan kept for the largest shared file."""
+    t = report.rank_table
+    shared = [f for f in report.top_files if f.kept_fastest is not None]
+    largest = max(shared, key=lambda f: f.bytes_read + f.bytes_written, default=None)
+    own_bytes = sum(u.bytes_read + u.bytes_written for u in t.ranks)
+    if t.ranks and not t.truncated and len(t.ranks) == report.job.nprocs and own_bytes >= t.shared_bytes:
+        u = min(t.ranks, key=lambda r: (r.read_s + r.write_s + r.meta_s, r.rank))
+        slow = max(t.ranks, key=lambda r: (r.read_s + r.write_s + r.meta_s, -r.rank))
+        mine, top = u.read_s + u.write_s + u.meta_s, slow.read_s + slow.write_s + slow.meta_s
+        text = (
+            f"Rank {u.rank} was the fastest: {_s(mine)} of I/O on its own records, against {_s(top)} for the "
+            f"slowest, rank {slow.rank}."
+        )
+        return text, [exact(mine, "seconds"), exact(top, "seconds")], [], [u.rank]
+    if largest is None or largest.kept_fastest is None:
+        return None
+    fast, slow_k = largest.kept_fastest, largest.kept_slowest
+    text = f"Rank {fast.rank} was the fastest Darshan kept for the shared `{largest.path}`: {_s(fast.seconds)}"
+    values = [exact(fast.seconds, "seconds")]
+    if slow_k is not None and slow_k.rank != fast.rank:
+        text += f", against {_s(slow_k.seconds)} for the slowest, rank {slow_k.rank}"
+        values.append(exact(slow_k.seconds, "seconds"))
+    return text + " (its one record keeps no other rank's time).", values, [largest.path], [fast.rank]
