@@ -113,3 +113,13 @@ def test_time_per_rank_where_every_rank_sits_in_one_shared_record() -> None:
         SCENARIOS / "collective-one-aggregator-striped-file.yaml", "how much time did each rank spend writing?"
     )
     assert text.startswith("Each of the 64 ranks spent about 16.00 s writing `/lus/scratch/run/restart_0040.dat`"), text
+
+
+def test_which_file_system_held_most_of_the_data_and_each_interfaces_part(spec: Path) -> None:
+    """A cold read asked both at once; each file system's bytes come from its own files."""
+    rep = scenario_report(spec)
+    lus = next(u for u in rep.file_systems if u.file_system == "lustre")
+    text = _first(spec, "which file system held most of the data, and how much went through each interface?")
+    assert text.startswith("Lustre (`/lus/scratch`) held most of the data: "), text
+    assert f"over {lus.files:,} file(s); NFS (`/home`) 1000 B." in text, text
+    assert " POSIX did most of the I/O: " in text and "against STDIO 1000 B" in text, text

@@ -46,6 +46,7 @@ from iodiag.narration.fact_query.job import (
     datasets,
     file_system,
     fs_bytes,
+    fs_share,
     iface_bytes,
     interfaces,
     io_bound,
@@ -125,7 +126,9 @@ def answer(report: Report, query: Query) -> Fact | None:
     partial = [m for m in report.job.modules if m.partial and m.records]
     # A group's files ("the 1,024 patche_#.in files") are counted too, wherever the question leads
     group_count = query.metric == "file_why" and bool(re.match(r"(?:(?:Yes|No): )?[Tt]he [\d,]+ `[^`]+` files", text))
-    if partial and (query.metric in _COUNTED or group_count) and not text.startswith("None: "):
+    # "there is no rank 3" is a fact of the job, not a count the lost records could raise
+    no_such = bool(re.search(r"\bthere is no rank\b", text))
+    if partial and (query.metric in _COUNTED or group_count) and not text.startswith("None: ") and not no_such:
         # A count from a log that ran out of records is a lower bound, and says so in the same sentence.
         m = partial[0]
         lead = f"the log is incomplete ({m.name} ran out of records after {m.records:,}), so this is a lower bound"
@@ -393,6 +396,7 @@ _ANSWERS = {
     "aggregators": aggregator_count,
     "fs_bytes": fs_bytes,
     "fastest_rank": fastest_rank,
+    "fs_share": fs_share,
     "top_file": top_file,
     "file_list": file_list,
     "uses": uses,

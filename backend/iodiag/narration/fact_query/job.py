@@ -1553,3 +1553,37 @@ def fs_bytes(report: Report, q: Query) -> Out:
         if len(elsewhere) == 1:
             text += f" (`{elsewhere[0].top_path}`)"
     return text + ".", values, [], []
+
+
+def fs_share(report: Report, q: Query) -> Out:
+    """Which file system held most of the data, with each file system's bytes and files; and, asked in the same
+    breath ("... and how much went through each interface?"), each interface's bytes after it."""
+    rows = [u for u in report.file_systems if u.bytes_read + u.bytes_written > 0]
+    if not rows:
+        return None
+    total = sum(u.bytes_read + u.bytes_written for u in rows)
+    top = rows[0]
+    moved = top.bytes_read + top.bytes_written
+
+    def said(u: FileSystemUsage) -> str:
+        where = f" (`{'`, `'.join(u.mounts)}`)" if u.mounts else ""
+        return f"{FS_NAMES.get(u.file_system, u.file_system)}{where}"
+
+    text = f"{said(top)} held most of the data: {_b(moved)} of the job's {_b(total)} ({percent(moved / total)})"
+    text += f", over {top.files:,} file(s)"
+    values = [
+        exact(moved, "bytes"),
+        exact(total, "bytes"),
+        exact(moved / total * 100, "percent"),
+        exact(top.files, "bare"),
+    ]
+    if len(rows) > 1:
+        text += "; " + "; ".join(f"{said(u)} {_b(u.bytes_read + u.bytes_written)}" for u in rows[1:3])
+        values += [exact(u.bytes_read + u.bytes_written, "bytes") for u in rows[1:3]]
+    text += "."
+    if re.search(r"\b(interfaces?|layers?|apis?|modules?|librar(y|ies))\b", q.raw.lower()):
+        more = top_interface(report, q)
+        if more is not None:
+            text += " " + more[0]
+            values += more[1]
+    return text, values, [top.top_path] if top.top_path else [], []

@@ -452,6 +452,8 @@ def _parse(question: str) -> Query | None:
         return Query(metric="bytes", direction="read", yes_no=True, raw=question)  # "did it read any input files?"
     if re.search(r"\bhow many files\b.*\bopen\w*\b.*\b(never|not|without|no)\b.*\b(read|writ\w*|data|bytes)\b", q):
         return Query(metric="files", raw=question)  # "how many files were opened but never read or written?"
+    if re.search(r"\b(which|what) (file ?systems?|fs|storage|mounts?)\b.*\b(most|majority|bulk|largest)\b", q):
+        return Query(metric="fs_share", raw=question)  # "which file system held most of the data?"
     if re.search(r"\b(which|what) (rank|process)\b.*\b(fastest|quickest|least time|shortest)\b", q):
         return Query(metric="fastest_rank", raw=question)  # "which rank was fastest?"
     kinds = asked_file_systems(q)

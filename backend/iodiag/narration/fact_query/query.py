@@ -36,6 +36,7 @@ Metric = Literal[
     "aggregators",
     "fs_bytes",
     "fastest_rank",
+    "fs_share",
     "small_requests",
     "any_slow_rank",
     "file_usage",

@@ -42,7 +42,11 @@ def rank_bytes(report: Report, q: Query) -> Out:
     rank = int(q.target or 0)
     if rank >= report.job.nprocs:
         return (
-            f"The job had {report.job.nprocs:,} ranks (0 to {report.job.nprocs - 1:,}): there is no rank {rank}.",
+            (
+                f"The job had {report.job.nprocs:,} ranks (0 to {report.job.nprocs - 1:,}): there is no rank {rank}."
+                if report.job.nprocs > 1
+                else f"The job had one rank (rank 0): there is no rank {rank}."
+            ),
             [exact(report.job.nprocs, "bare"), exact(report.job.nprocs - 1, "bare")],
             [],
             [],
