@@ -92,6 +92,11 @@ def large_request_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, boo
 def _large_rate(ctx: Context, op: str, t: Thresholds) -> tuple[float, bool]:
     p = ctx.posix_records
     if not p.empty:
+        # A file every rank shares on one OST runs at that OST's rate split among them all: a rate set by the
+        # contention a layout finding (L01) prices, no yardstick for what this job's large requests get.
+        crowded = _one_ost_shared_ids(ctx)
+        if crowded:
+            p = p.where(~p.isin("id", sorted(crowded)))
         other = "WRITE" if op == "READ" else "READ"
         # This direction's large, mostly sequential requests (random large requests are what is being priced,
         # not the yardstick); else the other direction's large sequential requests still say what the storage
@@ -122,6 +127,19 @@ def holds_below_reference(
         ctx, frame, np.clip(time_rows - bytes_rows * REFERENCE_RATE_SLACK / rate, 0, None), prefix=prefix
     )
     return floor if floor >= 0.5 * seconds else None
+
+
+def _one_ost_shared_ids(ctx: Context) -> set[int]:
+    """Files with a shared (rank -1) POSIX record and a Lustre stripe count of 1."""
+    if not ctx.profile.has("LUSTRE"):
+        return set()
+    lus = ctx.records("LUSTRE")
+    if not len(lus) or "stripe_count" not in lus:
+        return set()
+    single = set(np.asarray(lus["id"])[np.asarray(lus["stripe_count"]) == 1].astype(np.uint64).tolist())
+    p = ctx.posix_records
+    shared = set(np.asarray(p["id"])[np.asarray(p["rank"]) < 0].astype(np.uint64).tolist()) if len(p) else set()
+    return {int(i) for i in single & shared}
 
 
 def _rate_of_large_requests(p: Table, op: str, sequential_only: bool, min_bytes: int) -> float | None:

@@ -482,3 +482,35 @@ def test_a_single_stripe_file_many_ranks_read_gets_more_stripes(tmp_path: Path) 
     lay = max(r.lustre_layouts, key=lambda x: x.bytes_moved)
     assert lay.stripe_count == 1 and lay.writers == 0 and lay.readers > 1
     assert not lay.fits and lay.suggested_count > 1 and lay.command and "lfs setstripe -c" in lay.command
+
+
+_CROWDED_OST = """
+name: crowded-ost-and-small-writes
+description: >-
+  256 ranks read their 8 MiB slices of one shared file on a single OST (slow: the OST is split 256 ways), then
+  each writes 500 x 2 KiB to a file of its own.
+job:
+  nprocs: 256
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 32}
+    - {path: /, fs: ext4}
+files:
+  - {path: /lus/scratch/run/restart.h5, lustre: {stripe_size: 1MiB, stripe_count: 1}}
+program:
+  - {ranks: all, file: /lus/scratch/run/restart.h5, op: read, count: 1, size: 8MiB, layout: segmented,
+     seconds_per_op: 4.0}
+  - {ranks: all, file: "/lus/scratch/run/stats/rank{rank}.bin", op: write, count: 500, size: 2KiB,
+     seconds_per_op: 0.002, compute: 10.0}
+"""
+
+
+def test_a_crowded_single_ost_file_is_no_yardstick_for_small_requests(tmp_path: Path) -> None:
+    """Large reads every rank makes at once from one OST run at a 256th of it each: priced against that rate,
+    2 KiB writes at 1 MiB/s would look as fast as large requests and cost nothing."""
+    r = _inline_report(_CROWDED_OST, tmp_path)
+    assert r.finding("L01") is not None
+    p06 = r.finding("P06")
+    assert p06 is not None and p06.impact is not None and p06.impact.seconds is not None
+    assert p06.impact.seconds > 0.9, p06.impact  # 500 writes of 2 ms per rank, almost all of it lost
+    assert "reference rank bandwidth" in p06.impact.basis

@@ -123,7 +123,9 @@ def small_request_cost(ctx: Context, t: Thresholds, op: str, frame: Table, prefi
     excess_rows = np.clip(small_time_rows - ideal_rows, 0, None)
     seconds = costs.on_critical_path(ctx, frame, excess_rows, prefix=prefix)
     where = (
-        "this job's own large-request rate" if own else "the reference rank bandwidth (the job made no large requests)"
+        "this job's own large-request rate"
+        if own
+        else "the reference rank bandwidth (no large request of this job to measure it by)"
     )
     floor = (
         None
