@@ -7,7 +7,7 @@ HDF5/PnetCDF, MPI-IO and POSIX saw them, the ranks that issued them and the Lust
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from iodiag.analysis.models import (
     Layer,
     LayerStats,
     Metric,
+    OpStats,
     Severity,
     Unit,
 )
@@ -315,6 +316,37 @@ def _one_rank_moved_all(ctx: Context) -> set[int]:
     return {int(i) for i in np.asarray(p["id"])[one].tolist()}
 
 
+def _funnel_metrics(op: str, calls: int, ranks: int, stats: OpStats) -> list[Metric]:
+    """The evidence X03 and X07 share: the collective calls above, the one POSIX rank beneath and what it moved."""
+    noun = "write" if op == "writes" else "read"
+    return [
+        Metric(name=f"collective_{op}", value=calls, unit=Unit.COUNT),
+        Metric(name=f"mpiio_{noun}r_ranks", value=ranks, unit=Unit.COUNT),
+        Metric(name=f"posix_{noun}r_ranks", value=1, unit=Unit.COUNT),
+        Metric(name=f"posix_{op}", value=stats.ops, unit=Unit.COUNT),
+        Metric(name="bytes_written" if op == "writes" else "bytes_read", value=stats.bytes, unit=Unit.BYTES),
+    ]
+
+
+def _funnel_files(
+    ctx: Context, op: str, bad: Sequence[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]]
+) -> list[FileEvidence]:
+    """Each funnelled file with what its lone aggregator moved and how many ranks called collectively above it."""
+    writes = op == "writes"
+    noun = "write" if writes else "read"
+    return [
+        _evidence_file(
+            ctx,
+            b[0],
+            Metric(name="bytes_written" if writes else "bytes_read", value=getattr(b[2], op).bytes, unit=Unit.BYTES),
+            Metric(
+                name=f"mpiio_{noun}r_ranks", value=_mpi_writers(b[1]) if writes else _mpi_readers(b[1]), unit=Unit.COUNT
+            ),
+        )
+        for b in bad[: ctx.top_n]
+    ]
+
+
 def _mpi_readers(m: LayerStats) -> int:
     return m.reader_ranks if m.reader_ranks is not None else (m.ranks or 0)
 
@@ -379,28 +411,10 @@ def _one_aggregator_hit(
         f"({compact_bytes(stats.bytes)}){layout}. One aggregator carries the whole file through one process and "
         "one node's link: a cb_nodes=1 hint, or an MPI-IO that chose one aggregator.",
         evidence=[
-            Metric(name=f"collective_{op}", value=calls, unit=Unit.COUNT),
-            Metric(name=f"mpiio_{noun}r_ranks", value=ranks, unit=Unit.COUNT),
-            Metric(name=f"posix_{noun}r_ranks", value=1, unit=Unit.COUNT),
-            Metric(name=f"posix_{op}", value=stats.ops, unit=Unit.COUNT),
-            Metric(name="bytes_written" if writes else "bytes_read", value=stats.bytes, unit=Unit.BYTES),
+            *_funnel_metrics(op, calls, ranks, stats),
             *([Metric(name="stripe_count", value=stripes, unit=Unit.COUNT)] if stripes else []),
         ],
-        files=[
-            _evidence_file(
-                ctx,
-                b[0],
-                Metric(
-                    name="bytes_written" if writes else "bytes_read", value=getattr(b[2], op).bytes, unit=Unit.BYTES
-                ),
-                Metric(
-                    name=f"mpiio_{noun}r_ranks",
-                    value=_mpi_writers(b[1]) if writes else _mpi_readers(b[1]),
-                    unit=Unit.COUNT,
-                ),
-            )
-            for b in bad[: ctx.top_n]
-        ],
+        files=_funnel_files(ctx, op, bad),
         files_total=len(bad),
         ranks=ids[:1],
         cost=_partial_guard(
@@ -436,27 +450,9 @@ def _funnel_hit(
         f"aggregators per stripe, so one stripe means one aggregator and one OST for the whole job.",
         evidence=[
             Metric(name="stripe_count", value=1, unit=Unit.COUNT),
-            Metric(name=f"collective_{op}", value=calls, unit=Unit.COUNT),
-            Metric(name=f"mpiio_{noun}r_ranks", value=ranks, unit=Unit.COUNT),
-            Metric(name=f"posix_{noun}r_ranks", value=1, unit=Unit.COUNT),
-            Metric(name=f"posix_{op}", value=stats.ops, unit=Unit.COUNT),
-            Metric(name="bytes_written" if writes else "bytes_read", value=stats.bytes, unit=Unit.BYTES),
+            *_funnel_metrics(op, calls, ranks, stats),
         ],
-        files=[
-            _evidence_file(
-                ctx,
-                b[0],
-                Metric(
-                    name="bytes_written" if writes else "bytes_read", value=getattr(b[2], op).bytes, unit=Unit.BYTES
-                ),
-                Metric(
-                    name=f"mpiio_{noun}r_ranks",
-                    value=_mpi_writers(b[1]) if writes else _mpi_readers(b[1]),
-                    unit=Unit.COUNT,
-                ),
-            )
-            for b in bad[: ctx.top_n]
-        ],
+        files=_funnel_files(ctx, op, bad),
         files_total=len(bad),
         ranks=[rank] if rank >= 0 else [],
         cost=_partial_guard(
