@@ -110,8 +110,7 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         action = f" {top.action}" if top.action else ""
         if top.command and title:
             action = f" {title}: `{top.command}`."
-        # "Largest" only where no other listed cause is larger (an upper bound ranks after measured costs).
-        largest = "largest" if all(c.seconds * SAME_COST <= top.seconds for c in causes) else "largest measured"
+        said, below = lead_words(causes)
         symptom_only = top.code in SYMPTOMS
         named = f"{top.code}: {top.subject}" if top.subject else top.code
         if top.confidence is Confidence.LOW:
@@ -122,27 +121,27 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
             )
         elif symptom_only and _solo_share(f_top) >= 0.5:
             headline = (
-                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
-                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run): I/O that rank "
+                f"{lead}; {said} {_lower_first(top.title)} ({named}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run{below}): I/O that rank "
                 f"{f_top.ranks[0]} did alone on files no other rank touched, while the others waited.{action}"
             )
         elif symptom_only and f_top.metric("shared_rank_bytes"):
             headline = (
-                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
-                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run): rank "
+                f"{lead}; {said} {_lower_first(top.title)} ({named}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run{below}): rank "
                 f"{f_top.ranks[0]} moved far more of a shared file than an even share, while the others "
                 f"waited.{action}"
             )
         elif symptom_only:
             headline = (
-                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
-                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run), and nothing in the "
+                f"{lead}; {said} {_lower_first(top.title)} ({named}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run{below}), and nothing in the "
                 f"log's counters explains why those ranks were slower.{action}"
             )
         else:
             headline = (
-                f"{lead}; the {largest} cost is {_lower_first(top.title)} ({named}), ≈ "
-                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run).{action}"
+                f"{lead}; {said} {_lower_first(top.title)} ({named}), ≈ "
+                f"{human_seconds(top.seconds)} ({percent(top.share_of_runtime)} of the run{below}).{action}"
             )
     else:
         headline = f"{lead}; {bandwidth_bound(ctx)}"
@@ -155,6 +154,33 @@ def build(ctx: Context, findings: list[Finding], t: Thresholds) -> Verdict:
         where_time_went=went,
         caveats=caveats,
     )
+
+
+def lead_words(causes: list[Cause]) -> tuple[str, str]:
+    """How a headline introduces ``causes[0]`` ("the largest cost is"), and what it adds to the cost's bracket.
+
+    "Largest" only where no listed cause costs more. A root cause leads the symptom that measures the same time
+    one layer down even when that measure is a little higher; the headline then says "root cause" and gives the
+    other number, so the first cause and the list below it never disagree. An upper bound that exceeds a measured
+    cost makes the first "the largest measured"."""
+    top = causes[0]
+    shown = human_seconds(top.seconds)
+    higher = next(
+        (
+            c
+            for c in causes[1:]
+            if c.confidence is not Confidence.LOW and c.seconds > top.seconds and human_seconds(c.seconds) != shown
+        ),
+        None,
+    )
+    if higher is not None:  # only _roots_first puts a cheaper measured cause first
+        return (
+            "the root cause is",
+            f"; {higher.code} measures the same time one layer down as ≈ {human_seconds(higher.seconds)}",
+        )
+    if any(c.seconds * SAME_COST > top.seconds for c in causes[1:]):
+        return "the largest measured cost is", ""
+    return "the largest cost is", ""
 
 
 def _solo_share(f: Finding) -> float:

@@ -456,7 +456,7 @@ def _verdict(
         if top_b.code in {x.code for x in new}:
             clauses.append(f"new top cause: {name}, ≈ {human_seconds(top_b.seconds)}")
         else:
-            clauses.append(f"the largest cost is now {name}, ≈ {human_seconds(top_b.seconds)}")
+            clauses.append(f"the top cause is now {name}, ≈ {human_seconds(top_b.seconds)}")
     ma, mb = a.verdict.io_matters, b.verdict.io_matters
     share = short_percent(sb.share_slowest) if sb is not None and sb.runtime_s > 0 else None
     if mb is False:

@@ -13,8 +13,9 @@ import pytest
 
 from iodiag.analysis import analyze
 from iodiag.analysis.engine import with_detected_severity
-from iodiag.analysis.models import Confidence, Report, Severity
+from iodiag.analysis.models import Cause, Confidence, Report, Severity
 from iodiag.analysis.registry import CHECKS, Kind
+from iodiag.analysis.verdict import lead_words
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import load_profile
 from iodiag.render import render
@@ -514,3 +515,23 @@ def test_a_crowded_single_ost_file_is_no_yardstick_for_small_requests(tmp_path: 
     assert p06 is not None and p06.impact is not None and p06.impact.seconds is not None
     assert p06.impact.seconds > 0.9, p06.impact  # 500 writes of 2 ms per rank, almost all of it lost
     assert "reference rank bandwidth" in p06.impact.basis
+
+
+def _cause(code: str, seconds: float, confidence: Confidence = Confidence.MEDIUM) -> Cause:
+    return Cause(
+        code=code, title=code, seconds=seconds, share_of_runtime=seconds / 100, summary="", confidence=confidence
+    )
+
+
+def test_headline_never_calls_a_root_cause_the_largest_when_its_symptom_costs_more() -> None:
+    # M03 (no collective call) leads L06 (lock contention it causes) at 5.74 s against L06's 5.89 s: the
+    # headline must not say "largest" while the list under it shows a bigger number; it names the other figure.
+    said, below = lead_words([_cause("M03", 5.74), _cause("L06", 5.89), _cause("S02", 1.0)])
+    assert said == "the root cause is"
+    assert below == "; L06 measures the same time one layer down as ≈ 5.89 s"
+    # The same two at costs that print alike, or the root really the larger: plain "largest".
+    assert lead_words([_cause("M03", 5.741), _cause("L06", 5.742)]) == ("the largest cost is", "")
+    assert lead_words([_cause("M03", 6.0), _cause("L06", 5.89)]) == ("the largest cost is", "")
+    # An upper bound that exceeds the measured first cause: "largest measured".
+    said, _ = lead_words([_cause("P08", 2.0), _cause("S01", 9.0, Confidence.LOW)])
+    assert said == "the largest measured cost is"

@@ -661,7 +661,7 @@ function CauseFirst({ headline }: { headline: string }) {
   const cut = headline.startsWith("I/O takes ") ? headline.indexOf("; ") : -1;
   if (cut < 0) return <WithCode text={headline} />;
   const rest = headline.slice(cut + 2);
-  const said = /^the (largest|largest measured) cost is /.exec(rest)?.[0] ?? "";
+  const said = /^the (largest cost|largest measured cost|root cause) is /.exec(rest)?.[0] ?? "";
   const body = rest.slice(said.length);
   // "slow OST (L04: …), ≈ 12.49 min (98% of the run). Action": a lead scans the cost, so it comes first and
   // survives the cell's one-line cut; a screen reader hears the headline in its own order.

@@ -191,7 +191,7 @@ function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string)
       </p>
       {causes.length > 0 && (
         <>
-          <h2 className="verdict-sub">{causes.length === 1 ? "The cause" : "The causes, largest cost first (they can overlap: each is the time it alone explains)"}</h2>
+          <h2 className="verdict-sub">{causes.length === 1 ? "The cause" : "The causes, largest cost first, a root cause before the symptom it explains (they can overlap: each is the time it alone explains)"}</h2>
           <ol className="causes" data-testid="verdict-causes">
             {causes.map((c) => (
               <li key={c.code} className="cause" data-testid="cause" data-code={c.code}>

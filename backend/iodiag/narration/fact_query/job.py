@@ -12,6 +12,7 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
+from iodiag.analysis.verdict import lead_words
 from iodiag.narration.fact_query.common import (
     FS_NAMES,
     Out,
@@ -1020,20 +1021,11 @@ def write_vs_read(report: Report, q: Query) -> Out:
             [],
         )
     slower, faster = ("Writing", "reading") if w_s >= r_s else ("Reading", "writing")
-    cause = next(
-        (
-            f
-            for f in report.findings
-            if f.severity in (Severity.CRITICAL, Severity.WARNING)
-            and f.impact
-            and f.code not in ("J02", "J04", "P19", "T01")
-            and f.code in {c.code for c in report.verdict.causes}
-        ),
-        None,
-    )
+    # The verdict's order (root causes before the symptoms they explain), past the rank-imbalance symptoms
+    patterns = [c for c in report.verdict.causes if c.code not in ("J02", "J04", "P19", "T01")]
     why = (
-        f" The largest cost in the log is {lower_first(cause.title)} ({cause.code})."
-        if cause
+        f" {lead_words(patterns)[0].replace('the', 'The', 1)} {lower_first(patterns[0].title)} ({patterns[0].code})."
+        if patterns
         else (" No finding in the log explains the difference: it is the storage's own speed for each direction.")
     )
     text = (
@@ -1169,7 +1161,7 @@ def io_problem(report: Report, q: Query) -> Out:
         values.append(exact(cost, "seconds"))
     more = f" ({len(v.causes) - 1} more cause(s) below)" if len(v.causes) > 1 else ""
     return (
-        f"{problem}{share}, and the largest cost is {lower_first(f.title)} ({named}){priced}{more}.",
+        f"{problem}{share}, and {lead_words(v.causes)[0]} {lower_first(f.title)} ({named}){priced}{more}.",
         values,
         [],
         [],
