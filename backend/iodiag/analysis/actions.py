@@ -245,8 +245,8 @@ def _romio(ctx: Context, imp: Impact | None, rec: str, wait: bool = False) -> Ac
 
 
 def _spread_aggregators(ctx: Context, files: list[FileEvidence], imp: Impact | None) -> Action | None:
-    """Every byte of a collective file went through one aggregator: as many as the job has nodes, no more than
-    the file's stripes (ROMIO on Lustre pairs aggregators with stripes) nor its ranks."""
+    """Every byte of a collective file went through one aggregator (or a few): as many as the job has nodes, no
+    more than the file's stripes (ROMIO on Lustre pairs aggregators with stripes) nor its ranks."""
     lay = _layout(ctx, files[0].record_id) if files else None
     stripes = getattr(lay, "stripe_count", 0) if lay is not None else 0
     ranks = ctx.meta.nprocs
@@ -267,7 +267,7 @@ def _spread_aggregators(ctx: Context, files: list[FileEvidence], imp: Impact | N
         recommendation="mpiio-spread-aggregators",
         command=_hints(pairs),
         where=_HINTS_WHERE + "; remove any cb_nodes=1 or cb_config_list naming one host set there already",
-        effect=f"the file's collective I/O is shared by {bound} instead of one rank carrying all of it",
+        effect=f"the file's collective I/O is shared by {bound} instead of the one or few ranks that carried all of it",
         saves_s=_saves(imp),
     )
 

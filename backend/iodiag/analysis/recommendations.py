@@ -51,7 +51,7 @@ _ALL = [
     Recommendation(
         id="mpiio-spread-aggregators",
         title="Spread collective I/O over more aggregators",
-        summary="Collective buffering sent every byte through one rank: drop a cb_nodes=1 (or one-host "
+        summary="Collective buffering sent every byte through one rank or a few: drop a small cb_nodes (or few-host "
         "cb_config_list) hint and set cb_nodes to one aggregator per node, up to the file's stripe count.",
     ),
     Recommendation(

@@ -195,3 +195,27 @@ def test_one_aggregator_on_a_striped_file_is_priced_and_fixed_with_cb_nodes(tmp_
     assert f.impact.seconds == pytest.approx(posix_write_s * (1 - 1 / 4), rel=0.05)
     assert f.actions and f.actions[0].command == 'export MPICH_MPIIO_HINTS="*:cb_nodes=4"'
     assert r.verdict.causes[0].code == "X07"
+
+
+def test_two_aggregators_where_sixteen_nodes_could_read_is_x07_priced_from_the_spread(tmp_path: Path) -> None:
+    """X07 beyond one aggregator: 128 ranks on 16 nodes read a 64-stripe checkpoint collectively, and Darshan's
+    shared record says two ranks moved it (its variance of bytes over ranks). One aggregator per node could
+    have read it, so the cost is an aggregator's read time less 2/16 of it, and the fix asks for 16 aggregators."""
+    r = _scenario_report(tmp_path, "collective-few-aggregators-striped-file")
+    f = r.finding("X07")
+    assert f is not None and f.impact is not None and f.impact.seconds is not None
+    assert f.metric("posix_reader_ranks") == 2 and f.metric("aggregators_possible") == 16
+    assert "through 2 ranks" in f.message and "2 aggregators carry the whole file where the job could use 16" in (
+        f.message
+    )
+    posix_read_s = r.cross_layer.files[0].layer("POSIX").reads.time_s if r.cross_layer else 0.0
+    # Each aggregator spent half the summed read time: that is the critical path the cost comes off
+    assert f.impact.seconds == pytest.approx(posix_read_s / 2 * (1 - 2 / 16), rel=0.05)
+    assert f.actions and f.actions[0].command == 'export MPICH_MPIIO_HINTS="*:cb_nodes=16"'
+
+
+def test_four_aggregators_for_eight_nodes_is_no_funnel(tmp_path: Path) -> None:
+    """Four aggregators where eight nodes could serve a 16-stripe file is half the possible spread: tuning
+    perhaps, but not the funnel X07 names."""
+    r = _scenario_report(tmp_path, "collective-aggregators-enough-for-stripes")
+    assert r.finding("X07") is None and r.finding("X03") is None

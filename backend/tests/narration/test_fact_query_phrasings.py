@@ -198,7 +198,7 @@ def test_speed_it_up_about_a_named_file_gives_its_own_fix_command() -> None:
         SCENARIOS / "collective-one-aggregator-striped-file.yaml",
         "restart_0040.dat takes ages to write. how do I speed it up?",
     )
-    assert "is slow mainly because of collective MPI-IO funnelled through one aggregator (X07)" in text, text
+    assert "is slow mainly because of collective MPI-IO funnelled through one or few aggregators (X07)" in text, text
     assert text.endswith('(`export MPICH_MPIIO_HINTS="*:cb_nodes=16"`).'), text
 
 

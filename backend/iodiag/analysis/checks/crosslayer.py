@@ -268,39 +268,77 @@ def single_stripe_single_aggregator(ctx: Context, t: Thresholds) -> Hit | None:
 
 def _funnelled(ctx: Context, t: Thresholds, op: str) -> list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats]]:
     """Single-stripe files whose collective ``op`` (writes or reads) from many ranks one rank issued at POSIX."""
-    found = _one_aggregator(ctx, t, op, lambda lus: lus is not None and lus.stripe_count == 1)
-    return [(f, m, p, lus) for f, m, p, lus in found if lus is not None]
+    found = _few_aggregators(ctx, t, op, lambda lus, spread: 1 if lus is not None and lus.stripe_count == 1 else 0)
+    return [(f, m, p, lus) for f, m, p, lus, _ in found if lus is not None]
 
 
-def _one_aggregator(
-    ctx: Context, t: Thresholds, op: str, layout_ok: Callable[[LayerStats | None], bool]
-) -> list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]]:
-    """Files (whose Lustre layout, or its absence, ``layout_ok`` accepts) whose collective ``op`` from many ranks
-    one rank issued at POSIX: every byte went through one aggregator."""
-    bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]] = []
+Funnel = tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None, int]
+"""A funnelled file: its MPI-IO, POSIX and Lustre layers and how many ranks issued its POSIX requests."""
+
+
+def _few_aggregators(
+    ctx: Context, t: Thresholds, op: str, most: Callable[[LayerStats | None, int], int]
+) -> list[Funnel]:
+    """Files whose collective ``op`` (writes or reads) from many ranks reached POSIX through at most
+    ``most(lustre_layer, spread)`` ranks, where ``spread`` is how many aggregators the job could have used (one
+    per node, no more than the ranks or the file's stripes): every byte went through those few aggregators."""
+    bad: list[Funnel] = []
     alone = _one_rank_moved_all(ctx)
+    spread_of = _participation(ctx)
     for f in all_files(ctx):
         lus = f.layer("Lustre")
-        if not layout_ok(lus):
-            continue
         if op == "writes":
             pair = _collective_file(f, t)
-            one = pair is not None and (
-                pair[1].writer_ranks == 1 or (pair[1].writer_ranks is None and int(f.record_id) in alone)
-            )
-            if pair is not None and _mpi_writers(pair[0]) >= t.xlayer_min_ranks and one:
-                bad.append((f, pair[0], pair[1], lus))
+            if pair is None:
+                continue
+            m, p = pair
+            callers, issuers = _mpi_writers(m), p.writer_ranks
+        else:
+            m, p = f.layer("MPI-IO"), f.layer("POSIX")  # type: ignore[assignment]
+            if m is None or p is None or not m.reads.ops or not p.reads.ops or m.reads.bytes < t.xlayer_min_bytes:
+                continue
+            if (m.collective_reads or 0) * 2 < m.reads.ops:
+                continue
+            callers, issuers = _mpi_readers(m), p.reader_ranks
+        if callers < t.xlayer_min_ranks:
             continue
-        m, p = f.layer("MPI-IO"), f.layer("POSIX")
-        if m is None or p is None or not m.reads.ops or not p.reads.ops or m.reads.bytes < t.xlayer_min_bytes:
-            continue
-        if (m.collective_reads or 0) * 2 < m.reads.ops:
-            continue
-        one = p.reader_ranks == 1 or (p.reader_ranks is None and int(f.record_id) in alone)
-        if _mpi_readers(m) >= t.xlayer_min_ranks and one:
-            bad.append((f, m, p, lus))
+        rid = int(f.record_id)
+        if issuers is None:
+            # A shared (reduced) record: one rank moved it all, or the ranks' spread of bytes says how many did
+            k = spread_of.get(rid)
+            issuers = 1 if rid in alone else (max(2, k) if k is not None else None)
+        limit = most(lus, _spread(ctx, t, callers, lus))
+        if issuers is not None and 1 <= issuers <= limit:
+            bad.append((f, m, p, lus, issuers))
     bad.sort(key=lambda b: (-getattr(b[2], op).bytes, b[0].record_id))
     return bad
+
+
+def _spread(ctx: Context, t: Thresholds, callers: int, lus: LayerStats | None) -> int:
+    """The aggregators a file's collective calls could have used: one per node, no more than the ranks calling
+    or the file's stripes (a file off Lustre, or of one stripe, counts the default spread)."""
+    s = (lus.stripe_count or 0) if lus is not None else 0
+    s = s if s > 1 else t.lustre_spread_osts
+    return max(1, min(callers, ctx.nodes or callers, s))
+
+
+def _participation(ctx: Context) -> dict[int, int]:
+    """For each shared (reduced) POSIX record that moved data: how many ranks moved it, from Darshan's variance of
+    bytes over the ranks. k ranks moving equal parts of B bytes out of n give a sum of squares of B²/k, and the
+    variance is that over n less the squared mean, so k = B² / (n·variance + B²/n). Unequal parts count as fewer
+    (the participation ratio), which is what a funnel is."""
+    p = ctx.posix_records
+    n = ctx.meta.nprocs
+    if p.empty or "POSIX_F_VARIANCE_RANK_BYTES" not in p or n < 2:
+        return {}
+    shared = np.asarray(p["rank"]) == -1
+    moved = (p.num("POSIX_BYTES_READ") + p.num("POSIX_BYTES_WRITTEN")).astype(float)
+    var = p.num("POSIX_F_VARIANCE_RANK_BYTES").astype(float)
+    squares = n * var + moved**2 / n
+    ok = shared & (moved > 0) & (var >= 0) & (squares > 0) & np.isfinite(squares)
+    ids = np.asarray(p["id"])[ok].tolist()
+    k = np.rint(moved[ok] ** 2 / squares[ok]).astype(int)
+    return {int(i): max(1, int(x)) for i, x in zip(ids, k.tolist(), strict=True)}
 
 
 def _one_rank_moved_all(ctx: Context) -> set[int]:
@@ -316,31 +354,33 @@ def _one_rank_moved_all(ctx: Context) -> set[int]:
     return {int(i) for i in np.asarray(p["id"])[one].tolist()}
 
 
-def _funnel_metrics(op: str, calls: int, ranks: int, stats: OpStats) -> list[Metric]:
-    """The evidence X03 and X07 share: the collective calls above, the one POSIX rank beneath and what it moved."""
-    noun = "write" if op == "writes" else "read"
+def _funnel_metrics(op: str, calls: int, ranks: int, stats: OpStats, issuers: int = 1) -> list[Metric]:
+    """The evidence X03 and X07 share: the collective calls above, the POSIX ranks beneath and what they moved."""
+    agent = "writer" if op == "writes" else "reader"
     return [
         Metric(name=f"collective_{op}", value=calls, unit=Unit.COUNT),
-        Metric(name=f"mpiio_{noun}r_ranks", value=ranks, unit=Unit.COUNT),
-        Metric(name=f"posix_{noun}r_ranks", value=1, unit=Unit.COUNT),
+        Metric(name=f"mpiio_{agent}_ranks", value=ranks, unit=Unit.COUNT),
+        Metric(name=f"posix_{agent}_ranks", value=issuers, unit=Unit.COUNT),
         Metric(name=f"posix_{op}", value=stats.ops, unit=Unit.COUNT),
         Metric(name="bytes_written" if op == "writes" else "bytes_read", value=stats.bytes, unit=Unit.BYTES),
     ]
 
 
 def _funnel_files(
-    ctx: Context, op: str, bad: Sequence[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]]
+    ctx: Context,
+    op: str,
+    bad: Sequence[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats]] | Sequence[Funnel],
 ) -> list[FileEvidence]:
-    """Each funnelled file with what its lone aggregator moved and how many ranks called collectively above it."""
+    """Each funnelled file with what its aggregators moved and how many ranks called collectively above it."""
     writes = op == "writes"
-    noun = "write" if writes else "read"
+    agent = "writer" if writes else "reader"
     return [
         _evidence_file(
             ctx,
             b[0],
             Metric(name="bytes_written" if writes else "bytes_read", value=getattr(b[2], op).bytes, unit=Unit.BYTES),
             Metric(
-                name=f"mpiio_{noun}r_ranks", value=_mpi_writers(b[1]) if writes else _mpi_readers(b[1]), unit=Unit.COUNT
+                name=f"mpiio_{agent}_ranks", value=_mpi_writers(b[1]) if writes else _mpi_readers(b[1]), unit=Unit.COUNT
             ),
         )
         for b in bad[: ctx.top_n]
@@ -353,7 +393,7 @@ def _mpi_readers(m: LayerStats) -> int:
 
 @check(
     "X07",
-    title="Collective MPI-IO funnelled through one aggregator",
+    title="Collective MPI-IO funnelled through one or few aggregators",
     layer=Layer.MPIIO,
     severity=Severity.CRITICAL,
     requires=MPIIO,
@@ -362,69 +402,82 @@ def _mpi_readers(m: LayerStats) -> int:
 )
 def one_aggregator_on_a_striped_file(ctx: Context, t: Thresholds) -> Hit | None:
     # X03's pattern where the layout does not explain it: the file has several stripes (or is not on Lustre), the
-    # job runs on several nodes, yet one rank issued every POSIX request beneath the ranks' collective calls.
-    # That is a hint (cb_nodes=1, or a cb_config_list naming one host) or an MPI-IO that picked one aggregator:
-    # the whole file's data crosses one node's network link and one process's requests. On one node one
-    # aggregator is ROMIO's default and the node's link is the limit either way, so that is left alone, except on
-    # a Lustre file of several stripes, where ROMIO's Lustre driver and Cray MPI-IO default to one aggregator per
-    # stripe however few the nodes.
+    # job runs on several nodes, yet one rank (or a few, at most a quarter of the aggregators the job could have
+    # used) issued every POSIX request beneath the ranks' collective calls. That is a hint (cb_nodes=1 or 2, a
+    # cb_config_list naming few hosts) or an MPI-IO that picked few aggregators: the file's data crosses those
+    # nodes' links and processes. On one node one aggregator is ROMIO's default and the node's link is the limit
+    # either way, so that is left alone, except on a Lustre file of several stripes, where ROMIO's Lustre driver
+    # and Cray MPI-IO default to one aggregator per stripe however few the nodes.
     one_node = ctx.nodes is not None and ctx.nodes <= 1
 
-    def layout_ok(lus: LayerStats | None) -> bool:
+    def most(lus: LayerStats | None, spread: int) -> int:
         stripes = (lus.stripe_count or 0) if lus is not None else 0
-        return stripes > 1 or (lus is None and not one_node)
+        if not (stripes > 1 or (lus is None and not one_node)):
+            return 0
+        if ctx.nodes is None and stripes <= 1:
+            # Off Lustre the default is one aggregator per node: without the node count, two could be the default
+            return 1
+        return max(1, spread // FEW_AGGREGATORS)
 
     for op in ("writes", "reads"):
-        bad = _one_aggregator(ctx, t, op, layout_ok)
+        bad = _few_aggregators(ctx, t, op, most)
         if bad:
             return _one_aggregator_hit(ctx, t, op, bad)
     return None
 
 
-def _one_aggregator_hit(
-    ctx: Context, t: Thresholds, op: str, bad: list[tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]]
-) -> Hit:
-    f, m, p, lus = bad[0]
+FEW_AGGREGATORS = 4
+"""Aggregators are too few when the job could have used at least this many times as many."""
+
+
+def _one_aggregator_hit(ctx: Context, t: Thresholds, op: str, bad: list[Funnel]) -> Hit:
+    f, m, p, lus, k = bad[0]
     writes = op == "writes"
     noun = "write" if writes else "read"
     calls = (m.collective_writes if writes else m.collective_reads) or 0
     ranks = _mpi_writers(m) if writes else _mpi_readers(m)
-    ids = p.writer_rank_ids if writes else []
-    who = f"rank {ids[0]}" if ids else "one rank"
+    ids = (p.writer_rank_ids if writes else [])[:k]
+    if k == 1:
+        who = f"rank {ids[0]}" if ids else "one rank"
+    else:
+        who = f"{k} ranks" + (f" ({', '.join(str(i) for i in ids)})" if len(ids) == k else "")
     stats = getattr(p, op)
     more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
     stripes = lus.stripe_count or 0 if lus is not None else 0
     stripes = stripes if stripes > 1 else 0
     layout = f"; the file has {stripes} stripes" if stripes else ""
     nodes = f" on {ctx.nodes:,} nodes" if ctx.nodes else ""
+    spread = _spread(ctx, t, ranks, lus)
+    what = (
+        "One aggregator carries the whole file through one process and one node's link: a cb_nodes=1 hint, or an "
+        "MPI-IO that chose one aggregator."
+        if k == 1
+        else f"{k} aggregators carry the whole file where the job could use {spread}: a cb_nodes hint, or an MPI-IO "
+        "that chose few aggregators."
+    )
 
-    def spread(b: tuple[FileCrossLayer, LayerStats, LayerStats, LayerStats | None]) -> int:
-        # The aggregators the job could have used: one per node, no more than the stripes or the ranks
-        n = _mpi_writers(b[1]) if writes else _mpi_readers(b[1])
-        s = (b[3].stripe_count or 0) if b[3] is not None else 0
-        s = s if s > 1 else t.lustre_spread_osts
-        return max(1, min(n, ctx.nodes or n, s))
+    def gain(b: Funnel) -> float:
+        # The time beyond what the job's possible aggregators would take: k of them against the spread
+        return max(0.0, 1 - b[4] / _spread(ctx, t, _mpi_writers(b[1]) if writes else _mpi_readers(b[1]), b[3]))
 
     return Hit(
         message=f"{f.path}{more}: {calls:,} collective MPI-IO {noun}s from {ranks:,} ranks{nodes} all reached "
         f"the file system through {who}, which issued every one of its {stats.ops:,} POSIX {noun}s "
-        f"({compact_bytes(stats.bytes)}){layout}. One aggregator carries the whole file through one process and "
-        "one node's link: a cb_nodes=1 hint, or an MPI-IO that chose one aggregator.",
+        f"({compact_bytes(stats.bytes)}){layout}. {what}",
         evidence=[
-            *_funnel_metrics(op, calls, ranks, stats),
+            *_funnel_metrics(op, calls, ranks, stats, k),
             *([Metric(name="stripe_count", value=stripes, unit=Unit.COUNT)] if stripes else []),
+            *([Metric(name="aggregators_possible", value=spread, unit=Unit.COUNT)] if k > 1 else []),
         ],
         files=_funnel_files(ctx, op, bad),
         files_total=len(bad),
-        ranks=ids[:1],
+        ranks=ids,
         cost=_partial_guard(
             ctx,
             costs.files_time_cost(
-                ctx,
-                {int(b[0].record_id): 1 - 1 / spread(b) for b in bad},
-                ("WRITE",) if writes else ("READ",),
+                ctx, {int(b[0].record_id): gain(b) for b in bad}, ("WRITE",) if writes else ("READ",)
             ),
-            f"the lone aggregator's {noun} time on the file, less what it would be over one aggregator per node "
+            f"the aggregators' {noun} time on the file, less what it would be over one aggregator per node "
             "(no more than the file's stripes)",
         ),
     )

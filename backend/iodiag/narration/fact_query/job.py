@@ -1468,8 +1468,13 @@ def aggregator_count(report: Report, q: Query) -> Out:
     funnel = next(
         (x for x in report.findings if x.code in ("X03", "X07") and any(e.path == f.path for e in x.files)), None
     )
+    estimated = False
     if n is None and funnel is not None:
-        n = 1
+        # The funnel finding counted them from the shared record: one rank moved every byte, or the ranks'
+        # variance of bytes says how many did
+        got = funnel.metric(f"posix_{'writer' if writes else 'reader'}_ranks")
+        n = int(got) if isinstance(got, int | float) and got >= 1 else 1
+        estimated = n > 1
     if n is None:
         text = (
             f"Unknown: Darshan kept one shared POSIX record for `{f.path}`, so the log does not show how many ranks "
@@ -1489,6 +1494,8 @@ def aggregator_count(report: Report, q: Query) -> Out:
         if n == 1 and ids
         else "One aggregator: one rank alone"
         if n == 1
+        else f"About {n:,} aggregators (Darshan's variance of bytes over the ranks)"
+        if estimated
         else f"{n:,} aggregators"
     )
     text = (
@@ -1497,7 +1504,8 @@ def aggregator_count(report: Report, q: Query) -> Out:
     )
     values += [exact(n, "bare"), exact(above, "bare")]
     if funnel is not None:
-        text += f" ({funnel.code}: one aggregator carries the whole file)"
+        carry = "one aggregator carries" if n == 1 else f"{n:,} aggregators carry"
+        text += f" ({funnel.code}: {carry} the whole file)"
     if len(rows) > 1:
         text += f"; {len(rows) - 1:,} more file(s) had collective calls"
     return text + ".", values, [f.path], ids[:1] if n == 1 else []
