@@ -6,10 +6,14 @@ _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 
 
 def human_bytes(n: float) -> str:
+    """Bytes in the largest binary unit under 1024: a whole number of units as people write it ("128 KiB",
+    "4 MiB"), anything else to two decimals ("45.91 KiB"), so ".00" never poses as exact."""
     v = float(n)
     for unit in _UNITS:
         if abs(v) < 1024 or unit == _UNITS[-1]:
-            return f"{int(v)} {unit}" if unit == "B" else f"{v:.2f} {unit}"
+            # A sum of float counters drifts by far less than 1e-9 of a unit: still a whole number of units
+            whole = abs(v - round(v)) <= 1e-9
+            return f"{int(v)} {unit}" if unit == "B" else f"{round(v)} {unit}" if whole else f"{v:.2f} {unit}"
         v /= 1024
     return f"{v:.2f} PiB"
 

@@ -100,7 +100,7 @@ def test_rank_bytes_are_the_ranks_own_records() -> None:
     truth = int(df[df["rank"] == 3]["POSIX_BYTES_WRITTEN"].sum())
     assert truth == 256 * 2**20
     first = first_sentence("sample-badost.darshan", "how many bytes did rank 3 write")
-    assert first.startswith("Rank 3 wrote 256.00 MiB")
+    assert first.startswith("Rank 3 wrote 256 MiB")
 
 
 def test_a_rank_question_says_what_a_shared_record_hides() -> None:
@@ -126,7 +126,7 @@ def test_yes_no_questions_start_with_yes_or_no() -> None:
 
 def test_the_interface_that_moved_most_bytes_leads() -> None:
     first = first_sentence("sample-badost.darshan", "which interface did most of the I/O?")
-    assert first.startswith("POSIX did most of the I/O: 512.00 GiB")
+    assert first.startswith("POSIX did most of the I/O: 512 GiB")
 
 
 def test_fact_answers_pass_the_verifier() -> None:
@@ -162,7 +162,7 @@ def test_request_size_and_io_bound_are_answered_from_counters() -> None:
     top = max(sizes, key=lambda k: sizes[k])
     assert top == 4 * 2**20
     assert first_sentence("sample-badost.darshan", "what request size did it mostly use?").startswith(
-        f"Most POSIX requests were 4.00 MiB: {sizes[top]:,} of the"
+        f"Most POSIX requests were 4 MiB: {sizes[top]:,} of the"
     )
     assert first_sentence("sample-badost.darshan", "is my job I/O bound?").startswith("Yes: I/O took >99%")
 
@@ -178,7 +178,7 @@ def test_a_fact_that_answers_the_question_is_the_whole_answer() -> None:
 
 
 def test_job_totals_count_each_file_once() -> None:
-    # An HDF5 file written through MPI-IO shows its bytes at MPI-IO and again at POSIX: the job wrote 240 GiB,
+    # An HDF5 file written through MPI-IO shows its bytes at MPI-IO and again at POSIX: the job wrote 240.00 GiB,
     # not the 487 GiB the two interfaces' totals add up to; what reached the file system is said beside it.
     drishti = "drishti/jlbez_8a_benchmark_write_parallel_id1322696_8-21-14519-8141979180909667175_12.darshan"
     text = Narrator().template_answer(report(drishti), "How many GB did my run write to disk").text
@@ -279,19 +279,19 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
 
     rep = scenario_report(REPO_ROOT / "evals" / "scenarios" / "ranking-stdio-bulk-beside-random-reads.yaml")
     assert (
-        "S01: 4.00 GiB, all `" in rep.verdict.headline
-        and " in 131,072 writes of 32.00 KiB on average" in rep.verdict.headline
+        "S01: 4 GiB, all `" in rep.verdict.headline
+        and " in 131,072 writes of 32 KiB on average" in rep.verdict.headline
     )
-    assert [c.subject for c in rep.verdict.causes if c.code == "P11"] == ["3,131 backward reads of 1.00 MiB"]
+    assert [c.subject for c in rep.verdict.causes if c.code == "P11"] == ["3,131 backward reads of 1 MiB"]
     narrator = Narrator()
     table = narrator.template_answer(rep, "why is reading the lookup table slow?").text
     # The file, how long its I/O took (its slowest rank), then its costliest problem, in one sentence.
-    assert table.startswith("`/lus/scratch/db/lookup.bin`, on Lustre (8 stripe(s) of 1.00 MiB), took ")
+    assert table.startswith("`/lus/scratch/db/lookup.bin`, on Lustre (8 stripe(s) of 1 MiB), took ")
     # with how its requests looked (Darshan's counts and most common size), before the cause
     # and the rate the job saw on it: every byte over its slowest rank's time (6,400 x 1 MiB in 8.04 s)
     # and, reads out of order, the seeks between them
     assert re.search(
-        r" on its slowest rank \(rank 0, 796\.00 MiB/s\), over 6,400 reads of mostly 1\.00 MiB, with [\d,]+ seeks, "
+        r" on its slowest rank \(rank 0, 796\.00 MiB/s\), over 6,400 reads of mostly 1 MiB, with [\d,]+ seeks, "
         r"and is slow mainly because of ",
         table,
     )
@@ -329,11 +329,11 @@ def test_who_used_a_file_whether_a_rank_wrote_and_what_the_log_holds() -> None:
         return narrator.template_answer(rep, question).text.split("\n", 1)[0]
 
     assert first("which rank wrote output.csv?").startswith(
-        "Rank 0 alone (1 of the job's 16 ranks) wrote `/lus/scratch/out/output.csv` (4.00"
+        "Rank 0 alone (1 of the job's 16 ranks) wrote `/lus/scratch/out/output.csv` (4 GiB"
     )
     assert first("who reads lookup.bin?").startswith("All 16 ranks read `/lus/scratch/db/lookup.bin`")
     assert first("did rank 5 write anything?").startswith("No")
-    assert first("did rank 0 write anything?").startswith("Yes: rank 0 wrote 4.00 GiB")
+    assert first("did rank 0 write anything?").startswith("Yes: rank 0 wrote 4 GiB")
     assert first("is DXT tracing in this log?").startswith("No: the log holds no DXT trace")
     assert first("how many files did stdio touch?") == "STDIO has records of 1 file(s)."
     assert fact_query.parse("which I/O libraries show up in this log").metric == "interfaces"  # type: ignore[union-attr]

@@ -75,7 +75,7 @@ def test_files_of_one_kind_are_counted_by_their_name_pattern() -> None:
     assert cfg is not None and cfg.text.startswith("The job did I/O on 4,000 files named `")
     assert "inputs/#/case#.cfg" in cfg.text
     out = fact_query.answer(rep, fact_query.parse("how many bytes went to the result files?"))  # type: ignore[arg-type]
-    assert out is not None and out.text.startswith("The job wrote 8.00 MiB to 4 files named `/scratch/out/result.#`")
+    assert out is not None and out.text.startswith("The job wrote 8 MiB to 4 files named `/scratch/out/result.#`")
     # No file is named "output": every written file is the answer, not a group.
     assert fact_query.group_named(rep, "how many output files?") is None
 

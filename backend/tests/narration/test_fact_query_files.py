@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from iodiag.core.units import human_bytes
 from iodiag.narration.service import Narrator
 from tests.narration.pydarshan_child import pydarshan_json, report
 
@@ -57,9 +58,9 @@ def test_a_daos_files_chunk_size_and_whether_its_requests_fit_it() -> None:
     assert chunk == 2**20 and size == 8 * 2**10 and size % chunk != 0
     name = records(log)["names"][rows[0]["id"]]  # a DFS name is the object's path in its container
     text = first(log, "what DFS chunk size does dump.0004 use?")
-    assert text.startswith(f"`{name}` uses a DFS chunk size of 1.00 MiB"), text
+    assert text.startswith(f"`{name}` uses a DFS chunk size of 1 MiB"), text
     fits = first(log, "are the DAOS writes to dump.0004 a multiple of the chunk size?")
-    assert fits.startswith("No: ") and "8.00 KiB" in fits and "straddle" in fits, fits
+    assert fits.startswith("No: ") and "8 KiB" in fits and "straddle" in fits, fits
 
 
 def test_fwrite_calls_on_one_file_come_with_their_mean_size() -> None:
@@ -67,9 +68,9 @@ def test_fwrite_calls_on_one_file_come_with_their_mean_size() -> None:
     [row] = _rows(log, "STDIO", "/results.0.csv")
     mean = row["STDIO_BYTES_WRITTEN"] / row["STDIO_WRITES"]
     text = first(log, "how many fwrite calls went into results.0.csv and how big were they?")
-    assert f"had {row['STDIO_WRITES']:,} write calls of {mean / 1024:.2f} KiB on average (counted at STDIO)" in text
+    assert f"had {row['STDIO_WRITES']:,} write calls of {human_bytes(mean)} on average (counted at STDIO)" in text
     size = first(log, "what's the average fwrite size into results.0.csv?")
-    assert "writes averaged 8.00 KiB" in size, size
+    assert "writes averaged 8 KiB" in size, size
 
 
 def test_a_file_the_log_never_recorded_is_said_to_be_absent() -> None:
@@ -165,7 +166,7 @@ def test_a_files_rate_is_its_bytes_over_its_slowest_ranks_time() -> None:
     seconds = row["POSIX_F_READ_TIME"] + row["POSIX_F_WRITE_TIME"] + row["POSIX_F_META_TIME"]
     rate = row["POSIX_BYTES_WRITTEN"] / seconds
     text = first("sample-badost.darshan", "what's the write rate on ior-posix.out.00001507?")
-    assert "256.00 MiB written in 13.0 min on its slowest rank" in text, text
+    assert "256 MiB written in 13.0 min on its slowest rank" in text, text
     shown = float(text.rsplit(", ", 1)[1].split()[0])
     assert shown * 1024 == pytest.approx(rate, rel=0.02), (text, rate)  # KiB/s
 
@@ -196,7 +197,7 @@ def test_bytes_per_rank_lead_with_the_shared_file_when_it_holds_the_data() -> No
     per = moved / r["nprocs"] / 2**20
     text = first(log, "how much did each rank write?")
     assert text.startswith(f"Most of the data is in {len(shared)} shared file(s)"), text
-    assert f"{moved / 2**20:.2f} MiB written in all, {per:.2f} MiB per rank on average" in text, text
+    assert f"{human_bytes(moved)} written in all, {human_bytes(per * 2**20)} per rank on average" in text, text
 
 
 def test_a_second_question_joined_with_and_is_answered_too() -> None:

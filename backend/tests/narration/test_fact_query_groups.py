@@ -18,17 +18,17 @@ def _first(rep: object, question: str) -> str:
 def test_each_family_named_gets_its_own_stripe_layout_in_the_order_asked() -> None:
     rep = scenario_report(GROUPS)
     text = _first(rep, "what lustre stripe size do the plt01000/Cell_D files have, and the traj frame files?")
-    cell = text.index("`/lus/flare/proj/run/plt01000/Cell_D_#` files have stripe count 1 and stripe size 1.00 MiB")
-    traj = text.index("`/lus/flare/proj/run/traj/frame#.#.xtc` files have stripe count 1 and stripe size 4.00 MiB")
+    cell = text.index("`/lus/flare/proj/run/plt01000/Cell_D_#` files have stripe count 1 and stripe size 1 MiB")
+    traj = text.index("`/lus/flare/proj/run/traj/frame#.#.xtc` files have stripe count 1 and stripe size 4 MiB")
     assert text.startswith("On Lustre, the 16 ") and cell < traj, text
     # a glob names its family too, with its own count
     text = _first(rep, "stripe size and count of the restart.0379.*.bin files?")
-    assert "stripe count 2 and stripe size 1.00 MiB (all of them)" in text, text
+    assert "stripe count 2 and stripe size 1 MiB (all of them)" in text, text
 
 
 def test_a_familys_request_size_is_its_bytes_over_its_calls() -> None:
     text = _first(scenario_report(GROUPS), "what read size are the Cell_D files read with?")
-    assert text.startswith("The 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files had 8,192 reads of 32.00 KiB on"), text
+    assert text.startswith("The 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files had 8,192 reads of 32 KiB on"), text
     assert "512 per file" in text, text
 
 
@@ -50,7 +50,7 @@ def test_which_file_of_a_kind_took_longest_ranks_by_that_directions_time() -> No
 
 def test_any_data_io_is_answered_yes_or_no_from_the_bytes() -> None:
     rep = scenario_report(GROUPS)
-    assert _first(rep, "did this job do any real data I/O?").startswith("Yes: the job wrote 4.00 GiB and read 272")
+    assert _first(rep, "did this job do any real data I/O?").startswith("Yes: the job wrote 4 GiB and read 272")
     # a question about other ranks is a rank question, not this one
     assert not _first(rep, "were the other ranks doing any I/O?").startswith("Yes: the job wrote")
 
@@ -58,8 +58,8 @@ def test_any_data_io_is_answered_yes_or_no_from_the_bytes() -> None:
 def test_an_imbalance_from_one_rank_carrying_a_shared_file_says_so() -> None:
     rep = scenario_report(SCENARIOS / "ranking-data-imbalance-rank0.yaml")
     j04 = rep.finding("J04")
-    assert j04 is not None and j04.subject == "rank 0: 4.00 GiB of the shared rs6.restart", j04
-    assert "Darshan kept it as the slowest rank with 4.00 GiB of the file's 7.75 GiB" in j04.message
+    assert j04 is not None and j04.subject == "rank 0: 4 GiB of the shared rs6.restart", j04
+    assert "Darshan kept it as the slowest rank with 4 GiB of the file's 7.75 GiB" in j04.message
 
 
 def test_a_fix_for_slow_ranks_leads_with_the_cause_that_explains_them() -> None:
@@ -77,8 +77,8 @@ def test_why_so_many_seconds_in_io_says_where_they_went_family_by_family() -> No
     text = _first(rep, "why does this job spend almost 1 s in I/O?")
     assert text.startswith("Of the job's I/O time ("), text
     # the families by their time, largest first, each once
-    traj = text.index("went to the 16 `/lus/flare/proj/run/traj/frame#.#.xtc` files (4.00 GiB moved)")
-    cell = text.index("to the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256.00 MiB moved)")
+    traj = text.index("went to the 16 `/lus/flare/proj/run/traj/frame#.#.xtc` files (4 GiB moved)")
+    cell = text.index("to the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256 MiB moved)")
     assert traj < cell and text.endswith("no pattern in it is a problem to fix."), text
 
 
@@ -89,7 +89,7 @@ def test_a_glob_with_a_number_and_a_folder_name_each_name_their_family() -> None
     assert "16 files named `/lus/flare/proj/run/restart.#.#.bin`" in text, text
     # a folder named on its own: the files in it
     text = _first(rep, "total data size (plt01000)?")
-    assert text.startswith("The job read 256.00 MiB from 16 files named `/lus/flare/proj/run/plt01000/Cell_D_#`"), text
+    assert text.startswith("The job read 256 MiB from 16 files named `/lus/flare/proj/run/plt01000/Cell_D_#`"), text
 
 
 def test_requests_per_rank_on_one_file_and_sizes_beside_the_order() -> None:
@@ -101,21 +101,19 @@ def test_requests_per_rank_on_one_file_and_sizes_beside_the_order() -> None:
         "16 read calls per rank on average: `/lus/scratch/run/eos_table.dat` had 1,024 over its 64"
     ), text
     text = _first(rep, "how big are the reads on the Cell_D files, and are they sequential?")
-    assert "8,192 reads (32.00 KiB on average) of the 16 " in text, text
+    assert "8,192 reads (32 KiB on average) of the 16 " in text, text
 
 
 def test_what_a_process_read_lists_the_files_with_the_total() -> None:
     text = _first(scenario_report(GROUPS), "what did this job actually read?")
     # the busiest files by time are the written trajectories: the families read are named instead
-    assert text.startswith(
-        "The job read 272.00 MiB: the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256.00 MiB"
-    ), text
-    assert "restart.#.#.bin` files (16.00 MiB)" in text, text
+    assert text.startswith("The job read 272 MiB: the 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files (256 MiB"), text
+    assert "restart.#.#.bin` files (16 MiB)" in text, text
 
 
 def test_a_count_of_a_family_with_how_much_data_gives_both() -> None:
     text = _first(scenario_report(GROUPS), "how many xtc files and how much data in them?")
-    assert text.startswith("The job wrote 4.00 GiB to 16 files named `/lus/flare/proj/run/traj/frame#.#.xtc`"), text
+    assert text.startswith("The job wrote 4 GiB to 16 files named `/lus/flare/proj/run/traj/frame#.#.xtc`"), text
 
 
 def test_a_files_layout_beside_a_familys_in_one_answer() -> None:
@@ -128,7 +126,7 @@ def test_a_files_layout_beside_a_familys_in_one_answer() -> None:
 
 def test_how_much_and_what_size_gives_the_bytes_first() -> None:
     text = _first(scenario_report(GROUPS), "how much did it write and read, and in what request size?")
-    assert text.startswith("The job wrote 4.00 GiB and read 272.00 MiB; most POSIX requests were "), text
+    assert text.startswith("The job wrote 4 GiB and read 272 MiB; most POSIX requests were "), text
 
 
 def test_which_ranks_are_slowest_names_the_ranks_the_cause_names() -> None:
@@ -145,11 +143,11 @@ def test_a_familys_file_system_and_a_kind_named_by_its_extension() -> None:
     text = _first(rep, "what fs are the Cell_D files on")
     assert text.startswith(
         "The 16 `/lus/flare/proj/run/plt01000/Cell_D_#` files were on Lustre "
-        "(256.00 MiB moved, stripe count 1, stripe size 1.00 MiB)."
+        "(256 MiB moved, stripe count 1, stripe size 1 MiB)."
     ), text
     # an extension before another noun than "files"
     text = _first(rep, "how much data came out of the .xtc frames?")
-    assert text.startswith("The job wrote 4.00 GiB to 16 files named `/lus/flare/proj/run/traj/frame#.#.xtc`"), text
+    assert text.startswith("The job wrote 4 GiB to 16 files named `/lus/flare/proj/run/traj/frame#.#.xtc`"), text
 
 
 def test_a_share_asked_against_a_bar_is_judged_on_that_bar() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from iodiag.core.units import human_bytes
 from iodiag.narration import fact_query
 from iodiag.narration.service import Narrator
 from tests.narration.pydarshan_child import pydarshan_json, report
@@ -131,7 +132,7 @@ def test_a_placeholder_in_a_file_name_names_every_file_it_fits() -> None:
     assert f"{files:,} files named" in text, text
     assert fact_query.parse_about("how many bytes went to the ior-posix.out.* files in total?", report(BADOST))
     gib = moved / 2**30
-    assert f"{gib:.2f} GiB" in text, (text, gib)
+    assert human_bytes(gib * 2**30) in text, (text, gib)
 
 
 def test_why_about_a_group_gives_its_time_per_rank_and_its_calls() -> None:

@@ -33,7 +33,7 @@ def test_one_aggregator_under_collective_writes_is_named_with_its_bytes() -> Non
     # By construction rank 0 issues every POSIX write: the whole 2 GiB
     assert f.posix_slowest.bytes == f.bytes_written == 2 << 30
     first = _first(rep, "why does writing shared.ckpt take so long?")
-    assert "rank 0 alone wrote 2.00 GiB of its 2.00 GiB (100%)" in first
+    assert "rank 0 alone wrote 2 GiB of its 2 GiB (100%)" in first
     assert "one aggregator did the file system's work for all 64 ranks" in first
     assert "cb_nodes" in first
 
@@ -95,7 +95,7 @@ def test_a_doubted_figure_from_corrupt_records_is_answered_no() -> None:
     # A figure the valid records give is not denied: each rank wrote 16 x 4 MiB = 64 MiB
     held = _first(rep, "rank 3 wrote 64 MiB, is that right?")
     assert not held.startswith("No")
-    assert "64.00 MiB" in held
+    assert "64 MiB" in held
 
 
 def test_requests_of_a_named_size_are_counted_from_the_size_table() -> None:
@@ -104,7 +104,7 @@ def test_requests_of_a_named_size_are_counted_from_the_size_table() -> None:
     posix = next(i for i in rep.interfaces if i.name == "POSIX")
     first = _first(rep, "how many 4 MiB writes did the job do?")
     # Reads and writes share Darshan's size table: the answer says so and gives both kinds' counts
-    assert first.startswith(f"{four.count:,} POSIX requests were 4.00 MiB")
+    assert first.startswith(f"{four.count:,} POSIX requests were 4 MiB")
     assert f"{posix.calls.writes:,} write calls and {posix.calls.reads:,} read calls" in first
 
 
@@ -152,7 +152,7 @@ def test_each_ranks_share_of_a_shared_file_comes_from_the_two_ranks_darshan_kept
     # By construction every rank writes its 1 GiB block: both ends of the shared record hold 1 GiB
     assert f.kept_fastest.bytes == f.kept_slowest.bytes == 1 << 30
     first = _first(rep, "did every rank write the same amount to wrfout_d01.bin?")
-    assert first.startswith("Yes: every one of `/lus/scratch/wrf/wrfout_d01.bin`'s 32 ranks wrote 1.00 GiB")
+    assert first.startswith("Yes: every one of `/lus/scratch/wrf/wrfout_d01.bin`'s 32 ranks wrote 1 GiB")
     assert "keeps only the fastest and the slowest rank" in first
     assert _first(rep, "how much did each rank write to wrfout_d01.bin?").startswith("Every one of ")
 
@@ -252,4 +252,4 @@ def test_bytes_per_rank_where_every_rank_wrote_one_shared_file() -> None:
     f = next(x for x in rep.top_files if x.path.endswith("field.0001.dat"))
     assert f.kept_slowest is not None and f.kept_slowest.bytes == 256 << 20
     first = _first(rep, "how much did each rank write?")
-    assert first.startswith("Every one of `/lus/scratch/s3d/field.0001.dat`'s 64 ranks wrote 256.00 MiB")
+    assert first.startswith("Every one of `/lus/scratch/s3d/field.0001.dat`'s 64 ranks wrote 256 MiB")

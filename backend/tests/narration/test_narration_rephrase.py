@@ -20,7 +20,7 @@ WHY = (
 )
 FILE = (
     "The file with the most I/O time is `/tmp/test/mpi-io-test.tmp.dat`: 100.8 ms of I/O summed over its 4 ranks "
-    "(99.9% of the job's I/O time), 64.00 MiB read and 64.00 MiB written, counted at the MPI-IO layer."
+    "(99.9% of the job's I/O time), 64 MiB read and 64 MiB written, counted at the MPI-IO layer."
 )
 FIX = "Stop writing the same bytes twice: 'H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);'. [J02]"
 
@@ -32,8 +32,8 @@ def test_a_sentence_s_facts_are_its_numbers_with_units_codes_names_and_quoted_te
         "100.8 ms",
         "4 ranks",
         "99.9%",
-        "64.00 MiB",
-        "64.00 MiB",
+        "64 MiB",
+        "64 MiB",
     ]
     assert sentence_facts(FIX).literals == ["'H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);'", "[J02]"]
     # What a number counts stays with it: "Ranking 342" would be no rank at all.

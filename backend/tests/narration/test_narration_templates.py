@@ -300,7 +300,7 @@ def test_stripe_questions_lead_with_each_files_layout(narrator: Narrator) -> Non
     answer = ask(narrator, report(E3SM), "What stripe count should I use?")
     first = answer.text.splitlines()[0]
     assert first.startswith("`/projects/radix-io/snyder/e3sm/can_I_out_h0.nc` (282.33 GiB, 56 writing ranks)")
-    assert "56 OSTs in 1.00 MiB stripes" in first and "already fits" in first
+    assert "56 OSTs in 1 MiB stripes" in first and "already fits" in first
     assert "The stripe layout is not what limits this job" in answer.text and answer.verifier.passed
 
 

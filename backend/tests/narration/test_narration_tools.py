@@ -438,7 +438,7 @@ def test_query_answers_one_fact_from_the_counters_and_grounds_what_it_says() -> 
     assert not verify(said.replace("85 rank", "58 rank"), g).passed  # a number the result never gave
     # a rank number is the rank scope; an interface name the interface scope; a file name the file
     rank = json.loads(tools.run(rep, "query", {"metric": "bytes", "target": "1507", "direction": "write"}).content)
-    assert rank["answer"].startswith("Rank 1507 wrote 256.00 MiB"), rank
+    assert rank["answer"].startswith("Rank 1507 wrote 256 MiB"), rank
     hdf5 = json.loads(tools.run(rep, "query", {"metric": "uses", "target": "hdf5", "yes_no": True}).content)
     assert hdf5["answer"].startswith("No: the log has no HDF5 records"), hdf5
     path = rep.top_files[0].path.rsplit("/", 1)[-1]

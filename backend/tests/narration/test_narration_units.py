@@ -228,7 +228,7 @@ def _grounding(question: str = "Why is my job slow?", echo: tuple[str, ...] = ()
 
 GOOD = [
     "I/O takes 95% of the run time, 11.34 s on the busiest rank [J02].",
-    "The costliest problem is that HDF5 wrote 120.00 GiB but MPI-IO beneath it wrote 240.00 GiB [X06].",
+    "The costliest problem is that HDF5 wrote 120 GiB but MPI-IO beneath it wrote 240 GiB [X06].",
     "Beneath its 8,448 MPI-IO writes, 1,602 POSIX reads of 24.10 GiB took 41.82 s [X05].",
     "I/O takes 94.5 percent of the run time [J02].",
 ]

@@ -613,6 +613,12 @@ def busy_ost(ctx: Context, t: Thresholds) -> Hit | None:
         return None
     total = float(load["bytes"].sum())
     files = sorted(_ost_files(ctx, ost), key=lambda f: -(f.bytes_written + f.bytes_read))
+    # One rank's own file spread over several OSTs loads each of them alike: that is the file's size, not a
+    # layout that piles streams on one server, and its time is the one client's (J04 prices a rank working
+    # alone). Two files placed on the same OST, or many ranks' streams, are what this finding is about.
+    heavy = [f for f in files if (f.bytes_written + f.bytes_read) / max(len(f.osts), 1) >= 0.1 * top_bytes]
+    if len(heavy) == 1 and len(heavy[0].osts) > 1 and len(heavy[0].ranks) == 1:
+        return None
     # An OST loaded by a single-stripe file that many ranks share is L01's finding: shown, but priced there, so
     # one layout is not counted (and headlined) twice.
     crowded = ost in _crowded_osts(ctx, t)
