@@ -18,6 +18,15 @@ def human_bytes(n: float) -> str:
     return f"{v:.2f} PiB"
 
 
+def request_bytes(n: float) -> str:
+    """A request size: as :func:`human_bytes`, with the exact count where the unit rounds it ("45.91 KiB
+    (47,008 B)"), because an odd size such as IOR's 47,008 bytes is itself the diagnosis."""
+    text = human_bytes(n)
+    if abs(n) >= 1024 and float(n).is_integer() and "." in text:
+        return f"{text} ({int(n):,} B)"
+    return text
+
+
 def human_seconds(s: float) -> str:
     if s < 1e-3:
         return f"{s * 1e6:.0f} µs"

@@ -54,6 +54,6 @@ def test_the_report_quotes_the_same_common_size_as_the_small_request_check() -> 
 
 
 def _human(sizes: set[int]) -> list[str]:
-    from iodiag.core.units import human_bytes
+    from iodiag.core.units import request_bytes
 
-    return [human_bytes(s) for s in sizes]
+    return [request_bytes(s) for s in sizes]

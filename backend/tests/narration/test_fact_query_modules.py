@@ -120,7 +120,9 @@ def test_a_files_most_common_request_size_is_darshans_access_counter() -> None:
                 sizes[int(a)] = sizes.get(int(a), 0) + int(c)
     size, count = max(sizes.items(), key=lambda x: (x[1], x[0]))
     text = first_sentence("sample.darshan", "what was the most common write size to vpicio.hdf5?")
-    assert text.startswith("The most common request size on `") and f"was {human_bytes(size)} ({count:,} of its" in text
+    assert (
+        text.startswith("The most common request size on `") and f"was {human_bytes(size)}, in {count:,} of its" in text
+    )
 
 
 def test_why_one_file_is_slow_gives_its_requests_and_whether_they_were_collective() -> None:

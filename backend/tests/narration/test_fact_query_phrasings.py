@@ -135,8 +135,8 @@ def test_a_family_named_by_a_common_word_or_a_glob_gets_its_request_size() -> No
     spec = SCENARIOS / "fact-checkpoint-parts-and-history.yaml"
     family = (
         "The 16 `/lus/eagle/proj/case91/chk00220/part.#` files had 320,000 writes of 1 KiB on average "
-        "(312.50 MiB, 20,000 per file), counted at POSIX; the most common size was 1 KiB (320,000 of 320,000 "
-        "requests)."
+        "(312.50 MiB, 20,000 per file), counted at POSIX; the most common size was 1 KiB, in 320,000 of 320,000 "
+        "requests."
     )
     # "part" is no name elsewhere ("a big part of the run"), but right before "files" it is
     assert _first(spec, "write size for part files?") == family

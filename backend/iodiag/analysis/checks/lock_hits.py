@@ -16,7 +16,7 @@ from iodiag.analysis import costs
 from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Metric, Unit
 from iodiag.analysis.registry import Hit
-from iodiag.core.units import human_bytes
+from iodiag.core.units import human_bytes, request_bytes
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,11 @@ def contention_hit(ctx: Context, bad: list[Contended], words: LockWords, extra: 
     more = f" ({len(bad)} files; the largest shown)" if len(bad) > 1 else ""
     return Hit(
         message=f"{ctx.path(f.record_id)}{more}{words.where}: {f.writers:,} ranks wrote {human_bytes(f.bytes_written)} "
-        f"in interleaved pieces of {human_bytes(f.mean_write)} on average, smaller than its "
+        f"in interleaved pieces of {request_bytes(f.mean_write)} on average, smaller than its "
         f"{human_bytes(f.unit)} {words.unit}s, {pct(f.not_aligned_share)} of {words.of} not starting on a "
         f"{words.unit} boundary and {pct(f.interleaved)} not following the rank's previous write. Neighbouring "
         f"ranks' pieces {words.share} {words.unit}s, so each write {words.wait} {words.lock} {words.holder}.",
-        subject=f"{f.writers:,} ranks writing {human_bytes(f.mean_write)} pieces",
+        subject=f"{f.writers:,} ranks writing {request_bytes(f.mean_write)} pieces",
         evidence=[
             Metric(name="writers", value=f.writers, unit=Unit.COUNT),
             Metric(name="mean_write", value=round(f.mean_write), unit=Unit.BYTES),

@@ -12,7 +12,7 @@ from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Wo
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.analysis.request_sizes import typical_per_record
 from iodiag.core.thresholds import Thresholds
-from iodiag.core.units import human_bytes
+from iodiag.core.units import request_bytes
 from iodiag.ingest.table import Table
 
 MIB = 1 << 20
@@ -178,7 +178,7 @@ def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     verb = op.lower()
     files, n = ctx.rank_files(c.ids, c.calls, f"independent_{verb}s", Unit.COUNT)
     sizes = sorted({c.typical[int(i)] for i in c.ids.tolist() if int(i) in c.typical})
-    typical = f" (typically {human_bytes(sizes[0])})" if len(sizes) == 1 else ""
+    typical = f" (typically {request_bytes(sizes[0])})" if len(sizes) == 1 else ""
     where = "one shared file" if n == 1 else f"{n:,} shared files"
     return Hit(
         message=f"The job uses MPI-IO but issues no collective {verb}s: {calls:,} of its {indep:,} independent "
@@ -193,7 +193,7 @@ def _no_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
         ],
         files=files,
         files_total=n,
-        subject=f"{calls:,} small independent {verb}s" + (f" of {human_bytes(sizes[0])}" if len(sizes) == 1 else ""),
+        subject=f"{calls:,} small independent {verb}s" + (f" of {request_bytes(sizes[0])}" if len(sizes) == 1 else ""),
         cost=_independent_cost(ctx, t, op, c, calls),
     )
 

@@ -10,7 +10,7 @@ from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Seve
 from iodiag.analysis.registry import Hit, check
 from iodiag.analysis.request_sizes import most_common, size_counts
 from iodiag.core.thresholds import Thresholds
-from iodiag.core.units import human_bytes
+from iodiag.core.units import human_bytes, request_bytes
 from iodiag.ingest.table import Groups, Table
 
 POSIX = ("POSIX",)
@@ -190,12 +190,12 @@ def _small(ctx: Context, t: Thresholds, op: str, frame: Table, shared_only: bool
     where = " to shared files" if shared_only else ""
     through = " through DAOS's DFS API" if prefix == "DFS" else ""
     size = _common_small_size(frame, prefix, op, per_row)
-    common = f"; the most common request size is {human_bytes(size)}" if size else ""
+    common = f"; the most common request size is {request_bytes(size)}" if size else ""
     return Hit(
         message=f"{small:,} small {verb} requests (under 1 MiB){where}{through} make up {pct(small / total)} of "
         f"all {total:,} {verb} requests{common}.",
         subject=f"{small:,} {verb}s{_per_rank(ctx, frame, per_row, small)}"
-        + (f", mostly {human_bytes(size)}" if size else ""),
+        + (f", mostly {request_bytes(size)}" if size else ""),
         evidence=_small_evidence(verb, small, total),
         files=files,
         files_total=n,

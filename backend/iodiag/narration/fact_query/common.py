@@ -15,7 +15,7 @@ from iodiag.analysis.models import (
     Report,
 )
 from iodiag.analysis.verdict import percent as whole_percent
-from iodiag.core.units import human_bytes, human_seconds
+from iodiag.core.units import human_bytes, human_seconds, request_bytes
 from iodiag.narration.fact_query.names import is_named
 from iodiag.narration.fact_query.query import Direction
 from iodiag.narration.quantities import Quantity, exact
@@ -292,7 +292,7 @@ def request_profile(f: FileUsage, direction: Direction) -> tuple[str, list[Quant
         )
         n += other
     if f.common_size and f.common_count >= 0.5 * n:
-        text += f" of mostly {_b(f.common_size)}"
+        text += f" of mostly {request_bytes(f.common_size)}"
         values.append(exact(f.common_size, "bytes"))
     elif moved > 0:
         # STDIO keeps no access-size table: the mean request is what the counters give

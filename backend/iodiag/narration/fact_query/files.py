@@ -12,6 +12,7 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
+from iodiag.core.units import request_bytes
 from iodiag.narration.fact_query.common import (
     FS_NAMES,
     SMALL_REQUEST,
@@ -151,7 +152,7 @@ def chunk_size(report: Report, q: Query) -> Out:
     if f.common_size:
         size = f.common_size
         whose = "its" if len(same) == 1 or q.target else f"`{f.path.rsplit('/', 1)[-1]}`'s"
-        text += f"; {whose} requests are mostly {_b(size)} ({f.common_count:,} of them)"
+        text += f"; {whose} requests are mostly {request_bytes(size)} ({f.common_count:,} of them)"
         values += [exact(size, "bytes"), exact(f.common_count, "bare")]
         if size % chunk == 0:
             text += f", {size // chunk:,} chunk(s) each"
@@ -364,8 +365,10 @@ def request_size(report: Report, q: Query) -> Out:
             noun = {"write": "writes", "read": "reads"}.get(q.direction, "requests")
             if f.calls.reads and f.calls.writes:  # Darshan's sizes count reads and writes together
                 n, noun = f.calls.reads + f.calls.writes, "reads and writes"
-            head = f"The most common request size on `{f.path}` was {_b(f.common_size)} ({f.common_count:,}"
-            head += f" of its {n:,} {noun})" if n >= f.common_count else " requests)"
+            head = (
+                f"The most common request size on `{f.path}` was {request_bytes(f.common_size)}, in {f.common_count:,}"
+            )
+            head += f" of its {n:,} {noun}" if n >= f.common_count else " requests"
             body = text.replace(f"On `{f.path}`, ", "", 1)
             more, more_values = _access_kind(f, q)
             if more:
@@ -465,7 +468,7 @@ def _group_request_size(report: Report, q: Query) -> Out:
     if g.common_size:
         # Darshan's own most common size (ACCESS1-4 over the files), beside the mean the bytes give
         requests = g.calls.reads + g.calls.writes
-        common = f"{_b(g.common_size)} ({g.common_count:,} of {requests:,} requests)"
+        common = f"{request_bytes(g.common_size)}, in {g.common_count:,} of {requests:,} requests"
         values += [exact(g.common_size, "bytes"), exact(g.common_count, "bare"), exact(requests, "bare")]
         if re.search(r"\b(most common|commonest|most frequent|usual|typical|mostly|dominant)\b", q.raw.lower()):
             text = f"The most common request size on the {g.files:,} `{g.pattern}` files was {common}; " + lower_first(
@@ -839,7 +842,7 @@ def alignment(report: Report, q: Query) -> Out:
     values = [exact(bad, "bare"), exact(n, "bare"), exact(bad / n * 100, "percent")]
     values += [exact(align, "bytes")] if align else []
     if f is not None and f.common_size:
-        text += f"; most requests were {_b(f.common_size)}"
+        text += f"; most requests were {request_bytes(f.common_size)}"
         values.append(exact(f.common_size, "bytes"))
     if f is not None and f.stripe_size:
         text += f", and its stripe size is {_b(f.stripe_size)}"

@@ -12,6 +12,7 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
+from iodiag.core.units import request_bytes
 from iodiag.narration.fact_query.common import (
     Out,
     bytes_moved,
@@ -233,7 +234,7 @@ def _rank_bytes_spread(report: Report, q: Query) -> Out:
         size = _shared_request_size(report, q)
         if size is not None:
             # "... and in what size?": the shared files' most common request size, which Darshan keeps per file
-            lead = lead.rstrip()[:-1] + f", in requests of mostly {_b(size)}. "
+            lead = lead.rstrip()[:-1] + f", in requests of mostly {request_bytes(size)}. "
             values.append(exact(size, "bytes"))
         text = (
             lead
@@ -468,7 +469,7 @@ def _per_rank_families(
         g = fams[0]
         calls = by_direction(q.direction, g.calls.reads, g.calls.writes, g.calls.reads + g.calls.writes)
         if g.common_size:
-            out += f" in requests of mostly {_b(g.common_size)}"
+            out += f" in requests of mostly {request_bytes(g.common_size)}"
             values.append(exact(g.common_size, "bytes"))
         elif calls:
             out += f" in {calls // ranks:,} requests of {_b(moved(g) / calls)} on average"
