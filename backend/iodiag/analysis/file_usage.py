@@ -187,6 +187,7 @@ def _busiest_files(ctx: Context, n: int) -> tuple[list[FileUsage], int]:
                 stripe_size=size,
                 osts=osts,
                 **_requests(ctx, r.layers[i], rid),
+                **_windows(ctx, r.layers[i], rid),
             )
         )
     # The standard streams (<STDOUT>, <STDERR>) are records, not files: "how many files?" leaves them out.
@@ -287,6 +288,31 @@ def _requests(ctx: Context, layer: str, rid: int) -> dict[str, int | None]:
             for kind in ("INDEP", "COLL")
         }
         out.update(independent=total["INDEP"], collective=total["COLL"])
+    return out
+
+
+_TIMESTAMP_PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO", "DFS": "DFS", "DAOS": "DAOS"}
+
+
+def _windows(ctx: Context, layer: str, rid: int) -> dict[str, float]:
+    """When a file was read and written: the first start and last end Darshan timestamped over its records, in
+    seconds from the job's start. A timestamp outside the run (a corrupt or missing one) is left out."""
+    prefix = _TIMESTAMP_PREFIX.get(layer)
+    table = ctx.records(layer) if prefix and ctx.profile.has(layer) else None
+    if prefix is None or table is None or not len(table):
+        return {}
+    mine = table.where(table.isin("id", [rid]))
+    limit = ctx.meta.runtime_s * 1.01 + 1.0 if ctx.meta.runtime_s > 0 else np.inf
+    out: dict[str, float] = {}
+    for op in ("READ", "WRITE"):
+        start, end = f"{prefix}_F_{op}_START_TIMESTAMP", f"{prefix}_F_{op}_END_TIMESTAMP"
+        if start not in mine or end not in mine:
+            continue
+        s, e = mine.num(start).astype(float), mine.num(end).astype(float)
+        ok = np.isfinite(s) & np.isfinite(e) & (s > 0) & (e >= s) & (e <= limit)
+        if ok.any():
+            out[f"{op.lower()}_start_s"] = float(s[ok].min())
+            out[f"{op.lower()}_end_s"] = float(e[ok].max())
     return out
 
 

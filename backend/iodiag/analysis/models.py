@@ -481,6 +481,12 @@ class FileUsage(_Model):
     stripe_count: int | None = Field(default=None, description="its Lustre stripe count, where the log has it")
     stripe_size: int | None = None
     osts: list[int] = Field(default_factory=list, description="the Lustre OSTs it is striped over (at most 64)")
+    read_start_s: float | None = Field(
+        default=None, description="seconds from the job's start to its first read's start (any rank), at ``layer``"
+    )
+    read_end_s: float | None = Field(default=None, description="seconds from the job's start to its last read's end")
+    write_start_s: float | None = Field(default=None, description="the same for its first write")
+    write_end_s: float | None = Field(default=None, description="the same for its last write")
     common_size: int | None = Field(
         default=None, description="its most common request size at ``layer`` (Darshan's ACCESS1..4), where kept"
     )

@@ -130,7 +130,12 @@ def screen(
     ranks_ok = max(1, min(int(nprocs), MAX_RANKS))
     if "rank" in table:
         rank = np.asarray(table["rank"]).astype(np.int64, copy=False)
-        fail((rank < -1) | (rank >= ranks_ok), f"with a rank out of range (outside -1..{ranks_ok - 1})")
+        stray = (rank < -1) | (rank >= ranks_ok)
+        if stray.any():
+            # The stray ranks themselves (a few): "rank 1048576 in a 2,048-rank job" is what a reader checks
+            seen = sorted({int(x) for x in rank[stray].tolist()})
+            shown = ", ".join(str(x) for x in seen[:3]) + (f" and {len(seen) - 3:,} more" if len(seen) > 3 else "")
+            fail(stray, f"with a rank out of range ({shown}; outside -1..{ranks_ok - 1})")
     if module in NAMED_MODULES and "id" in table and names:
         known = np.fromiter((int(k) for k in names), dtype=np.uint64, count=len(names))
         ids = np.asarray(table["id"]).astype(np.uint64, copy=False)

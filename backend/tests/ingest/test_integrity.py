@@ -91,7 +91,7 @@ def test_each_rule_leaves_out_what_no_run_can_write() -> None:
     assert kept["POSIX_BYTES_READ"].tolist() == [10, -1]
     assert out.dropped == 4 and out.records == 6
     assert out.reasons == {
-        "with a rank out of range (outside -1..3)": 1,
+        "with a rank out of range (9; outside -1..3)": 1,
         "with an id missing from the name table": 1,
         "with a negative byte or operation count": 1,
         "with a timer that is not a number": 1,

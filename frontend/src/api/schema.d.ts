@@ -1283,6 +1283,16 @@ export interface components {
              */
             ranks: number;
             /**
+             * Read End S
+             * @description seconds from the job's start to its last read's end
+             */
+            read_end_s?: number | null;
+            /**
+             * Read Start S
+             * @description seconds from the job's start to its first read's start (any rank), at ``layer``
+             */
+            read_start_s?: number | null;
+            /**
              * Read Time S
              * @description of io_time_s, the read calls', summed over ranks
              * @default 0
@@ -1310,6 +1320,16 @@ export interface components {
             stripe_count?: number | null;
             /** Stripe Size */
             stripe_size?: number | null;
+            /**
+             * Write End S
+             * @description the same for its last write
+             */
+            write_end_s?: number | null;
+            /**
+             * Write Start S
+             * @description the same for its first write
+             */
+            write_start_s?: number | null;
             /**
              * Write Time S
              * @description of io_time_s, the write calls', summed over ranks

@@ -924,6 +924,54 @@ def file_share(report: Report, q: Query) -> Out:
     return text, values, files, ranks
 
 
+def file_when(report: Report, q: Query) -> Out:
+    """ "When was restart.h5 written?": the first start and last end Darshan timestamped for the file's reads and
+    writes, in seconds from the job's start, beside the run's length."""
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
+    if f is None:
+        return None
+    spans = [
+        (verb, a, b)
+        for verb, a, b, op in (
+            ("written", f.write_start_s, f.write_end_s, "write"),
+            ("read", f.read_start_s, f.read_end_s, "read"),
+        )
+        if a is not None and b is not None and q.direction in (op, "both")
+    ]
+    who = (
+        f"rank {f.only_rank}"
+        if f.only_rank is not None
+        else "its one rank"
+        if f.ranks == 1
+        else f"its {f.ranks:,} ranks"
+    )
+    if not spans:
+        asked = {"write": "writes", "read": "reads"}.get(q.direction, "reads or writes")
+        return (
+            f"Darshan kept no timestamps for {asked} of `{f.path}`: it had none at {f.layer}.",
+            [],
+            [f.path],
+            [],
+        )
+    values: list[Quantity] = []
+    said = []
+    for verb, a, b in spans:
+        said.append(f"{verb} from {_at(a)} to {_at(b)} after the job started")
+        values += [exact(a, "seconds"), exact(b, "seconds")]
+    text = f"`{f.path}` was " + ", and ".join(said)
+    s = report.io_share
+    if s is not None and s.runtime_s > 0:
+        text += f", in a {_at(s.runtime_s)} run"
+        values.append(exact(s.runtime_s, "seconds"))
+    text += f" (first start to last end over {who}, counted at {f.layer})."
+    return text, values, [f.path], [f.only_rank] if f.only_rank is not None else []
+
+
+def _at(t: float) -> str:
+    """A moment in the run to the hundredth of a second, with minutes beside long ones: "381.64 s (6.4 min)"."""
+    return f"{t:,.2f} s" + (f" ({_s(t)})" if t >= 120 else "")
+
+
 def file_slowest(report: Report, q: Query) -> Out:
     f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None or f.slowest_s is None:
@@ -1761,12 +1809,16 @@ def not_recorded(report: Report, q: Query) -> Out:
         q = q.model_copy(update={"target": "whether the job was killed or exited cleanly (its exit status)"})
     # "Can the log tell me how much memory it used?" is a yes/no question: no first.
     whether = re.match(r"^\s*(can|could|does|do|did|is|was|will|would)\b", q.raw.lower())
-    return (
+    text = (
         f"{'No: the' if whether else 'The'} log does not record {q.target or 'that'}: Darshan keeps I/O counters "
         "per file and rank (and, with DXT, each read and write with its host), not the job's hosts without DXT, "
         "memory, processors, page cache, exit status or network (MPI communication is counted only by the "
-        "optional APMPI module).",
-        [],
-        [],
-        [],
+        "optional APMPI module)."
     )
+    values: list[Quantity] = []
+    if re.match(r"host|node|which (compute )?node|compute node|how many nodes|number of nodes", asked):
+        # What the header does hold: the process count, from which nodes follow only with the ranks per node
+        n = report.job.nprocs
+        text += f" It records the job's {n:,} process(es) (MPI ranks); the nodes are those divided by ranks per node."
+        values.append(exact(n, "bare"))
+    return text, values, [], []

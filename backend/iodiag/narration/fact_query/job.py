@@ -924,6 +924,8 @@ def io_share(report: Report, q: Query) -> Out:
     s = report.io_share
     if s is None:
         return None
+    if q.direction in ("read", "write") and s.runtime_s > 0:
+        return _direction_share(report, s, q.direction)
     return (
         f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
         f"({_s(s.slowest_rank_io_s)}); "
@@ -937,6 +939,37 @@ def io_share(report: Report, q: Query) -> Out:
         [],
         [],
     )
+
+
+def _direction_share(report: Report, s: IOShare, direction: str) -> Out:
+    """ "What fraction of the run was spent writing?": that direction's time on the average rank against the run,
+    with the rank that spent the most in it where ranks differ."""
+    reading = direction == "read"
+    total = s.read_s if reading else s.write_s
+    n = max(report.job.nprocs, 1)
+    mean = total / n
+    verb = "Reading" if reading else "Writing"
+    values = [exact(mean / s.runtime_s * 100, "percent"), exact(s.runtime_s, "seconds"), exact(mean, "seconds")]
+    if n == 1:
+        text = f"{verb} took {percent(mean / s.runtime_s)} of the {_s(s.runtime_s)} run ({_s(mean)})"
+    else:
+        text = (
+            f"{verb} took {percent(mean / s.runtime_s)} of the {_s(s.runtime_s)} run on the average rank "
+            f"({_s(mean)}; {_s(total)} summed over the {n:,} ranks)"
+        )
+        values.append(exact(total, "seconds"))
+        # Ranks' own records only compare where no shared record hides each rank's part of a file
+        rows = report.rank_table.ranks if not report.rank_table.shared_files else []
+        top = max(rows, key=lambda r: (r.read_s if reading else r.write_s, -r.rank)) if rows else None
+        most = (top.read_s if reading else top.write_s) if top is not None else 0.0
+        if top is not None and most > 1.05 * mean:
+            text += f"; rank {top.rank} spent the most in it, {_s(most)} ({percent(most / s.runtime_s)} of the run)"
+            values += [exact(most, "seconds"), exact(most / s.runtime_s * 100, "percent")]
+    other = s.write_s if reading else s.read_s
+    if other > 0:
+        text += f"; {'writing' if reading else 'reading'} took {_s(other / n)}" + (" per rank" if n > 1 else "")
+        values.append(exact(other / n, "seconds"))
+    return text + ".", values, [], []
 
 
 def time_split(report: Report, q: Query) -> Out:
@@ -1297,7 +1330,10 @@ def completeness(report: Report, q: Query) -> Out:
         for f in corrupt:
             ev = {m.name: m.value for m in f.evidence}
             bad, kept_n = int(ev.get("corrupt_records", 0)), int(ev.get("records_kept", 0))
-            parts.append(f"{bad:,} of {bad + kept_n:,} {ev.get('module', '')} records")
+            # Why, as the card says it: "(2 with a rank out of range (2048, 1048576; outside -1..2047))"
+            head = f.message.split(". ", 1)[0]
+            why = head[head.index("left out (") + len("left out ") :] if "left out (" in head else ""
+            parts.append(f"{bad:,} of {bad + kept_n:,} {ev.get('module', '')} records" + (f" {why}" if why else ""))
         lead = (
             f"{corrupt[0].title} (D04): " + ", ".join(parts[:-1]) + f" and {parts[-1]} are corrupt and were left out."
         )

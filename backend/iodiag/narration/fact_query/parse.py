@@ -589,7 +589,9 @@ def _parse(question: str) -> Query | None:
     if (
         yes_no
         and re.search(
-            r"\b(write|wrote|written)\b.*\b(anything|any (data|bytes))\b|\bany (data|bytes)\b.*\bwritten\b", q
+            r"\b(write|wrote|written)\b.*\b(anything|any (data|bytes|output( files?)?|files?|results?))\b"
+            r"|\bany (data|bytes|output)\b.*\bwritten\b",
+            q,
         )
         and not NAMED.search(question)
         and not RANK.search(q)  # "did rank 5 write anything?" is the rank's
@@ -807,6 +809,18 @@ def _parse(question: str) -> Query | None:
         return Query(
             metric="file_ranks", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
         )
+    if (
+        named_file
+        and re.search(
+            r"^(when|at what (point|time)|during (which|what)|(in )?(which|what) (part|stage|phase|point))\b"
+            r"|\bwhen (in the run |during the run )?(did|was|were)\b|\b(start\w*|finish\w*|end\w*|begin\w*|began)\b.*"
+            r"\b(relative|into the run|since|from the (job'?s? )?start)\b",
+            q,
+        )
+        and not re.search(r"\bhow (long|much|many)\b", q)
+    ):
+        # "when did the writes to ocean.nc start and finish?": the file's first and last timestamped request
+        return Query(metric="file_when", target=named_file.group(1), direction=_direction(q), raw=question)
     if named_file and (
         re.search(r"\b(which|what) (rank|process)\w*\b.*\b(slow\w*|longest|most time|straggl\w*|lagg\w*)\b", q)
         or re.search(r"\b(fastest|slowest) (and|&|or|vs\.?) (fastest|slowest)\b", q)
@@ -868,6 +882,11 @@ def _parse(question: str) -> Query | None:
         and re.search(r"\b(which|what) (rank|process)\w*\b.*\b(most|longest|slowest|busiest|straggl\w*|lagg\w*)\b", q)
         and not re.search(r"\b(which|what) (ranks|processes)\b.*\b(straggl\w*|lagg\w*|slow (ones|ranks))\b", q)
     ):
+        if re.search(r"\b(wrote|writ\w*|read\w*|bytes|data|moved|volume)\b", q) and not re.search(
+            r"\b(time|long\w*|slow\w*|busiest|straggl\w*|lagg\w*|seconds)\b", q
+        ):
+            # "which rank wrote the most?": by the bytes it moved, not its time
+            return Query(metric="busiest_rank", data=True, direction=_direction(q), raw=question)
         return Query(metric="busiest_rank")  # "which rank spent the most time in I/O, and how long?"
     if (
         named_file
@@ -1028,7 +1047,7 @@ def _parse(question: str) -> Query | None:
     ) and not re.search(r"\bhow (much|many bytes)\b|\b(bytes|data|volume|gib|gb|mib|mb)\b", q):
         return Query(metric="write_vs_read")
     if re.search(
-        r"\b(which|what)\b.*\bfiles?\b.*\b(most|longest|slowest|hotspot|hot spot|bottleneck)\b"
+        r"\b(which|what)\b.*\bfiles?\b.*\b(most|longest|slowest|hotspot|hot spot|bottleneck|dominat\w*)\b"
         r"|\b(hotspot|hot spot|busiest file|slowest file)\b",
         q,
     ) and not re.search(r"\bosts?\b|\b(data|bytes|volume|gb|gib|mb|mib)\b", q):
@@ -1185,6 +1204,9 @@ def _parse(question: str) -> Query | None:
         and not (re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b", q))
     ):
         return Query(metric="file_usage", target=named.group(1), direction=_direction(q), raw=question)
+    if re.search(r"\bhow many (\w+ )?files\b", q) and not named:
+        # "how many files had data written to them?": a count of files, not the bytes in them
+        return Query(metric="files", direction=_direction(q), raw=question)
     if re.search(
         r"\b(bytes|volume|data|amount)\b.*\b(read|writ\w*|wrote)\b|\b(read|writ\w*|wrote)\b.*\b(bytes|volume)\b", q
     ):
@@ -1264,6 +1286,13 @@ def _parse(question: str) -> Query | None:
     if re.search(r"\bhow many\b.*\bfiles\b", q):
         # records are not files
         return None if iface else Query(metric="files", direction=_direction(q), raw=question)
+    if re.search(
+        r"(\b(fraction|share|percent\w*|proportion)\b|%).*\b(run ?time|run|job|wall ?time)\b"
+        r"|\bhow much of the (run ?time|run|job|wall ?time)\b",
+        q,
+    ) and _direction(q) in ("read", "write"):
+        # "what fraction of the runtime was spent writing?": that direction's time against the run
+        return Query(metric="io_share", direction=_direction(q))
     if re.search(
         r"\b(fraction|share|percent\w*|%|proportion)\b.*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
     ):

@@ -48,6 +48,7 @@ Metric = Literal[
     "interface_files",
     "calls",
     "file_slowest",
+    "file_when",
     "rank_spread",
     "busiest_rank",
     "job_info",

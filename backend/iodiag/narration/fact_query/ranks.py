@@ -345,7 +345,67 @@ def ranks_with_io(report: Report, q: Query) -> Out:
     )
 
 
+def _most_bytes_rank(report: Report, q: Query) -> Out:
+    """ "Which rank wrote the most?": by bytes. Ranks' own records give each rank's bytes; a shared (reduced)
+    record keeps only its slowest rank's bytes, which lead where they exceed every rank's own."""
+    t = report.rank_table
+    reading, writing = q.direction == "read", q.direction == "write"
+    verb = "read" if reading else "wrote" if writing else "moved"
+
+    def mine(r: RankUsage) -> int:
+        return r.bytes_read if reading else r.bytes_written if writing else r.bytes_read + r.bytes_written
+
+    own = max(t.ranks, key=lambda r: (mine(r), -r.rank)) if t.ranks else None
+    # "at the POSIX level": the rank POSIX kept beneath a file counted at MPI-IO (the aggregator that wrote it)
+    posix = bool(re.search(r"\bposix\b", q.raw.lower()))
+    kept = [
+        (k, f)
+        for f in report.top_files
+        for k in [f.posix_slowest if posix and f.posix_slowest is not None else f.kept_slowest]
+        if k is not None
+        and k.bytes
+        and (f.bytes_written if writing else f.bytes_read if reading else f.bytes_read + f.bytes_written)
+    ]
+    top = max(kept, key=lambda k: (k[0].bytes or 0, -k[0].rank)) if kept else None
+    if top is not None and (own is None or (top[0].bytes or 0) > mine(own)):
+        k, f = top
+        whole = f.bytes_read + f.bytes_written
+        text = (
+            f"Rank {k.rank}, as far as the log shows: Darshan kept it as the slowest rank of the shared "
+            f"`{f.path}`, with {_b(k.bytes or 0)} of the file's {_b(whole)} ({percent((k.bytes or 0) / whole)}) in "
+            f"{_s(k.seconds)}; the shared record keeps no other rank's share"
+        )
+        values = [exact(k.bytes or 0, "bytes"), exact(whole, "bytes"), exact(k.seconds, "seconds")]
+        fast = None if k is f.posix_slowest else f.kept_fastest  # the same layer's pair only
+        if fast is not None and fast.bytes is not None and fast.rank != k.rank:
+            text += f" but its fastest, rank {fast.rank}, at {_b(fast.bytes)}"
+            values.append(exact(fast.bytes, "bytes"))
+        return text + ".", values, [f.path], [k.rank]
+    if own is None or mine(own) <= 0:
+        return None
+    total = sum(mine(r) for r in t.ranks)
+    n = len(t.ranks)
+    low = min(mine(r) for r in t.ranks)
+    if n > 1 and mine(own) <= 1.01 * low:
+        text = f"No rank stands out: each of the {n:,} ranks with records of their own {verb} {_b(mine(own))}"
+        values = [exact(mine(own), "bytes")]
+    else:
+        text = (
+            f"Rank {own.rank} {verb} the most: {_b(mine(own))}, {percent(mine(own) / total)} of the {_b(total)} the "
+            f"{n:,} ranks with records of their own {verb} (an even share would be {_b(total / n)})"
+        )
+        values = [exact(mine(own), "bytes"), exact(total, "bytes"), exact(total / n, "bytes")]
+    if t.shared_files:
+        text += f"; {t.shared_files:,} shared file(s) ({_b(t.shared_bytes)}) keep no per-rank split"
+        values.append(exact(t.shared_bytes, "bytes"))
+    return text + ".", values, [], [own.rank]
+
+
 def busiest_rank(report: Report, q: Query) -> Out:
+    if q.data:
+        moved = _most_bytes_rank(report, q)
+        if moved is not None:
+            return moved
     s = report.io_share
     if s is None or s.slowest_rank is None:
         return None

@@ -1,0 +1,94 @@
+"""Questions the blind set sealed29 showed were answered with the wrong fact or none (issue 28): when a file was
+read or written, the share of the run spent reading or writing, which rank moved the most bytes, how many files
+had data, what the log says about nodes and what made records corrupt. The scenario is built by construction,
+so every number is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from iodiag.narration.service import Narrator
+from tests.narration.test_narration_support import scenario_report
+
+_JOB = """name: phases
+description: built for a test
+job:
+  nprocs: 4
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+    - {path: /, fs: ext4}
+files:
+  - {path: /lus/scratch/run/out.nc, lustre: {stripe_size: 1MiB, stripe_count: 4}}
+program:
+  - {ranks: "0", file: /lus/scratch/run/input.dat, op: read, count: 20, size: 1MiB, seconds_per_op: 0.1}
+  - {ranks: all, file: /lus/scratch/run/out.nc, op: write, count: 8, size: 1MiB, layout: segmented,
+     seconds_per_op: 0.05, compute: 30.0}
+  - {ranks: "2", file: /lus/scratch/run/extra.2.dat, op: write, count: 40, size: 1MiB, seconds_per_op: 0.01}
+  - {ranks: all, file: "/lus/scratch/run/conf/t{rank}.dat", op: open_stat, count: 2}
+"""
+
+
+@pytest.fixture(scope="module")
+def spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("when") / "phases.yaml"
+    path.write_text(_JOB)
+    return path
+
+
+def _first(spec: Path, question: str) -> str:
+    return Narrator().template_answer(scenario_report(spec), question).text.split("\n", 1)[0]
+
+
+def test_when_a_file_was_read_and_written_comes_from_its_timestamps(spec: Path) -> None:
+    rep = scenario_report(spec)
+    inp = next(f for f in rep.top_files if f.path.endswith("input.dat"))
+    out = next(f for f in rep.top_files if f.path.endswith("out.nc"))
+    assert inp.read_start_s is not None and inp.read_end_s is not None and inp.write_start_s is None
+    assert out.write_start_s is not None and out.write_end_s is not None
+    # The input is read before the 30 s of computation, the output written after it
+    assert inp.read_end_s < out.write_start_s and out.write_start_s - inp.read_end_s >= 29.0
+    text = _first(spec, "When did the writes to out.nc start and finish?")
+    assert text.startswith(f"`/lus/scratch/run/out.nc` was written from {out.write_start_s:,.2f} s to "), text
+    assert f"{out.write_end_s:,.2f} s" in text and "after the job started" in text
+    read = _first(spec, "when was input.dat read?")
+    assert read.startswith(f"`/lus/scratch/run/input.dat` was read from {inp.read_start_s:,.2f} s"), read
+    assert "over rank 0" in read
+    # Asked about the reads of a file only written: no timestamps of that kind, said so
+    none = _first(spec, "when was out.nc read?")
+    assert none.startswith("Darshan kept no timestamps for reads of `/lus/scratch/run/out.nc`"), none
+
+
+def test_the_share_of_the_run_spent_writing_is_that_directions_time(spec: Path) -> None:
+    rep = scenario_report(spec)
+    s = rep.io_share
+    assert s is not None
+    text = _first(spec, "what fraction of the runtime was spent writing?")
+    share = s.write_s / 4 / s.runtime_s
+    assert text.startswith(f"Writing took {share:.0%} of the 34.00 s run on the average rank ("), text
+    assert f"{s.write_s:.2f} s summed over the 4 ranks" in text, text
+    # A shared file hides each rank's part of it: no rank is named as the one that wrote longest
+    assert "spent the most in it" not in text, text
+    reading = _first(spec, "how much of the run time went to reading?")
+    assert reading.startswith("Reading took "), reading
+
+
+def test_which_rank_wrote_the_most_is_answered_by_bytes(spec: Path) -> None:
+    text = _first(spec, "which rank wrote the most?")
+    # Rank 2 wrote 40 MiB of its own beside everyone's part of the shared file
+    assert text.startswith("Rank 2 wrote the most: 40 MiB"), text
+    by_time = _first(spec, "which rank spent the most time in I/O?")
+    assert "spent the most time in I/O" in by_time, by_time
+
+
+def test_how_many_files_had_data_counts_files_not_bytes(spec: Path) -> None:
+    text = _first(spec, "how many files had data written to them?")
+    assert text.startswith("The job wrote ") and "to 2 file(s) (of " in text, text
+
+
+def test_nodes_are_not_recorded_but_the_processes_are(spec: Path) -> None:
+    text = Narrator().template_answer(scenario_report(spec), "How many compute nodes did this job use?").text
+    assert text.startswith("The log does not record compute nodes"), text
+    assert "It records the job's 4 process(es) (MPI ranks)" in text, text
