@@ -92,3 +92,35 @@ def test_nodes_are_not_recorded_but_the_processes_are(spec: Path) -> None:
     text = Narrator().template_answer(scenario_report(spec), "How many compute nodes did this job use?").text
     assert text.startswith("The log does not record compute nodes"), text
     assert "It records the job's 4 process(es) (MPI ranks)" in text, text
+
+
+def test_whether_a_rank_wrote_more_data_is_its_bytes_not_its_time(spec: Path) -> None:
+    # Rank 2 wrote its own 40 MiB file; the others wrote nothing of their own
+    text = _first(spec, "Did rank 2 write more data than the other ranks?")
+    assert text.startswith("Yes: rank 2 wrote 40 MiB through its own records"), text
+    same = _first(spec, "Did rank 1 write more data than the other ranks?")
+    assert same.startswith("No: rank 1 wrote"), same
+
+
+def test_whether_mpiio_combined_requests_compares_the_two_layers() -> None:
+    from iodiag.core.settings import REPO_ROOT
+
+    scenarios = REPO_ROOT / "evals" / "scenarios"
+    q = "Did MPI-IO combine the small writes into bigger file-system requests?"
+    coll = Narrator().template_answer(scenario_report(scenarios / "mpiio-aggregators-fewer-than-nodes.yaml"), q)
+    assert coll.text.startswith("Yes: the 128 MPI-IO writes of 4 MiB are collective"), coll.text
+    indep = Narrator().template_answer(
+        scenario_report(scenarios / "mpiio-independent-writes-just-over-threshold.yaml"), q
+    )
+    assert indep.text.startswith("No: the ") and "reached the file system as" in indep.text, indep.text
+
+
+def test_random_or_sequential_names_the_kind_not_yes() -> None:
+    from iodiag.core.settings import REPO_ROOT
+
+    rep = scenario_report(
+        REPO_ROOT / "evals" / "scenarios" / "lustre-random-small-writes-own-regions-no-lock-contention.yaml"
+    )
+    text = Narrator().template_answer(rep, "are the writes random or sequential?").text
+    assert text.split(":", 1)[0] in ("Random", "Sequential") or text.startswith("Mixed"), text
+    assert not text.startswith(("Yes", "No")), text

@@ -102,7 +102,16 @@ def sequential(report: Report, q: Query) -> Out:
         return None
     mostly = consec >= 0.8 * n
     back = n - seq
-    if q.missing:  # "is it read randomly?": yes when a fifth or more of the requests go back in the file
+    if re.search(r"\b(random\w*|sequential\w*)\b.*\bor\b.*\b(random\w*|sequential\w*)\b", q.raw.lower()):
+        # "random or sequential?" asks which, not whether: the kind leads
+        word = (
+            "Sequential: "
+            if mostly or back < 0.2 * n
+            else "Random: "
+            if seq < 0.5 * n
+            else "Mixed, about half sequential and half going back in the file: "
+        )
+    elif q.missing:  # "is it read randomly?": yes when a fifth or more of the requests go back in the file
         word = ("Yes: " if back >= 0.2 * n else "No: ") if q.yes_no else ""
     else:
         word = ("Yes: " if mostly else "No: ") if q.yes_no else ""

@@ -1227,6 +1227,7 @@ def layer_sizes(report: Report, q: Query) -> Out:
         return None
     app = next((lay for lay in cl.job_layers if lay.layer in ("PnetCDF", "HDF5")), None)
     parts, values = [], []
+    combined: list[bool] = []  # per direction: did fewer, larger requests reach POSIX?
     for verb, up, down, coll in (
         ("write", mpi.writes, posix.writes, mpi.collective_writes),
         ("read", mpi.reads, posix.reads, mpi.collective_reads),
@@ -1235,6 +1236,7 @@ def layer_sizes(report: Report, q: Query) -> Out:
             continue
         size_up = up.typical_bytes or up.mean_bytes
         size_down = down.typical_bytes or down.mean_bytes
+        combined.append(size_down >= 1.5 * size_up and down.ops < up.ops)
         above = f"{up.ops:,} MPI-IO {verb}s of {_b(size_up)}" + (f" (from {app.layer})" if app else "")
         below = f"{down.ops:,} POSIX {verb}s of {'mostly ' if down.typical_bytes else ''}{_b(size_down)}"
         values += [exact(up.ops, "bare"), exact(size_up, "bytes"), exact(down.ops, "bare"), exact(size_down, "bytes")]
@@ -1254,6 +1256,9 @@ def layer_sizes(report: Report, q: Query) -> Out:
             parts.append(f"the {above} reached the file system as {below}")
     if not parts:
         return None
+    if q.yes_no:
+        # "Did MPI-IO combine the small writes into bigger requests?": yes where fewer, larger calls reached POSIX
+        return ("Yes: " if combined[0] else "No: ") + "; and ".join(parts) + ".", values, [], []
     text = "Because " + "; and ".join(parts) + "."
     return text, values, [], []
 

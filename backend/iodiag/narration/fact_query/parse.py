@@ -632,6 +632,13 @@ def _parse(question: str) -> Query | None:
         # "why are the posix writes 16 MiB when pnetcdf writes 8 MiB?": what MPI-IO did to the requests
         return Query(metric="layer_sizes", direction=_direction(q), raw=question)
     if (
+        re.search(r"\b(combin\w*|merg\w*|aggregat\w*|coalesc\w*|gather\w*)\b", q)
+        and re.search(r"\b(mpi-?io|romio|collective buffer\w*|two-phase)\b", q)
+        and re.search(r"\b(bigger|larger|fewer|big|large)\b", q)
+    ):
+        # "did MPI-IO combine the small writes into bigger file-system requests?": the two layers' sizes
+        return Query(metric="layer_sizes", direction=_direction(q), yes_no=bool(YES_NO.match(q)), raw=question)
+    if (
         re.search(r"\bmpi[- ]?io\b", q)
         and re.search(r"\bposix\b", q)
         and re.search(
@@ -876,6 +883,15 @@ def _parse(question: str) -> Query | None:
             "read" if re.search(r"\b(f?read\w*)\b", q) else "write" if re.search(r"\bf?writ", q) else "both"
         )
         return Query(metric="request_size", target=named_file.group(1), direction=way, raw=question)
+    if not rank and re.search(
+        r"\b(some|any|certain|a few|the) (ranks|processes)\b.*\b(more|less) (data|bytes)\b"
+        r"|\b(some|any|certain) (ranks|processes) (wr[io]te|read|move[d]?) more\b",
+        q,
+    ):
+        # "did some ranks write more data than others?": the ranks' bytes, least to most
+        return Query(
+            metric="rank_spread", data=True, yes_no=bool(YES_NO.match(q)), direction=_direction(q), raw=question
+        )
     if (
         not rank
         and not named_file

@@ -545,7 +545,12 @@ def rank_spread(report: Report, q: Query) -> Out:
 
     t = report.rank_table
     if q.data:
-        return _rank_bytes_spread(report, q)
+        out = _rank_bytes_spread(report, q)
+        if out is not None and q.yes_no:
+            # "Did some ranks write more data than others?": no where every rank moved the same
+            even = out[0].startswith(("Each rank", "Rank "))
+            return ("No: " if even else "Yes: ") + lower_first(out[0]), *out[1:]
+        return out
     doing = {"write": "writing", "read": "reading"}.get(q.direction, "in I/O")
     note, nv = shared_note(report)
     times = sorted(seconds(u) for u in t.ranks)
@@ -604,8 +609,48 @@ def rank_spread(report: Report, q: Query) -> Out:
     return text, values + nv, [], []
 
 
+_MORE_DATA = re.compile(r"\bmore (data|bytes)\b|\b(wr[io]te|writes|read|reads|moved?|moves) more\b")
+
+
+def _rank_more_data(report: Report, q: Query, rank: int) -> Out:
+    """ "Did rank 2 write more data than the other ranks?": its bytes against the other ranks' own records (its
+    time is another question: a rank on a slow OST is slow with no more data than the rest)."""
+    rows = {r.rank: r for r in report.rank_table.ranks}
+    u = rows.get(rank)
+    if u is None or len(rows) < 2:
+        return None
+    raw = q.raw.lower()
+    writing = bool(re.search(r"\bwr[io]te|\bwrit", raw)) and not re.search(r"\bread", raw)
+    reading = bool(re.search(r"\bread", raw)) and not writing
+    verb = "read" if reading else "wrote" if writing else "moved"
+
+    def b(r: RankUsage) -> int:
+        return r.bytes_read if reading else r.bytes_written if writing else r.bytes_read + r.bytes_written
+
+    others = [b(r) for r in rows.values() if r.rank != rank]
+    med = statistics.median(others)
+    more = b(u) > 1.5 * med and b(u) - med >= 1 << 20
+    same = abs(b(u) - med) <= 0.01 * max(med, 1)
+    text = (
+        f"{'Yes' if more else 'No'}: rank {rank} {verb} {_b(b(u))} through its own records, "
+        + ("the same as" if same else "against")
+        + f" {_b(med)} for the median of the other {len(others):,} ranks"
+    )
+    values = [exact(b(u), "bytes"), exact(med, "bytes")]
+    if more and med > 0:
+        text += f" ({b(u) / med:.1f}x)"
+        values.append(exact(b(u) / med, "times"))
+    if report.rank_table.shared_files:
+        text += f"; {report.rank_table.shared_files:,} shared file(s) keep no per-rank split"
+    return text + ".", values, [], [rank]
+
+
 def slow_rank(report: Report, q: Query) -> Out:
     rank = int(q.target or 0)
+    if _MORE_DATA.search(q.raw.lower()):
+        by_bytes = _rank_more_data(report, q, rank)
+        if by_bytes is not None:
+            return by_bytes
     rows = report.rank_table.ranks
     s = report.io_share
     if (

@@ -234,13 +234,13 @@ CALL_NOUN = {
 
 FIX_ASK = (
     r"\b(fix|cheaper|improve|optimi[sz]e|tune|quicker|suggest\w*|recommend\w*|less time|ideas?|advice|tips?)\b"
-    r"|\bspeed\w* (it |this |that |them |things )?up\b"
+    r"|\bspeed\w* (it |this |that |them |things )?up\b|\b(be|get|got) sped up\b"
     r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to (do|change|try)\b"
     r"|\bhow should\b|\binstead\b|\bdifferently\b|\bwhat should (change|be changed|\w+ do)\b"
 )
 MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger)\b"
 WHY_SLOW = re.compile(
-    r"\b(why|slow\w*|crawl\w*|speed\w* up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time"
+    r"\b(why|slow\w*|crawl\w*|speed\w* up|sped up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time"
     r"|(spends?|takes?|taking|spending) (ages|forever)|what'?s (going on|happening|wrong)|what is (going on|happening)"
     r"|(cut|reduce|lower|trim)\b.*\b(overhead|time|cost))\b"
 )
