@@ -456,6 +456,15 @@ def busiest_rank(report: Report, q: Query) -> Out:
             on += f"; {cause.code} ({lower_first(cause.title)}) names {len(cause.ranks):,} ranks: {shown}"
             values.append(exact(len(cause.ranks), "bare"))
             ranks = list(cause.ranks)
+    if report.job.nprocs > 1 and s.slowest_rank_io_s <= 1.01 * s.mean_rank_io_s and not on:
+        # Every rank the same: naming one as "the slowest" would be a tie-break, not a finding
+        return (
+            f"No rank stands out: every rank spent about {_s(s.mean_rank_io_s)} in I/O (the busiest, rank "
+            f"{s.slowest_rank}, {_s(s.slowest_rank_io_s)}{run}).",
+            values,
+            paths,
+            [],
+        )
     return (
         f"Rank {s.slowest_rank} spent the most time in I/O: {_s(s.slowest_rank_io_s)}{run}, against "
         f"{_s(s.mean_rank_io_s)} for the average rank{median}{on}.",
