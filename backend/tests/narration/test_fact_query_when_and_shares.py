@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from iodiag.core.units import human_seconds
 from iodiag.narration.service import Narrator
 from tests.narration.test_narration_support import scenario_report
 
@@ -54,7 +55,8 @@ def test_when_a_file_was_read_and_written_comes_from_its_timestamps(spec: Path) 
     assert text.startswith(f"`/lus/scratch/run/out.nc` was written from {out.write_start_s:,.2f} s to "), text
     assert f"{out.write_end_s:,.2f} s" in text and "after the job started" in text
     read = _first(spec, "when was input.dat read?")
-    assert read.startswith(f"`/lus/scratch/run/input.dat` was read from {inp.read_start_s:,.2f} s"), read
+    # A moment under a second is said in its own unit, not as "0.00 s"
+    assert read.startswith(f"`/lus/scratch/run/input.dat` was read from {human_seconds(inp.read_start_s)} to "), read
     assert "over rank 0" in read
     # Asked about the reads of a file only written: no timestamps of that kind, said so
     none = _first(spec, "when was out.nc read?")
@@ -124,3 +126,38 @@ def test_random_or_sequential_names_the_kind_not_yes() -> None:
     text = Narrator().template_answer(rep, "are the writes random or sequential?").text
     assert text.split(":", 1)[0] in ("Random", "Sequential") or text.startswith("Mixed"), text
     assert not text.startswith(("Yes", "No")), text
+
+
+def test_when_the_job_ran_and_a_file_named_by_a_word(spec: Path) -> None:
+    rep = scenario_report(spec)
+    text = _first(spec, "when did the job start?")
+    assert text.startswith(f"The job started at {rep.job.start.strftime('%Y-%m-%d %H:%M:%S')} UTC and ended at "), text
+    extra = next(f for f in rep.top_files if f.path.endswith("extra.2.dat"))
+    loose = _first(spec, "when was the extra file written?")
+    assert loose.startswith(f"`/lus/scratch/run/extra.2.dat` was written from {extra.write_start_s:,.2f} s"), loose
+
+
+_FAMILY = """name: family
+description: built for a test
+job:
+  nprocs: 4
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+    - {path: /, fs: ext4}
+program:
+  - {ranks: all, file: "/lus/scratch/run/snap.{rank}.npz", op: read, count: 4, size: 1MiB, seconds_per_op: 0.2,
+     compute: 5.0}
+"""
+
+
+def test_when_a_family_of_files_was_read_names_the_first(tmp_path: Path) -> None:
+    path = tmp_path / "family.yaml"
+    path.write_text(_FAMILY)
+    rep = scenario_report(path)
+    starts = sorted((f.read_start_s or 0.0, f.path) for f in rep.top_files if f.path.endswith(".npz"))
+    end = max(f.read_end_s or 0.0 for f in rep.top_files if f.path.endswith(".npz"))
+    text = Narrator().template_answer(rep, "when was the first npz file read?").text.split("\n", 1)[0]
+    first = starts[0][1].rsplit("/", 1)[-1]
+    assert text.startswith("The `/lus/scratch/run/snap.#.npz` files were read from "), text
+    assert f"(`{first}` first) to {end:,.2f} s after the job started" in text, text

@@ -936,6 +936,8 @@ def file_share(report: Report, q: Query) -> Out:
 def file_when(report: Report, q: Query) -> Out:
     """ "When was restart.h5 written?": the first start and last end Darshan timestamped for the file's reads and
     writes, in seconds from the job's start, beside the run's length."""
+    if q.target is None:
+        return _group_when(report, q)
     f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return None
@@ -976,8 +978,41 @@ def file_when(report: Report, q: Query) -> Out:
     return text, values, [f.path], [f.only_rank] if f.only_rank is not None else []
 
 
+def _group_when(report: Report, q: Query) -> Out:
+    """When a family of files was read or written: the earliest start and the latest end over the members the
+    report lists, and which member came first."""
+    g = group_named(report, q.raw)
+    if g is None:
+        return None
+    rx = group_regex(g)
+    members = [f for f in report.top_files if rx.fullmatch(f.path)]
+    said, values = [], []
+    for verb, start, end, op in (
+        ("written", "write_start_s", "write_end_s", "write"),
+        ("read", "read_start_s", "read_end_s", "read"),
+    ):
+        timed = [(getattr(f, start), getattr(f, end), f) for f in members if getattr(f, start) is not None]
+        if not timed or q.direction not in (op, "both"):
+            continue
+        a, _, first = min(timed, key=lambda x: (x[0], x[2].path))
+        b = max(e for _, e, _ in timed)
+        said.append(f"{verb} from {_at(a)} (`{first.path.rsplit('/', 1)[-1]}` first) to {_at(b)} after the job started")
+        values += [exact(a, "seconds"), exact(b, "seconds")]
+    if not said:
+        return None
+    of = f"{len(members):,} of the {g.files:,}" if len(members) < g.files else f"the {g.files:,}"
+    text = f"The `{g.pattern}` files were " + ", and ".join(said)
+    s = report.io_share
+    if s is not None and s.runtime_s > 0:
+        text += f", in a {_at(s.runtime_s)} run"
+        values.append(exact(s.runtime_s, "seconds"))
+    return text + f" ({of} files the report times).", values, [], []
+
+
 def _at(t: float) -> str:
     """A moment in the run to the hundredth of a second, with minutes beside long ones: "381.64 s (6.4 min)"."""
+    if t < 1:
+        return _s(t)  # "4.2 ms": a sub-second moment in hundredths of a second reads as zero
     return f"{t:,.2f} s" + (f" ({_s(t)})" if t >= 120 else "")
 
 

@@ -157,6 +157,15 @@ def job_info(report: Report, q: Query) -> Out:
         return f"The log was written by {quote(exe)}, run on {j.nprocs:,} rank(s).", [exact(j.nprocs, "bare")], [], []
     if q.target == "version":
         return f"Darshan {j.darshan_version} wrote this log (log format {j.log_format}).", [], [], []
+    if q.target == "when":
+        # The header's times are whole seconds in UTC, as Darshan recorded them
+        start, end = j.start.strftime("%Y-%m-%d %H:%M:%S UTC"), j.end.strftime("%Y-%m-%d %H:%M:%S UTC")
+        return (
+            f"The job started at {start} and ended at {end}, a run of {_s(j.runtime_s)}.",
+            [exact(j.runtime_s, "seconds")],
+            [],
+            [],
+        )
     if q.target == "hints":
         # Darshan keeps the hints it wrote its own log with, not the ones the application passed to its files
         if not j.hints:

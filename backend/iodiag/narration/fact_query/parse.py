@@ -101,6 +101,13 @@ def _job_info_kind(q: str) -> str | None:
         return "modules"
     if re.search(r"\bdarshan (version|release)\b|\bversion of darshan\b|\bwhich darshan\b", q):
         return "version"
+    if re.search(
+        r"^(when|at what time|what time|what date|which day|on what date)\b.*\b(job|run)\b.*\b(start\w*|begin\w*|"
+        r"began|end\w*|finish\w*|complet\w*|run|ran)\b|^(what|when) (was|is) the (job'?s? |run'?s? )?(start|end) "
+        r"(time|date)\b",
+        q,
+    ):
+        return "when"  # "when did the job start?": the header's start and end times
     if re.search(r"\b(what|which|any|list)\b[^?]*\bhints?\b", q) and not re.search(
         r"\b(where|how|should|could|would|recommend\w*|put|add|set it|that hint)\b", q
     ):
@@ -150,6 +157,14 @@ _AND_COLLECTIVE = re.compile(
 )
 
 
+WHEN = re.compile(
+    r"^(when|at what (point|time)|during (which|what)|(in )?(which|what) (part|stage|phase|point))\b"
+    r"|\bwhen (in the run |during the run )?(did|was|were)\b|\b(start\w*|finish\w*|end\w*|begin\w*|began)\b.*"
+    r"\b(relative|into the run|since|from the (job'?s? )?start)\b"
+)
+"""A question about when in the run something happened ("when was restart.h5 written?")."""
+
+
 def parse_about(question: str, report: Report) -> Query | None:
     question = spelled(question)
     tail = _AND_COLLECTIVE.search(question)
@@ -179,6 +194,14 @@ def _parse_about(question: str, report: Report) -> Query | None:
     ):
         # "why does the log list a bunch of site-packages entry_points.txt files?": the software environment
         return Query(metric="software", raw=question)
+    if WHEN.search(q) and not NAMED.search(question) and not re.search(r"\bhow (long|much|many)\b", q):
+        if group_named(report, question) is not None:
+            # "when was the first npz file read?": the family's first and last timestamped request
+            return Query(metric="file_when", direction=_direction(q), raw=question)
+        word = loose_name(q, report, plural=False)
+        if word and re.search(r"\b(read|reads|writ\w*|wrote|load\w*|sav\w*|dump\w*|stor\w*)\b", q):
+            # "when was the test file written?": the file a word of its name stands for
+            return Query(metric="file_when", target=word, direction=_direction(q), raw=question)
     exe = report.job.exe.split()
     if (
         found is not None
@@ -816,16 +839,7 @@ def _parse(question: str) -> Query | None:
         return Query(
             metric="file_ranks", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
         )
-    if (
-        named_file
-        and re.search(
-            r"^(when|at what (point|time)|during (which|what)|(in )?(which|what) (part|stage|phase|point))\b"
-            r"|\bwhen (in the run |during the run )?(did|was|were)\b|\b(start\w*|finish\w*|end\w*|begin\w*|began)\b.*"
-            r"\b(relative|into the run|since|from the (job'?s? )?start)\b",
-            q,
-        )
-        and not re.search(r"\bhow (long|much|many)\b", q)
-    ):
+    if named_file and WHEN.search(q) and not re.search(r"\bhow (long|much|many)\b", q):
         # "when did the writes to ocean.nc start and finish?": the file's first and last timestamped request
         return Query(metric="file_when", target=named_file.group(1), direction=_direction(q), raw=question)
     if named_file and (

@@ -386,6 +386,13 @@ def _most_bytes_rank(report: Report, q: Query) -> Out:
     total = sum(mine(r) for r in t.ranks)
     n = len(t.ranks)
     low = min(mine(r) for r in t.ranks)
+    if report.job.nprocs <= 1:
+        return (
+            f"The job ran one process: rank {own.rank} {verb} all {_b(mine(own))}.",
+            [exact(mine(own), "bytes")],
+            [],
+            [own.rank],
+        )
     if n > 1 and mine(own) <= 1.01 * low:
         text = f"No rank stands out: each of the {n:,} ranks with records of their own {verb} {_b(mine(own))}"
         values = [exact(mine(own), "bytes")]
