@@ -161,3 +161,34 @@ def test_when_a_family_of_files_was_read_names_the_first(tmp_path: Path) -> None
     first = starts[0][1].rsplit("/", 1)[-1]
     assert text.startswith("The `/lus/scratch/run/snap.#.npz` files were read from "), text
     assert f"(`{first}` first) to {end:,.2f} s after the job started" in text, text
+
+
+_READER = """name: reader
+description: built for a test
+job:
+  nprocs: 2
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+    - {path: /home, fs: nfs}
+    - {path: /, fs: ext4}
+program:
+  - {ranks: all, file: "/lus/scratch/run/in.{rank}.dat", op: read, count: 8, size: 1MiB}
+  - {ranks: "0", file: /home/u/log.txt, interface: stdio, op: write, count: 10, size: 100}
+  - {ranks: "0", file: /home/u/table.csv, interface: stdio, op: write, count: 20, size: 1KiB}
+"""
+
+
+def test_an_interfaces_bytes_name_the_files_when_asked_and_a_no_says_what_moved(tmp_path: Path) -> None:
+    path = tmp_path / "reader.yaml"
+    path.write_text(_READER)
+    rep = scenario_report(path)
+    n = Narrator()
+    text = n.template_answer(rep, "How much was written with fwrite/STDIO and to which file?").text.split("\n")[0]
+    assert text.startswith("STDIO wrote 20.98 KiB in 30 calls (and read 0 B): to `/home/u/table.csv` (20 KiB), "), text
+    assert "`/home/u/log.txt` (1000 B)" in text, text
+    # A job that only read: "no" to any output, with what it did move
+    only_reads = tmp_path / "reads.yaml"
+    only_reads.write_text("\n".join(ln for ln in _READER.splitlines() if "stdio" not in ln) + "\n")
+    text = n.template_answer(scenario_report(only_reads), "Did this run write any output files?").text
+    assert text.startswith("No: the job wrote 0 B; it read 16 MiB"), text

@@ -290,12 +290,21 @@ def iface_bytes(report: Report, q: Query) -> Out:
             )
         )
         verb, rest = ("wrote", "read") if w else ("read", "wrote")
-        return (
-            f"{i.name} {verb} {_b(moved)}" + (f" in {calls:,} calls" if calls else "") + f" (and {rest} {_b(other)}).",
-            [exact(moved, "bytes"), exact(calls, "bare"), exact(other, "bytes")],
-            [],
-            [],
-        )
+        text = f"{i.name} {verb} {_b(moved)}" + (f" in {calls:,} calls" if calls else "") + f" (and {rest} {_b(other)})"
+        values = [exact(moved, "bytes"), exact(calls, "bare"), exact(other, "bytes")]
+        paths: list[str] = []
+        if re.search(r"\b(which|what) files?\b|\bto which\b|\bfrom which\b|\bwhere\b|\binto which\b", q.raw.lower()):
+            # "... and to which file?": the files counted at that interface that moved those bytes, most first
+            theirs = sorted(
+                (f for f in report.top_files if f.layer == i.name and (f.bytes_written if w else f.bytes_read) > 0),
+                key=lambda f: -(f.bytes_written if w else f.bytes_read),
+            )
+            if theirs:
+                shown = ", ".join(f"`{f.path}` ({_b(f.bytes_written if w else f.bytes_read)})" for f in theirs[:3])
+                text += f": {'to' if w else 'from'} {shown}" + (" and more" if len(theirs) > 3 else "")
+                values += [exact(f.bytes_written if w else f.bytes_read, "bytes") for f in theirs[:3]]
+                paths = [f.path for f in theirs[:3]]
+        return text + ".", values, paths, []
     wrote = f" in {i.calls.writes:,} writes" if i.calls.writes and i.bytes_written else ""
     read = f" in {i.calls.reads:,} reads" if i.calls.reads and i.bytes_read else ""
     values = [
@@ -353,8 +362,11 @@ def job_bytes(report: Report, q: Query) -> Out:
         if mine + other:
             values.append(exact(mine / (mine + other) * 100, "percent"))
     elif q.yes_no and q.direction in ("read", "write"):
-        # "did it write anything?": yes or no first, from the bytes
-        head = ("Yes: " if (read if q.direction == "read" else written) else "No: ") + lower_first(head)
+        # "did it write anything?": yes or no first, from the bytes; a no says what the job did move instead
+        mine, other = (read, written) if q.direction == "read" else (written, read)
+        head = ("Yes: " if mine else "No: ") + lower_first(head)
+        if not mine and other:
+            head += f"; it {'wrote' if q.direction == 'read' else 'read'} {_b(other)}"
     elif q.yes_no:
         # "did it do any data I/O?": yes when any byte moved; "real data" leaves out the software's own files
         env = sum(k.bytes_read + k.bytes_written for k in report.software_files)
