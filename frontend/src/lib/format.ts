@@ -10,7 +10,10 @@ export function bytes(n: number | null | undefined): string {
     v /= 1024;
     u++;
   }
-  const s = u === 0 ? String(Math.round(v)) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+  // A whole number of units as people write it ("2 GiB"), as the report's own sentences say it
+  const whole = Math.abs(v - Math.round(v)) <= 1e-9;
+  const s =
+    u === 0 || whole ? String(Math.round(v)) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
   return `${n < 0 ? "-" : ""}${s} ${UNITS[u] ?? "B"}`;
 }
 
