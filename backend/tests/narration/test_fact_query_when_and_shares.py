@@ -13,15 +13,18 @@ from iodiag.core.units import human_seconds
 from iodiag.narration.service import Narrator
 from tests.narration.test_narration_support import scenario_report
 
-_JOB = """name: phases
-description: built for a test
-job:
-  nprocs: 4
-  exe: ./sim
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-    - {path: /, fs: ext4}
-files:
+
+def _job(name: str, nprocs: int, extra_mounts: str = "") -> str:
+    """The scenario header the tests below share: a job on a Lustre scratch (and any further mounts)."""
+    return (
+        f"name: {name}\ndescription: built for a test\njob:\n  nprocs: {nprocs}\n  exe: ./sim\n  mounts:\n"
+        "    - {path: /lus/scratch, fs: lustre, ost_count: 8}\n" + extra_mounts + "    - {path: /, fs: ext4}\n"
+    )
+
+
+_JOB = (
+    _job("phases", 4)
+    + """files:
   - {path: /lus/scratch/run/out.nc, lustre: {stripe_size: 1MiB, stripe_count: 4}}
 program:
   - {ranks: "0", file: /lus/scratch/run/input.dat, op: read, count: 20, size: 1MiB, seconds_per_op: 0.1}
@@ -30,6 +33,7 @@ program:
   - {ranks: "2", file: /lus/scratch/run/extra.2.dat, op: write, count: 40, size: 1MiB, seconds_per_op: 0.01}
   - {ranks: all, file: "/lus/scratch/run/conf/t{rank}.dat", op: open_stat, count: 2}
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -137,18 +141,13 @@ def test_when_the_job_ran_and_a_file_named_by_a_word(spec: Path) -> None:
     assert loose.startswith(f"`/lus/scratch/run/extra.2.dat` was written from {extra.write_start_s:,.2f} s"), loose
 
 
-_FAMILY = """name: family
-description: built for a test
-job:
-  nprocs: 4
-  exe: ./sim
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-    - {path: /, fs: ext4}
-program:
+_FAMILY = (
+    _job("family", 4)
+    + """program:
   - {ranks: all, file: "/lus/scratch/run/snap.{rank}.npz", op: read, count: 4, size: 1MiB, seconds_per_op: 0.2,
      compute: 5.0}
 """
+)
 
 
 def test_when_a_family_of_files_was_read_names_the_first(tmp_path: Path) -> None:
@@ -163,20 +162,14 @@ def test_when_a_family_of_files_was_read_names_the_first(tmp_path: Path) -> None
     assert f"(`{first}` first) to {end:,.2f} s after the job started" in text, text
 
 
-_READER = """name: reader
-description: built for a test
-job:
-  nprocs: 2
-  exe: ./sim
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-    - {path: /home, fs: nfs}
-    - {path: /, fs: ext4}
-program:
+_READER = (
+    _job("reader", 2, "    - {path: /home, fs: nfs}\n")
+    + """program:
   - {ranks: all, file: "/lus/scratch/run/in.{rank}.dat", op: read, count: 8, size: 1MiB}
   - {ranks: "0", file: /home/u/log.txt, interface: stdio, op: write, count: 10, size: 100}
   - {ranks: "0", file: /home/u/table.csv, interface: stdio, op: write, count: 20, size: 1KiB}
 """
+)
 
 
 def test_an_interfaces_bytes_name_the_files_when_asked_and_a_no_says_what_moved(tmp_path: Path) -> None:
