@@ -46,7 +46,7 @@ GOAL_100M_BYTES = 2 << 30
 INPROC = """
 import importlib.resources, json, os, sys, threading, time
 from iodiag.analysis import analyze
-from iodiag.analysis.plots import plot_data
+from iodiag.analysis.plots.data import plot_data
 from iodiag.ingest import load_profile
 
 def pss(pid):

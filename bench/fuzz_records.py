@@ -1,6 +1,6 @@
 """Fuzz the reader and the analysis with damaged records: N real logs rewritten with corrupt records
 (``iodiag.synth.fuzz``), each read and analysed, each report checked against the invariants
-(``iodiag.analysis.invariants``). Prints a table: logs, crashes, invariant breaks, records left out, time.
+(``iodiag.analysis.outcomes.invariants``). Prints a table: logs, crashes, invariant breaks, records left out, time.
 
     .venv/bin/python bench/fuzz_records.py --count 10000 --workers 2
 """
@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from iodiag.analysis import analyze
-from iodiag.analysis.invariants import problems
+from iodiag.analysis.outcomes.invariants import problems
 from iodiag.ingest import JobProfile, LogReadError, load_profile
 from iodiag.synth.fuzz import write_fuzzed
 

@@ -28,7 +28,7 @@ from iodiag.analysis.models import Confidence
 from iodiag.ingest.table import Groups, Table
 
 if TYPE_CHECKING:
-    from iodiag.analysis.context import Context
+    from iodiag.analysis.views.context import Context
     from iodiag.core.thresholds import Thresholds
 
 BIN_MEAN_BYTES = {"0_100": 50, "100_1K": 562, "1K_10K": 5632, "10K_100K": 56320, "100K_1M": 576512}
@@ -270,7 +270,7 @@ def busiest_rank_metadata(ctx: Context) -> RankMetadata:
 
 
 def _busiest_rank_metadata(ctx: Context) -> RankMetadata:
-    from iodiag.analysis.context import TOP_LAYER_TIME
+    from iodiag.analysis.views.context import TOP_LAYER_TIME
 
     own_meta: dict[int, float] = {}
     own_data: dict[int, float] = {}

@@ -9,21 +9,6 @@ from typing import TypeVar
 
 from iodiag import __version__
 from iodiag.analysis import checks as _checks  # noqa: F401  (registers the checks)
-from iodiag.analysis import grading, verdict
-from iodiag.analysis.actions import actions_for, lustre_layouts, ost_usage
-from iodiag.analysis.advice import fit_recommendations
-from iodiag.analysis.context import Context
-from iodiag.analysis.crosslayer import cross_layer
-from iodiag.analysis.file_usage import (
-    busiest_files,
-    file_groups,
-    file_system_usage,
-    files_by_direction,
-    files_opened,
-    files_opened_without_data,
-    files_per_layer,
-    software_files,
-)
 from iodiag.analysis.models import (
     CrossLayerSummary,
     Finding,
@@ -35,9 +20,24 @@ from iodiag.analysis.models import (
     Report,
     SeverityCounts,
 )
-from iodiag.analysis.rank_usage import rank_table
+from iodiag.analysis.outcomes import grading, verdict
+from iodiag.analysis.outcomes.actions import actions_for, lustre_layouts, ost_usage
+from iodiag.analysis.outcomes.advice import fit_recommendations
 from iodiag.analysis.registry import CHECKS, CheckSpec, Hit
-from iodiag.analysis.source_lines import addr2line, known, source_lines
+from iodiag.analysis.views.context import Context
+from iodiag.analysis.views.file_usage import (
+    busiest_files,
+    file_groups,
+    file_system_usage,
+    files_by_direction,
+    files_opened,
+    files_opened_without_data,
+    files_per_layer,
+    software_files,
+)
+from iodiag.analysis.views.rank_usage import rank_table
+from iodiag.analysis.views.source_lines import addr2line, known, source_lines
+from iodiag.analysis.views.stack import cross_layer
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 from iodiag.ingest.stacks import CallStacks, SourceLocation

@@ -12,8 +12,8 @@ from iodiag.analysis.recommendations import RECOMMENDATIONS
 if TYPE_CHECKING:
     import numpy as np
 
-    from iodiag.analysis.context import Context
     from iodiag.analysis.costs import Cost
+    from iodiag.analysis.views.context import Context
     from iodiag.core.thresholds import Thresholds
     from iodiag.ingest.trace import Trace
 

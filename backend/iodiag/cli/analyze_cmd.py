@@ -185,7 +185,7 @@ def analyze_logs(
     from iodiag.analysis import analyze as run_analysis
 
     facts = JobFacts(nodes=job_facts[0], cb_nodes=job_facts[1])
-    from iodiag.analysis.source_lines import BinaryError
+    from iodiag.analysis.views.source_lines import BinaryError
     from iodiag.ingest import LogReadError, load_profile
     from iodiag.render import EXTENSIONS, render
 

@@ -65,7 +65,7 @@ def analyze_combined(
 
     from iodiag.analysis import JobFacts
     from iodiag.analysis import analyze as run_analysis
-    from iodiag.analysis.source_lines import BinaryError
+    from iodiag.analysis.views.source_lines import BinaryError
     from iodiag.ingest.combine import CombineError, combine_notes, combine_profiles
     from iodiag.render import EXTENSIONS, render
 

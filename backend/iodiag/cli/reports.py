@@ -21,7 +21,7 @@ from iodiag.cli.common import (
 
 if TYPE_CHECKING:
     from iodiag.analysis.models import Report
-    from iodiag.analysis.plots import PlotData
+    from iodiag.analysis.plots.data import PlotData
     from iodiag.core.thresholds import Thresholds
     from iodiag.ingest import JobProfile
 
@@ -40,7 +40,7 @@ def plots_for(profile: JobProfile, fmt: str) -> PlotData | None:
     """The plot data the HTML report draws; None for the other formats, which have no use for it."""
     if fmt != "html":
         return None
-    from iodiag.analysis.plots import plot_data
+    from iodiag.analysis.plots.data import plot_data
 
     return plot_data(profile)
 

@@ -50,9 +50,9 @@ class NotComparable(ValueError):
 
 def run_facts(profile: JobProfile) -> RunFacts:
     """Request-size histograms, Lustre layout and per-OST time of one run, from its profile."""
-    from iodiag.analysis.checks.lustre import layouts, ost_load
-    from iodiag.analysis.context import Context
-    from iodiag.analysis.crosslayer import BINS, SPECS
+    from iodiag.analysis.views.context import Context
+    from iodiag.analysis.views.lustre import layouts, ost_load
+    from iodiag.analysis.views.stack import BINS, SPECS
 
     ctx = Context(profile)
     hists: list[SizeHistogram] = []
@@ -224,7 +224,7 @@ def _layer_rows(a: Report, b: Report) -> list[MetricRow]:
 
 
 def _size_rows(fa: RunFacts, fb: RunFacts) -> list[MetricRow]:
-    from iodiag.analysis.crosslayer import BIN_LABELS
+    from iodiag.analysis.views.stack import BIN_LABELS
 
     ha = {(h.layer, h.op): h.counts for h in fa.size_histograms}
     hb = {(h.layer, h.op): h.counts for h in fb.size_histograms}

@@ -120,7 +120,7 @@ class SizeHistogram(BaseModel):
 
     layer: str
     op: str = Field(description="read or write")
-    counts: list[int] = Field(description="one count per bin of iodiag.analysis.crosslayer.BINS")
+    counts: list[int] = Field(description="one count per bin of iodiag.analysis.views.stack.BINS")
 
 
 class OstTime(BaseModel):

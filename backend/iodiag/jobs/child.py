@@ -44,7 +44,7 @@ def handle(task_json: str, out_dir: str) -> dict[str, Any]:
 
 
 def _warm() -> None:
-    import iodiag.analysis.plots
+    import iodiag.analysis.plots.data
     import iodiag.jobs.report_facts
     import iodiag.render.html
     import iodiag.render.markdown  # noqa: F401

@@ -129,7 +129,7 @@ def run_stats(report: Report) -> RunStats:
 
 
 def run(spec: JobSpec, progress: Progress) -> JobResult:
-    from iodiag.analysis.plots import plot_data
+    from iodiag.analysis.plots.data import plot_data
     from iodiag.comparison import run_facts
     from iodiag.render import render
 

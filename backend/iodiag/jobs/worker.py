@@ -17,7 +17,7 @@ _NICENESS = 19  # analyses are background work: when they saturate the CPUs, the
 
 
 def _warm() -> None:
-    import iodiag.analysis.plots
+    import iodiag.analysis.plots.data
     import iodiag.jobs.executor
     import iodiag.render.html
     import iodiag.render.markdown  # noqa: F401

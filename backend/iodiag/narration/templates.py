@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from iodiag.analysis.models import Finding, Layer, Severity
-from iodiag.analysis.verdict import by_verdict
+from iodiag.analysis.outcomes.verdict import by_verdict
 from iodiag.core.units import human_seconds
 from iodiag.knowledge.models import Passage
 from iodiag.narration.composer import Plan, already_done

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 from iodiag.analysis.models import Report
 
 if TYPE_CHECKING:
-    from iodiag.analysis.plots import PlotData
+    from iodiag.analysis.plots.data import PlotData
 
 Format = Literal["text", "json", "markdown", "html"]
 FORMATS: tuple[Format, ...] = ("text", "json", "markdown", "html")
@@ -35,7 +35,7 @@ def render_json_many(reports: Sequence[Report]) -> str:
 def render(report: Report, fmt: str, *, width: int = 100, color: bool = False, plots: PlotData | None = None) -> str:
     """One report in ``fmt`` (one of ``FORMATS``). Each renderer is imported only when used.
 
-    ``plots`` (``iodiag.analysis.plots.plot_data``) adds the plots to the HTML page; the other formats ignore it.
+    ``plots`` (``iodiag.analysis.plots.data.plot_data``) adds the plots to the HTML page; the other formats ignore it.
     """
     if fmt == "text":
         from iodiag.render.text import render_text

@@ -20,7 +20,7 @@ from iodiag.render.code import split_report_text
 from iodiag.render.svg_plots import PLOT_CSS, figures, text_width
 
 if TYPE_CHECKING:
-    from iodiag.analysis.plots import PlotData
+    from iodiag.analysis.plots.data import PlotData
 
 SEV_CLASS: dict[Severity, str] = {
     Severity.CRITICAL: "crit",
@@ -568,7 +568,7 @@ def _page(title: str, body: str) -> str:
 
 
 def render_html(report: Report, plots: PlotData | None = None) -> str:
-    """The report as one page; with ``plots`` (``iodiag.analysis.plots.plot_data``) a "Plots" section too."""
+    """The report as one page; with ``plots`` (``iodiag.analysis.plots.data.plot_data``) a "Plots" section too."""
     return _page(f"iodiag: I/O diagnosis of job {report.job.jobid}", _body(report, plots=plots))
 
 

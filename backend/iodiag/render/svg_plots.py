@@ -1,4 +1,4 @@
-"""Static SVG pictures of the plot data (``iodiag.analysis.plots``) for the self-contained HTML report.
+"""Static SVG pictures of the plot data (``iodiag.analysis.plots.data``) for the self-contained HTML report.
 
 Pure functions from a plot model to one ``<svg>`` string: no script, no external reference (the
 page's CSS, ``PLOT_CSS``, colours them by class, light and dark). Each picture has axes with units, a
@@ -20,7 +20,7 @@ from html import escape
 
 import numpy as np
 
-from iodiag.analysis.plots import (
+from iodiag.analysis.plots.data import (
     HeatmapPlot,
     OstPlot,
     PhasesPlot,

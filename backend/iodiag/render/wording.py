@@ -11,8 +11,8 @@ from datetime import datetime
 from pathlib import PurePath
 
 from iodiag.analysis.models import Action, Finding, Metric, Report, Severity, SourceLine, Unit
+from iodiag.analysis.outcomes.verdict import percent as verdict_percent
 from iodiag.analysis.recommendations import RECOMMENDATIONS
-from iodiag.analysis.verdict import percent as verdict_percent
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 
@@ -112,7 +112,7 @@ class Verdict:
 
 
 def verdict(report: Report) -> Verdict:
-    """The report's own verdict (computed once, in ``analysis/verdict.py``), for display."""
+    """The report's own verdict (computed once, in ``analysis/outcomes/verdict.py``), for display."""
     v = report.verdict
     return Verdict(v.level, v.headline, "")
 

@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from iodiag.analysis.timeline_window import TimelineSource, timeline_source
+from iodiag.analysis.plots.timeline_window import TimelineSource, timeline_source
 
 CACHE_BYTES = 768 << 20
 """Segment columns kept in memory at most (about 16 million segments)."""

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.action_safety import (
+from iodiag.analysis.models import Action, Layer, Report
+from iodiag.analysis.outcomes.action_safety import (
     RULES,
     ActionFacts,
     check_action,
@@ -20,9 +21,8 @@ from iodiag.analysis.action_safety import (
     layout_action,
     safe_actions,
 )
-from iodiag.analysis.actions import lustre_layouts
-from iodiag.analysis.context import Context
-from iodiag.analysis.models import Action, Layer, Report
+from iodiag.analysis.outcomes.actions import lustre_layouts
+from iodiag.analysis.views.context import Context
 from iodiag.core.thresholds import Thresholds
 from iodiag.evals.triggers import build_entry, load_corpus
 from iodiag.evals.triggers import facts_for as scenario_facts

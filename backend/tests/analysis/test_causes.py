@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from iodiag.analysis import analyze, costs
-from iodiag.analysis.context import Context
 from iodiag.analysis.models import Report, Severity
+from iodiag.analysis.views.context import Context
 from iodiag.core.thresholds import IMPACT_MIN_SECONDS, Thresholds
 from iodiag.ingest import load_profile
 from iodiag.synth.build import build_log

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.context import Context
-from iodiag.analysis.crosslayer import cross_layer
 from iodiag.analysis.models import Report
+from iodiag.analysis.views.context import Context
+from iodiag.analysis.views.stack import cross_layer
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import load_profile
 from iodiag.synth.build import build_log

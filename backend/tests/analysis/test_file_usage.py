@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from iodiag.analysis import analyze
-from iodiag.analysis.file_usage import EXTRA_FILES, TOP_FILES
+from iodiag.analysis.views.file_usage import EXTRA_FILES, TOP_FILES
 from iodiag.ingest import load_profile
 from tests.conftest import shared_log, wheel_log
 

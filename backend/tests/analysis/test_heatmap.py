@@ -14,8 +14,10 @@ import pandas as pd
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.context import Context
-from iodiag.analysis.heatmap_views import (
+from iodiag.analysis.models import Finding, Report
+from iodiag.analysis.registry import CHECKS, Hit
+from iodiag.analysis.views.context import Context
+from iodiag.analysis.views.heatmap import (
     busy_runs,
     combine,
     heatmaps,
@@ -24,8 +26,6 @@ from iodiag.analysis.heatmap_views import (
     phases,
     top_heatmap,
 )
-from iodiag.analysis.models import Finding, Report
-from iodiag.analysis.registry import CHECKS, Hit
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile, load_profile
 from tests.conftest import shared_log

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iodiag.analysis import plots
-from iodiag.analysis.checks.lustre import layouts
-from iodiag.analysis.context import Context
-from iodiag.analysis.heatmap_views import heatmaps
+from iodiag.analysis.plots import data as plots
+from iodiag.analysis.views.context import Context
+from iodiag.analysis.views.heatmap import heatmaps
+from iodiag.analysis.views.lustre import layouts
 from iodiag.ingest import load_profile
 from tests.conftest import all_logs, log_id
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iodiag.analysis import plots
-from iodiag.analysis.trace_views import top_trace, traces
+from iodiag.analysis.plots import data as plots
+from iodiag.analysis.views.trace import top_trace, traces
 from iodiag.ingest import JobProfile, load_profile
 from tests.conftest import shared_log, wheel_log
 

@@ -1,4 +1,4 @@
-"""Invariants (``iodiag.analysis.invariants``) on every log we have: real logs (shared and the darshan
+"""Invariants (``iodiag.analysis.outcomes.invariants``) on every log we have: real logs (shared and the darshan
 wheel's) and every scenario of the labelled corpus."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.invariants import BAD_WORDS, problems
 from iodiag.analysis.models import Report
+from iodiag.analysis.outcomes.invariants import BAD_WORDS, problems
 from iodiag.evals.triggers import DEFAULT_SCENARIOS, build_entry, default_cache_dir, facts_for, load_corpus
 from iodiag.ingest import load_profile
 from tests.conftest import all_logs, log_id

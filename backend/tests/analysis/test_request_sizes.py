@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import analyze
-from iodiag.analysis.request_sizes import access_counts, most_common, size_counts, typical_per_record
+from iodiag.analysis.views.request_sizes import access_counts, most_common, size_counts, typical_per_record
 from iodiag.ingest import load_profile
 from iodiag.ingest.table import Table
 from tests.conftest import shared_log

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from iodiag.analysis.action_safety import ActionFacts, check_action, facts_for, layout_action
-from iodiag.analysis.actions import lustre_layouts
-from iodiag.analysis.context import Context
 from iodiag.analysis.models import Action, Layer
-from iodiag.analysis.shell import expands_outside_quotes, shell_quote
+from iodiag.analysis.outcomes.action_safety import ActionFacts, check_action, facts_for, layout_action
+from iodiag.analysis.outcomes.actions import lustre_layouts
+from iodiag.analysis.outcomes.shell import expands_outside_quotes, shell_quote
+from iodiag.analysis.views.context import Context
 from tests.profiles import MiB, make_profile
 
 MOUNTS = (("/", "rootfs"), ("/lus", "lustre"))

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from iodiag.analysis import analyze
-from iodiag.analysis.source_lines import BinaryError, addr2line
+from iodiag.analysis.views.source_lines import BinaryError, addr2line
 from iodiag.ingest import JobProfile, load_profile
 from iodiag.ingest.stacks import SourceLocation, encode, parse, stack_column
 from iodiag.ingest.trace import Trace

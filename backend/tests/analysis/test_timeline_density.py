@@ -7,8 +7,8 @@ from functools import cache
 
 import numpy as np
 
-from iodiag.analysis.plots import TIMELINE_SEGMENT_BUDGET, TimelineColumns, timeline, timeline_columns
-from iodiag.analysis.timeline_window import timeline_source, timeline_window
+from iodiag.analysis.plots.data import TIMELINE_SEGMENT_BUDGET, TimelineColumns, timeline, timeline_columns
+from iodiag.analysis.plots.timeline_window import timeline_source, timeline_window
 from iodiag.ingest import JobProfile, load_profile
 from tests.conftest import shared_log
 

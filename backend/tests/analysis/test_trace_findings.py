@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.context import Context
 from iodiag.analysis.models import Finding, Report
 from iodiag.analysis.registry import CHECKS
-from iodiag.analysis.trace_views import (
+from iodiag.analysis.views.context import Context
+from iodiag.analysis.views.trace import (
     busy_intervals,
     gap_threshold,
     phase_stragglers,

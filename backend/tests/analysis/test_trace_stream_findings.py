@@ -16,7 +16,7 @@ import pytest
 
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
-from iodiag.analysis.plots import plot_data
+from iodiag.analysis.plots.data import plot_data
 from iodiag.ingest import JobProfile, load_profile
 from tests.analysis.test_trace_findings import REAL_DXT, SCENARIOS
 

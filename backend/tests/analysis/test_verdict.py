@@ -14,8 +14,8 @@ import pytest
 from iodiag.analysis import analyze
 from iodiag.analysis.engine import with_detected_severity
 from iodiag.analysis.models import Cause, Confidence, Report, Severity
+from iodiag.analysis.outcomes.verdict import lead_words
 from iodiag.analysis.registry import CHECKS, Kind
-from iodiag.analysis.verdict import lead_words
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import load_profile
 from iodiag.render import render
@@ -280,7 +280,7 @@ def test_actions_carry_this_jobs_values() -> None:
 
 
 def test_stripe_rules() -> None:
-    from iodiag.analysis.actions import stripe_count_for, stripe_size_for
+    from iodiag.analysis.outcomes.actions import stripe_count_for, stripe_size_for
 
     mib = 1 << 20
     assert stripe_size_for(4 * mib) == 4 * mib and stripe_size_for(3 * mib) == 3 * mib

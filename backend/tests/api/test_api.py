@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iodiag.analysis.models import Report
-from iodiag.analysis.plots import PlotData
+from iodiag.analysis.plots.data import PlotData
 from tests.api.test_api_support import (
     LOG_A,
     LOG_B,

@@ -12,8 +12,8 @@ import httpx
 import numpy as np
 import pytest
 
-from iodiag.analysis.plots import TIMELINE_SEGMENT_BUDGET, PlotData
-from iodiag.analysis.timeline_window import TimelineWindow
+from iodiag.analysis.plots.data import TIMELINE_SEGMENT_BUDGET, PlotData
+from iodiag.analysis.plots.timeline_window import TimelineWindow
 from iodiag.ingest import load_profile
 from tests.api.test_api_support import LOG_DRISHTI, LOG_DXT, Server, shared_server, upload, wait_done
 

@@ -85,3 +85,24 @@ def test_no_module_reaches_our_own_code_through_importlib() -> None:
         or 'import_module(f"iodiag' in p.read_text(encoding="utf-8")
     ]
     assert not bad, bad
+
+
+def test_a_view_reaching_into_a_check_breaks_the_floors(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    # Views are what checks judge; a view that asks a check what it decided turns the floors upside down.
+    (root / "iodiag" / "analysis" / "views" / "shortcut.py").write_text(
+        "from iodiag.analysis.checks import posix  # noqa\n"
+    )
+    r = _lint(root)
+    assert r.returncode == 1, r.stdout
+    assert (
+        "Analysis floors" in r.stdout and "iodiag.analysis.views.shortcut -> iodiag.analysis.checks.posix" in r.stdout
+    )
+
+
+def test_a_check_importing_another_check_breaks_independence(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    stdio = root / "iodiag" / "analysis" / "checks" / "stdio.py"
+    stdio.write_text(stdio.read_text() + "\n\ndef _peek() -> None:\n    import iodiag.analysis.checks.posix  # noqa\n")
+    r = _lint(root)
+    assert r.returncode == 1 and "A check module never imports another check module BROKEN" in r.stdout

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.heatmap_views import heatmaps, job_heatmap
 from iodiag.analysis.models import Report
+from iodiag.analysis.views.heatmap import heatmaps, job_heatmap
 from iodiag.ingest import JobProfile, load_profile
 from iodiag.ingest.combine import CombineError, combine_notes, combine_profiles
 from iodiag.ingest.table import Table

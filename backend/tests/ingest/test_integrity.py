@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.invariants import problems
+from iodiag.analysis.outcomes.invariants import problems
 from iodiag.ingest import JobProfile, load_profile
 from iodiag.ingest.integrity import screen
 from iodiag.ingest.table import Table

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from iodiag.analysis.checks.trace_requests import random_mask
-from iodiag.analysis.trace_views import busy_intervals, repeats
+from iodiag.analysis.views.trace import busy_intervals, repeats
 from iodiag.ingest import libreader, load_profile
 from iodiag.ingest.trace import Trace
 from iodiag.ingest.trace_stream import TraceStream, TraceSummary, union

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iodiag.analysis import analyze
-from iodiag.analysis.invariants import problems
+from iodiag.analysis.outcomes.invariants import problems
 from iodiag.ingest import LogReadError, load_profile
 from iodiag.ingest.recover import header_layout, header_size
 from iodiag.ingest.truncation import CUT_READ_ERROR, cut_short

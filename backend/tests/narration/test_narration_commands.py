@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from iodiag.analysis.models import Report
-from iodiag.analysis.shell import shell_quote
+from iodiag.analysis.outcomes.shell import shell_quote
 from iodiag.narration.models import Answer
 from iodiag.narration.service import Narrator
 from iodiag.narration.untrusted import UNSHOWN_COMMAND, quote_command, quoted_spans, strip_quoted

@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
-from iodiag.analysis.shell import shell_quote
+from iodiag.analysis.outcomes.shell import shell_quote
 from iodiag.ingest import load_profile
 from iodiag.render.code import split_code
 from iodiag.render.html import render_html

@@ -14,8 +14,16 @@ import yaml
 
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
-from iodiag.analysis.plots import Axis, HeatmapPlot, PlotData, SpatialityPlot, TimelinePlot, heatmap_plot, plot_data
-from iodiag.analysis.trace_views import traces
+from iodiag.analysis.plots.data import (
+    Axis,
+    HeatmapPlot,
+    PlotData,
+    SpatialityPlot,
+    TimelinePlot,
+    heatmap_plot,
+    plot_data,
+)
+from iodiag.analysis.views.trace import traces
 from iodiag.ingest import JobProfile, load_profile
 from iodiag.render import render, render_many
 from iodiag.render.html import render_html

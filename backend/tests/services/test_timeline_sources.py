@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from iodiag.analysis.timeline_window import timeline_window
+from iodiag.analysis.plots.timeline_window import timeline_window
 from iodiag.services.timeline import NoTrace, TimelineSources
 from tests.conftest import shared_log
 

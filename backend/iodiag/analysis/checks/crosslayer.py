@@ -1,6 +1,6 @@
 """Cross-layer checks (X codes): a transformation between layers that hurts.
 
-They read the cross-layer summary (``analysis/crosslayer.py``): per file, the same requests as
+They read the cross-layer summary (``analysis/views/stack.py``): per file, the same requests as
 HDF5/PnetCDF, MPI-IO and POSIX saw them, the ranks that issued them and the Lustre layout.
 """
 
@@ -12,10 +12,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.calls import module_calls
-from iodiag.analysis.context import TOP_LAYER_BYTES, Context, pct
-from iodiag.analysis.crosslayer import all_files, compact_bytes
-from iodiag.analysis.file_usage import file_groups
 from iodiag.analysis.models import (
     Confidence,
     FileCrossLayer,
@@ -29,6 +25,10 @@ from iodiag.analysis.models import (
     Unit,
 )
 from iodiag.analysis.registry import Hit, Kind, check
+from iodiag.analysis.views.calls import module_calls
+from iodiag.analysis.views.context import TOP_LAYER_BYTES, Context, pct
+from iodiag.analysis.views.file_usage import file_groups
+from iodiag.analysis.views.stack import all_files, compact_bytes
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.ingest.table import Groups

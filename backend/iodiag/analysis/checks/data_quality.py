@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from iodiag.analysis.context import Context
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
+from iodiag.analysis.views.context import Context
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 

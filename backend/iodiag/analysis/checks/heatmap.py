@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
-from iodiag.analysis.heatmap_views import (
+from iodiag.analysis.models import Layer, Metric, Severity, Unit, window_metrics
+from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.views.context import Context, pct
+from iodiag.analysis.views.heatmap import (
     HEATMAP,
     Heatmap,
     HeatmapPhases,
@@ -25,9 +27,7 @@ from iodiag.analysis.heatmap_views import (
     rank_bytes,
     top_heatmap,
 )
-from iodiag.analysis.models import Layer, Metric, Severity, Unit, window_metrics
-from iodiag.analysis.registry import Hit, check
-from iodiag.analysis.trace_views import summaries, traces
+from iodiag.analysis.views.trace import summaries, traces
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 

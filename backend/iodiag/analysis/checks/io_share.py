@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import IOShare, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
+from iodiag.analysis.views.context import Context, pct
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from iodiag.analysis.checks.lock_hits import GPFS_TOKENS, Contended, contention_hit
-from iodiag.analysis.context import Context
+from iodiag.analysis.hits.locks import GPFS_TOKENS, Contended, contention_hit
 from iodiag.analysis.models import Layer, Severity
 from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.views.context import Context
 from iodiag.core.thresholds import Thresholds
 
 # File systems whose writers to one file take byte-range locks (tokens) in file-system blocks

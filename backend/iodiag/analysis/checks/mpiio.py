@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, Kind, check
-from iodiag.analysis.request_sizes import typical_per_record
+from iodiag.analysis.views.context import Context, pct
+from iodiag.analysis.views.request_sizes import typical_per_record
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import request_bytes
 from iodiag.ingest.table import Table

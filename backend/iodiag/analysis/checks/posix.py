@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, Workload
 from iodiag.analysis.registry import Hit, check
-from iodiag.analysis.request_sizes import most_common, size_counts
+from iodiag.analysis.views.context import Context, pct
+from iodiag.analysis.views.request_sizes import most_common, size_counts
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, request_bytes
 from iodiag.ingest.table import Groups, Table

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.views.context import Context, pct
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.ingest.table import Table

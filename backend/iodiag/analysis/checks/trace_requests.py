@@ -13,10 +13,11 @@ from collections.abc import Callable
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.checks import trace_hits, trace_streamed
-from iodiag.analysis.context import Context
+from iodiag.analysis.hits import streamed as trace_streamed
+from iodiag.analysis.hits import trace as trace_hits
 from iodiag.analysis.models import Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.views.context import Context
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes
 from iodiag.ingest.trace import READ, Trace

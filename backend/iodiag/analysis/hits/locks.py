@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Metric, Unit
 from iodiag.analysis.registry import Hit
+from iodiag.analysis.views.context import Context, pct
 from iodiag.core.units import human_bytes, request_bytes
 
 

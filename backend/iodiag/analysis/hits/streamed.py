@@ -21,12 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.checks import trace_hits
-from iodiag.analysis.checks.trace_hits import Files
-from iodiag.analysis.context import Context
+from iodiag.analysis.hits import trace as trace_hits
+from iodiag.analysis.hits.trace import Files
 from iodiag.analysis.models import Metric, Unit
 from iodiag.analysis.registry import Hit
-from iodiag.analysis.trace_views import (
+from iodiag.analysis.views.context import Context
+from iodiag.analysis.views.trace import (
     Phases,
     RankStats,
     StreamView,

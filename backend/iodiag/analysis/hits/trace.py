@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Confidence, FileEvidence, Metric, Unit, window_metrics
 from iodiag.analysis.registry import Hit
-from iodiag.analysis.trace_views import Phases, PhaseStragglers, RankStats
+from iodiag.analysis.views.context import Context, pct
+from iodiag.analysis.views.trace import Phases, PhaseStragglers, RankStats
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.ingest.trace import READ, Trace

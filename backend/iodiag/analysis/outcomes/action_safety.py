@@ -20,9 +20,9 @@ from functools import cached_property
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from iodiag.analysis.context import Context
 from iodiag.analysis.models import Action, Layer
-from iodiag.analysis.shell import expands_outside_quotes, shell_quote
+from iodiag.analysis.outcomes.shell import expands_outside_quotes, shell_quote
+from iodiag.analysis.views.context import Context
 
 # --- the facts a rule needs -----------------------------------------------------------------------------------
 

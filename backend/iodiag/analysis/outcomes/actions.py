@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iodiag.analysis.action_safety import (
+from iodiag.analysis.models import Action, FileEvidence, Impact, Layer, LustreLayout, OstUsage, Workload
+from iodiag.analysis.outcomes.action_safety import (
     MEASURE_LABEL,
     aggregators_seen,
     check_action,
@@ -23,9 +24,8 @@ from iodiag.analysis.action_safety import (
     layout_action,
     safe_actions,
 )
-from iodiag.analysis.context import Context
-from iodiag.analysis.models import Action, FileEvidence, Impact, Layer, LustreLayout, OstUsage, Workload
-from iodiag.analysis.shell import shell_quote
+from iodiag.analysis.outcomes.shell import shell_quote
+from iodiag.analysis.views.context import Context
 from iodiag.core.units import human_bytes
 
 MiB = 1 << 20
@@ -76,7 +76,7 @@ def _target(ctx: Context, path: str) -> tuple[str, str]:
 
 
 def _layout(ctx: Context, record_id: str) -> object | None:
-    from iodiag.analysis.checks.lustre import layouts
+    from iodiag.analysis.views.lustre import layouts
 
     rid = int(record_id)
     return next((f for f in layouts(ctx) if f.record_id == rid), None)
@@ -112,7 +112,7 @@ def _stripe_count(ctx: Context, files: list[FileEvidence], imp: Impact | None) -
     lay = _layout(ctx, files[0].record_id)
     if lay is None:
         return None
-    from iodiag.analysis.checks.lustre import FileLayout
+    from iodiag.analysis.views.lustre import FileLayout
 
     assert isinstance(lay, FileLayout)
     size = lay.bytes_written + lay.bytes_read
@@ -148,7 +148,7 @@ def _stripe_size(ctx: Context, files: list[FileEvidence], imp: Impact | None) ->
     lay = _layout(ctx, files[0].record_id)
     if lay is None:
         return None
-    from iodiag.analysis.checks.lustre import FileLayout
+    from iodiag.analysis.views.lustre import FileLayout
 
     assert isinstance(lay, FileLayout)
     stripe = stripe_size_for(lay.common_size or MiB)
@@ -168,7 +168,7 @@ def _stripe_size(ctx: Context, files: list[FileEvidence], imp: Impact | None) ->
 def _ost_health(ctx: Context, files: list[FileEvidence], imp: Impact | None, slow: int | None) -> Action | None:
     if not files or slow is None:
         return None
-    from iodiag.analysis.checks.lustre import layouts
+    from iodiag.analysis.views.lustre import layouts
 
     healthy = sorted({o for f in layouts(ctx) for o in f.osts if o != slow})
     lay = _layout(ctx, files[0].record_id)
@@ -307,7 +307,7 @@ def _amplification(ctx: Context, imp: Impact | None) -> Action | None:
 
 
 def _alignment(ctx: Context, imp: Impact | None, rec: str) -> Action | None:
-    from iodiag.analysis.checks.lustre import layouts
+    from iodiag.analysis.views.lustre import layouts
 
     stripes = [f.stripe_size for f in layouts(ctx) if f.stripe_size > 0]
     p = ctx.posix_records
@@ -378,7 +378,7 @@ def _aggregate(ctx: Context, imp: Impact | None, layer: Layer | None) -> Action 
             _split_shared_file(ctx, imp, "aggregate-small-requests"),
         ]
         return [a for a in both if a is not None]
-    from iodiag.analysis.checks.lustre import layouts
+    from iodiag.analysis.views.lustre import layouts
 
     stripes = [f.stripe_size for f in layouts(ctx) if f.stripe_size > 0]
     buffer = max(max(stripes) if stripes else 0, 16 * MiB)
@@ -703,7 +703,7 @@ def lustre_layouts(ctx: Context) -> list[LustreLayout]:
     Only ever more stripes or larger stripes than the file has: fewer OSTs or smaller stripes are not a fix
     for anything these counters can show, so a layout at or above both suggestions fits.
     """
-    from iodiag.analysis.checks.lustre import layouts
+    from iodiag.analysis.views.lustre import layouts
 
     out: list[LustreLayout] = []
     ranked = sorted(layouts(ctx), key=lambda f: (-(f.bytes_written + f.bytes_read), f.record_id))
@@ -748,7 +748,7 @@ MAX_OSTS = 512  # every OST of the largest file systems (Orion: 450); the median
 
 def ost_usage(ctx: Context) -> list[OstUsage]:
     """The OSTs with the most I/O time (ties: more bytes, then the lower index): "which OST is slowest?"."""
-    from iodiag.analysis.checks.lustre import ost_load
+    from iodiag.analysis.views.lustre import ost_load
 
     load = ost_load(ctx)
     rows = [

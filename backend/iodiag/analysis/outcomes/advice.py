@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from iodiag.analysis.context import Context
 from iodiag.analysis.models import Workload
 from iodiag.analysis.recommendations import RECOMMENDATIONS
+from iodiag.analysis.views.context import Context
 
 # What replaces file-system-specific advice on another file system.
 _INSTEAD = {

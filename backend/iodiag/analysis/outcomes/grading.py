@@ -15,10 +15,10 @@ Detection (does the rule hold?) stays with each check; the severity shown comes 
 
 from __future__ import annotations
 
-from iodiag.analysis.context import Context
 from iodiag.analysis.costs import Cost
 from iodiag.analysis.models import Confidence, Impact, Severity
 from iodiag.analysis.registry import CheckSpec, Kind
+from iodiag.analysis.views.context import Context
 from iodiag.core.thresholds import Thresholds
 
 _NOT_PRICED = "descriptive: how the job does I/O, not a cost"

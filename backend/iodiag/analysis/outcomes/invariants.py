@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from iodiag.analysis.models import Confidence, Report
-from iodiag.analysis.verdict import SAME_COST
+from iodiag.analysis.outcomes.verdict import SAME_COST
 from iodiag.core.units import human_seconds
 
 # Fields that hold signed values by meaning (none today in the report): listed here, never silently.

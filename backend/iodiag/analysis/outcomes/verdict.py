@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from iodiag.analysis.context import Context, pct
 from iodiag.analysis.models import Cause, Confidence, Finding, Severity, Verdict
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 from iodiag.analysis.registry import CHECKS, Kind
+from iodiag.analysis.views.context import Context, pct
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.ingest.truncation import COPY_AGAIN, CUT_READ_ERROR
@@ -457,7 +457,7 @@ def bandwidth_bound(ctx: Context) -> str:
 def _mostly_one_file(ctx: Context, moved: int) -> str:
     """ "(nearly all of it `particles_0266.bin`)": the file the bytes went to, where one holds most of them, so
     "why is my run spending its time in I/O?" names what it was moving."""
-    from iodiag.analysis.file_usage import busiest_files
+    from iodiag.analysis.views.file_usage import busiest_files
 
     files, _ = busiest_files(ctx)
     top = max(files, key=lambda f: f.bytes_read + f.bytes_written, default=None)
@@ -477,7 +477,7 @@ _NO_OFFSETS = ("DFS", "DAOS", "STDIO")
 def _order_unknown(ctx: Context) -> str:
     """Where most bytes went through modules that keep no offsets, "no pattern at fault" cannot cover the access
     order: say the log cannot tell, rather than let the reader assume sequential."""
-    from iodiag.analysis.context import TOP_LAYER_BYTES
+    from iodiag.analysis.views.context import TOP_LAYER_BYTES
 
     per: dict[str, float] = {}
     for layer, df in ctx.counted_layers:
@@ -507,8 +507,8 @@ def _what_bounds(ctx: Context) -> str:
     where = f"{ranks:,} ranks" + (f" on {nodes:,} node{'s' if nodes != 1 else ''}" if nodes else "")
     if fs == "lustre":
         try:
-            from iodiag.analysis.actions import lustre_layouts
-            from iodiag.analysis.checks.lustre import ost_load
+            from iodiag.analysis.outcomes.actions import lustre_layouts
+            from iodiag.analysis.views.lustre import ost_load
 
             osts = len(ost_load(ctx))
             narrow = [lay for lay in lustre_layouts(ctx) if not lay.fits and lay.suggested_count > lay.stripe_count]
@@ -582,7 +582,7 @@ def where_time_went(ctx: Context) -> str:
 
 
 def _top_file(ctx: Context) -> tuple[str, float] | None:
-    from iodiag.analysis.context import TOP_LAYER_TIME
+    from iodiag.analysis.views.context import TOP_LAYER_TIME
 
     best: tuple[float, int] | None = None
     for layer, df in ctx.counted_layers:
@@ -601,7 +601,7 @@ def _top_file(ctx: Context) -> tuple[str, float] | None:
 
 
 def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
-    from iodiag.analysis.context import CONTEXT_MODULES, DATA_MODULES
+    from iodiag.analysis.views.context import CONTEXT_MODULES, DATA_MODULES
 
     out: list[str] = []
     damaged = [f for f in findings if f.code == "D04"]

@@ -14,9 +14,9 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from iodiag.analysis.context import Context
-from iodiag.analysis.heatmap_views import Heatmap, heatmaps, job_heatmap
-from iodiag.analysis.trace_views import (
+from iodiag.analysis.views.context import Context
+from iodiag.analysis.views.heatmap import Heatmap, heatmaps, job_heatmap
+from iodiag.analysis.views.trace import (
     TRACE_MODULES,
     phase_stragglers,
     phases,
@@ -798,7 +798,7 @@ def phases_plot(profile: JobProfile, max_points: int = MAX_POINTS, tr: Trace | N
 
 
 def ost_plot(profile: JobProfile, ctx: Context | None = None) -> OstPlot | None:
-    from iodiag.analysis.checks.lustre import ost_load
+    from iodiag.analysis.views.lustre import ost_load
 
     load = ost_load(ctx or Context(profile))
     if load.empty:

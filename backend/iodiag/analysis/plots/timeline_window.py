@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iodiag.analysis.plots import (
+from iodiag.analysis.plots.data import (
     MAX_POINTS,
     TIMELINE_SEGMENT_BUDGET,
     Axis,

@@ -10,8 +10,8 @@ from typing import TypeVar, cast
 
 import numpy as np
 
-from iodiag.analysis.calls import call_columns, module_calls
 from iodiag.analysis.models import FileEvidence, InterfaceTotals, IOShare, JobFacts, Metric, Unit, Workload
+from iodiag.analysis.views.calls import call_columns, module_calls
 from iodiag.core.thresholds import Thresholds
 from iodiag.ingest import JobProfile
 from iodiag.ingest.table import Table
@@ -468,7 +468,7 @@ class Context:
         and more bytes than they hold: records are missing from the counters."""
         if window is None or runtime <= 0 or not self.profile.has("HEATMAP"):
             return None
-        from iodiag.analysis.heatmap_views import heatmaps
+        from iodiag.analysis.views.heatmap import heatmaps
 
         hm = heatmaps(self.profile).get("POSIX")
         if hm is None or hm.bytes <= 0:

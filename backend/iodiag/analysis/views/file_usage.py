@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iodiag.analysis.calls import call_columns, module_calls
-from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.analysis.models import FileGroup, FileSystemUsage, FileUsage, OpCounts, RankSeconds, SoftwareFiles
+from iodiag.analysis.views.calls import call_columns, module_calls
+from iodiag.analysis.views.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.ingest.table import Table
 
 TOP_FILES = 10

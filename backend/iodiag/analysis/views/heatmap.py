@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iodiag.analysis.trace_views import gap_threshold
+from iodiag.analysis.views.trace import gap_threshold
 from iodiag.ingest import JobProfile
 
 HEATMAP = "HEATMAP"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from iodiag.analysis.calls import call_columns
-from iodiag.analysis.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.analysis.models import AccessSize, RankSeconds, RankTable, RankUsage
-from iodiag.analysis.request_sizes import most_common, size_counts
+from iodiag.analysis.views.calls import call_columns
+from iodiag.analysis.views.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
+from iodiag.analysis.views.request_sizes import most_common, size_counts
 
 SHARED_KEPT = 8
 """Shared files whose fastest and slowest rank are listed, largest first."""

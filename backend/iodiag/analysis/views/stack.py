@@ -21,7 +21,7 @@ from iodiag.analysis.models import MAX_RANKS_LISTED, CrossLayerSummary, FileCros
 from iodiag.ingest.table import Table
 
 if TYPE_CHECKING:
-    from iodiag.analysis.context import Context
+    from iodiag.analysis.views.context import Context
 
 BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS")
 """Darshan's request-size histogram bins; upper bounds are inclusive."""

@@ -12,8 +12,8 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from iodiag.analysis.models import Report
-from iodiag.analysis.plots import Layer, PlotData
-from iodiag.analysis.timeline_window import MAX_WINDOW_LIMIT, WINDOW_LIMIT, TimelineWindow, timeline_window
+from iodiag.analysis.plots.data import Layer, PlotData
+from iodiag.analysis.plots.timeline_window import MAX_WINDOW_LIMIT, WINDOW_LIMIT, TimelineWindow, timeline_window
 from iodiag.api import rows, schemas
 from iodiag.api.deps import Caller, Ctx, Helpdesk
 from iodiag.api.errors import validation_detail

@@ -14,7 +14,7 @@ from iodiag.analysis.models import (
     RankUsage,
     Report,
 )
-from iodiag.analysis.verdict import percent as whole_percent
+from iodiag.analysis.outcomes.verdict import percent as whole_percent
 from iodiag.core.units import human_bytes, human_seconds, request_bytes
 from iodiag.narration.fact_query.names import is_named
 from iodiag.narration.fact_query.query import Direction

@@ -1523,7 +1523,7 @@ def file_why(report: Report, q: Query) -> Out:
     ]
     if not naming:
         return _file_why_unpriced(report, q)
-    from iodiag.analysis.verdict import action_for, by_verdict
+    from iodiag.analysis.outcomes.verdict import action_for, by_verdict
 
     # The verdict's ranking first (a cause before the imbalance it explains), then the cost.
     place = by_verdict(report.verdict)
@@ -1671,7 +1671,7 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         if noted is None:
             hint = _unpriced_hint(g, per, mostly)
             return text + "; no finding prices them as a problem" + (hint or shared_in) + ".", values, [], []
-        from iodiag.analysis.verdict import action_for
+        from iodiag.analysis.outcomes.verdict import action_for
 
         # Under the warning threshold, but what the log says about them, and its fix, is still the answer to "why"
         seconds = noted.impact.seconds or 0.0  # type: ignore[union-attr]
@@ -1681,7 +1681,7 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
             f"≈ {_s(seconds)})" + (f": {lower_first(todo).rstrip('.')}" if todo else "")
         )
         return text + shared_in + ".", [*values, exact(seconds, "seconds")], [], []
-    from iodiag.analysis.verdict import action_for, by_verdict
+    from iodiag.analysis.outcomes.verdict import action_for, by_verdict
 
     place = by_verdict(report.verdict)
     f = min(naming, key=lambda x: (place(x.code), -(x.impact.seconds or 0.0)))  # type: ignore[union-attr]

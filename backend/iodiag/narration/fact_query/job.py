@@ -12,7 +12,7 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
-from iodiag.analysis.verdict import lead_words
+from iodiag.analysis.outcomes.verdict import lead_words
 from iodiag.narration.fact_query.common import (
     FS_NAMES,
     Out,
@@ -808,7 +808,7 @@ def slow_ost(report: Report, q: Query) -> Out:
         hit, hv = ranks_on_slow_ost(report, list(f.ranks), count)
         todo = ""
         if re.search(r"\b(do|fix|should|can)\b", q.raw.lower()):
-            from iodiag.analysis.verdict import action_for
+            from iodiag.analysis.outcomes.verdict import action_for
 
             todo = " " + (action_for(f) or "")
         # A fix question cites the finding the advice comes from ("L04: OST 14, 49.5x slower per byte")
@@ -917,7 +917,7 @@ def metadata(report: Report, q: Query) -> Out:
         and (re.search(FIX_ASK, q.raw.lower()) or WHY_SLOW.search(q.raw.lower()))
     ):
         # "170 s per rank in metadata?? what's happening": the storm, and what cuts it
-        from iodiag.analysis.verdict import action_for
+        from iodiag.analysis.outcomes.verdict import action_for
 
         fix = action_for(storm)
         todo = f" {fix}" if fix else ""
@@ -1049,7 +1049,7 @@ def time_split(report: Report, q: Query) -> Out:
         values.append(exact(c.seconds, "seconds"))
         lead = report.finding(c.code)
         if lead is not None:
-            from iodiag.analysis.verdict import action_for
+            from iodiag.analysis.outcomes.verdict import action_for
 
             todo = action_for(lead)
             head += f": {lower_first(todo).rstrip('.')}" if todo else ""

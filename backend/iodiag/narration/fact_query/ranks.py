@@ -437,7 +437,7 @@ def busiest_rank(report: Report, q: Query) -> Out:
             values.append(exact(float(secs), "seconds"))
         if re.search(r"\bwhy\b", q.raw.lower()):
             # "which rank is the straggler and why?": what it did alone, and the fix that evens it out
-            from iodiag.analysis.verdict import action_for
+            from iodiag.analysis.outcomes.verdict import action_for
 
             alone = "no other rank touched" in j04.message and len(j04.files) == 1
             todo = action_for(j04)
@@ -792,7 +792,7 @@ def slow_rank(report: Report, q: Query) -> Out:
     heavy = mean_bytes > 0 and moved > 2 * mean_bytes
     more = f"{moved / mean_bytes:.1f}x the mean rank's data: the work sits on it" if heavy else "no more data than most"
     if why is not None:
-        from iodiag.analysis.verdict import action_for
+        from iodiag.analysis.outcomes.verdict import action_for
 
         todo = action_for(why)
         named = f"{why.code}: {why.subject}" if why.subject else why.code
