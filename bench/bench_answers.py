@@ -117,7 +117,7 @@ def model(reps: int) -> list[dict[str, Any]]:
     from iodiag.analysis import analyze
     from iodiag.core.settings import Settings
     from iodiag.ingest import load_profile
-    from iodiag.narration.llm import get_model
+    from iodiag.narration.model.llm import get_model
     from iodiag.narration.rephrase import Rephrasing
     from iodiag.narration.service import Narrator
 
@@ -173,7 +173,7 @@ def _model_children(pid: int) -> list[int]:
         if entry.name.isdigit():
             try:
                 ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                if ppid == pid and b"iodiag.narration.model_worker" in (entry / "cmdline").read_bytes():
+                if ppid == pid and b"iodiag.narration.model.worker" in (entry / "cmdline").read_bytes():
                     out.append(int(entry.name))
             except (OSError, ValueError, IndexError):
                 continue
@@ -185,7 +185,7 @@ IN_PROCESS = textwrap.dedent(
     """
     import json, sys, time
     from iodiag.core.settings import Settings
-    from iodiag.narration.llm import load_llamacpp
+    from iodiag.narration.model.llm import load_llamacpp
     def rss():
         return [int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("VmRSS:")][0]
     before = rss()

@@ -56,7 +56,7 @@ def main() -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend"))
     from iodiag.core.settings import Settings
     from iodiag.evals.answers import report_for
-    from iodiag.narration.llm import get_model
+    from iodiag.narration.model.llm import get_model
     from iodiag.narration.rephrase import Rephrasing
     from iodiag.narration.service import Narrator
 

@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from iodiag.analysis.models import Report
 from iodiag.core.settings import REPO_ROOT, Settings
+from iodiag.narration.checking.untrusted import strip_quoted
+from iodiag.narration.checking.verifier import HARD_KINDS
 from iodiag.narration.models import Answer, ChatTurn
-from iodiag.narration.untrusted import strip_quoted
-from iodiag.narration.verifier import HARD_KINDS
 
 DEFAULT_CASES = REPO_ROOT / "evals" / "answers"
 Route = Literal["template", "model"]
@@ -202,10 +202,10 @@ def _contains(text: str, needle: str) -> bool:
 
 
 def run_case(narrator: object, case: Case, route: Route) -> CaseResult:
+    from iodiag.narration.checking.verifier import verify
     from iodiag.narration.composer import Conversation
     from iodiag.narration.rephrase import Rephrasing
     from iodiag.narration.service import Narrator
-    from iodiag.narration.verifier import verify
 
     assert isinstance(narrator, Narrator)
     report = report_for(case.log)

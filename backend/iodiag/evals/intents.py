@@ -73,7 +73,7 @@ class IntentEval(BaseModel):
 
 
 def load_questions(path: Path) -> list[LabelledQuestion]:
-    from iodiag.narration.intents import Intent
+    from iodiag.narration.intent.classify import Intent
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -178,8 +178,8 @@ def leave_one_set_out(paths: list[Path], log: Path | None = None) -> list[FoldSc
     from iodiag.analysis import analyze
     from iodiag.core.settings import get_settings
     from iodiag.ingest import load_profile
-    from iodiag.narration import intent_model as im
-    from iodiag.narration.intents import classify
+    from iodiag.narration.intent import model as im
+    from iodiag.narration.intent.classify import classify
     from iodiag.narration.prompts import PromptLibrary
 
     sets = {p.stem: load_questions(p) for p in paths}

@@ -87,7 +87,7 @@ _UNIT = {"bytes": "bytes", "seconds": "seconds", "rate": "rate", "ratio": "perce
 def fact_found(fact: QFact, text: str) -> bool:
     """Whether ``text`` states ``fact``: a spelling of a text fact, or a number within tolerance (a rounded number
     counts when its rounding interval reaches the truth)."""
-    from iodiag.narration.quantities import parse_quantities
+    from iodiag.narration.checking.quantities import parse_quantities
 
     low = text.lower()
     if fact.type == "text" or fact.value is None:
@@ -108,7 +108,7 @@ def fact_found(fact: QFact, text: str) -> bool:
 
 
 def first_sentence(text: str) -> str:
-    from iodiag.narration.verifier import split_sentences
+    from iodiag.narration.checking.verifier import split_sentences
 
     for _, sentences in split_sentences(text):
         if sentences:

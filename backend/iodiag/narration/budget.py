@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from iodiag.knowledge.models import Passage
-from iodiag.narration.facts import Fact
+from iodiag.narration.checking.facts import Fact
+from iodiag.narration.checking.untrusted import clean
 from iodiag.narration.models import ChatTurn
 from iodiag.narration.prompts import PromptLibrary
-from iodiag.narration.untrusted import clean
 
 TokenCounter = Callable[[str], int]
 

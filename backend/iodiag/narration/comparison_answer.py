@@ -14,12 +14,12 @@ from datetime import datetime
 from iodiag.analysis.models import Severity
 from iodiag.comparison.models import Comparison, FindingChange, FindingSide
 from iodiag.core.units import human_seconds
-from iodiag.narration.facts import Fact
-from iodiag.narration.grounding import Grounding
-from iodiag.narration.intents import Intent
+from iodiag.narration.checking.facts import Fact
+from iodiag.narration.checking.grounding import Grounding
+from iodiag.narration.checking.untrusted import quote
+from iodiag.narration.checking.verifier import verify
+from iodiag.narration.intent.classify import Intent
 from iodiag.narration.models import Answer, Citation
-from iodiag.narration.untrusted import quote
-from iodiag.narration.verifier import verify
 
 INTENT = Intent.COMPARE_RUNS.value
 LISTED = 4  # findings named per group; the compare view has the rest

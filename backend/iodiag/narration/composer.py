@@ -21,13 +21,21 @@ from iodiag.analysis.models import Finding, Report, Severity
 from iodiag.analysis.registry import CHECKS
 from iodiag.knowledge.models import Passage
 from iodiag.narration import fact_query
-from iodiag.narration.facts import TOP_FILE_FACTS, Fact, FactKind, FactSheet, build_facts, problems, rank_findings
-from iodiag.narration.grounding import CODE
-from iodiag.narration.intents import Intent, Question, classify
+from iodiag.narration.checking.facts import (
+    TOP_FILE_FACTS,
+    Fact,
+    FactKind,
+    FactSheet,
+    build_facts,
+    problems,
+    rank_findings,
+)
+from iodiag.narration.checking.grounding import CODE
+from iodiag.narration.checking.untrusted import quote
+from iodiag.narration.intent.classify import Intent, Question, classify
 from iodiag.narration.knowledge import KnowledgeSource
 from iodiag.narration.models import ChatTurn
 from iodiag.narration.prompts import Phrasebook
-from iodiag.narration.untrusted import quote
 
 log = logging.getLogger(__name__)
 

@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from iodiag.narration.grounding import Grounding
-from iodiag.narration.llm import ChatModel, LLMError, LLMTimeout, ModelCrashed, Turn
+from iodiag.narration.checking.grounding import Grounding
+from iodiag.narration.checking.untrusted import clean
+from iodiag.narration.checking.verifier import check_sentence, split_sentences
+from iodiag.narration.model.llm import ChatModel, LLMError, LLMTimeout, ModelCrashed, Turn
 from iodiag.narration.models import Violation
 from iodiag.narration.prompts import PromptLibrary
-from iodiag.narration.untrusted import clean
-from iodiag.narration.verifier import check_sentence, split_sentences
 
 Outcome = Literal["rephrased", "unchanged", "failed", "dropped-fact", "moved-fact", "error", "timeout", "skipped"]
 

@@ -26,20 +26,20 @@ from iodiag.core.settings import Settings, get_settings
 from iodiag.knowledge.models import Passage
 from iodiag.narration import tools
 from iodiag.narration.budget import Budget, Fitted, fit
+from iodiag.narration.checking.facts import Fact
+from iodiag.narration.checking.gate import SentenceGate
+from iodiag.narration.checking.grounding import CODE, RANKS, Grounding
+from iodiag.narration.checking.untrusted import clean, quoted_spans, strip_quoted
+from iodiag.narration.checking.verifier import Verification, split_sentences, verify
 from iodiag.narration.comparison_answer import answer_comparison
 from iodiag.narration.composer import Composer, Conversation, Plan
-from iodiag.narration.facts import Fact
-from iodiag.narration.gate import SentenceGate
-from iodiag.narration.grounding import CODE, RANKS, Grounding
-from iodiag.narration.intents import Intent
+from iodiag.narration.intent.classify import Intent
 from iodiag.narration.knowledge import KnowledgeSource, open_knowledge
-from iodiag.narration.llm import ChatModel, LLMError, Turn, get_model, tool_turns
+from iodiag.narration.model.llm import ChatModel, LLMError, Turn, get_model, tool_turns
 from iodiag.narration.models import Answer, AnswerChunk, ChatTurn, Citation, Provenance, VerifierReport, Violation
 from iodiag.narration.prompts import PromptLibrary
 from iodiag.narration.rephrase import BUDGET_S, FIRST_SENTENCE_S, SENTENCE_S, Rephraser, Rephrasing, worth_rephrasing
 from iodiag.narration.templates import TemplateWriter
-from iodiag.narration.untrusted import clean, quoted_spans, strip_quoted
-from iodiag.narration.verifier import Verification, split_sentences, verify
 
 __all__ = ["Narrator"]
 
@@ -108,7 +108,7 @@ class Narrator:
         """Stream an answer: verified text pieces, then one final chunk holding the checked :class:`Answer`.
 
         Model trouble never raises: it ends in the template answer, except a model process that dies mid-answer
-        (:class:`~iodiag.narration.llm.ModelCrashed`), which the caller reports as an error. A question about
+        (:class:`~iodiag.narration.model.llm.ModelCrashed`), which the caller reports as an error. A question about
         this run against an earlier one is answered from ``comparison`` (earlier run A, this run B), or says
         there is none to compare with. ``observe`` is told what became of each sentence a model rewords (for
         the eval and the benchmarks).

@@ -13,12 +13,12 @@ from iodiag.analysis.models import Finding, Layer, Severity
 from iodiag.analysis.outcomes.verdict import by_verdict
 from iodiag.core.units import human_seconds
 from iodiag.knowledge.models import Passage
+from iodiag.narration.checking.facts import TOP_FILE_FACTS, Fact
+from iodiag.narration.checking.untrusted import clean
+from iodiag.narration.checking.verifier import split_sentences
 from iodiag.narration.composer import Plan, already_done
-from iodiag.narration.facts import TOP_FILE_FACTS, Fact
-from iodiag.narration.intents import Intent
+from iodiag.narration.intent.classify import Intent
 from iodiag.narration.prompts import Phrasebook
-from iodiag.narration.untrusted import clean
-from iodiag.narration.verifier import split_sentences
 from iodiag.render import wording
 
 PASSAGE_SENTENCES = 3  # of a document section quoted in a concept or facility answer

@@ -2,7 +2,7 @@
 
 The narrator (``iodiag.narration.service.Narrator``) is built lazily, once, in a thread. A local model
 (``IODIAG_LLM_PROVIDER=llamacpp``) is not loaded into this process: it runs in a model process of its own,
-started on the first question (``narration/model_process.py``), so the server stays the size of a web server.
+started on the first question (``narration/model/process.py``), so the server stays the size of a web server.
 Questions wait for an answer slot (at most ``chat_per_user`` at once per user, ``chat_concurrency`` in all)
 and are told how many are ahead; the wait does not count against ``chat_timeout_s``. A model process that
 dies mid-answer ends that answer with ``ModelCrashed`` (the chat route sends it as an ``error`` event) and is

@@ -18,7 +18,7 @@ import pytest
 from iodiag.narration.models import Answer
 from tests.api.test_api_support import LOG_DRISHTI, Server, upload, wait_done
 
-WORKER = b"iodiag.narration.model_worker"
+WORKER = b"iodiag.narration.model.worker"
 
 
 @pytest.fixture(scope="module")

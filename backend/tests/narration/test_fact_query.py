@@ -17,8 +17,8 @@ from iodiag.analysis.models import Report
 from iodiag.core.units import human_seconds
 from iodiag.ingest import load_profile
 from iodiag.narration import fact_query
+from iodiag.narration.checking.verifier import split_sentences
 from iodiag.narration.service import Narrator
-from iodiag.narration.verifier import split_sentences
 from tests.conftest import shared_log, wheel_log
 
 HDF5_LOG = "darshan-logs/hdf5_diagonal_write_only/hdf5_diagonal_write_bytes_range_dxt.darshan"
@@ -305,7 +305,7 @@ def test_a_why_question_names_a_file_by_a_word_of_its_name() -> None:
 
 def test_why_each_rank_is_a_question_about_the_job() -> None:
     from iodiag.core.settings import REPO_ROOT
-    from iodiag.narration.intents import Intent, classify
+    from iodiag.narration.intent.classify import Intent, classify
     from iodiag.narration.prompts import PromptLibrary
     from tests.narration.test_narration_support import scenario_report
 

@@ -279,7 +279,7 @@ def test_hosts_come_from_the_dxt_trace_and_are_unknown_without_it() -> None:
 
 
 def test_a_program_name_from_the_log_is_quoted_as_data() -> None:
-    from iodiag.narration.untrusted import quote
+    from iodiag.narration.checking.untrusted import quote
 
     rep = report(NONMPI)
     hostile = "./sim `rm -rf ~` <script>x</script>"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from iodiag.core.settings import REPO_ROOT
 from iodiag.narration import fact_query
-from iodiag.narration.quantities import parse_quantities
+from iodiag.narration.checking.quantities import parse_quantities
 from iodiag.narration.service import Narrator
 from tests.narration.pydarshan_child import pydarshan_json, report
 from tests.narration.test_narration_support import scenario_report

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from iodiag.core.settings import REPO_ROOT
-from iodiag.narration.intent_examples import build_index, load_index
+from iodiag.narration.intent.examples import build_index, load_index
 
 EXAMPLES = REPO_ROOT / "prompts" / "intent-examples.v1.yaml"
 

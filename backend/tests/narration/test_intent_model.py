@@ -1,4 +1,4 @@
-"""The learned intent model (narration/intent_model.py) and how classify() weighs it against the rules.
+"""The learned intent model (narration/intent/model.py) and how classify() weighs it against the rules.
 
 The paraphrases below are in none of the labelled sets (evals/intents/*.yaml, prompts/intent-examples.v1.yaml):
 a test that they are new keeps it so, since a question the model was trained on proves nothing.
@@ -15,8 +15,10 @@ import pytest
 import yaml
 
 from iodiag.core.settings import REPO_ROOT
-from iodiag.narration import intent_model, intents
-from iodiag.narration.intent_model import (
+from iodiag.narration.intent import classify as intents
+from iodiag.narration.intent import model as intent_model
+from iodiag.narration.intent.classify import Intent, classify
+from iodiag.narration.intent.model import (
     LABELS,
     OVERRIDE,
     IntentModel,
@@ -26,7 +28,6 @@ from iodiag.narration.intent_model import (
     model_path,
     train,
 )
-from iodiag.narration.intents import Intent, classify
 from iodiag.narration.prompts import Phrasebook, PromptLibrary
 from tests.narration.test_narration_support import DRISHTI, report
 
@@ -114,9 +115,9 @@ def test_the_same_question_gets_the_same_answer() -> None:
 
 def test_the_stored_model_is_trained_on_the_examples_beside_it() -> None:
     model = load_model(model_path(EXAMPLES))
-    assert model is not None, "prompts/intent-model.v1.npz is missing: python -m iodiag.narration.intent_model"
+    assert model is not None, "prompts/intent-model.v1.npz is missing: python -m iodiag.narration.intent.model"
     assert model.sha256 == examples_sha256(EXAMPLES), (
-        "the examples changed since the model was trained: python -m iodiag.narration.intent_model"
+        "the examples changed since the model was trained: python -m iodiag.narration.intent.model"
     )
     assert model.embed_w is not None and model.embed_w.shape == (385, len(LABELS))
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from iodiag.narration.llm import ModelCrashed, get_model
-from iodiag.narration.model_process import ModelProcess
+from iodiag.narration.model.llm import ModelCrashed, get_model
+from iodiag.narration.model.process import ModelProcess
 from tests.narration.test_narration_support import model_settings
 
 TURNS = [("system", "You are a helpful assistant."), ("user", "Count from one to fifty in words.")]
@@ -40,7 +40,7 @@ def _maps(pid: int) -> str:
 def test_tokens_stream_from_the_model_process(process: ModelProcess) -> None:
     pid = process.pid
     assert pid is not None and pid != os.getpid()
-    assert "iodiag.narration.model_worker" in _cmdline(pid)
+    assert "iodiag.narration.model.worker" in _cmdline(pid)
     assert "libllama" in _maps(pid)  # llama.cpp is loaded there
     pieces = list(process.stream(TURNS, time.monotonic() + 120, 24, 0, None, 0.0))
     assert len(pieces) > 1 and "".join(pieces).strip()
@@ -58,7 +58,7 @@ def test_a_reader_who_stops_early_leaves_nothing_for_the_next(process: ModelProc
 
 
 def test_a_deadline_stops_the_stream(process: ModelProcess) -> None:
-    from iodiag.narration.llm import LLMTimeout
+    from iodiag.narration.model.llm import LLMTimeout
 
     t0 = time.monotonic()
     with pytest.raises(LLMTimeout):
@@ -163,7 +163,7 @@ def test_the_chat_service_never_loads_the_model_into_its_own_process(tmp_path: P
 def test_a_gguf_the_site_names_drafts_its_answers_in_its_own_process() -> None:
     """IODIAG_LLM_MODEL_PATH (a larger instruct model at a site) drafts whole answers, through the sentence gate,
     as an endpoint does; it also runs in a model process. The bundled file stands in for it here."""
-    from iodiag.narration.llm import bundled_model_path
+    from iodiag.narration.model.llm import bundled_model_path
     from iodiag.narration.service import Narrator
     from tests.narration.test_narration_support import DRISHTI, knowledge, report
 

@@ -11,9 +11,9 @@ import pytest
 
 from iodiag.analysis.models import Report
 from iodiag.analysis.outcomes.shell import shell_quote
+from iodiag.narration.checking.untrusted import UNSHOWN_COMMAND, quote_command, quoted_spans, strip_quoted
 from iodiag.narration.models import Answer
 from iodiag.narration.service import Narrator
-from iodiag.narration.untrusted import UNSHOWN_COMMAND, quote_command, quoted_spans, strip_quoted
 from tests.narration.test_narration_support import knowledge, template_settings
 from tests.render.test_commands import hostile_report, md_codes
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from iodiag.narration.checking.gate import SentenceGate
+from iodiag.narration.checking.grounding import Grounding
 from iodiag.narration.composer import Conversation
-from iodiag.narration.gate import SentenceGate
-from iodiag.narration.grounding import Grounding
 from iodiag.narration.service import Narrator
 from tests.narration.test_narration_support import BADOST, knowledge, report, template_settings
 

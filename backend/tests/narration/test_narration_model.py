@@ -17,12 +17,12 @@ import pytest
 
 from iodiag.analysis.models import Report
 from iodiag.narration import tools
+from iodiag.narration.checking.untrusted import strip_quoted
+from iodiag.narration.checking.verifier import HARD_KINDS, verify
 from iodiag.narration.composer import Conversation
-from iodiag.narration.llm import bundled_model_path, get_model
+from iodiag.narration.model.llm import bundled_model_path, get_model
 from iodiag.narration.models import Answer, AnswerChunk
 from iodiag.narration.service import Narrator
-from iodiag.narration.untrusted import strip_quoted
-from iodiag.narration.verifier import HARD_KINDS, verify
 from tests.narration.test_narration_support import (
     BADOST,
     DRISHTI,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from iodiag.narration.checking.verifier import HARD_KINDS, check_sentence, split_sentences, verify
 from iodiag.narration.composer import Conversation
-from iodiag.narration.llm import get_model
+from iodiag.narration.model.llm import get_model
 from iodiag.narration.models import AnswerChunk
 from iodiag.narration.rephrase import Rephrasing, changed_claims, grammar_for, sentence_facts, worth_rephrasing
 from iodiag.narration.service import Narrator
-from iodiag.narration.verifier import HARD_KINDS, check_sentence, split_sentences, verify
 from tests.narration.test_narration_support import BADOST, DRISHTI, knowledge, model_settings, report
 
 WHY = (

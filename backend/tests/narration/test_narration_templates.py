@@ -14,11 +14,11 @@ import pytest
 from iodiag.analysis.models import Report
 from iodiag.core.settings import REPO_ROOT
 from iodiag.narration.budget import Budget, fit
+from iodiag.narration.checking.untrusted import quoted_spans, strip_quoted
+from iodiag.narration.checking.verifier import verify
 from iodiag.narration.composer import Conversation
 from iodiag.narration.models import Answer, ChatTurn
 from iodiag.narration.service import Narrator
-from iodiag.narration.untrusted import quoted_spans, strip_quoted
-from iodiag.narration.verifier import verify
 from tests.cli.test_cli import iodiag
 from tests.narration.test_narration_support import (
     BADOST,

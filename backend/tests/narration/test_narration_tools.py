@@ -20,14 +20,14 @@ from pydantic import ValidationError
 
 from iodiag.analysis.models import Report
 from iodiag.narration import tools
+from iodiag.narration.checking.facts import all_paths
+from iodiag.narration.checking.grounding import Grounding
+from iodiag.narration.checking.quantities import parse_quantities
+from iodiag.narration.checking.verifier import HARD_KINDS, verify
 from iodiag.narration.composer import Conversation
-from iodiag.narration.facts import all_paths
-from iodiag.narration.grounding import Grounding
-from iodiag.narration.llm import get_model
+from iodiag.narration.model.llm import get_model
 from iodiag.narration.models import Answer
-from iodiag.narration.quantities import parse_quantities
 from iodiag.narration.service import Narrator
-from iodiag.narration.verifier import HARD_KINDS, verify
 from tests.narration.test_narration_support import BADOST, DRISHTI, E3SM, knowledge, report, settings
 
 LOGS = [BADOST, DRISHTI, E3SM]

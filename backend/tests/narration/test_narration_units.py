@@ -16,15 +16,15 @@ from iodiag.analysis.recommendations import RECOMMENDATIONS
 from iodiag.analysis.registry import CHECKS
 from iodiag.core.settings import REPO_ROOT
 from iodiag.narration.budget import Budget, fit
+from iodiag.narration.checking.grounding import Grounding
+from iodiag.narration.checking.quantities import exact, parse_quantities
+from iodiag.narration.checking.untrusted import MAX_LOG_TEXT, clean, quote, strip_quoted
+from iodiag.narration.checking.verifier import verify
 from iodiag.narration.composer import Conversation, Plan
-from iodiag.narration.grounding import Grounding
-from iodiag.narration.intents import Intent, classify
+from iodiag.narration.intent.classify import Intent, classify
 from iodiag.narration.models import ChatTurn
 from iodiag.narration.prompts import PromptError, PromptLibrary, load_template
-from iodiag.narration.quantities import exact, parse_quantities
 from iodiag.narration.service import Narrator
-from iodiag.narration.untrusted import MAX_LOG_TEXT, clean, quote, strip_quoted
-from iodiag.narration.verifier import verify
 from tests.narration.test_narration_support import DRISHTI, knowledge, report, template_settings
 
 PROMPTS = REPO_ROOT / "prompts"
@@ -284,7 +284,7 @@ def test_negated_and_general_statements_are_not_claims() -> None:
     general = "Small writes are slow because every request pays a fixed cost."
     assert "absent-issue" not in [v.kind for v in verify(general, g).violations]
     # A duration spent in metadata calls is a measurement, not a claim of a metadata problem.
-    from iodiag.narration.issues import asserted_issues
+    from iodiag.narration.checking.issues import asserted_issues
 
     assert not asserted_issues("Your job's rank 3 spent 500 µs in metadata calls.")
     assert [i.name for i in asserted_issues("Your job's metadata calls are slow.")] == ["metadata load"]

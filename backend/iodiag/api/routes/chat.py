@@ -24,7 +24,7 @@ from iodiag.api.errors import one_line
 from iodiag.api.routes.analyses import AUTH, NOT_FOUND, NOT_READY, visible_or_404
 from iodiag.api.state import AppContext
 from iodiag.narration.comparison_answer import answer_comparison
-from iodiag.narration.intents import is_compare_question
+from iodiag.narration.intent.classify import is_compare_question
 from iodiag.narration.models import Answer, ChatTurn
 from iodiag.services import comparing
 from iodiag.services.chat import ChatTimeout, ChatUnavailable, Waiting

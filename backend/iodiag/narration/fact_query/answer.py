@@ -10,6 +10,9 @@ from iodiag.analysis.models import (
     Report,
 )
 from iodiag.core.units import human_bytes
+from iodiag.narration.checking.facts import Fact
+from iodiag.narration.checking.quantities import Quantity, exact
+from iodiag.narration.checking.untrusted import quote
 from iodiag.narration.fact_query.common import Out, lower_first
 from iodiag.narration.fact_query.common import fmt_seconds as _s
 from iodiag.narration.fact_query.files import (
@@ -88,9 +91,6 @@ from iodiag.narration.fact_query.ranks import (
     slow_ranks,
 )
 from iodiag.narration.fact_query.vocabulary import YES_NO
-from iodiag.narration.facts import Fact
-from iodiag.narration.quantities import Quantity, exact
-from iodiag.narration.untrusted import quote
 
 # --- queries -> one checked sentence ----------------------------------------------------------------------------
 

@@ -16,9 +16,9 @@ from iodiag.analysis.models import (
 )
 from iodiag.analysis.outcomes.verdict import percent as whole_percent
 from iodiag.core.units import human_bytes, human_seconds, request_bytes
+from iodiag.narration.checking.quantities import Quantity, exact
 from iodiag.narration.fact_query.names import is_named
 from iodiag.narration.fact_query.query import Direction
-from iodiag.narration.quantities import Quantity, exact
 
 Out = tuple[str, list[Quantity], list[str], list[int]] | None
 

@@ -13,6 +13,8 @@ from iodiag.analysis.models import (
     Severity,
 )
 from iodiag.core.units import request_bytes
+from iodiag.narration.checking.quantities import Quantity, exact
+from iodiag.narration.checking.untrusted import quote, quote_command
 from iodiag.narration.fact_query.common import (
     FS_NAMES,
     SMALL_REQUEST,
@@ -55,8 +57,6 @@ from iodiag.narration.fact_query.names import (
 )
 from iodiag.narration.fact_query.query import Direction, Query
 from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK, META_VS_DATA
-from iodiag.narration.quantities import Quantity, exact
-from iodiag.narration.untrusted import quote, quote_command
 
 
 def sequential(report: Report, q: Query) -> Out:

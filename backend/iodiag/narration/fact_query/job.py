@@ -13,6 +13,8 @@ from iodiag.analysis.models import (
     Severity,
 )
 from iodiag.analysis.outcomes.verdict import lead_words
+from iodiag.narration.checking.quantities import Quantity, exact
+from iodiag.narration.checking.untrusted import quote
 from iodiag.narration.fact_query.common import (
     FS_NAMES,
     Out,
@@ -54,8 +56,6 @@ from iodiag.narration.fact_query.vocabulary import (
     WHY_SLOW,
     asked_file_systems,
 )
-from iodiag.narration.quantities import Quantity, exact
-from iodiag.narration.untrusted import quote
 
 
 def uses(report: Report, q: Query) -> Out:

@@ -13,6 +13,7 @@ from iodiag.analysis.models import (
     Severity,
 )
 from iodiag.core.units import request_bytes
+from iodiag.narration.checking.quantities import Quantity, exact
 from iodiag.narration.fact_query.common import (
     Out,
     bytes_moved,
@@ -36,7 +37,6 @@ from iodiag.narration.fact_query.common import (
 from iodiag.narration.fact_query.names import group_regex, is_named
 from iodiag.narration.fact_query.query import Query, by_direction
 from iodiag.narration.fact_query.vocabulary import YES_NO
-from iodiag.narration.quantities import Quantity, exact
 
 
 def rank_bytes(report: Report, q: Query) -> Out:

@@ -24,11 +24,11 @@ from typing import Any
 
 from iodiag.core.childproc import ChildGone, PipeChild
 from iodiag.core.settings import Settings
-from iodiag.narration.model_errors import LLMError, LLMTimeout, ModelCrashed, Role
+from iodiag.narration.model.errors import LLMError, LLMTimeout, ModelCrashed, Role
 
 log = logging.getLogger(__name__)
 
-WORKER = "iodiag.narration.model_worker"
+WORKER = "iodiag.narration.model.worker"
 START_TIMEOUT_S = 120.0  # interpreter, llama.cpp and the GGUF; the bundled model takes 1-3 s
 TOKENS_TIMEOUT_S = 30.0
 _POLL_S = 0.5

@@ -13,7 +13,7 @@ views of a question vote:
   are not installed.
 
 Both heads are softmax regressions whose weights are computed at build time (``python -m
-iodiag.narration.intent_model``) and stored beside the examples (``prompts/intent-model.v1.npz``, with the
+iodiag.narration.intent.model``) and stored beside the examples (``prompts/intent-model.v1.npz``, with the
 SHA-256 of the examples they were trained on). Same question, same intent: inference is a fixed dot product.
 """
 
@@ -295,7 +295,7 @@ def build(examples: Path, out: Path | None = None) -> Path:
     return target
 
 
-if __name__ == "__main__":  # python -m iodiag.narration.intent_model [EXAMPLES.yaml]
+if __name__ == "__main__":  # python -m iodiag.narration.intent.model [EXAMPLES.yaml]
     from iodiag.core.settings import REPO_ROOT
 
     src = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO_ROOT / "prompts" / "intent-examples.v1.yaml"

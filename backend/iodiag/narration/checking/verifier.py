@@ -18,11 +18,11 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from iodiag.narration.grounding import CODE, RANKS, Grounding, content_tokens
-from iodiag.narration.issues import asserted_issues, issues_named, negated
+from iodiag.narration.checking.grounding import CODE, RANKS, Grounding, content_tokens
+from iodiag.narration.checking.issues import asserted_issues, issues_named, negated
+from iodiag.narration.checking.quantities import parse_quantities, strip_quantities
+from iodiag.narration.checking.untrusted import quoted_spans, strip_quoted
 from iodiag.narration.models import Citation, VerifierReport, Violation
-from iodiag.narration.quantities import parse_quantities, strip_quantities
-from iodiag.narration.untrusted import quoted_spans, strip_quoted
 
 SUPPORT_THRESHOLD = 0.5
 # Words found in no fact or passage at all: a paraphrase needs few; a made-up reason brings several.

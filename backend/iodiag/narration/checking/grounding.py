@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from iodiag.knowledge.models import Passage
-from iodiag.narration.facts import Fact
-from iodiag.narration.quantities import Quantity, parse_quantities
-from iodiag.narration.untrusted import clean, quoted_spans, strip_quoted
+from iodiag.narration.checking.facts import Fact
+from iodiag.narration.checking.quantities import Quantity, parse_quantities
+from iodiag.narration.checking.untrusted import clean, quoted_spans, strip_quoted
 
 CODE = re.compile(r"\b[DHJLMPSTX]\d{2}\b")
 RANKS = re.compile(r"\branks?\s+(\d+(?:\s*(?:,|and|or|to|-|–)\s*\d+)*)", re.IGNORECASE)

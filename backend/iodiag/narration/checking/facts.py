@@ -14,9 +14,9 @@ from typing import Literal
 
 from iodiag.analysis.models import Finding, Metric, Report, Severity, Unit
 from iodiag.core.units import human_bytes, human_seconds
+from iodiag.narration.checking.quantities import Dim, Quantity, exact
+from iodiag.narration.checking.untrusted import clean, quote, quote_command
 from iodiag.narration.prompts import Phrasebook
-from iodiag.narration.quantities import Dim, Quantity, exact
-from iodiag.narration.untrusted import clean, quote, quote_command
 from iodiag.render import wording
 from iodiag.render.code import split_report_text
 

@@ -30,16 +30,16 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 from iodiag.core.settings import Settings
 
 # Re-exported: where callers have always found them.
-from iodiag.narration.model_errors import LLMError as LLMError
-from iodiag.narration.model_errors import LLMTimeout as LLMTimeout
-from iodiag.narration.model_errors import ModelCrashed as ModelCrashed
-from iodiag.narration.model_errors import Role as Role
+from iodiag.narration.model.errors import LLMError as LLMError
+from iodiag.narration.model.errors import LLMTimeout as LLMTimeout
+from iodiag.narration.model.errors import ModelCrashed as ModelCrashed
+from iodiag.narration.model.errors import Role as Role
 
 if TYPE_CHECKING:  # langchain takes seconds to import: only a process that talks to a model pays for it
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.messages import BaseMessage
 
-    from iodiag.narration.openai_chat import ToolReply
+    from iodiag.narration.model.openai_chat import ToolReply
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ class ChatModel:
         """
         import httpx
 
-        from iodiag.narration.openai_chat import EndpointRejected, OpenAICompatibleChat
+        from iodiag.narration.model.openai_chat import EndpointRejected, OpenAICompatibleChat
 
         if not isinstance(self.chat, OpenAICompatibleChat):
             raise ToolsUnsupported(f"{self.name} is not an OpenAI-compatible endpoint")
@@ -306,7 +306,7 @@ def load_llamacpp(settings: Settings) -> ChatModel:
 
 def _llamacpp(settings: Settings) -> ChatModel:
     """A local GGUF, run in a model process of its own: nothing of llama.cpp is loaded here."""
-    from iodiag.narration.model_process import ModelProcess
+    from iodiag.narration.model.process import ModelProcess
 
     process = ModelProcess(settings)
     name = process.load()  # LLMError when the process or the model cannot start
@@ -324,7 +324,7 @@ def _llamacpp(settings: Settings) -> ChatModel:
 
 
 def _openai(settings: Settings) -> ChatModel:
-    from iodiag.narration.openai_chat import OpenAICompatibleChat
+    from iodiag.narration.model.openai_chat import OpenAICompatibleChat
 
     if not settings.llm_url:
         raise LLMError("IODIAG_LLM_URL is not set (the OpenAI-compatible endpoint, e.g. http://host:8000/v1)")

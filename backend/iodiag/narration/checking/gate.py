@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from iodiag.narration.grounding import Grounding
+from iodiag.narration.checking.grounding import Grounding
+from iodiag.narration.checking.verifier import check_sentence, split_sentences
 from iodiag.narration.models import Violation
-from iodiag.narration.verifier import check_sentence, split_sentences
 
 MIN_WORDS = 3
 _WORD = re.compile(r"[A-Za-z]{2,}")

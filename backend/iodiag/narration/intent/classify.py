@@ -15,11 +15,11 @@ from pathlib import PurePosixPath
 
 from iodiag.analysis.models import Report
 from iodiag.analysis.registry import CHECKS
-from iodiag.narration.facts import all_paths
-from iodiag.narration.grounding import CODE
-from iodiag.narration.intent_examples import load_index
-from iodiag.narration.intent_model import OVERRIDE, load_model, model_path
-from iodiag.narration.issues import codes_for_words, issues_named
+from iodiag.narration.checking.facts import all_paths
+from iodiag.narration.checking.grounding import CODE
+from iodiag.narration.checking.issues import codes_for_words, issues_named
+from iodiag.narration.intent.examples import load_index
+from iodiag.narration.intent.model import OVERRIDE, load_model, model_path
 from iodiag.narration.prompts import Phrasebook
 
 

@@ -1,6 +1,6 @@
 """The model process: llama.cpp runs here, not in the server (``model_process.py`` is the other side).
 
-Started as ``python -m iodiag.narration.model_worker CMD_FD EVENT_FD PARENT_PID`` (``core/childproc.py``). One
+Started as ``python -m iodiag.narration.model.worker CMD_FD EVENT_FD PARENT_PID`` (``core/childproc.py``). One
 JSON command per line, answered in order, each ending in exactly one ``done`` or ``error`` event:
 
 * ``{"op": "load", "settings": {...}}``: load the GGUF the ``llm_*`` settings name; done: ``{"name": ...}``.
@@ -25,7 +25,7 @@ from iodiag.core.childproc import Send, serve
 
 _NO_DEADLINE_S = 3600.0
 _stop = False
-_model: Any = None  # the loaded ChatModel (iodiag.narration.llm); Any so this module imports nothing heavy
+_model: Any = None  # the loaded ChatModel (iodiag.narration.model.llm); Any so this module imports nothing heavy
 
 
 def _on_stop(signum: int, frame: object) -> None:
@@ -36,13 +36,13 @@ def _on_stop(signum: int, frame: object) -> None:
 def _warm() -> None:
     # OpenMP's threads spin while they wait (see llm.load_llamacpp); read when llama.cpp loads.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    import iodiag.narration.llm  # noqa: F401  (and langchain with it, when the model loads)
+    import iodiag.narration.model.llm  # noqa: F401  (and langchain with it, when the model loads)
 
 
 def _handle(line: str, send: Send) -> Any:
     global _model, _stop
     from iodiag.core.settings import Settings
-    from iodiag.narration.llm import LLMError, load_llamacpp
+    from iodiag.narration.model.llm import LLMError, load_llamacpp
 
     cmd = json.loads(line)
     op = cmd.get("op")
@@ -79,7 +79,7 @@ def _handle(line: str, send: Send) -> Any:
 
 def main(argv: list[str]) -> None:
     signal.signal(signal.SIGUSR1, _on_stop)  # before anything slow: the asker may stop a stream at any time
-    from iodiag.narration.llm import LLMError
+    from iodiag.narration.model.llm import LLMError
 
     serve(argv, _handle, warm=_warm, expected=(LLMError,))
 
