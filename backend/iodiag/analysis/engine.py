@@ -80,7 +80,9 @@ def analyze(
     findings.sort(key=_by_cost)
     counts = Counter(f.severity.value for f in findings)
     xl = _cross_layer(ctx, problems)
-    top_files, files_with_io = busiest_files(ctx)
+    # Every file a finding names gets its row, so "how is initial_conditions.dat striped?" finds its numbers
+    named = frozenset(int(e.record_id) for f in findings for e in f.files if e.record_id.isdigit())
+    top_files, files_with_io = busiest_files(ctx, named=named)
     files_read, files_written = files_by_direction(ctx)
     return Report(
         tool_version=__version__,

@@ -481,6 +481,11 @@ class FileUsage(_Model):
     stripe_count: int | None = Field(default=None, description="its Lustre stripe count, where the log has it")
     stripe_size: int | None = None
     osts: list[int] = Field(default_factory=list, description="the Lustre OSTs it is striped over (at most 64)")
+    read_extent: int | None = Field(
+        default=None,
+        description="bytes from offset 0 to the last byte read (Darshan's largest max byte read + 1 over its "
+        "POSIX records, STDIO's where POSIX has none): bytes_read well above it means data read more than once",
+    )
     read_start_s: float | None = Field(
         default=None, description="seconds from the job's start to its first read's start (any rank), at ``layer``"
     )
@@ -542,6 +547,10 @@ class FileGroup(_Model):
     )
     stripe_size: int | None = Field(default=None, description="the stripe size that goes with stripe_count")
     striped_files: int = Field(default=0, description="of its files, those with a Lustre layout (when one is shared)")
+    read_extent: int | None = Field(
+        default=None,
+        description="its files' read extents (FileUsage.read_extent) added up, where every read file has one",
+    )
     stripe_layouts: int = Field(default=0, description="how many different layouts its members have, when mixed")
     common_size: int | None = Field(
         default=None, description="its files' most common request size (ACCESS1-4), where counted at one layer"

@@ -1119,6 +1119,11 @@ export interface components {
              */
             ranks: number;
             /**
+             * Read Extent
+             * @description its files' read extents (FileUsage.read_extent) added up, where every read file has one
+             */
+            read_extent?: number | null;
+            /**
              * Slowest S
              * @description the most I/O time one rank spent on one of its files (Darshan's slowest rank)
              * @default 0
@@ -1287,6 +1292,11 @@ export interface components {
              * @description seconds from the job's start to its last read's end
              */
             read_end_s?: number | null;
+            /**
+             * Read Extent
+             * @description bytes from offset 0 to the last byte read (Darshan's largest max byte read + 1 over its POSIX records, STDIO's where POSIX has none): bytes_read well above it means data read more than once
+             */
+            read_extent?: number | null;
             /**
              * Read Start S
              * @description seconds from the job's start to its first read's start (any rank), at ``layer``

@@ -14,7 +14,7 @@ import numpy as np
 from iodiag.analysis.models import FileGroup, FileSystemUsage, FileUsage, OpCounts, RankSeconds, SoftwareFiles
 from iodiag.analysis.views.calls import call_columns, module_calls
 from iodiag.analysis.views.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
-from iodiag.ingest.table import Table
+from iodiag.ingest.table import Groups, Table
 
 TOP_FILES = 10
 EXTRA_FILES = 3  # of the most bytes, and of the longest slowest-rank time, beyond the top by time
@@ -126,14 +126,19 @@ def _file_system(ctx: Context, layer: str, path: str, stripe_count: int | None) 
     return ctx.meta.fs_type(path)
 
 
-def busiest_files(ctx: Context, n: int = TOP_FILES) -> tuple[list[FileUsage], int]:
+def busiest_files(ctx: Context, n: int = TOP_FILES, named: frozenset[int] = frozenset()) -> tuple[list[FileUsage], int]:
     """The ``n`` files with the most I/O time (then bytes), and up to ``EXTRA_FILES`` more each by bytes moved and by
-    slowest-rank time, most time first; and how many files had any I/O."""
+    slowest-rank time, most time first; and how many files had any I/O. ``named`` record ids (the files findings
+    name) join too, up to ``EXTRA_NAMED`` of them, so a question about any file a finding names finds its row."""
     # The report's file table and the verdict's bandwidth headline both read it: built once per report
-    return ctx.memo(f"file_usage.busiest.{n}", lambda: _busiest_files(ctx, n))
+    key = f"file_usage.busiest.{n}.{hash(named)}"
+    return ctx.memo(key, lambda: _busiest_files(ctx, n, named))
 
 
-def _busiest_files(ctx: Context, n: int) -> tuple[list[FileUsage], int]:
+EXTRA_NAMED = 10
+
+
+def _busiest_files(ctx: Context, n: int, named: frozenset[int] = frozenset()) -> tuple[list[FileUsage], int]:
     nprocs = max(ctx.meta.nprocs, 1)
     r = _rows(ctx)
     if r is None:
@@ -150,6 +155,9 @@ def _busiest_files(ctx: Context, n: int) -> tuple[list[FileUsage], int]:
     for key in (nbytes, r.slow_s):
         extra = [int(i) for i in used[np.argsort(-key[used], kind="stable")] if int(i) not in picked][:EXTRA_FILES]
         picked += [i for i in extra if key[i] > 0]
+    if named:
+        chosen = set(picked)
+        picked += [int(i) for i in used.tolist() if int(r.ids[i]) in named and int(i) not in chosen][:EXTRA_NAMED]
     order = {int(i): k for k, i in enumerate(used.tolist())}
     picked.sort(key=lambda i: order[i])  # still most time first: the extras rank below the ten by time
     out = []
@@ -188,11 +196,39 @@ def _busiest_files(ctx: Context, n: int) -> tuple[list[FileUsage], int]:
                 osts=osts,
                 **_requests(ctx, r.layers[i], rid),
                 **_windows(ctx, r.layers[i], rid),
+                read_extent=read_extents(ctx).get(rid),
             )
         )
     # The standard streams (<STDOUT>, <STDERR>) are records, not files: "how many files?" leaves them out.
     streams = sum(1 for i in used.tolist() if _is_stream(ctx.path(int(r.ids[i]))))
     return out, len(used) - streams
+
+
+_SANE_OFFSET = 1 << 62  # a max byte beyond this is a corrupt counter, not a file (exabytes)
+
+
+def read_extents(ctx: Context) -> dict[int, int]:
+    """Per file id, the bytes from offset 0 to the last byte read: Darshan's max byte read + 1, the largest over
+    the file's records, at POSIX (STDIO's for files POSIX did not see). A file whose bytes read are well above
+    its extent had some of its data read more than once."""
+    return ctx.memo("file_usage.read_extents", lambda: _read_extents(ctx))
+
+
+def _read_extents(ctx: Context) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for module, prefix in (("STDIO", "STDIO"), ("POSIX", "POSIX")):  # POSIX last: it wins where both saw a file
+        t = ctx.records(module)
+        top, moved = f"{prefix}_MAX_BYTE_READ", f"{prefix}_BYTES_READ"
+        if t.empty or top not in t.columns or moved not in t.columns:
+            continue
+        last_byte = t[top].astype(np.int64)
+        keep = (t.num(moved) > 0) & (last_byte >= 0) & (last_byte < _SANE_OFFSET)
+        if not keep.any():
+            continue
+        g = Groups(t["id"][keep])
+        for rid, last in zip(g.keys.tolist(), g.max(last_byte[keep]).tolist(), strict=True):
+            out[int(rid)] = int(last) + 1
+    return out
 
 
 def files_per_layer(ctx: Context) -> dict[str, int]:
@@ -415,6 +451,10 @@ def _file_groups(ctx: Context, n: int) -> list[FileGroup]:
             layer = "DFS" if groups[k].layers & {"DFS", "DAOS"} else ""
             count = _stripes(lustre, first)[0]
             made = made.model_copy(update={"file_system": _file_system(ctx, layer, ctx.path(first), count)})
+        extents = read_extents(ctx)
+        read_ids = [rid for rid in groups[k].ids if per_file[rid].read > 0]
+        if read_ids and all(rid in extents for rid in read_ids):
+            made = made.model_copy(update={"read_extent": sum(extents[rid] for rid in read_ids)})
         common = _group_common_size(ctx, groups[k].layers, groups[k].ids)
         if common:
             made = made.model_copy(update=common)

@@ -56,7 +56,7 @@ from iodiag.narration.fact_query.names import (
     named_in,
 )
 from iodiag.narration.fact_query.query import Direction, Query
-from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK, META_VS_DATA
+from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK, META_VS_DATA, size_asked, size_meets
 
 
 def sequential(report: Report, q: Query) -> Out:
@@ -345,6 +345,40 @@ def _access_kind(f: FileUsage, q: Query) -> tuple[str, list[Quantity]]:
 
 
 def request_size(report: Report, q: Query) -> Out:
+    asked = size_asked(q.raw)
+    if not q.yes_no or asked is None:
+        return _request_size(report, q)
+    out = _request_size(report, q.model_copy(update={"yes_no": False}))
+    f = next((x for x in report.top_files if q.target and is_named(x.path, q.target)), None)
+    if f is None:
+        return out
+    if q.direction in ("read", "write") and not (f.calls.reads if q.direction == "read" else f.calls.writes):
+        # "are the writes to hist.h5 under 1 MiB?" of a file only read: there are none, and that is the answer
+        other, n_other, moved_other = (
+            ("written", f.calls.writes, f.bytes_written)
+            if q.direction == "read"
+            else ("read", f.calls.reads, f.bytes_read)
+        )
+        text = f"No: `{f.path}` had no {q.direction}s (0 B {'read' if q.direction == 'read' else 'written'})"
+        text += f"; it was {other}, {_b(moved_other)} in {n_other:,} calls." if n_other else "."
+        return text, [exact(0, "bytes"), exact(moved_other, "bytes"), exact(n_other, "bare")], [f.path], []
+    if out is None:
+        return out
+    n, moved = {
+        "read": (f.calls.reads, f.bytes_read),
+        "write": (f.calls.writes, f.bytes_written),
+    }.get(q.direction, (f.calls.reads + f.calls.writes, f.bytes_read + f.bytes_written))
+    # Darshan's most common size where it kept one (the mean hides a few small header requests); else the mean
+    size = f.common_size or (moved / n if n else 0)
+    if not size:
+        return out
+    comparison, bar = asked
+    text, values, paths, ranks = out
+    word = "Yes" if size_meets(size, comparison, bar) else "No"
+    return f"{word}: {lower_first(text)}", [*values, exact(bar, "bytes")], paths, ranks
+
+
+def _request_size(report: Report, q: Query) -> Out:
     if q.target and name_pattern(q.target):
         # "the restart.*.bin files": a name with a placeholder is the group it stands for, not its first file
         grouped = _group_request_size(report, q)
@@ -698,10 +732,62 @@ def _member_of_group(report: Report, q: Query) -> Out:
     return None
 
 
+REREAD = re.compile(
+    r"\bre-?read\w*|\bread\w* (it |them |its \w+ |the \w+ )?(back|again)\b|\bmore than once\b|\btwice\b"
+    r"|\b(multiple|several|many) times\b|\brepeated(ly)?\b|\bover and over\b|\bredundant\w*"
+)
+"""Asks whether data was read more than once: "is grid.nc re-read?", "does each rank read its file twice?"."""
+OVER_ONCE = 1.05  # read bytes 5 % above the extent: more than a header reread
+
+
+def reread(name: str, moved: int, extent: int | None, *, many: bool = False) -> Out:
+    """Yes or no to "was X read more than once?", from its bytes read against its read extent."""
+    if not moved:
+        return (f"No: the job read 0 B from {name}.", [exact(0, "bytes")], [], [])
+    if not extent:
+        return (
+            f"The log cannot tell: Darshan kept no last byte read for {name}, so its {_b(moved)} read cannot be "
+            "compared with its size.",
+            [exact(moved, "bytes")],
+            [],
+            [],
+        )
+    times = moved / extent
+    span = "from each file's start to its last byte read, added up" if many else "from its start to the last byte read"
+    if times >= OVER_ONCE:
+        text = (
+            f"Yes: {_b(moved)} was read from {name}, {times:.1f} times the {_b(extent)} {span}, so the data was read "
+            f"about {times:.1f} times over."
+        )
+    else:
+        text = f"No: {_b(moved)} was read from {name}, against {_b(extent)} {span}: each byte about once."
+    return (text, [exact(moved, "bytes"), exact(extent, "bytes"), exact(round(times, 1), "bare")], [], [])
+
+
+_VS = r"\b(vs\.?|versus|against|compared to|or|and)\b"
+_READ_VS_WRITE = re.compile(
+    rf"\b(how long|time|seconds|spend\w*|spent)\b.*(\bwrit\w*\b.*{_VS}.*\bread\w*|\bread\w*\b.*{_VS}.*\bwrit\w*)"
+)
+
+
 def file_usage(report: Report, q: Query) -> Out:
     f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return _member_of_group(report, q)
+    if q.yes_no and q.direction != "write" and REREAD.search(q.raw.lower()):
+        return reread(f"`{f.path}`", f.bytes_read, f.read_extent)
+    if _READ_VS_WRITE.search(q.raw.lower()) and f.read_time_s and f.write_time_s:
+        # "how long does each rank spend writing vs reading flux.dat?": both times, per rank and summed
+        ranks = max(f.ranks, 1)
+        each = f" per rank on average over its {ranks:,} ranks" if ranks > 1 else ""
+        text = (
+            f"Writing `{f.path}` took {_s(f.write_time_s / ranks)}{each} against {_s(f.read_time_s / ranks)} "
+            f"reading ({_s(f.write_time_s)} and {_s(f.read_time_s)} summed over ranks), for {_b(f.bytes_written)} "
+            f"written and {_b(f.bytes_read)} read (counted at {f.layer})."
+        )
+        values = [exact(v, "seconds") for v in (f.write_time_s / ranks, f.read_time_s / ranks)]
+        values += [exact(f.write_time_s, "seconds"), exact(f.read_time_s, "seconds")]
+        return text, [*values, exact(f.bytes_written, "bytes"), exact(f.bytes_read, "bytes")], [f.path], []
     who = f"its {f.ranks:,} ranks" if f.ranks > 1 else "its 1 rank"
     # With the calls that moved them ("8.00 GiB written in 524,288 write calls").
     # and their mean size: "how much was read from grid.nc, and in what size?"
@@ -1224,6 +1310,9 @@ def answer_group(report: Report, q: Query) -> Out:
     g = group_named(report, q.raw) or folder_group(report, q.raw)
     if g is None:
         return None
+    if q.yes_no and q.direction != "write" and REREAD.search(q.raw.lower()):
+        # "does each rank read its field file more than once?": the family's bytes read against its extents
+        return reread(f"the {g.files:,} files named `{g.pattern}`", g.bytes_read, g.read_extent, many=True)
     every = _every_rank(g, q, report.job.nprocs)
     if every is not None:
         return every

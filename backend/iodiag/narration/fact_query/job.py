@@ -322,6 +322,10 @@ def iface_bytes(report: Report, q: Query) -> Out:
     )
 
 
+def _file_count(n: int) -> str:
+    return f"{n:,} file{'s' if n != 1 else ''}" if n else ""
+
+
 def job_bytes(report: Report, q: Query) -> Out:
     group = group_named(report, q.raw)
     if group is not None:
@@ -331,17 +335,20 @@ def job_bytes(report: Report, q: Query) -> Out:
         return "None: the log records no I/O at all (no instrumented module has records).", [], [], []
     key = (lambda f: -f.bytes_read) if q.direction == "read" else (lambda f: -f.bytes_written)
     files = sorted(report.top_files, key=key)[:3]
+    # How many files, beside how much: "how much did ior write across all its files?"
+    n_read, n_written = _file_count(report.files_read), _file_count(report.files_written)
     if q.direction == "read":
         files = [f for f in files if f.bytes_read]
-        head = f"The job read {_b(read)}"
+        head = f"The job read {_b(read)}" + (f" from {n_read}" if read and n_read else "")
         tail = ", most from " + ", ".join(f"`{f.path}` ({_b(f.bytes_read)})" for f in files) if files else ""
     elif q.direction == "write":
         files = [f for f in files if f.bytes_written]
-        head = f"The job wrote {_b(written)}"
+        head = f"The job wrote {_b(written)}" + (f" to {n_written}" if written and n_written else "")
         tail = ", most to " + ", ".join(f"`{f.path}` ({_b(f.bytes_written)})" for f in files) if files else ""
     else:
         head, tail, files = f"The job wrote {_b(written)} and read {_b(read)}", "", []
     values = [exact(read, "bytes"), exact(written, "bytes")]
+    values += [exact(n, "bare") for n in (report.files_read, report.files_written) if n]
     if q.yes_no and q.direction in ("read", "write") and q.split:
         # "Is it all reads?", "does it read much?": judged on the direction's share of the bytes moved
         mine, other = (read, written) if q.direction == "read" else (written, read)
@@ -629,6 +636,23 @@ def collective(report: Report, q: Query) -> Out:
 
 
 def sharing(report: Report, q: Query) -> Out:
+    out = _sharing(report)
+    if out is None or not q.yes_no:
+        return out
+    t = report.rank_table
+    own = sum(u.files for u in t.ranks)
+    # "is it file per process?" asks the other way round from "do they all read one shared file?"
+    per_process = bool(
+        re.search(r"\b(per[- ]?(process|rank)|own files?|separate files?|one per|n-?n)\b", q.raw.lower())
+    )
+    shared, mixed = bool(t.shared_files), bool(t.shared_files and own)
+    yes = (not shared) if per_process else shared
+    word = "Partly" if mixed else ("Yes" if yes else "No")
+    text, values, paths, ranks = out
+    return f"{word}: {lower_first(text)}", values, paths, ranks
+
+
+def _sharing(report: Report) -> Out:
     t = report.rank_table
     own_files = sum(u.files for u in t.ranks)
     ranks = len(t.ranks)
@@ -673,19 +697,43 @@ def stripe(report: Report, q: Query) -> Out:
             )
     if out is None or not q.yes_no:
         return out
+    if not q.target and _group_stripes(report, q) is None and report.lustre_layouts:
+        # "are the files on a single OST?" naming no file or family: every laid-out file answers, never the
+        # first one alone
+        return _all_stripes_yes_no(report, q) or out
     # "Is X on a single OST?" / "is X striped across several OSTs?": yes or no first, from its stripe count.
     text, values, paths, ranks = out
     # The stripe count as the sentence states it (the values may start with OST ids)
-    stated = re.search(r"stripe count (\d+)", text) if paths else None
+    # (one count stated: a named file's, or one family's layout)
+    stated = re.search(r"stripe count (\d+)", text) if paths or q.target or text.count("stripe count") == 1 else None
     count = int(stated.group(1)) if stated else None
     asked = q.raw.lower()
-    single = re.search(r"\b(single|one|1|only one|just one)\s+(ost|stripe)", asked)
+    single = re.search(r"\b(single|one|1|only one|just one)[\s-]+(ost|stripe)|\b(un-?striped|not striped)\b", asked)
     # "more than one OST" asks about several, though it holds "one OST"
     several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked)
     if count is None or not (single or several):
         return out
     yes = count > 1 if several else count == 1
     return ("Yes: " if yes else "No: ") + lower_first(text), values, paths, ranks
+
+
+def _all_stripes_yes_no(report: Report, q: Query) -> Out:
+    asked = q.raw.lower()
+    single = re.search(r"\b(single|one|1|only one|just one)[\s-]+(ost|stripe)|\b(un-?striped|not striped)\b", asked)
+    several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked)
+    if not (single or several):
+        return None
+    laid = report.lustre_layouts
+    ones = sum(1 for f in laid if f.stripe_count == 1)
+    fits = ones if single else len(laid) - ones
+    word = "Yes" if fits == len(laid) else "No" if fits == 0 else "Partly"
+    how = "stripe count 1" if single else "more than one stripe"
+    return (
+        f"{word}: {fits:,} of the {len(laid):,} files with a Lustre layout in the report have {how}.",
+        [exact(fits, "bare"), exact(len(laid), "bare")],
+        [],
+        [],
+    )
 
 
 def _group_stripes(report: Report, q: Query) -> Out:
@@ -1342,7 +1390,9 @@ def completeness(report: Report, q: Query) -> Out:
         return text, [], [], []
     if not problems and not partial:
         return (
-            f"{'Yes: ' if q.yes_no else ''}the log is complete as far as its own flags and records show: no module "
+            # "did darshan drop any records?" is answered no where "is it complete?" is answered yes
+            f"{('No: ' if q.missing else 'Yes: ') if q.yes_no else ''}the log is complete as far as its own flags and "
+            "records show: no module "
             "ran out of records, none was cut short and no record failed validation.",
             [],
             [],

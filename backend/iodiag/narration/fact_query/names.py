@@ -123,6 +123,10 @@ def groups_named(report: Report, question: str) -> list[FileGroup]:
     return out
 
 
+# File types people use as nouns for the files themselves ("the shard csvs", "each rank's h5")
+_EXT_NOUNS = r"(?:csvs?|h5s?|hdf5|ncs?|nc4|jsons?|npys?|npzs?|xyzs?|vtks?|vtus?|parquets?|pngs?|tfrecords?|fastqs?|fasta|bins?|dats?)"
+
+
 def _phrase_groups(report: Report, question: str) -> list[tuple[int, FileGroup]]:
     """(where the phrase starts, a group it fits) for each "<word(s)> files" phrase of the question."""
     found: list[tuple[int, FileGroup]] = []
@@ -130,10 +134,13 @@ def _phrase_groups(report: Report, question: str) -> list[tuple[int, FileGroup]]
     # A lookahead, so "of the shard files" is tried at "the shard files" too (matches overlap).
     # "the config-file overhead" names the config files as "the config file overhead" does
     spaced = re.sub(r"(?<=[a-z0-9])-(?=(?:files?|shards?|records?|tables?|tiles?|samples?)\b)", " ", question.lower())
-    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}}){FILE_NOUNS}\b)", spaced):
+    for m in re.finditer(rf"(?=\b((?:\.?[a-z0-9_]+ ){{1,2}})({FILE_NOUNS}|{_EXT_NOUNS})\b)", spaced):
         words = [
             w for w in m.group(1).split() if w not in NOT_A_NAME and w not in _NOT_A_KIND and len(w.lstrip(".")) > 1
         ]
+        if words and re.fullmatch(_EXT_NOUNS, m.group(2)):
+            # "each shard csv": the extension is the noun, and a second word the group must fit
+            words.append(m.group(2).removesuffix("s") if m.group(2) != "xyzs" else "xyz")
         at = m.start() + len(m.group(1))
         if at in settled:
             continue  # "csv files" inside "case csv files", which named its groups already

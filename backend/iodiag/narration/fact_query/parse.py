@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 from iodiag.analysis.models import (
     Report,
@@ -23,6 +24,7 @@ from iodiag.narration.fact_query.vocabulary import (
     BIG_PART,
     CALL_WORDS,
     CAPTURED,
+    DROPPED,
     EVERY_RANK,
     FIRST_JUDGED,
     FIX_ASK,
@@ -39,12 +41,15 @@ from iodiag.narration.fact_query.vocabulary import (
     RANK,
     READ,
     READ_OR_WRITE_TIME,
+    REAL_COUNT,
     SHARE_WORDS,
+    SIZE_ASKED,
     TOPIC,
     UNRECORDED,
     WHY_SLOW,
     WRITE,
     YES_NO,
+    as_question,
     asked_file_systems,
     spelled,
 )
@@ -166,7 +171,7 @@ WHEN = re.compile(
 
 
 def parse_about(question: str, report: Report) -> Query | None:
-    question = spelled(question)
+    question = as_question(spelled(question))
     tail = _AND_COLLECTIVE.search(question)
     if tail and re.match(r"\s*(how (much|many|big|long)|what|which)\b", question, re.I):
         # "how much went into ocean.nc and was it collective": the fact first, the yes/no after it
@@ -176,11 +181,26 @@ def parse_about(question: str, report: Report) -> Query | None:
     return _finished(_parse_about(question, report), question)
 
 
+def _program_as_job(question: str, report: Report) -> str:
+    """ "what fraction of run_model.py is I/O?": a name that is the job's own program, and no file the log holds,
+    means the job."""
+    program = PurePosixPath(report.job.exe.split()[0]).name.lower() if report.job.exe.strip() else ""
+    scripts = {PurePosixPath(w).name.lower() for w in report.job.exe.split()[:3]} - {""}
+    for m in NAMED.finditer(question):
+        name = m.group(1).lower()
+        if name not in scripts and name != program:
+            continue
+        if any(PurePosixPath(f.path).name.lower() == name for f in report.top_files):
+            continue  # the program's own file read as data ("did it read run.py?") stays a file
+        return question[: m.start()] + "the job" + question[m.end() :]
+    return question
+
+
 def _parse_about(question: str, report: Report) -> Query | None:
     """``parse``, and a why-question that names a file loosely ("why is the restart write so slow?", "how do I
     make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
     asks about the files it names."""
-    question = with_extensions(question, report)
+    question = _program_as_job(with_extensions(question, report), report)
     found = parse(question)
     q = " ".join(question.lower().split())
     if (
@@ -447,8 +467,20 @@ def _finished(q: Query | None, question: str) -> Query | None:
     return q.model_copy(update={"raw": question}) if q is not None and not q.raw else q
 
 
+ONE_SHARED_FILE = re.compile(
+    r"\b(one|a single|the same|a|single) shared file\b|\bshare (one|a|the same|a single) (\w+ )?files?\b"
+    r"|\b(all|every|both)\b.*\b(one|a single|the same) (\w+ )?file\b"
+)
+
+
+RATE_WORDS = re.compile(
+    r"\b(bandwi\w*|bw|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b"
+    r"|\bhow (fast|quickly)\b.*\b(writ\w*|wrote|read\w*)\b"
+)
+
+
 def parse(question: str) -> Query | None:
-    question = spelled(question)
+    question = as_question(spelled(question))
     return _finished(_parse(question), question)
 
 
@@ -541,6 +573,12 @@ def _parse(question: str) -> Query | None:
         )
     if re.search(r"\b(dxt|trace)\b", q) and re.search(r"\b(every|all|complete|whole)\b", q) and yes_no:
         return Query(metric="completeness", yes_no=True)  # "does the DXT trace contain every read?"
+    if re.search(r"\b(darshan|the log|log|it|instrumentation)\b", q) and DROPPED.search(q) and not RANK.search(q):
+        # "did darshan drop any records for this run?": yes when a module ran out of records
+        return Query(metric="completeness", yes_no=True, missing=True)
+    if REAL_COUNT.search(q):
+        # "darshan shows 4096 shard files, is that the real number?": yes when no module ran out of records
+        return Query(metric="completeness", yes_no=True)
     if CAPTURED.search(q):
         # "did darshan capture every file?", "were all file records captured?": yes when nothing is missing
         return Query(metric="completeness", yes_no=True)
@@ -626,6 +664,9 @@ def _parse(question: str) -> Query | None:
         r"|\b(read|write)[- ](heavy|intensive|dominated)\b",
         q,
     )
+    if yes_no and not NAMED.search(question) and ONE_SHARED_FILE.search(q):
+        # "do the ranks all read one shared file?": shared against one file per rank, yes or no
+        return Query(metric="sharing", yes_no=True, raw=question)
     if yes_no and mix and not NAMED.search(question) and not RANK.search(q):
         # "does this job read much input data?", "is the heavy I/O all reads?": the read/write split, yes or no
         return Query(metric="bytes", direction=_direction(mix.group(0)), yes_no=True, split=True, raw=question)
@@ -775,7 +816,7 @@ def _parse(question: str) -> Query | None:
         and yes_no
         and re.search(
             r"\bboth (read|writ\w*) and (read|writ\w*)\b|\bread and writ\w*\b|\bread (it )?back\b|\bre-?read\b"
-            r"|\bread again\b",
+            r"|\bread again\b|\bread\w* .*\b(more than once|twice|(multiple|several|many) times|repeatedly)\b",
             q,
         )
     ):
@@ -808,9 +849,28 @@ def _parse(question: str) -> Query | None:
             missing=bool(re.search(r"\b(misaligned|unaligned|not aligned)\b", q)),
             raw=question,
         )
-    if named_file and yes_no and re.search(r"\b(bottleneck|slowing|costing|costly|expensive|significant)\b", q):
-        # "is writing thermo.dat a bottleneck?": its share of the run, yes from a tenth of it
-        return Query(metric="file_share", target=named_file.group(1).lower(), yes_no=True, raw=question)
+    if (
+        named_file
+        and yes_no
+        and (
+            re.search(
+                r"\b(bottleneck|slowing|costing|costly|expensive|significant|big deal|matters?|important|a problem"
+                r"|an issue|hurt\w*|worth)\b",
+                q,
+            )
+            or (_asked_share(q) is not None and re.search(r"\b(run|runtime|job|wall ?time|time)\b", q))
+        )
+    ):
+        # "is writing thermo.dat a bottleneck?": its share of the run, yes from a tenth of it; "is more than a
+        # quarter of the run spent reading results.txt?": yes from that share
+        return Query(
+            metric="file_share",
+            target=named_file.group(1).lower(),
+            direction=_direction(q),
+            yes_no=True,
+            share=_asked_share(q),
+            raw=question,
+        )
     if named_file and (
         re.search(r"\b(which|what) (i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q)
         # "is reads.fastq written via posix or stdio?": which of the two it went through
@@ -823,7 +883,9 @@ def _parse(question: str) -> Query | None:
     if (
         named_file
         and yes_no
-        and re.search(r"\bin parallel\b|\bby (all|every|each|many|several) (ranks?|process\w*)\b", q)
+        and re.search(
+            r"\bin parallel\b|\bby (all|every|each|many|several)( of)?( the| its| my)? (\w+ )?(ranks?|process\w*)\b", q
+        )
     ):
         # "is mesh.bin read in parallel?": how many ranks used it, yes from more than one
         return Query(
@@ -887,6 +949,16 @@ def _parse(question: str) -> Query | None:
             target=named_file.group(1) if named_file else None,
             direction=_direction(q),
             raw=question,
+        )
+    if (
+        named_file
+        and yes_no
+        and SIZE_ASKED.search(q)
+        and re.search(r"\b(f?reads?|f?writes?|requests?|calls?|access\w*|transfers?|i/?o|chunks?)\b", q)
+    ):
+        # "are the hist_0135.h5 reads at least 1 MiB each?": its request size against the size asked
+        return Query(
+            metric="request_size", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
         )
     if named_file and re.match(r"^how (big|large) (is|was)\b", q):
         # "how big is reads.fastq?": the bytes that went to it
@@ -1272,7 +1344,10 @@ def _parse(question: str) -> Query | None:
             metric="bytes", scope="interface", target=INTERFACES_WORDS[iface.group(1).lower()], direction=_direction(q)
         )
     target = named.group(1) if named else None
-    ost_trouble = r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging)"
+    ost_trouble = (
+        r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging|misbehav\w*|acting up"
+        r"|anomal\w*|abnormal\w*|outliers?|unhealthy)"
+    )
     if (
         re.search(rf"\bosts?\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\bosts?\b", q)
         and not (yes_no or re.match(r"^\s*(could|can|might|may)\b", q))
@@ -1283,8 +1358,8 @@ def _parse(question: str) -> Query | None:
     if re.search(r"\b(how many|number of|count of)\b.*\bosts?\b|\bosts?\b.*\bhow many\b|\b(which|what) osts\b", q):
         return Query(metric="osts")
     if re.search(r"\bshared\b.*\b(per[- ]process|per rank|own file|one per)\b|\bfile[- ]per[- ]process\b|\bn-?n\b", q):
-        return Query(metric="sharing")
-    if yes_no and re.search(r"\bon (nfs|lustre|gpfs|daos|xfs|ext4|a local disk|local disk)\b", q):
+        return Query(metric="sharing", yes_no=yes_no, raw=question)
+    if yes_no and re.search(r"\bon (the |an? )?(\w+ )?(nfs|lustre|gpfs|daos|xfs|ext4|local disk)\b", q):
         # "is test.out on NFS?", "is the ocean file on lustre?"
         return Query(metric="file_system", direction=_direction(q), target=target, yes_no=True, raw=question)
     if re.search(
@@ -1295,9 +1370,14 @@ def _parse(question: str) -> Query | None:
         return Query(metric="file_system", direction=_direction(q), target=target, yes_no=whether, raw=question)
     if re.search(r"\bstripe|\bstr[ip]{2}e\b|\bstripping\b|\bstriping\b", q):
         return Query(metric="stripe", target=target, yes_no=yes_no, raw=question)
+    if yes_no and re.search(
+        r"\b(on|over|across|to) (a |one |a single |single |several |multiple |many |more than one )osts?\b", q
+    ):
+        # "is each shard csv on a single OST?": the files' stripe count decides
+        return Query(metric="stripe", target=target, yes_no=True, raw=question)
     ost_trouble = (
         r"(slow\w*|sluggish|bad|faulty|degraded|underperform\w*|lagg\w*|sick|broken|dragging|problem\w*|issues?"
-        r"|trouble\w*)"
+        r"|trouble\w*|misbehav\w*|acting up|anomal\w*|abnormal\w*|outliers?|unhealthy|weird|odd|wrong)"
     )
     asks = yes_no or re.match(r"^\s*(could|can|might|may)\b", q)
     ost = r"(osts?|storage targets?|storage servers?|object storage|disks?)"
@@ -1305,9 +1385,10 @@ def _parse(question: str) -> Query | None:
         return Query(metric="slow_ranks")  # "how many ranks are stuck on the slow storage target?"
     if asks and re.search(rf"\b{ost}\b.*\b{ost_trouble}\b|\b{ost_trouble}\b.*\b{ost}\b", q):
         return Query(metric="slow_ost", yes_no=True)
-    if re.search(r"\b(bandwi\w*|bw|throughput|mb/s|gb/s|mib/s|gib/s|rate|speed)\b", q) and not re.search(
-        r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q
-    ):
+    if re.search(
+        RATE_WORDS,
+        q,
+    ) and not re.search(r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q):
         return Query(metric="rate", direction=_direction(q), target=target, raw=question)
     if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
         return Query(metric="metadata", yes_no=yes_no)
@@ -1324,7 +1405,7 @@ def _parse(question: str) -> Query | None:
         # "what fraction of the runtime was spent writing?": that direction's time against the run
         return Query(metric="io_share", direction=_direction(q))
     if re.search(
-        r"\b(fraction|share|percent\w*|%|proportion)\b.*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
+        r"(\b(fraction|share|percent\w*|proportion)\b|%).*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
     ):
         return Query(metric="io_share")
     if re.search(r"\bhow long\b.*\b(run|job|take|last)\b|\brun ?time\b|\bwall ?time\b|\belapsed\b", q):

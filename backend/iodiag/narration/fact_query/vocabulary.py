@@ -71,6 +71,15 @@ LOG_HEALTH = re.compile(
     r"(timings|times|totals|byte totals|counters|numbers)\b"
 )
 FIRST_JUDGED = re.compile(rf"\b{_JUDGED_WORD}\b")
+DROPPED = re.compile(
+    r"\b(drop\w*|lost|lose|miss(ed|ing)?|skip\w*|truncat\w*|cut (off|short)|discard\w*|ran out|run out)\b"
+    r".*\b(records?|files?|entries|data|i/?o|anything|something)\b"
+    r"|\b(records?|files?|entries)\b.*\b(dropped|lost|missing|truncated|discarded|left out)\b"
+)
+REAL_COUNT = re.compile(
+    r"\b(is|are) (that|this|it|those|these) (the )?(real|true|actual|full|complete|whole|right|correct) "
+    r"(number|count|total|list|amount)\b|\b(is|are) (that|this|those|these) all( of them| the files)?\b"
+)
 CAPTURED = re.compile(
     r"\b(all|every|everything)\b.*\b(captur\w*|recorded|logged|instrumented)\b"
     r"|\b(captur\w*|record\w*|log\w*|instrument\w*|catch\w*|caught|track\w*|see|saw)\b.*\b(all|every|everything)\b"
@@ -394,3 +403,71 @@ META_VS_DATA = re.compile(
     r"|\b(read\w*|writ\w*|data|transfer\w*)\b.*\b(more|longer|slower|less|shorter|than|versus|vs\.?)\b"
     r".*\b(open\w*|stat\w*|metadata|creat\w*|clos\w*)\b"
 )
+
+
+# "restart.h5 is on lustre, right?" and "energies.txt - is that on lustre?" ask yes or no as much as "is
+# restart.h5 on lustre?" does: a statement with a tag, or a name followed by a question about "that", is put in
+# the question's usual order so every rule keyed on "is/did/does ..." reads it.
+_TAG = re.compile(
+    r"^(?P<stmt>.+?)[\s,;.!-]*\b(?:right|correct|true|yeah|yes|no|eh|isn'?t (?:it|that)|is(?:n'?t)? (?:it|that) so"
+    r"|wasn'?t it|aren'?t they|weren'?t they|didn'?t (?:it|they)|doesn'?t it|don'?t they|am i right|yes or no"
+    r"|or not)\s*\?+\s*$",
+    re.IGNORECASE,
+)
+_AUX = r"is|are|was|were|does|do|did|has|have|had"
+_STATEMENT = re.compile(rf"^(?P<subj>(?:\S+\s+){{0,6}}?\S+)\s+(?P<aux>{_AUX})\s+(?!not\b|there\b)(?P<rest>.+)$", re.I)
+_ASKS = re.compile(rf"^\s*({_AUX}|can|could|will|would|should|why|how|what|which|where|when|who)\b", re.I)
+_FILLER = re.compile(r"^(?:(?:so|ok|okay|and|but|well|um|uh|then|i think|i guess|i assume)[,]?\s+)+", re.I)
+_ABOUT_THAT = re.compile(
+    rf"^(?P<head>[^?]+?)\s*(?:\s[-–—]|:)\s+(?P<aux>{_AUX})\s+(?:that|it|this|they|those|these)\b(?P<rest>.*)$", re.I
+)
+
+
+def as_question(question: str) -> str:
+    """The question in the usual order when it was asked as a statement with a tag or about "that"."""
+    text = question.strip()
+    about = _ABOUT_THAT.match(text)
+    if about:
+        return f"{about['aux']} {about['head'].strip()}{about['rest']}"
+    tag = _TAG.match(text)
+    if not tag or re.match(
+        rf"^\s*({_AUX}|can|could|will|would|should|why|how|what|which|where|when|who)\b", text, re.I
+    ):
+        return question
+    said = re.sub(
+        r"^(?:(?:so|ok|okay|and|but|well|um|uh|then|i think|i guess|i assume)[,]?\s+)+",
+        "",
+        tag["stmt"].strip(),
+        flags=re.I,
+    )
+    stmt = _STATEMENT.match(said)
+    if stmt is None:
+        # "the ranks all read one file, right?": no auxiliary to move; "did" asks the same
+        return f"did {said.rstrip(' ,;.')}?"
+    return f"{stmt['aux']} {stmt['subj']} {stmt['rest'].rstrip(' ,;.')}?"
+
+
+# "are the hist.h5 reads at least 1 MiB each?": a request size the question measures against
+SIZE_ASKED = re.compile(
+    r"\b(at least|over|above|more than|bigger than|larger than|greater than|under|below|less than|smaller than"
+    r"|at most|no more than|no bigger than)\s*(\d+(?:\.\d+)?)\s*(b|bytes?|k|kb|kib|m|mb|mib|g|gb|gib)\b"
+)
+_UNITS = {"b": 1, "byte": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20}
+_UNITS |= {"mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
+def size_asked(question: str) -> tuple[str, int] | None:
+    """("at least", 1048576) for "... at least 1 MiB each?": the comparison and the size in bytes."""
+    m = SIZE_ASKED.search(question.lower())
+    return (m.group(1), int(float(m.group(2)) * _UNITS[m.group(3)])) if m else None
+
+
+def size_meets(size: float, comparison: str, bar: int) -> bool:
+    """Whether a request size meets the question's comparison ("at least 1 MiB": 1 MiB itself meets it)."""
+    if comparison in ("at least",):
+        return size >= bar
+    if comparison in ("over", "above", "more than", "bigger than", "larger than", "greater than"):
+        return size > bar
+    if comparison in ("at most", "no more than", "no bigger than"):
+        return size <= bar
+    return size < bar
