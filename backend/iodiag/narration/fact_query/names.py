@@ -124,7 +124,10 @@ def groups_named(report: Report, question: str) -> list[FileGroup]:
 
 
 # File types people use as nouns for the files themselves ("the shard csvs", "each rank's h5")
-_EXT_NOUNS = r"(?:csvs?|h5s?|hdf5|ncs?|nc4|jsons?|npys?|npzs?|xyzs?|vtks?|vtus?|parquets?|pngs?|tfrecords?|fastqs?|fasta|bins?|dats?)"
+_EXT_NOUNS = (
+    r"(?:csvs?|h5s?|hdf5|ncs?|nc4|jsons?|npys?|npzs?|xyzs?|vtks?|vtus?|parquets?|pngs?|tfrecords?|fastqs?|fasta"
+    r"|bins?|dats?)"
+)
 
 
 def _phrase_groups(report: Report, question: str) -> list[tuple[int, FileGroup]]:
