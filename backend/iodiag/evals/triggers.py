@@ -244,7 +244,7 @@ def facts_for(scenario: Scenario) -> JobFacts:
     """What a user would tell ``iodiag analyze`` about this job: its nodes and its cb_nodes hint."""
     from iodiag.analysis.models import JobFacts
 
-    return JobFacts(nodes=scenario.job.nodes, cb_nodes=scenario.hints.cb_nodes)
+    return JobFacts(nodes=scenario.job.nodes if scenario.job.nodes_known else None, cb_nodes=scenario.hints.cb_nodes)
 
 
 def build_entry(entry: CorpusEntry, cache_dir: Path) -> Path:

@@ -73,6 +73,11 @@ class MountSpec(_Model):
 class JobSpec(_Model):
     nprocs: int = Field(ge=1, le=1_000_000)
     nodes: int = Field(default=1, ge=1)
+    nodes_known: bool = Field(
+        default=True,
+        description="whether the user tells iodiag the node count (--nodes); the log itself never holds it, so "
+        "false evaluates a job whose node count the analysis must do without",
+    )
     runtime: float | None = Field(default=None, gt=0)
     start: int = 1_700_000_000
     exe: str = "./app"

@@ -417,7 +417,15 @@ def one_aggregator_on_a_striped_file(ctx: Context, t: Thresholds) -> Hit | None:
         if ctx.nodes is None and stripes <= 1:
             # Off Lustre the default is one aggregator per node: without the node count, two could be the default
             return 1
-        return max(1, spread // FEW_AGGREGATORS)
+        few = max(1, spread // FEW_AGGREGATORS)
+        if ctx.nodes is None:
+            # Without the node count, k > 1 aggregators may be one per node of a job on k nodes: they are few only
+            # when the job must have run on more nodes than that (at most MAX_RANKS_PER_NODE ranks a node), or when
+            # the file could have used FEW_AGGREGATORS² times as many (a shortfall even at four a node). One
+            # aggregator on a file of several stripes stays few on any number of nodes.
+            fewest_nodes = -(-max(ctx.meta.nprocs, 1) // MAX_RANKS_PER_NODE)
+            few = min(few, max(1, fewest_nodes - 1, spread // FEW_AGGREGATORS**2))
+        return few
 
     for op in ("writes", "reads"):
         bad = _few_aggregators(ctx, t, op, most)
@@ -428,6 +436,9 @@ def one_aggregator_on_a_striped_file(ctx: Context, t: Thresholds) -> Hit | None:
 
 FEW_AGGREGATORS = 4
 """Aggregators are too few when the job could have used at least this many times as many."""
+MAX_RANKS_PER_NODE = 128
+"""The most ranks a node runs in practice (128 cores on today's CPU nodes): the fewest nodes a job ran on is its
+ranks over this, which is all a log without the node count says about them."""
 
 
 def _one_aggregator_hit(ctx: Context, t: Thresholds, op: str, bad: list[Funnel]) -> Hit:
