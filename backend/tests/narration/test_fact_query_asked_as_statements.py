@@ -164,3 +164,31 @@ def test_whether_one_files_time_matters_is_judged_on_its_share_of_the_run(reread
         assert q is not None and q.metric == "file_share" and q.yes_no, asked
     assert parse("is more than a quarter of the run spent on once.dat?").share == 0.25  # type: ignore[union-attr]
     assert _first(reread, "does once.dat matter for the runtime?")[:4] in ("Yes:", "No: ")
+
+
+@pytest.mark.parametrize(
+    ("asked", "metric"),
+    [
+        # Found by sealed31: a file system named beside a property of the requests asked about that property
+        ("are the dump writes aligned to the GPFS block?", "alignment"),
+        ("are the checkpoint reads aligned to the GPFS block size?", "alignment"),
+        ("are pw.x's DFS writes sized to the DAOS chunk size?", "chunk_size"),
+        # "these DFS counters" judges the log's records, not whether DFS was used
+        ("are these DFS counters trustworthy?", "completeness"),
+        ("is every file the job opened in this log?", "completeness"),
+    ],
+)
+def test_a_question_goes_to_what_it_judges_not_to_a_word_it_names(asked: str, metric: str) -> None:
+    q = parse(asked)
+    assert q is not None and q.metric == metric and q.yes_no, (asked, q)
+
+
+def test_a_name_then_a_word_asks_whether_the_name_is_that() -> None:
+    assert as_question("kernels.dat access pattern - sequential?") == "is kernels.dat access pattern sequential?"
+    q = parse("kernels.dat access pattern - sequential?")
+    assert q is not None and q.metric == "sequential" and q.yes_no
+
+
+def test_whether_a_file_is_striped_is_no_for_one_stripe(reread: Path) -> None:
+    text = _first(reread, "is shard.0.bin striped?")
+    assert text.startswith("No: `/lus/scratch/run/shard.0.bin` has stripe count 1"), text

@@ -166,10 +166,18 @@ def chunk_size(report: Report, q: Query) -> Out:
         if size % chunk == 0:
             text += f", {size // chunk:,} chunk(s) each"
             fits = True
+        elif chunk % size == 0:
+            # A request that divides the chunk stays inside one chunk; it takes several of them to fill it
+            text += f", 1/{chunk // size:,} of a chunk, so each chunk takes {chunk // size:,} requests"
+            fits = False
         else:
             text += ", not a multiple of the chunk, so requests straddle chunk boundaries"
             fits = False
-    if q.yes_no and fits is not None and re.search(r"\b(multiple|align\w*|fit\w*|match\w*)\b", q.raw.lower()):
+    if (
+        q.yes_no
+        and fits is not None
+        and re.search(r"\b(multiple|align\w*|fit\w*|match\w*|sized?|size[ds]? to)\b", q.raw.lower())
+    ):
         text = ("Yes: " if fits else "No: ") + lower_first(text)
     return text + ".", values, [f.path], []
 

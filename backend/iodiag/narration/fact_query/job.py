@@ -709,8 +709,10 @@ def stripe(report: Report, q: Query) -> Out:
     count = int(stated.group(1)) if stated else None
     asked = q.raw.lower()
     single = re.search(r"\b(single|one|1|only one|just one)[\s-]+(ost|stripe)|\b(un-?striped|not striped)\b", asked)
-    # "more than one OST" asks about several, though it holds "one OST"
-    several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked)
+    # "more than one OST" asks about several, though it holds "one OST"; "is X striped?" asks whether over several
+    several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked) or (
+        not single and re.search(r"\bstriped\b", asked)
+    )
     if count is None or not (single or several):
         return out
     yes = count > 1 if several else count == 1

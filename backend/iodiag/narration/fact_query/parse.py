@@ -521,6 +521,9 @@ def _parse(question: str) -> Query | None:
             q,
         )
         and not re.search(r"\b(stripe\w*|osts?|why|slow\w*|bandwidth|rate|throughput|faster|speed\w*|quicker)\b", q)
+        # "are the dump writes aligned to the GPFS block?", "sized to the DAOS chunk size?": a property of the
+        # requests measured against the file system, not the bytes on it
+        and not re.search(r"\b(align\w*|misalign\w*|unaligned|block ?size|blocks?|chunk\w*|sized?|multiples?)\b", q)
         and not re.search(FIX_ASK, q)
     ):
         # "did this job write anything to the lustre scratch filesystem?": the bytes on that file system

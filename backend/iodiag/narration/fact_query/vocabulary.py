@@ -66,7 +66,7 @@ _JUDGED_WORD = (
 LOG_HEALTH = re.compile(
     rf"\b(this|the|my) ([\w-]+ )?(darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
     rf"|\b(something|anything) {_JUDGED_WORD}\b.*\b(this|the|my) (darshan )?log(file)?\b"
-    rf"|\b(these|the|its|this log's) (counters|numbers|records|values)\b.*\b{_JUDGED_WORD}\b"
+    rf"|\b(these|the|its|this log's) ([\w-]+ )?(counters|numbers|records|values)\b.*\b{_JUDGED_WORD}\b"
     rf"|\b{_JUDGED_WORD}\b.*\b(the |these |its )?(per-rank |rank )?"
     r"(timings|times|totals|byte totals|counters|numbers)\b"
 )
@@ -82,6 +82,7 @@ REAL_COUNT = re.compile(
 )
 CAPTURED = re.compile(
     r"\b(all|every|everything)\b.*\b(captur\w*|recorded|logged|instrumented)\b"
+    r"|\b(all|every)( of)?( the)? files?\b.*\b(in|on) (this|the) (darshan )?log\b"
     r"|\b(captur\w*|record\w*|log\w*|instrument\w*|catch\w*|caught|track\w*|see|saw)\b.*\b(all|every|everything)\b"
     r".*\b(files?|records?|i/?o)\b"
 )
@@ -418,6 +419,9 @@ _AUX = r"is|are|was|were|does|do|did|has|have|had"
 _STATEMENT = re.compile(rf"^(?P<subj>(?:\S+\s+){{0,6}}?\S+)\s+(?P<aux>{_AUX})\s+(?!not\b|there\b)(?P<rest>.+)$", re.I)
 _ASKS = re.compile(rf"^\s*({_AUX}|can|could|will|would|should|why|how|what|which|where|when|who)\b", re.I)
 _FILLER = re.compile(r"^(?:(?:so|ok|okay|and|but|well|um|uh|then|i think|i guess|i assume)[,]?\s+)+", re.I)
+_HEAD_THEN_WORD = re.compile(
+    r"^(?P<head>[^?]+?)\s*(?:\s[-–—]|:)\s+(?P<word>[a-z][\w-]*(?: or [a-z][\w-]*)?)\s*\?+\s*$", re.I
+)
 _ABOUT_THAT = re.compile(
     rf"^(?P<head>[^?]+?)\s*(?:\s[-–—]|:)\s+(?P<aux>{_AUX})\s+(?:that|it|this|they|those|these)\b(?P<rest>.*)$", re.I
 )
@@ -429,6 +433,10 @@ def as_question(question: str) -> str:
     about = _ABOUT_THAT.match(text)
     if about:
         return f"{about['aux']} {about['head'].strip()}{about['rest']}"
+    word = _HEAD_THEN_WORD.match(text)
+    if word and not _ASKS.match(text):
+        # "kernels.dat access pattern - sequential?": is the head what the word says
+        return f"is {word['head'].strip()} {word['word']}?"
     tag = _TAG.match(text)
     if not tag or re.match(
         rf"^\s*({_AUX}|can|could|will|would|should|why|how|what|which|where|when|who)\b", text, re.I
