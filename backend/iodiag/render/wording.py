@@ -99,7 +99,7 @@ short_percent = verdict_percent
 
 
 @dataclass(frozen=True)
-class Verdict:
+class VerdictLine:
     """The one-line answer to "is I/O why this job is slow?"."""
 
     level: Severity  # critical: I/O dominates; warning: I/O matters; ok: I/O is minor; info: unknown
@@ -111,10 +111,10 @@ class Verdict:
         return f"{self.headline}: {self.detail}" if self.detail else self.headline
 
 
-def verdict(report: Report) -> Verdict:
+def verdict(report: Report) -> VerdictLine:
     """The report's own verdict (computed once, in ``analysis/outcomes/verdict.py``), for display."""
     v = report.verdict
-    return Verdict(v.level, v.headline, "")
+    return VerdictLine(v.level, v.headline, "")
 
 
 def cost_text(f: Finding) -> str | None:

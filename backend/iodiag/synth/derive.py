@@ -19,7 +19,7 @@ from iodiag.synth.heatmap import heatmap_table
 from iodiag.synth.layout import record_id
 from iodiag.synth.program import ProgramError
 from iodiag.synth.scenario import Scenario, node_of
-from iodiag.synth.trace import MODULE, Layer, Meta, Mode, Trace
+from iodiag.synth.trace import MODULE, Meta, Mode, Trace, TraceLayer
 from iodiag.synth.writer import JobInfo
 
 BOUNDS = np.array([100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824], dtype=np.int64)
@@ -51,7 +51,7 @@ def columns(module: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 @dataclass
-class Groups:
+class RankGroups:
     """Events of one layer grouped by (record, rank)."""
 
     rec: np.ndarray
@@ -70,7 +70,7 @@ def _select(cols: dict[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarr
     return {k: v[mask] for k, v in cols.items()}
 
 
-def _group(io: dict[str, np.ndarray], meta: dict[str, np.ndarray], layer: Layer, nprocs: int) -> Groups:
+def _group(io: dict[str, np.ndarray], meta: dict[str, np.ndarray], layer: TraceLayer, nprocs: int) -> RankGroups:
     io = _select(io, io["layer"] == layer)
     meta = _select(meta, meta["layer"] == layer)
     width = nprocs + 1
@@ -80,7 +80,7 @@ def _group(io: dict[str, np.ndarray], meta: dict[str, np.ndarray], layer: Layer,
     order = np.lexsort((io["seq"], ik))
     io = {k: v[order] for k, v in io.items()}
     ik = ik[order]
-    return Groups(
+    return RankGroups(
         rec=keys // width,
         rank=keys % width,
         io=io,
@@ -124,7 +124,7 @@ def _top4(g: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.nda
 class IOStats:
     """Darshan's per-record data-operation counters for one layer's grouped events."""
 
-    def __init__(self, gr: Groups) -> None:
+    def __init__(self, gr: RankGroups) -> None:
         n, io, g = gr.n, gr.io, gr.io_g
         self.n = n
         w = io["write"]
@@ -193,7 +193,7 @@ class IOStats:
 
 
 class MetaStats:
-    def __init__(self, gr: Groups) -> None:
+    def __init__(self, gr: RankGroups) -> None:
         n, m, g = gr.n, gr.meta, gr.meta_g
         self.counts = np.bincount(g * 16 + m["kind"], minlength=n * 16)[: n * 16].reshape(n, 16).astype(np.int64)
         self.time = _sum(g, n, m["end"] - m["start"])
@@ -257,7 +257,7 @@ def _meta_counters(f: Frame, p: str, m: MetaStats) -> None:
     f.set(f"{p}_F_CLOSE_END_TIMESTAMP", m.close[1])
 
 
-def _posix(gr: Groups, t: Trace) -> Frame:
+def _posix(gr: RankGroups, t: Trace) -> Frame:
     f = Frame("POSIX", gr.n)
     s, m = IOStats(gr), MetaStats(gr)
     _io_counters(f, "POSIX", s, agg=False)
@@ -286,7 +286,7 @@ def _posix(gr: Groups, t: Trace) -> Frame:
     return f
 
 
-def _stdio(gr: Groups, t: Trace) -> Frame:
+def _stdio(gr: RankGroups, t: Trace) -> Frame:
     f = Frame("STDIO", gr.n)
     s, m = IOStats(gr), MetaStats(gr)
     f.set("STDIO_OPENS", m.count(Meta.OPEN))
@@ -303,7 +303,7 @@ def _stdio(gr: Groups, t: Trace) -> Frame:
     return f
 
 
-def _dfs(gr: Groups, t: Trace) -> Frame:
+def _dfs(gr: RankGroups, t: Trace) -> Frame:
     """DAOS File System API (darshan-dfs.c): dfs_open/dfs_release, dfs_read/dfs_write, dfs_ostat."""
     f = Frame("DFS", gr.n)
     s, m = IOStats(gr), MetaStats(gr)
@@ -319,7 +319,7 @@ def _dfs(gr: Groups, t: Trace) -> Frame:
     return f
 
 
-def _mpiio(gr: Groups, t: Trace) -> Frame:
+def _mpiio(gr: RankGroups, t: Trace) -> Frame:
     f = Frame("MPI-IO", gr.n)
     s, m = IOStats(gr), MetaStats(gr)
     _io_counters(f, "MPIIO", s, agg=True)
@@ -336,7 +336,7 @@ def _mpiio(gr: Groups, t: Trace) -> Frame:
     return f
 
 
-def _h5f(gr: Groups, t: Trace) -> Frame:
+def _h5f(gr: RankGroups, t: Trace) -> Frame:
     f = Frame("H5F", gr.n)
     m = MetaStats(gr)
     f.set("H5F_OPENS", m.count(Meta.OPEN))
@@ -346,7 +346,7 @@ def _h5f(gr: Groups, t: Trace) -> Frame:
     return f
 
 
-def _object_shape(f: Frame, p: str, gr: Groups, t: Trace, ndims_name: str) -> np.ndarray:
+def _object_shape(f: Frame, p: str, gr: RankGroups, t: Trace, ndims_name: str) -> np.ndarray:
     dtype = np.array([t.dtype_size.get(int(r), 1) for r in gr.rec], dtype=np.int64)
     f.set(ndims_name, 1)
     f.set(
@@ -357,7 +357,7 @@ def _object_shape(f: Frame, p: str, gr: Groups, t: Trace, ndims_name: str) -> np
     return dtype
 
 
-def _h5d(gr: Groups, t: Trace) -> Frame:
+def _h5d(gr: RankGroups, t: Trace) -> Frame:
     f = Frame("H5D", gr.n)
     s, m = IOStats(gr), MetaStats(gr)
     _io_counters(f, "H5D", s, agg=True)
@@ -378,7 +378,7 @@ def _access_dims(f: Frame, p: str, dtype: np.ndarray) -> None:
         f.set(f"{p}_ACCESS{i}_LENGTH_D1", f.cols[f"{p}_ACCESS{i}_ACCESS"] // np.maximum(dtype, 1))
 
 
-def _pncvar(gr: Groups, t: Trace) -> Frame:
+def _pncvar(gr: RankGroups, t: Trace) -> Frame:
     f = Frame("PNETCDF_VAR", gr.n)
     s, m = IOStats(gr), MetaStats(gr)
     _io_counters(f, "PNETCDF_VAR", s, agg=True)
@@ -395,7 +395,7 @@ def _pncvar(gr: Groups, t: Trace) -> Frame:
     return f
 
 
-def _pncfile(gr: Groups, t: Trace, var: pd.DataFrame | None, width: int) -> Frame:
+def _pncfile(gr: RankGroups, t: Trace, var: pd.DataFrame | None, width: int) -> Frame:
     f = Frame("PNETCDF_FILE", gr.n)
     m = MetaStats(gr)
     f.set("PNETCDF_FILE_CREATES", m.count(Meta.CREATE))
@@ -554,7 +554,7 @@ def reduce_shared(module: str, df: pd.DataFrame, nprocs: int) -> pd.DataFrame:
 # --- tables -----------------------------------------------------------------------------------
 
 
-def _table(module: str, gr: Groups, f: Frame, t: Trace) -> pd.DataFrame:
+def _table(module: str, gr: RankGroups, f: Frame, t: Trace) -> pd.DataFrame:
     cols: dict[str, np.ndarray] = {
         "id": t.record_ids(gr.rec),
         "rank": gr.rank.astype(np.int64),
@@ -586,7 +586,7 @@ def _finish(df: pd.DataFrame, module: str, nprocs: int) -> pd.DataFrame:
 
 
 def _lustre(t: Trace, meta: dict[str, np.ndarray]) -> pd.DataFrame | None:
-    sel = (meta["layer"] == Layer.POSIX) & (meta["kind"] == Meta.OPEN)
+    sel = (meta["layer"] == TraceLayer.POSIX) & (meta["kind"] == Meta.OPEN)
     recs, ranks = meta["rec"][sel], meta["rank"][sel]
     lus = np.array([t.files[int(r)].lustre is not None for r in recs], dtype=bool) if len(recs) else np.zeros(0, bool)
     recs, ranks = recs[lus], ranks[lus]
@@ -656,7 +656,7 @@ def call_stacks(s: Scenario) -> tuple[np.ndarray, dict[int, tuple[int, ...]], di
 
 
 def dxt_table(
-    t: Trace, io: dict[str, np.ndarray], layer: Layer, hostname: str, phase_stack: np.ndarray | None = None
+    t: Trace, io: dict[str, np.ndarray], layer: TraceLayer, hostname: str, phase_stack: np.ndarray | None = None
 ) -> pd.DataFrame | None:
     sel = io["layer"] == layer
     if not sel.any():
@@ -702,7 +702,7 @@ def container_uuids(mount_path: str) -> tuple[bytes, bytes]:
     return pool_id.bytes, uuid.uuid5(pool_id, cont).bytes
 
 
-def _dfs_finish(df: pd.DataFrame, gr: Groups, t: Trace) -> pd.DataFrame:
+def _dfs_finish(df: pd.DataFrame, gr: RankGroups, t: Trace) -> pd.DataFrame:
     """Drop records without operations (as darshan-dfs.c does) and add each record's pool and container."""
     keep = df[list(DFS_OPS)].sum(axis=1).to_numpy() > 0
     df = df[keep].reset_index(drop=True)
@@ -719,13 +719,13 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
     io, meta = t.io(), t.meta()
     tables: dict[str, pd.DataFrame] = {}
     builders = {
-        Layer.POSIX: _posix,
-        Layer.STDIO: _stdio,
-        Layer.MPIIO: _mpiio,
-        Layer.H5F: _h5f,
-        Layer.H5D: _h5d,
-        Layer.PNCVAR: _pncvar,
-        Layer.DFS: _dfs,
+        TraceLayer.POSIX: _posix,
+        TraceLayer.STDIO: _stdio,
+        TraceLayer.MPIIO: _mpiio,
+        TraceLayer.H5F: _h5f,
+        TraceLayer.H5D: _h5d,
+        TraceLayer.PNCVAR: _pncvar,
+        TraceLayer.DFS: _dfs,
     }
     used: set[int] = set()
     width = t.nprocs + 1
@@ -735,11 +735,11 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
         if gr.n == 0:
             continue
         df = _table(MODULE[layer], gr, build(gr, t), t)
-        if layer == Layer.PNCVAR:
+        if layer == TraceLayer.PNCVAR:
             var_raw = df.assign(parent=[t.parent[int(r)] for r in gr.rec])
         out = _finish(df, MODULE[layer], t.nprocs)
         recs = np.unique(gr.rec)
-        if layer == Layer.DFS:
+        if layer == TraceLayer.DFS:
             out = _dfs_finish(out, gr, t)
             kept = set(out["id"].tolist())
             recs = np.array([r for r, i in zip(recs.tolist(), t.record_ids(recs).tolist(), strict=True) if i in kept])
@@ -748,7 +748,7 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
         tables[MODULE[layer]] = out
         used.update(int(r) for r in recs)
         used.update(t.parent[int(r)] for r in np.unique(gr.rec) if int(r) in t.parent)
-    gr = _group(io, meta, Layer.PNCFILE, t.nprocs)
+    gr = _group(io, meta, TraceLayer.PNCFILE, t.nprocs)
     if gr.n:
         df = _table("PNETCDF_FILE", gr, _pncfile(gr, t, var_raw, width), t)
         tables["PNETCDF_FILE"] = _finish(df, "PNETCDF_FILE", t.nprocs)
@@ -758,7 +758,7 @@ def derive_tables(s: Scenario, t: Trace) -> tuple[JobInfo, dict[int, str], dict[
         tables["LUSTRE"] = lus
     if s.dxt:
         phase_stack = call_stacks(s)[0]
-        for layer, name in ((Layer.POSIX, "DXT_POSIX"), (Layer.MPIIO, "DXT_MPIIO")):
+        for layer, name in ((TraceLayer.POSIX, "DXT_POSIX"), (TraceLayer.MPIIO, "DXT_MPIIO")):
             d = dxt_table(t, io, layer, s.job.hostname, phase_stack)
             if d is not None:
                 tables[name] = d

@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from iodiag.synth.trace import Layer, Trace
+from iodiag.synth.trace import Trace, TraceLayer
 
 BASE_WIDTH = 0.1
 MAX_BINS = 200
-LAYERS = {Layer.POSIX: "heatmap:POSIX", Layer.MPIIO: "heatmap:MPIIO", Layer.STDIO: "heatmap:STDIO"}
+LAYERS = {TraceLayer.POSIX: "heatmap:POSIX", TraceLayer.MPIIO: "heatmap:MPIIO", TraceLayer.STDIO: "heatmap:STDIO"}
 
 
 def bin_width(runtime: float) -> float:

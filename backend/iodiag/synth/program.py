@@ -13,7 +13,7 @@ import numpy as np
 from iodiag.synth.collective import pick_aggregators, two_phase
 from iodiag.synth.layout import LustreLayout, MountInfo, find_mount
 from iodiag.synth.scenario import FileSpec, Phase, Scenario, mount_infos, node_of, resolve_ranks
-from iodiag.synth.trace import FileState, Layer, Meta, Mode, Trace
+from iodiag.synth.trace import FileState, Meta, Mode, Trace, TraceLayer
 
 MAX_EVENTS = 60_000_000
 """Refuse programs whose step arrays would not fit comfortably in memory."""
@@ -341,24 +341,24 @@ class Simulator:
     def _hints(self, ph: Phase) -> bool:
         return self.job_hints or ph.cb_nodes is not None or ph.cb_buffer_size is not None
 
-    def _file_meta_layers(self, ph: Phase) -> list[Layer]:
+    def _file_meta_layers(self, ph: Phase) -> list[TraceLayer]:
         """Layers that see an open/close of the file itself, top first."""
-        return self._layers(ph, Layer.H5F, Layer.PNCFILE)
+        return self._layers(ph, TraceLayer.H5F, TraceLayer.PNCFILE)
 
-    def _layers(self, ph: Phase, hdf5_top: Layer, pnetcdf_top: Layer) -> list[Layer]:
+    def _layers(self, ph: Phase, hdf5_top: TraceLayer, pnetcdf_top: TraceLayer) -> list[TraceLayer]:
         """The interface's layers, top first; HDF5 and PnetCDF name their file or object layer."""
         i = ph.interface
         if i == "posix":
-            return [Layer.POSIX]
+            return [TraceLayer.POSIX]
         if i == "stdio":
-            return [Layer.STDIO]
+            return [TraceLayer.STDIO]
         if i == "dfs":
-            return [Layer.DFS]
+            return [TraceLayer.DFS]
         if i == "mpiio":
-            return [Layer.MPIIO, Layer.POSIX]
+            return [TraceLayer.MPIIO, TraceLayer.POSIX]
         if i == "hdf5":
-            return [hdf5_top, Layer.MPIIO, Layer.POSIX] if ph.via == "mpiio" else [hdf5_top, Layer.POSIX]
-        return [pnetcdf_top, Layer.MPIIO, Layer.POSIX]
+            return [hdf5_top, TraceLayer.MPIIO, TraceLayer.POSIX] if ph.via == "mpiio" else [hdf5_top, TraceLayer.POSIX]
+        return [pnetcdf_top, TraceLayer.MPIIO, TraceLayer.POSIX]
 
     def _object_key(self, ph: Phase, fk: np.ndarray) -> np.ndarray:
         """H5D / PNETCDF_VAR record keys for the files (``<file>:<object>``)."""
@@ -397,17 +397,17 @@ class Simulator:
             k[sel_open] = Meta.OPEN
             k[kind == S_CLOSE] = Meta.CLOSE
             k[kind == S_FSYNC] = Meta.FSYNC
-            k[kind == S_STAT] = Meta.STAT if layer in (Layer.POSIX, Layer.DFS) else -1
-            if layer == Layer.MPIIO:
+            k[kind == S_STAT] = Meta.STAT if layer in (TraceLayer.POSIX, TraceLayer.DFS) else -1
+            if layer == TraceLayer.MPIIO:
                 k[sel_open & shared_open] = Meta.COLL_OPEN
-            if layer == Layer.PNCFILE:
+            if layer == TraceLayer.PNCFILE:
                 k[sel_open & creating[fk]] = Meta.CREATE
             keep = k >= 0
             t.add_meta(layer, fk[keep], rank[keep], k[keep], start[keep], end[keep])
-            if layer == Layer.MPIIO and self._hints(ph):
+            if layer == TraceLayer.MPIIO and self._hints(ph):
                 t.add_meta(layer, fk[sel_open], rank[sel_open], Meta.HINT, start[sel_open], start[sel_open])
         if obj is not None:
-            layer = Layer.H5D if ph.interface == "hdf5" else Layer.PNCVAR
+            layer = TraceLayer.H5D if ph.interface == "hdf5" else TraceLayer.PNCVAR
             keep = ((kind == S_OPEN) & h5d_open) | (kind == S_CLOSE)
             k = np.where(kind[keep] == S_OPEN, Meta.OPEN, Meta.CLOSE).astype(np.int8)
             t.add_meta(layer, obj[keep], rank[keep], k, start[keep], end[keep])
@@ -430,8 +430,8 @@ class Simulator:
             t.dtype_size.setdefault(o, dtype)
             t.npoints[o] = max(t.npoints.get(o, 0), (e - start) // t.dtype_size[o])
 
-    def _data_layers(self, ph: Phase) -> list[Layer]:
-        return self._layers(ph, Layer.H5D, Layer.PNCVAR)
+    def _data_layers(self, ph: Phase) -> list[TraceLayer]:
+        return self._layers(ph, TraceLayer.H5D, TraceLayer.PNCVAR)
 
     # --- independent data phases -----------------------------------------------------------
 
@@ -533,7 +533,7 @@ class Simulator:
             )
             if seeks:
                 ssel = present & flat["seek"]
-                layer = Layer.POSIX if ph.interface == "posix" else Layer.STDIO
+                layer = TraceLayer.POSIX if ph.interface == "posix" else TraceLayer.STDIO
                 self.trace.add_meta(
                     layer, flat["fk"][ssel], flat["rank"][ssel], Meta.SEEK, start[ssel], start[ssel] + seek_dur[ssel]
                 )
@@ -607,7 +607,7 @@ class Simulator:
         mode = Mode.NB if ph.nonblocking else Mode.INDEP
         bad = not ph.mem_aligned
         for layer in self._data_layers(ph):
-            if layer in (Layer.H5D, Layer.PNCVAR):
+            if layer in (TraceLayer.H5D, TraceLayer.PNCVAR):
                 obj = self._object_key(ph, fk[is_data])
                 t.add_io(
                     layer,
@@ -620,7 +620,7 @@ class Simulator:
                     end[is_data],
                     mode=mode,
                 )
-            elif layer == Layer.MPIIO:
+            elif layer == TraceLayer.MPIIO:
                 # PnetCDF flushes nonblocking requests with ordinary MPI-IO calls.
                 mpi_mode = Mode.NB if ph.nonblocking and ph.interface == "mpiio" else Mode.INDEP
                 m = np.where(is_data, int(mpi_mode), int(Mode.INDEP)).astype(np.int8)
@@ -639,7 +639,7 @@ class Simulator:
         np.minimum.at(lo, inv, start)
         np.maximum.at(hi, inv, end)
         kind = Meta.WAIT_COLL if coll else Meta.WAIT_INDEP
-        self.trace.add_meta(Layer.PNCFILE, uniq // (self.nprocs + 1), uniq % (self.nprocs + 1), kind, lo, hi)
+        self.trace.add_meta(TraceLayer.PNCFILE, uniq // (self.nprocs + 1), uniq % (self.nprocs + 1), kind, lo, hi)
 
     # --- collective data phases ------------------------------------------------------------
 
@@ -717,10 +717,10 @@ class Simulator:
             e_flat = np.tile(call_start + call_t, nr)
             mode = Mode.NB if ph.nonblocking else Mode.COLL
             for layer in self._data_layers(ph):
-                if layer in (Layer.H5D, Layer.PNCVAR):
+                if layer in (TraceLayer.H5D, TraceLayer.PNCVAR):
                     obj = self._object_key(ph, np.full(len(r_flat), f))
                     t.add_io(layer, obj, r_flat, is_write, off.reshape(-1), size.reshape(-1), s_flat, e_flat, mode=mode)
-                elif layer == Layer.MPIIO:
+                elif layer == TraceLayer.MPIIO:
                     mpi_mode = Mode.NB if ph.nonblocking and ph.interface == "mpiio" else Mode.COLL
                     t.add_io(
                         layer, f, r_flat, is_write, off.reshape(-1), size.reshape(-1), s_flat, e_flat, mode=mpi_mode
@@ -814,7 +814,7 @@ class Simulator:
         barrier = fill_end.copy()
         np.maximum.at(barrier, comm, t_open)
         done = barrier[comm]
-        self.trace.add_meta(Layer.H5D, self._object_key(ph, fk), rank, Meta.OPEN, t_open, done)
+        self.trace.add_meta(TraceLayer.H5D, self._object_key(ph, fk), rank, Meta.OPEN, t_open, done)
         out: np.ndarray = done
         return out
 

@@ -16,7 +16,7 @@ import numpy as np
 from iodiag.synth.layout import LustreLayout, MountInfo, record_id
 
 
-class Layer(IntEnum):
+class TraceLayer(IntEnum):
     POSIX = 0
     STDIO = 1
     MPIIO = 2
@@ -28,14 +28,14 @@ class Layer(IntEnum):
 
 
 MODULE = {
-    Layer.POSIX: "POSIX",
-    Layer.STDIO: "STDIO",
-    Layer.MPIIO: "MPI-IO",
-    Layer.H5F: "H5F",
-    Layer.H5D: "H5D",
-    Layer.PNCFILE: "PNETCDF_FILE",
-    Layer.PNCVAR: "PNETCDF_VAR",
-    Layer.DFS: "DFS",
+    TraceLayer.POSIX: "POSIX",
+    TraceLayer.STDIO: "STDIO",
+    TraceLayer.MPIIO: "MPI-IO",
+    TraceLayer.H5F: "H5F",
+    TraceLayer.H5D: "H5D",
+    TraceLayer.PNCFILE: "PNETCDF_FILE",
+    TraceLayer.PNCVAR: "PNETCDF_VAR",
+    TraceLayer.DFS: "DFS",
 }
 
 
@@ -140,7 +140,7 @@ class Trace:
 
     def add_io(
         self,
-        layer: Layer,
+        layer: TraceLayer,
         rec: np.ndarray | int,
         rank: np.ndarray | int,
         write: bool | np.ndarray,
@@ -174,7 +174,7 @@ class Trace:
 
     def add_meta(
         self,
-        layer: Layer,
+        layer: TraceLayer,
         rec: np.ndarray | int,
         rank: np.ndarray | int,
         kind: int | np.ndarray,

@@ -10,7 +10,7 @@ from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, Kind, check
 from iodiag.analysis.views.context import Context, pct
 from iodiag.analysis.views.lustre import (
-    FileLayout,
+    LaidOutFile,
     bandwidth_load,
     layouts,
     ost_load,
@@ -22,7 +22,7 @@ from iodiag.ingest.table import Table
 NEEDS = ("LUSTRE", "POSIX")
 
 
-def _layout_metrics(f: FileLayout) -> list[Metric]:
+def _layout_metrics(f: LaidOutFile) -> list[Metric]:
     return [
         Metric(name="stripe_count", value=f.stripe_count, unit=Unit.COUNT),
         Metric(name="stripe_size", value=f.stripe_size, unit=Unit.BYTES),
@@ -32,7 +32,7 @@ def _layout_metrics(f: FileLayout) -> list[Metric]:
     ]
 
 
-def _used_osts(f: FileLayout) -> int:
+def _used_osts(f: LaidOutFile) -> int:
     used = len(f.osts) or f.stripe_count or 1
     if f.stripe_size > 0 and f.extent > 0:
         used = max(1, min(used, -(-f.extent // f.stripe_size)))
@@ -41,7 +41,7 @@ def _used_osts(f: FileLayout) -> int:
 
 def _file_hit(
     ctx: Context,
-    bad: list[FileLayout],
+    bad: list[LaidOutFile],
     message: str,
     evidence: list[Metric],
     cost: costs.Cost | None = None,
@@ -122,7 +122,7 @@ def _straddles(size: int, stripe: int) -> bool:
     recommendations=("lustre-stripe-size", "align-file-requests"),
 )
 def requests_straddle_stripes(ctx: Context, t: Thresholds) -> Hit | None:
-    def straddles(f: FileLayout) -> bool:
+    def straddles(f: LaidOutFile) -> bool:
         if f.common_size < t.lustre_min_straddle_request or f.common_share < t.lustre_straddle_share:
             return False
         if _straddles(f.common_size, f.stripe_size):
@@ -253,7 +253,7 @@ def _whole_stripe_set_slow(ctx: Context, slow: set[int]) -> set[int]:
     return {o for o, b in whole.items() if total.get(o, 0.0) > 0 and b >= 0.5 * total[o]}
 
 
-def _ost_files(ctx: Context, ost: int) -> list[FileLayout]:
+def _ost_files(ctx: Context, ost: int) -> list[LaidOutFile]:
     return [f for f in layouts(ctx) if ost in f.osts]  # called once per finding, not per OST
 
 

@@ -112,9 +112,9 @@ def _stripe_count(ctx: Context, files: list[FileEvidence], imp: Impact | None) -
     lay = _layout(ctx, files[0].record_id)
     if lay is None:
         return None
-    from iodiag.analysis.views.lustre import FileLayout
+    from iodiag.analysis.views.lustre import LaidOutFile
 
-    assert isinstance(lay, FileLayout)
+    assert isinstance(lay, LaidOutFile)
     size = lay.bytes_written + lay.bytes_read
     stripe = stripe_size_for(lay.common_size or lay.stripe_size or MiB)
     if lay.bytes_written == 0 and lay.readers > 0:
@@ -148,9 +148,9 @@ def _stripe_size(ctx: Context, files: list[FileEvidence], imp: Impact | None) ->
     lay = _layout(ctx, files[0].record_id)
     if lay is None:
         return None
-    from iodiag.analysis.views.lustre import FileLayout
+    from iodiag.analysis.views.lustre import LaidOutFile
 
-    assert isinstance(lay, FileLayout)
+    assert isinstance(lay, LaidOutFile)
     stripe = stripe_size_for(lay.common_size or MiB)
     if stripe == lay.stripe_size:
         return None  # the layout already matches: nothing to change

@@ -14,7 +14,7 @@ from iodiag.ingest.table import Groups, Table
 
 
 @dataclass(frozen=True)
-class FileLayout:
+class LaidOutFile:
     record_id: int
     stripe_size: int
     stripe_count: int
@@ -61,7 +61,7 @@ def _common_access(posix: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ids[last], size[last], count[last]
 
 
-def layouts(ctx: Context) -> list[FileLayout]:
+def layouts(ctx: Context) -> list[LaidOutFile]:
     return ctx.memo("lustre_layouts", lambda: _build_layouts(ctx))
 
 
@@ -73,7 +73,7 @@ def _distinct_pairs(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np
     return i[keep], v[keep]
 
 
-def _build_layouts(ctx: Context) -> list[FileLayout]:
+def _build_layouts(ctx: Context) -> list[LaidOutFile]:
     lus = ctx.records("LUSTRE")
     posix = ctx.posix_records
     if lus.empty or posix.empty:
@@ -143,7 +143,7 @@ def _build_layouts(ctx: Context) -> list[FileLayout]:
         ops_f = float(n_ops)
         common = 0 if ops_f <= 0 else int(sz)
         out.append(
-            FileLayout(
+            LaidOutFile(
                 record_id=int(rid),
                 stripe_size=int(ss),
                 stripe_count=int(sc),

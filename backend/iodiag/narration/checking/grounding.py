@@ -188,7 +188,7 @@ def content_tokens(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Unit:
+class GroundingUnit:
     """A text a sentence can be attributed to: a fact, a passage, or one of our own phrase-book sentences."""
 
     source: str  # fact id, "doc:<id>", or "phrase"
@@ -216,7 +216,7 @@ class Grounding:
     doc_codes: set[str] = field(default_factory=set)
     absent_codes: set[str] = field(default_factory=set)  # codes the facts say the report does not have
     doc_ids: set[str] = field(default_factory=set)
-    units: list[Unit] = field(default_factory=list)
+    units: list[GroundingUnit] = field(default_factory=list)
     idf: dict[str, float] = field(default_factory=dict)
     default_idf: float = 1.0
     texts: list[str] = field(default_factory=list)
@@ -242,7 +242,7 @@ class Grounding:
                 self.codes.update(named)
             if f.code:
                 self.codes.add(f.code)
-            self.units.append(Unit(f.id, f.code, None, frozenset(content_tokens(strip_quoted(f.text)))))
+            self.units.append(GroundingUnit(f.id, f.code, None, frozenset(content_tokens(strip_quoted(f.text)))))
         for p in self.passages:
             text = f"{p.title}. {p.heading}. {p.text}"
             self.texts.append(text)
@@ -254,9 +254,9 @@ class Grounding:
             self.titles.add(p.title)
             self.titles.add(_TITLE_CODES.sub("", p.title).strip())  # as a reference shows it, without "(P09, P10)"
             self.kinds[f"doc:{p.doc_id}"] = "doc"
-            self.units.append(Unit(f"doc:{p.doc_id}", None, p.doc_id, frozenset(content_tokens(text))))
+            self.units.append(GroundingUnit(f"doc:{p.doc_id}", None, p.doc_id, frozenset(content_tokens(text))))
         for s in self.phrases:
-            self.units.append(Unit("phrase", None, None, frozenset(content_tokens(s))))
+            self.units.append(GroundingUnit("phrase", None, None, frozenset(content_tokens(s))))
         self.quoted = {clean(q) for q in self.quoted}
         df: Counter[str] = Counter()
         for u in self.units:

@@ -91,15 +91,15 @@ def ngram_features(text: str, history: bool = False) -> Counter[str]:
     return feats
 
 
-class Embedder(Protocol):
+class QuestionEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Floats: ...
 
 
 _EMBEDDER_LOCK = threading.Lock()
-_EMBEDDER: list[Embedder | None] = []  # [] not tried yet, [None] unavailable
+_EMBEDDER: list[QuestionEmbedder | None] = []  # [] not tried yet, [None] unavailable
 
 
-def minilm() -> Embedder | None:
+def minilm() -> QuestionEmbedder | None:
     """The project's offline MiniLM (one thread: a question is a dozen word pieces); None if not installed."""
     with _EMBEDDER_LOCK:
         if not _EMBEDDER:
@@ -114,7 +114,7 @@ def minilm() -> Embedder | None:
         return _EMBEDDER[0]
 
 
-def _embedding_rows(embedder: Embedder, texts: Sequence[str], history: Sequence[bool]) -> Floats:
+def _embedding_rows(embedder: QuestionEmbedder, texts: Sequence[str], history: Sequence[bool]) -> Floats:
     e = np.asarray(embedder.embed(list(texts)), dtype=np.float32)
     h = np.asarray(history, dtype=np.float32).reshape(-1, 1)
     return np.hstack([e, h]).astype(np.float32)
@@ -192,7 +192,7 @@ class IntentModel:
         return _softmax(rows @ self.embed_w + self.embed_b)
 
     def predict(
-        self, question: str, history: bool = False, agree: str | None = None, embedder: Embedder | None = None
+        self, question: str, history: bool = False, agree: str | None = None, embedder: QuestionEmbedder | None = None
     ) -> Prediction:
         """Both heads' average; the meaning head is skipped when the n-gram head confidently says ``agree``
         (the rules' answer), since then it could not change the outcome. ``embedder`` None: MiniLM if installed.
@@ -215,7 +215,7 @@ AGREE = 0.6  # the n-gram head this sure of the rules' answer: no need to ask th
 OVERRIDE = 0.6  # the model this sure of another answer than the rules': its answer
 
 
-def train(rows: Sequence[tuple[str, str, bool]], embedder: Embedder | None, sha256: str = "") -> IntentModel:
+def train(rows: Sequence[tuple[str, str, bool]], embedder: QuestionEmbedder | None, sha256: str = "") -> IntentModel:
     """Both heads on labelled (question, intent, follow-up) rows; without an embedder, the n-gram head only."""
     texts = [q for q, _, _ in rows]
     history = [h for _, _, h in rows]
