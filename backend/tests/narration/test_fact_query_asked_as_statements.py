@@ -75,7 +75,17 @@ def test_a_statement_with_a_tag_is_asked_as_a_question(said: str, asked: str) ->
     assert as_question(said) == asked
 
 
-@pytest.mark.parametrize("plain", ["why is it slow?", "is it slow, right?", "what is on lustre?", "how much, right?"])
+@pytest.mark.parametrize(
+    "plain",
+    [
+        "why is it slow?",
+        "is it slow, right?",
+        "what is on lustre?",
+        "how much, right?",
+        "rank 3 - why?",
+        "job 42: help?",
+    ],
+)
 def test_a_question_in_the_usual_order_is_left_alone(plain: str) -> None:
     assert as_question(plain) == plain
 

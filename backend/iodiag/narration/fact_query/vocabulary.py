@@ -420,7 +420,9 @@ _STATEMENT = re.compile(rf"^(?P<subj>(?:\S+\s+){{0,6}}?\S+)\s+(?P<aux>{_AUX})\s+
 _ASKS = re.compile(rf"^\s*({_AUX}|can|could|will|would|should|why|how|what|which|where|when|who)\b", re.I)
 _FILLER = re.compile(r"^(?:(?:so|ok|okay|and|but|well|um|uh|then|i think|i guess|i assume)[,]?\s+)+", re.I)
 _HEAD_THEN_WORD = re.compile(
-    r"^(?P<head>[^?]+?)\s*(?:\s[-–—]|:)\s+(?P<word>[a-z][\w-]*(?: or [a-z][\w-]*)?)\s*\?+\s*$", re.I
+    r"^(?P<head>[^?]+?)\s*(?:\s[-–—]|:)\s+(?!(?:why|how|what|which|where|when|who|help|ideas?|thoughts?|fix)\b)"
+    r"(?P<word>[a-z][\w-]*(?: or [a-z][\w-]*)?)\s*\?+\s*$",
+    re.I,
 )
 _ABOUT_THAT = re.compile(
     rf"^(?P<head>[^?]+?)\s*(?:\s[-–—]|:)\s+(?P<aux>{_AUX})\s+(?:that|it|this|they|those|these)\b(?P<rest>.*)$", re.I
