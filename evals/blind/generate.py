@@ -40,7 +40,7 @@ import yaml
 from iodiag.synth.derive import call_stacks, derive_tables
 from iodiag.synth.program import Simulator
 from iodiag.synth.scenario import Scenario, parse_scenario
-from iodiag.synth.trace import Layer
+from iodiag.synth.trace import TraceLayer
 from iodiag.synth.writer import write_log
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -1244,7 +1244,7 @@ def draft_case(cls: str, rng: random.Random) -> Draft:
 
 # --- simulation with per-phase accounting ---------------------------------------------------------
 
-TOP = {"posix": Layer.POSIX, "stdio": Layer.STDIO, "dfs": Layer.DFS, "mpiio": Layer.MPIIO, "pnetcdf": Layer.MPIIO}
+TOP = {"posix": TraceLayer.POSIX, "stdio": TraceLayer.STDIO, "dfs": TraceLayer.DFS, "mpiio": TraceLayer.MPIIO, "pnetcdf": TraceLayer.MPIIO}
 
 
 class _Sim(Simulator):
@@ -1261,9 +1261,9 @@ class _Sim(Simulator):
         return end
 
 
-def top_layer(ph: Any) -> Layer:
+def top_layer(ph: Any) -> TraceLayer:
     if ph.interface == "hdf5":
-        return Layer.MPIIO if ph.via == "mpiio" else Layer.POSIX
+        return TraceLayer.MPIIO if ph.via == "mpiio" else TraceLayer.POSIX
     return TOP[ph.interface]
 
 
