@@ -6,10 +6,10 @@ Every string that can come from a log or the store (application, user, titles) g
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable
 
 from iodiag.batch.system_report import CodeStats, DayTotal, SystemReport
+from iodiag.core.markup import e
 
 _SEV_COLOR = {"critical": "#c62828", "warning": "#ef6c00", "info": "#1565c0", "ok": "#2e7d32"}
 _BAR_CODES = 15
@@ -24,10 +24,6 @@ th{background:#f5f7f9;position:sticky;top:0} td.n{text-align:right;white-space:n
 .small{color:#5b6570;font-size:12px} svg text{font:11px system-ui,sans-serif}
 ul.top{margin:0;padding-left:16px;white-space:nowrap}
 """
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def fmt_bytes(n: float) -> str:
@@ -58,7 +54,7 @@ def fmt_pct(p: float | None) -> str:
 
 
 def _card(label: str, value: str) -> str:
-    return f'<div class="card"><span class="small">{_e(label)}</span><b>{_e(value)}</b></div>'
+    return f'<div class="card"><span class="small">{e(label)}</span><b>{e(value)}</b></div>'
 
 
 def _days_chart(days: list[DayTotal], width: int = 900, height: int = 160) -> str:
@@ -79,7 +75,7 @@ def _days_chart(days: list[DayTotal], width: int = 900, height: int = 160) -> st
         y0 = height - pad_b
         tip = f"{d.day}: {d.jobs:,} jobs, {d.jobs_with_critical:,} with a critical finding, {d.node_hours:,.1f} node-h"
         parts.append(
-            f"<g><title>{_e(tip)}</title>"
+            f"<g><title>{e(tip)}</title>"
             f'<rect x="{x:.1f}" y="{y0 - h_all:.1f}" width="{max(w - 1, 1):.1f}" height="{h_all:.1f}" '
             f'fill="#90a4ae"/><rect x="{x:.1f}" y="{y0 - h_crit:.1f}" width="{max(w - 1, 1):.1f}" '
             f'height="{h_crit:.1f}" fill="{_SEV_COLOR["critical"]}"/></g>'
@@ -87,7 +83,7 @@ def _days_chart(days: list[DayTotal], width: int = 900, height: int = 160) -> st
     for i in sorted({0, len(days) // 2, len(days) - 1}):
         # The last label ends at the chart's edge instead of running past it.
         anchor, x = ("end", width) if i == len(days) - 1 and i > 0 else ("start", pad_l + i * w)
-        label = _e(days[i].day.isoformat())
+        label = e(days[i].day.isoformat())
         parts.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="{anchor}">{label}</text>')
     parts.append("</svg>")
     legend = (
@@ -114,11 +110,11 @@ def _stake_chart(codes: list[CodeStats], width: int = 900) -> str:
         w = (width - label_w - 160) * c.node_hours_lost / top
         tip = f"{c.code} {c.title}: {c.node_hours_lost:,.2f} node-h lost on {c.jobs:,} jobs"
         parts.append(
-            f'<g><title>{_e(tip)}</title><text x="0" y="{y + 13}">{_e(c.code)}</text>'
+            f'<g><title>{e(tip)}</title><text x="0" y="{y + 13}">{e(c.code)}</text>'
             f'<rect x="{label_w}" y="{y}" width="{max(w, 1):.1f}" height="{row_h - 5}" '
             f'fill="{_SEV_COLOR.get(c.severity, "#777")}"/>'
             f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">'
-            f"{_e(fmt_hours(c.node_hours_lost))} node-h lost</text>"
+            f"{e(fmt_hours(c.node_hours_lost))} node-h lost</text>"
             "</g>"
         )
     parts.append("</svg>")
@@ -135,7 +131,7 @@ def _sparkline(c: CodeStats, width: int = 120, height: int = 28) -> str:
     tip = "; ".join(f"{p.day}: {p.jobs}/{p.all_jobs}" for p in c.trend[-14:])
     return (
         f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'xmlns="http://www.w3.org/2000/svg"><title>{_e(tip)}</title>'
+        f'xmlns="http://www.w3.org/2000/svg"><title>{e(tip)}</title>'
         f'<polyline fill="none" stroke="{_SEV_COLOR.get(c.severity, "#777")}" stroke-width="1.5" '
         f'points="{pts}"/></svg>'
     )
@@ -143,7 +139,7 @@ def _sparkline(c: CodeStats, width: int = 120, height: int = 28) -> str:
 
 def _top_list(entries: Iterable[object]) -> str:
     items = [
-        f"<li>{_e(getattr(t, 'name', ''))} <span class='small'>· {getattr(t, 'jobs', 0):,}</span></li>" for t in entries
+        f"<li>{e(getattr(t, 'name', ''))} <span class='small'>· {getattr(t, 'jobs', 0):,}</span></li>" for t in entries
     ]
     return f'<ul class="top">{"".join(items)}</ul>' if items else ""
 
@@ -153,17 +149,17 @@ def _code_row(c: CodeStats) -> str:
     iface = " + ".join(c.requires) if c.requires else "any"
     return (
         "<tr>"
-        f"<td><b>{_e(c.code)}</b></td>"
-        f'<td><span class="sev" style="background:{color}">{_e(c.severity)}</span></td>'
-        f"<td>{_e(c.title)}<div class='small'>{_e(c.layer)}</div></td>"
+        f"<td><b>{e(c.code)}</b></td>"
+        f'<td><span class="sev" style="background:{color}">{e(c.severity)}</span></td>'
+        f"<td>{e(c.title)}<div class='small'>{e(c.layer)}</div></td>"
         f'<td class="n">{c.jobs:,}</td>'
-        f'<td class="n">{_e(fmt_pct(c.pct_all_jobs))}</td>'
-        f'<td class="n">{_e(fmt_pct(c.pct_interface_jobs))}<div class="small">of {c.interface_jobs:,} '
-        f"({_e(iface)})</div></td>"
-        f'<td class="n">{_e(fmt_hours(c.node_hours_lost))}<div class="small">of '
-        f"{_e(fmt_hours(c.node_hours_at_stake))} at stake</div></td>"
-        f'<td class="n">{_e(fmt_bytes(c.bytes_at_stake))}</td>'
-        f'<td class="n">{_e(fmt_seconds(c.io_time_s_at_stake))}</td>'
+        f'<td class="n">{e(fmt_pct(c.pct_all_jobs))}</td>'
+        f'<td class="n">{e(fmt_pct(c.pct_interface_jobs))}<div class="small">of {c.interface_jobs:,} '
+        f"({e(iface)})</div></td>"
+        f'<td class="n">{e(fmt_hours(c.node_hours_lost))}<div class="small">of '
+        f"{e(fmt_hours(c.node_hours_at_stake))} at stake</div></td>"
+        f'<td class="n">{e(fmt_bytes(c.bytes_at_stake))}</td>'
+        f'<td class="n">{e(fmt_seconds(c.io_time_s_at_stake))}</td>'
         f"<td>{_top_list(c.top_apps)}</td>"
         f"<td>{_top_list(c.top_users)}</td>"
         f"<td>{_sparkline(c)}</td>"
@@ -176,12 +172,12 @@ def _regressions(report: SystemReport) -> str:
         return '<p class="small">No job in this window has an I/O time far above its application\'s usual.</p>'
     rows = "".join(
         "<tr>"
-        f"<td>{_e(r.app)}</td><td>{_e(r.user)}</td><td>{_e(r.jobid)}</td>"
-        f"<td>{_e(f'{r.start:%Y-%m-%d %H:%M}')}</td>"
-        f'<td class="n">{_e(fmt_seconds(r.io_time_s))}</td><td class="n">{_e(fmt_seconds(r.baseline_s))}</td>'
-        f'<td class="n">{_e(f"{r.ratio:.1f}×")}</td>'
-        f"<td>{_e(', '.join(r.new_findings) or 'none')}</td>"
-        f'<td class="small">{_e(r.explanation)}</td>'
+        f"<td>{e(r.app)}</td><td>{e(r.user)}</td><td>{e(r.jobid)}</td>"
+        f"<td>{e(f'{r.start:%Y-%m-%d %H:%M}')}</td>"
+        f'<td class="n">{e(fmt_seconds(r.io_time_s))}</td><td class="n">{e(fmt_seconds(r.baseline_s))}</td>'
+        f'<td class="n">{e(f"{r.ratio:.1f}×")}</td>'
+        f"<td>{e(', '.join(r.new_findings) or 'none')}</td>"
+        f'<td class="small">{e(r.explanation)}</td>'
         "</tr>"
         for r in report.regressions
     )
@@ -207,16 +203,16 @@ def render(report: SystemReport) -> str:
             _card("I/O time (slowest ranks)", fmt_seconds(report.io_time_s)),
         ]
     )
-    ifaces = ", ".join(f"{_e(k)}: {v:,}" for k, v in report.interfaces.items()) or "none"
+    ifaces = ", ".join(f"{e(k)}: {v:,}" for k, v in report.interfaces.items()) or "none"
     rows = "".join(_code_row(c) for c in report.codes)
-    notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
+    notes = "".join(f"<li>{e(n)}</li>" for n in report.notes)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>iodiag system report</title><style>{_CSS}</style></head><body>
 <h1>I/O problems across the facility</h1>
-<div class="meta">Jobs started from {_e(window)} · source: {_e(report.source)} ·
-generated {_e(f"{report.generated_at:%Y-%m-%d %H:%M} UTC")}</div>
+<div class="meta">Jobs started from {e(window)} · source: {e(report.source)} ·
+generated {e(f"{report.generated_at:%Y-%m-%d %H:%M} UTC")}</div>
 <div class="cards">{cards}</div>
 <p class="small">Jobs per interface: {ifaces}</p>
 <h2>Jobs per day</h2>{_days_chart(report.days)}

@@ -321,7 +321,7 @@ tr.section td { font-weight: 700; padding-top: 14px; }
 
 
 def _svg_chart(c: Comparison) -> str | None:
-    from iodiag.render.html import e
+    from iodiag.core.markup import e
 
     rows = chart_rows(c)
     values = [v for _, a, b in rows for v in (a, b) if v is not None]
@@ -353,7 +353,8 @@ def _svg_chart(c: Comparison) -> str | None:
 
 
 def render_html(c: Comparison) -> str:
-    from iodiag.render.html import CSS, e
+    from iodiag.core.markup import e
+    from iodiag.render.html import CSS
 
     cls = {-1: "ok", 1: "crit", 0: "info"}[direction(c)]
     body = [f"<h1>{e(title(c))}</h1>", f'<p class="verdict {cls}"><strong>{e(c.verdict)}</strong></p>']

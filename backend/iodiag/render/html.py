@@ -1,6 +1,6 @@
 """One self-contained HTML page: inline CSS and SVG, no scripts, fonts or external URLs.
 
-Every string that reaches the page goes through ``e()`` (``html.escape`` with quotes), numbers
+Every string that reaches the page goes through ``e()`` (``core/markup.py``: ``html.escape`` with quotes), numbers
 included, so a file called ``<img src=x onerror=alert(1)>`` shows up as text. Commands are the only markup
 made from report text: ``rich()`` splits the verdict's prose from its code spans first (``render.code``) and
 escapes each piece, so no character of a log string can open or close a tag.
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from html import escape
 from typing import TYPE_CHECKING
 
 from iodiag.analysis.models import Finding, Report, Severity
+from iodiag.core.markup import e
 from iodiag.core.units import human_seconds
 from iodiag.render import wording
 from iodiag.render.code import split_report_text
@@ -133,11 +133,6 @@ section.report + section.report { margin-top: 48px; border-top: 3px solid var(--
 
 SVG_FONT = 12
 """Font size (px) of the header pictures' text, as CSS sets it above."""
-
-
-def e(value: object) -> str:
-    """Escape anything for HTML text and attribute values."""
-    return escape(str(value), quote=True)
 
 
 def cmd(command: str) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from html import escape
 
 import numpy as np
 
@@ -30,6 +29,7 @@ from iodiag.analysis.plots.data import (
     TimelinePlot,
     TransferSizePlot,
 )
+from iodiag.core.markup import e
 from iodiag.core.units import human_bytes, human_seconds
 
 W = 760
@@ -81,11 +81,6 @@ svg .f4 { fill: var(--f4); } svg .f5 { fill: var(--f5); } svg .f6 { fill: var(--
 
 OP_CLASS = {"write": "write", "read": "read"}
 LAYER_NAME = {"MPIIO": "MPI-IO", "POSIX": "POSIX", "DXT": "DXT"}
-
-
-def e(value: object) -> str:
-    """Escape anything for SVG text and attribute values (as ``html.e`` does)."""
-    return escape(str(value), quote=True)
 
 
 CHAR_WIDTH = 0.6
