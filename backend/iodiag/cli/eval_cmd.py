@@ -86,6 +86,20 @@ def _run_eval(
     raise typer.Exit(EXIT_OK if passed(result) else EXIT_FAILED)
 
 
+# Options several eval commands share, declared once
+FormatOption = Annotated[EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)]
+CacheDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache-dir",
+        help="Where built logs are kept, keyed by spec hash (default: ~/.cache/iodiag/scenarios).",
+        show_default=False,
+        metavar="DIR",
+    ),
+]
+DevOption = Annotated[bool, typer.Option("--dev", help="A development set to tune on: no seal, no first-sight record.")]
+
+
 def triggers(
     scenarios: Annotated[
         Path | None,
@@ -97,18 +111,8 @@ def triggers(
             metavar="DIR",
         ),
     ] = None,
-    fmt: Annotated[
-        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = EvalFormat.text,
-    cache_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--cache-dir",
-            help="Where built logs are kept, keyed by spec hash (default: ~/.cache/iodiag/scenarios).",
-            show_default=False,
-            metavar="DIR",
-        ),
-    ] = None,
+    fmt: FormatOption = EvalFormat.text,
+    cache_dir: CacheDirOption = None,
 ) -> None:
     """Score every finding against the labeled scenario corpus: per-code precision, recall and F1.
 
@@ -149,9 +153,7 @@ def ranking(
         typer.Option("--logs", help="Where the labelled real logs are (default: ../shared/logs).", metavar="DIR"),
     ] = None,
     only: Annotated[str, typer.Option("--only", help="scenarios, real or both.", metavar="SET")] = "both",
-    fmt: Annotated[
-        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = EvalFormat.text,
+    fmt: FormatOption = EvalFormat.text,
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="Built scenario logs (default: ~/.cache/iodiag/scenarios).")
     ] = None,
@@ -220,18 +222,8 @@ def compare_pairs(
             metavar="DIR",
         ),
     ] = None,
-    fmt: Annotated[
-        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = EvalFormat.text,
-    cache_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--cache-dir",
-            help="Where built logs are kept, keyed by spec hash (default: ~/.cache/iodiag/scenarios).",
-            show_default=False,
-            metavar="DIR",
-        ),
-    ] = None,
+    fmt: FormatOption = EvalFormat.text,
+    cache_dir: CacheDirOption = None,
 ) -> None:
     """Score iodiag compare on before/after scenario pairs: resolved and new findings, I/O time, io_matters.
 
@@ -262,18 +254,8 @@ def history_series(
             metavar="DIR",
         ),
     ] = None,
-    fmt: Annotated[
-        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = EvalFormat.text,
-    cache_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--cache-dir",
-            help="Where built logs are kept, keyed by spec hash (default: ~/.cache/iodiag/scenarios).",
-            show_default=False,
-            metavar="DIR",
-        ),
-    ] = None,
+    fmt: FormatOption = EvalFormat.text,
+    cache_dir: CacheDirOption = None,
 ) -> None:
     """Score the regression flag on labelled series of runs: flagged where I/O time is far above usual, only there.
 
@@ -313,9 +295,7 @@ def intents(
             metavar="LOG",
         ),
     ] = None,
-    fmt: Annotated[
-        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = EvalFormat.text,
+    fmt: FormatOption = EvalFormat.text,
 ) -> None:
     """Score how the narrator classifies questions: accuracy overall and per intent, every miss listed.
 
@@ -345,12 +325,8 @@ def blind(
     truth: Annotated[
         str, typer.Option("--truth", help="labels (a blind labeller's) or construction (the generator's).")
     ] = "labels",
-    development: Annotated[
-        bool, typer.Option("--dev", help="A development set to tune on: no seal, no first-sight record.")
-    ] = False,
-    fmt: Annotated[
-        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = EvalFormat.text,
+    development: DevOption = False,
+    fmt: FormatOption = EvalFormat.text,
 ) -> None:
     """Score the verdict on a sealed blind set by class: top-1 class, io_matters (true/false/unknown), precision
     and recall of critical+warning; Drishti beside it with --drishti. The first scoring is kept in
@@ -436,12 +412,8 @@ def questions(
     route: Annotated[
         str, typer.Option("--route", help="default (the service's own, model if configured) or template.")
     ] = "default",
-    development: Annotated[
-        bool, typer.Option("--dev", help="A development set to tune on: no seal, no first-sight record.")
-    ] = False,
-    fmt: Annotated[
-        EvalFormat, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-    ] = EvalFormat.text,
+    development: DevOption = False,
+    fmt: FormatOption = EvalFormat.text,
 ) -> None:
     """Score answers to a blind question set: answered in the first sentence, every fact right, wrong claims,
     actions where one is due, latency. The first scoring is kept in FIRST_SIGHT.<route>.json, never overwritten.
