@@ -251,18 +251,9 @@ def print_text(c: Comparison, console: Console) -> None:
 
 def render_text(c: Comparison, *, width: int = DEFAULT_WIDTH, color: bool = False) -> str:
     buf = io.StringIO()
-    console = Console(
-        file=buf,
-        width=width,
-        force_terminal=color,
-        no_color=not color,
-        color_system="standard" if color else None,
-        highlight=False,
-        emoji=False,
-        legacy_windows=False,
-        force_jupyter=False,
-    )
-    print_text(c, console)
+    from iodiag.render.text import text_console
+
+    print_text(c, text_console(buf, width, color))
     return buf.getvalue()
 
 

@@ -240,7 +240,7 @@ def print_text(report: Report, console: Console) -> None:
 def render_text(report: Report, *, width: int = DEFAULT_WIDTH, color: bool = False) -> str:
     """The report as text; ``color`` adds ANSI escapes."""
     buf = io.StringIO()
-    console = _console(buf, width, color)
+    console = text_console(buf, width, color)
     print_text(report, console)
     return buf.getvalue()
 
@@ -285,7 +285,7 @@ def render_text_many(
 ) -> str:
     """A summary table, then every report."""
     buf = io.StringIO()
-    console = _console(buf, width, color)
+    console = text_console(buf, width, color)
     console.print(summary_table([wording.summary_row(r, names[i] if names else None) for i, r in enumerate(reports)]))
     for r in reports:
         console.print()
@@ -293,7 +293,9 @@ def render_text_many(
     return buf.getvalue()
 
 
-def _console(file: io.StringIO, width: int, color: bool) -> Console:
+def text_console(file: io.StringIO, width: int, color: bool) -> Console:
+    """The console every text renderer writes to: a fixed width, colour only when asked, nothing guessed from
+    the terminal (so the text is the same in a test, a pipe and a shell)."""
     return Console(
         file=file,
         width=width,
