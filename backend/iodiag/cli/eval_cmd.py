@@ -22,6 +22,7 @@ from rich.text import Text
 
 from iodiag.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, command_group, quiet_broken_pipe
 from iodiag.cli.knowledge_cmd import evaluate as knowledge_evaluate
+from iodiag.evals.tables import results_table
 
 if TYPE_CHECKING:
     from iodiag.evals.triggers import TriggerEval
@@ -369,25 +370,22 @@ def _drishti_runner(exe: Path) -> Callable[[Path], str | None]:
 
 
 def _print_blind(result: object, console: Console) -> None:
-    from rich.table import Table
 
     from iodiag.evals.blind import BlindScore, summary_rows
 
     assert isinstance(result, BlindScore)
     when = _scoring_state(result.first_sight, result.seal)
-    table = Table(
-        title=f"Blind set {result.set}, truth: {result.truth} ({when}; seal {result.seal[:12]})", title_justify="left"
+    table = results_table(
+        f"Blind set {result.set}, truth: {result.truth} ({when}; seal {result.seal[:12]})",
+        ("tool", "cases", "top-1 class", "io_matters", "precision", "recall", "F1"),
     )
-    for h in ("tool", "cases", "top-1 class", "io_matters", "precision", "recall", "F1"):
-        table.add_column(h, justify="left" if h == "tool" else "right")
     for row in summary_rows(result):
         table.add_row(*row)
     console.print(table)
-    per = Table(title="Precision / recall of critical+warning, per class", title_justify="left")
-    per.add_column("class")
-    for t in result.tools:
-        per.add_column(f"{t.tool} P", justify="right")
-        per.add_column(f"{t.tool} R", justify="right")
+    per = results_table(
+        "Precision / recall of critical+warning, per class",
+        ["class", *(f"{t.tool} {m}" for t in result.tools for m in ("P", "R"))],
+    )
     classes = sorted({c for t in result.tools for c in t.per_class})
     for cls in classes:
         cells: list[str] = []
@@ -437,15 +435,12 @@ def questions(
 
 
 def _print_questions(result: object, console: Console) -> None:
-    from rich.table import Table
 
     from iodiag.evals.questions import QuestionScore
 
     assert isinstance(result, QuestionScore)
     when = _scoring_state(result.first_sight, result.seal)
-    table = Table(title=f"Questions {result.set}, route {result.route} ({when})", title_justify="left")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
+    table = results_table(f"Questions {result.set}, route {result.route} ({when})", ("measure", "value"))
     table.add_row("questions", str(result.questions))
     table.add_row("answered in the first sentence", f"{result.first_sentence:.1%}")
     table.add_row("every fact right", f"{result.facts_right:.1%}")

@@ -223,13 +223,13 @@ def run_history_eval(
 
 def print_history_eval(result: HistoryEval, console: object) -> None:
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
+    from iodiag.evals.tables import results_table
+
     assert isinstance(console, Console)
-    table = Table(title="Regression flag on labelled run series", title_justify="left")
-    for col in ("series", "runs", "I/O time per run (s; * flagged, ! wrong)", "right"):
-        table.add_column(col)
+    cols = ("series", "runs", "I/O time per run (s; * flagged, ! wrong)", "right")
+    table = results_table("Regression flag on labelled run series", cols, labels=len(cols))
     for s in result.series:
         if s.error:
             table.add_row(Text(s.name), "-", Text(s.error), "no")

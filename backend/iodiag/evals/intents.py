@@ -132,13 +132,14 @@ def run_intent_eval(questions_path: Path | None = None, log: Path | None = None)
 
 def print_intent_eval(result: IntentEval, console: object) -> None:
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
+    from iodiag.evals.tables import results_table
+
     assert isinstance(console, Console)
-    table = Table(title=f"Intent accuracy on {result.questions} labelled questions", title_justify="left")
-    for col in ("intent", "questions", "right", "accuracy"):
-        table.add_column(col, justify="left" if col == "intent" else "right")
+    table = results_table(
+        f"Intent accuracy on {result.questions} labelled questions", ("intent", "questions", "right", "accuracy")
+    )
     for s in result.per_intent:
         table.add_row(s.intent, str(s.questions), str(s.right), f"{s.accuracy:.3f}")
     table.add_row("all", str(result.questions), str(result.right), f"{result.accuracy:.3f}", style="bold")

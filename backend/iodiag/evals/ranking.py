@@ -289,13 +289,14 @@ def ranking_line(results: list[CaseResult], name: str) -> str:
 
 def print_ranking(result: RankingEval, console: object) -> None:
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
+    from iodiag.evals.tables import results_table
+
     assert isinstance(console, Console)
-    table = Table(title="Ranking eval", title_justify="left")
-    for h in ("set", "cases", "top-1 cause", "io_matters", "precision (crit+warn)", "false alarms", "errors"):
-        table.add_column(h, justify="left" if h == "set" else "right")
+    table = results_table(
+        "Ranking eval", ("set", "cases", "top-1 cause", "io_matters", "precision (crit+warn)", "false alarms", "errors")
+    )
     for s in result.sets:
         table.add_row(
             s.name,

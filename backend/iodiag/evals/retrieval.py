@@ -124,14 +124,14 @@ def evaluate(kb: KnowledgeBase, queries: list[EvalQuery], k: int = 5) -> Retriev
 
 
 def print_eval(result: RetrievalEval, console: Console, *, show_misses: bool = True) -> None:
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=f"Retrieval: {result.queries} questions, {result.docs} documents", title_justify="left")
-    table.add_column("mode")
-    table.add_column(f"recall@{result.k}", justify="right")
-    table.add_column(f"MRR@{MRR_DEPTH}", justify="right")
-    table.add_column("questions missed", justify="right")
+    from iodiag.evals.tables import results_table
+
+    table = results_table(
+        f"Retrieval: {result.queries} questions, {result.docs} documents",
+        ("mode", f"recall@{result.k}", f"MRR@{MRR_DEPTH}", "questions missed"),
+    )
     for m in result.modes:
         table.add_row(m.mode, f"{m.recall_at_k:.3f}", f"{m.mrr:.3f}", str(len(m.misses)))
     console.print(table)

@@ -438,28 +438,16 @@ def _fmt(x: float | None) -> str:
 
 
 def print_triggers(result: TriggerEval, console: Console) -> None:
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(
-        title=f"Trigger eval: {len(result.scenarios)} scenarios from {result.scenarios_dir}",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
+    from iodiag.evals.tables import results_table
+
+    table = results_table(
+        f"Trigger eval: {len(result.scenarios)} scenarios from {result.scenarios_dir}",
+        ("Code", "Finding", "+scn", "-scn", "TP", "FP", "FN", "Prec", "Recall", "F1"),
+        labels=2,
+        simple=True,
     )
-    for col, just in (
-        ("Code", "left"),
-        ("Finding", "left"),
-        ("+scn", "right"),
-        ("-scn", "right"),
-        ("TP", "right"),
-        ("FP", "right"),
-        ("FN", "right"),
-        ("Prec", "right"),
-        ("Recall", "right"),
-        ("F1", "right"),
-    ):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
     for c in result.codes:
         bad = c.fp or c.fn
         style = "red" if bad else ("yellow" if not c.positives or not c.negatives else "")
