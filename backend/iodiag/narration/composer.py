@@ -1,6 +1,6 @@
 """Deterministic planning before any model: what the question asks, and the facts and documents that answer it.
 
-``Composer.plan`` classifies the question (``intents.py``), picks the findings it is about (named codes,
+``Composer.plan`` classifies the question (``intent/classify.py``), picks the findings it is about (named codes,
 files, ranks, problem words, or the previous turn's subject for a follow-up), the facts about them, and the
 knowledge passages that explain them. The model, if any, only phrases what the plan holds; the template
 route writes it out directly.

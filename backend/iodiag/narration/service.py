@@ -303,7 +303,7 @@ class Narrator:
         has passed the verifier, so nothing shown is ever taken back and no prompt text gets through. When what
         passed does not answer the question, the template's answer follows it.
 
-        An endpoint that can call functions first may look things up with the report's tools (``tools.py``);
+        An endpoint that can call functions first may look things up with the report's tools (``tools/``);
         what they return joins the facts its answer is checked against."""
         deadline = t0 + self.settings.llm_timeout_s
         reserve = (

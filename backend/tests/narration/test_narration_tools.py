@@ -1,4 +1,4 @@
-"""The report's tools (``narration/tools.py``) on real logs, and the tool round of the model route.
+"""The report's tools (``narration/tools/``) on real logs, and the tool round of the model route.
 
 Each tool's result is checked against the report it reads; every number a result sends to the model must be
 one its facts ground, so that a model quoting it passes the verifier. The route tests use a canned

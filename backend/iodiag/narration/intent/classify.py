@@ -1,7 +1,7 @@
 """What a question asks: rules, weighed against a model trained on labelled questions.
 
 Keyword and pattern rules, plus what the question names that the report holds: finding codes, file names,
-rank numbers, a facility. The rules propose an intent; a learned model (``intent_model.py``) decides where no
+rank numbers, a facility. The rules propose an intent; a learned model (``intent/model.py``) decides where no
 rule applies and overrules a rule when it is sure of another intent (``_second_opinion``). Injections and
 everyday topics are the rules' alone. The result says which kind of answer to write and about what.
 """
@@ -332,7 +332,7 @@ def _nearest(text: str, phrases: Phrasebook, otherwise: Intent) -> tuple[Intent,
 def _second_opinion(
     text: str, has_history: bool, phrases: Phrasebook, rules: Intent, fallback: bool
 ) -> tuple[Intent, float, str]:
-    """The rules' answer weighed against the learned model's (``intent_model.py``).
+    """The rules' answer weighed against the learned model's (``intent/model.py``).
 
     Where no rule applied (``fallback``: the rules' default) the model decides. Where one did, the model
     overrules it only when it is sure of another intent (probability above ``OVERRIDE``). On a set blind to

@@ -1,9 +1,9 @@
 """The classifier's fallback when no trained intent model is stored: the labelled question most like this one.
 
-Since the learned model (``intent_model.py``, trained on the same examples) this is used only when its weights
+Since the learned model (``intent/model.py``, trained on the same examples) this is used only when its weights
 file is missing; it is kept because it needs nothing but the examples.
 
-The rules in ``intents.py`` are precise where they fire, and silent on phrasings nobody wrote a rule for; a
+The rules in ``intent/classify.py`` are precise where they fire, and silent on phrasings nobody wrote a rule for; a
 question they cannot place would fall to "why is my job slow?". Here such a question is compared with the
 labelled examples (``prompts/intent-examples.v1.yaml``: questions people asked, with their intent) by
 character and word n-grams, which tolerate typos and new wording, and takes the intent of its nearest

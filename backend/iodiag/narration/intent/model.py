@@ -1,6 +1,6 @@
 """A learned opinion on what a question asks: two logistic regressions over the labelled questions.
 
-The rules in ``intents.py`` are precise where they are sure and wrong where a phrasing nobody wrote a rule for
+The rules in ``intent/classify.py`` are precise where they are sure and wrong where a phrasing nobody wrote a rule for
 happens to trip one: the first four blind sets scored 0.81-0.86 on first sight. A classifier trained on the
 labelled questions (``prompts/intent-examples.v1.yaml``) generalizes better: trained on all sets but one, it
 scores 0.92-0.99 (mean 0.97) on the one left out, without a rule in sight (``evals/intents/README.md``). Two

@@ -1,4 +1,4 @@
-"""What goes wrong with a model, shared by ``llm.py`` and the model process's client (``model_process.py``)."""
+"""What goes wrong with a model, shared by ``llm.py`` and the model process's client (``model/process.py``)."""
 
 from __future__ import annotations
 

@@ -4,9 +4,9 @@
 streaming tokens with a deadline, counting tokens with the model's own tokenizer when it has one. A
 model that cannot load, a stream that fails, or a deadline that passes raises :class:`LLMError`; the
 narrator then answers from its templates. An OpenAI-compatible endpoint can also be offered functions to
-call (:meth:`ChatModel.call_tools`, the tools of ``tools.py``) before it writes its answer.
+call (:meth:`ChatModel.call_tools`, the tools of ``tools/``) before it writes its answer.
 
-A local GGUF runs in a model process of its own (``model_process.py``, ``model_worker.py``), never in the
+A local GGUF runs in a model process of its own (``model/process.py``, ``model/worker.py``), never in the
 caller: the API server stays the size of a web server, and a crash in llama.cpp costs one answer
 (:class:`ModelCrashed`), not the server. ``load_llamacpp`` is what that process runs.
 """

@@ -1,4 +1,4 @@
-"""A local model in a process of its own: the caller's side (the model's side is ``model_worker.py``).
+"""A local model in a process of its own: the caller's side (the model's side is ``model/worker.py``).
 
 Loading llama.cpp and a GGUF into the API server made it grow by the model's size (188 -> 731 MiB for the
 135M model, once 1.4 GiB) and put a C library that can crash inside the process serving everyone. Here the

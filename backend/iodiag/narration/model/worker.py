@@ -1,4 +1,4 @@
-"""The model process: llama.cpp runs here, not in the server (``model_process.py`` is the other side).
+"""The model process: llama.cpp runs here, not in the server (``model/process.py`` is the other side).
 
 Started as ``python -m iodiag.narration.model.worker CMD_FD EVENT_FD PARENT_PID`` (``core/childproc.py``). One
 JSON command per line, answered in order, each ending in exactly one ``done`` or ``error`` event:
