@@ -707,22 +707,25 @@ def stripe(report: Report, q: Query) -> Out:
     # (one count stated: a named file's, or one family's layout)
     stated = re.search(r"stripe count (\d+)", text) if paths or q.target or text.count("stripe count") == 1 else None
     count = int(stated.group(1)) if stated else None
-    asked = q.raw.lower()
-    single = re.search(r"\b(single|one|1|only one|just one)[\s-]+(ost|stripe)|\b(un-?striped|not striped)\b", asked)
-    # "more than one OST" asks about several, though it holds "one OST"; "is X striped?" asks whether over several
-    several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked) or (
-        not single and re.search(r"\bstriped\b", asked)
-    )
+    single, several = _stripes_asked(q.raw.lower())
+    # "is X striped?" asks whether it is over several
+    several = several or (not single and bool(re.search(r"\bstriped\b", q.raw.lower())))
     if count is None or not (single or several):
         return out
     yes = count > 1 if several else count == 1
     return ("Yes: " if yes else "No: ") + lower_first(text), values, paths, ranks
 
 
-def _all_stripes_yes_no(report: Report, q: Query) -> Out:
-    asked = q.raw.lower()
+def _stripes_asked(asked: str) -> tuple[bool, bool]:
+    """Whether a stripe yes/no asks about one OST, and whether about several ("more than one OST" asks about
+    several, though it holds "one OST")."""
     single = re.search(r"\b(single|one|1|only one|just one)[\s-]+(ost|stripe)|\b(un-?striped|not striped)\b", asked)
     several = re.search(r"\b(several|multiple|many|more than one|across|over)\b", asked)
+    return bool(single), bool(several)
+
+
+def _all_stripes_yes_no(report: Report, q: Query) -> Out:
+    single, several = _stripes_asked(q.raw.lower())
     if not (single or several):
         return None
     laid = report.lustre_layouts

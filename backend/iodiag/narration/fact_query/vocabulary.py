@@ -440,9 +440,7 @@ def as_question(question: str) -> str:
         # "kernels.dat access pattern - sequential?": is the head what the word says
         return f"is {word['head'].strip()} {word['word']}?"
     tag = _TAG.match(text)
-    if not tag or re.match(
-        rf"^\s*({_AUX}|can|could|will|would|should|why|how|what|which|where|when|who)\b", text, re.I
-    ):
+    if not tag or _ASKS.match(text):
         return question
     said = re.sub(
         r"^(?:(?:so|ok|okay|and|but|well|um|uh|then|i think|i guess|i assume)[,]?\s+)+",
