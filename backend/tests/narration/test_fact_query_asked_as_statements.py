@@ -202,3 +202,9 @@ def test_a_name_then_a_word_asks_whether_the_name_is_that() -> None:
 def test_whether_a_file_is_striped_is_no_for_one_stripe(reread: Path) -> None:
     text = _first(reread, "is shard.0.bin striped?")
     assert text.startswith("No: `/lus/scratch/run/shard.0.bin` has stripe count 1"), text
+
+
+def test_the_time_spent_opening_files_is_the_metadata_time() -> None:
+    # Found by a cold read: "opening files" named no metadata word and went to the busiest file
+    q = parse("how much time did opening files take?")
+    assert q is not None and q.metric == "metadata"

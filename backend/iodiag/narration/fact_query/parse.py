@@ -1393,7 +1393,11 @@ def _parse(question: str) -> Query | None:
         q,
     ) and not re.search(r"\b(why|fix|speed\w* (it |this |things )?up|improve|faster|tun\w*)\b", q):
         return Query(metric="rate", direction=_direction(q), target=target, raw=question)
-    if re.search(r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b", q):
+    if re.search(
+        r"\bmet(a|)data\b|\bmeta[- ]data\b|\bopen/stat|\bopens?\b.*\btime\b"
+        r"|\bopening( the| all)?( \w+)? files\b.*\b(time|take|took|long)\b",  # "how long did opening files take?"
+        q,
+    ):
         return Query(metric="metadata", yes_no=yes_no)
     if re.search(r"\bhow many\b.*\b(ranks|processes|procs|tasks|mpi ranks)\b|\bnprocs\b", q):
         return Query(metric="ranks")
