@@ -89,7 +89,7 @@ def test_s01_boundary() -> None:
     # share = stdio / (stdio + posix + mpiio) must be > interface_stdio (0.1)
     assert "S01" not in run(_stdio_profile(10, 90)).codes()  # exactly 10%
     f = hit(run(_stdio_profile(11, 89)), "S01", Severity.CRITICAL)
-    assert ev(f) == {"stdio_bytes": 11, "total_bytes": 100, "stdio_share": pytest.approx(0.11)}
+    assert ev(f) == {"stdio_bytes": 11, "total_bytes": 100, "stdio_share": pytest.approx(0.11), "mean_call_bytes": 11}
     assert f.files[0].path == "/scratch/job/file9.dat"
 
 

@@ -97,6 +97,7 @@ def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="stdio_bytes", value=stdio, unit=Unit.BYTES),
             Metric(name="total_bytes", value=total, unit=Unit.BYTES),
             Metric(name="stdio_share", value=share, unit=Unit.RATIO),
+            *([Metric(name="mean_call_bytes", value=stdio // calls, unit=Unit.BYTES)] if calls else []),
         ],
         files=files,
         files_total=n,
