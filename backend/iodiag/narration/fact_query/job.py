@@ -999,7 +999,8 @@ def io_share(report: Report, q: Query) -> Out:
     if s is None:
         return None
     if q.direction in ("read", "write") and s.runtime_s > 0:
-        return _direction_share(report, s, q.direction)
+        how_long = bool(re.search(r"\bhow (long|much time)\b", q.raw.lower()))
+        return _direction_share(report, s, q.direction, how_long)
     return (
         f"I/O took {percent(s.share_slowest)} of the {_s(s.runtime_s)} run on the busiest rank "
         f"({_s(s.slowest_rank_io_s)}); "
@@ -1015,7 +1016,7 @@ def io_share(report: Report, q: Query) -> Out:
     )
 
 
-def _direction_share(report: Report, s: IOShare, direction: str) -> Out:
+def _direction_share(report: Report, s: IOShare, direction: str, how_long: bool = False) -> Out:
     """ "What fraction of the run was spent writing?": that direction's time on the average rank against the run,
     with the rank that spent the most in it where ranks differ."""
     reading = direction == "read"
@@ -1027,18 +1028,34 @@ def _direction_share(report: Report, s: IOShare, direction: str) -> Out:
     if n == 1:
         text = f"{verb} took {percent(mean / s.runtime_s)} of the {_s(s.runtime_s)} run ({_s(mean)})"
     else:
-        text = (
-            f"{verb} took {percent(mean / s.runtime_s)} of the {_s(s.runtime_s)} run on the average rank "
-            f"({_s(mean)}; {_s(total)} summed over the {n:,} ranks)"
-        )
-        values.append(exact(total, "seconds"))
-        # Ranks' own records only compare where no shared record hides each rank's part of a file
-        rows = report.rank_table.ranks if not report.rank_table.shared_files else []
+        # A rank's own records are all of its time only where no shared record hides its part of a file
+        shared = bool(report.rank_table.shared_files)
+        rows = report.rank_table.ranks
         top = max(rows, key=lambda r: (r.read_s if reading else r.write_s, -r.rank)) if rows else None
         most = (top.read_s if reading else top.write_s) if top is not None else 0.0
-        if top is not None and most > 1.05 * mean:
-            text += f"; rank {top.rank} spent the most in it, {_s(most)} ({percent(most / s.runtime_s)} of the run)"
-            values += [exact(most, "seconds"), exact(most / s.runtime_s * 100, "percent")]
+        if how_long and top is not None and most > 1.5 * mean:
+            # "how long did the writes take?" where one rank took far longer: that rank's time is how long
+            # the job waited on it
+            text = (
+                f"{verb} took {_s(most)} on the slowest rank (rank {top.rank}"
+                + (", by its own files" if shared else "")
+                + f", {percent(most / s.runtime_s)} of the {_s(s.runtime_s)} run) and {_s(mean)} on the average "
+                f"rank ({_s(total)} summed over the {n:,} ranks)"
+            )
+            values += [exact(most, "seconds"), exact(most / s.runtime_s * 100, "percent"), exact(total, "seconds")]
+        else:
+            text = (
+                # "how long did the writes take?": the seconds first, the share after
+                f"{verb} took {_s(mean)} on the average rank ({percent(mean / s.runtime_s)} of the "
+                f"{_s(s.runtime_s)} run; {_s(total)} summed over the {n:,} ranks)"
+                if how_long
+                else f"{verb} took {percent(mean / s.runtime_s)} of the {_s(s.runtime_s)} run on the average rank "
+                f"({_s(mean)}; {_s(total)} summed over the {n:,} ranks)"
+            )
+            values.append(exact(total, "seconds"))
+            if top is not None and not shared and most > 1.05 * mean:
+                text += f"; rank {top.rank} spent the most in it, {_s(most)} ({percent(most / s.runtime_s)} of the run)"
+                values += [exact(most, "seconds"), exact(most / s.runtime_s * 100, "percent")]
     other = s.write_s if reading else s.read_s
     if other > 0:
         text += f"; {'writing' if reading else 'reading'} took {_s(other / n)}" + (" per rank" if n > 1 else "")

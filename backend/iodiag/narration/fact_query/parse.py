@@ -424,6 +424,9 @@ def _parse_about(question: str, report: Report) -> Query | None:
         if word is None and not overall and (ext_group(report, q) or group_named(report, question)) is not None:
             # "how long did reading the csv files take?": that family's time, not the run's
             return Query(metric="file_share", direction=_direction(q), raw=question)
+        if word is None and not overall and re.search(HOW_LONG_DIRECTION, q):
+            # "how long did the MPI-IO writes take?": that direction's time, not the run's
+            return Query(metric="io_share", direction=_direction(q), raw=question)
         if word is None or overall:
             return found
         return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
@@ -434,6 +437,13 @@ def _parse_about(question: str, report: Report) -> Query | None:
         # "writing the per-rank csv files eats a big chunk of the run, why?": the group the words name
         return Query(metric="file_why", direction=_direction(q), raw=question)
     return Query(metric="file_why", target=word, direction=_direction(q), raw=question) if word else None
+
+
+HOW_LONG_DIRECTION = (
+    r"\bhow long (did|does|do|was)\b( it| the job| the run)?( spend)?( the)?( [\w-]+)? (writ(e|es|ing)|reads?|reading)\b"
+    r"(?! (the|a|an|its|my|this|that)\b)"
+)
+"""Asks the time one direction took, with no file named ("how long did the MPI-IO writes take?")."""
 
 
 def with_extensions(question: str, report: Report) -> str:

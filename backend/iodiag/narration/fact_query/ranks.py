@@ -71,7 +71,7 @@ def rank_bytes(report: Report, q: Query) -> Out:
     hidden = shared_named(report, rank, q.file)
     if hidden is not None:
         return hidden
-    own_file = next((f for f in report.top_files if q.file and f.only_rank == rank and is_named(f.path, q.file)), None)
+    own_file = _own_file(report, rank, q)
     if own_file is not None:
         return _rank_on_own_file(rank, own_file, q)
     spent = u.read_s + u.write_s + u.meta_s
@@ -113,6 +113,11 @@ def rank_bytes(report: Report, q: Query) -> Out:
     )
 
 
+def _own_file(report: Report, rank: int, q: Query) -> FileUsage | None:
+    """The file the question names, where only this rank used it (its record is the rank's own)."""
+    return next((f for f in report.top_files if q.file and f.only_rank == rank and is_named(f.path, q.file)), None)
+
+
 def _rank_on_own_file(rank: int, f: FileUsage, q: Query) -> Out:
     """A rank's I/O on a file only it used: the file's record is the rank's ("what read rate did rank 0 get on
     restart.h5?")."""
@@ -147,6 +152,10 @@ def rank_time(report: Report, q: Query) -> Out:
     hidden = shared_named(report, rank, q.file)
     if hidden is not None:
         return hidden
+    own_file = _own_file(report, rank, q)
+    if own_file is not None:
+        # "how long did rank 0 spend reading train.bin?": that file's time, not all of the rank's
+        return _rank_on_own_file(rank, own_file, q)
     total = u.read_s + u.write_s + u.meta_s
     run = report.job.runtime_s
     share = f", {percent(total / run)} of the {_s(run)} run" if run > 0 else ""
