@@ -440,7 +440,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
 
 
 HOW_LONG_DIRECTION = (
-    r"\bhow long (did|does|do|was)\b( it| the job| the run)?( spend)?( the)?( [\w-]+)? (writ(e|es|ing)|reads?|reading)\b"
+    r"\bhow long (did|does|do|was)\b( it| the job| the run)?( spend)?( the)?( [\w-]+)? "
+    r"(writ(e|es|ing)|reads?|reading)\b"
     r"(?! (the|a|an|its|my|this|that)\b)"
 )
 """Asks the time one direction took, with no file named ("how long did the MPI-IO writes take?")."""
