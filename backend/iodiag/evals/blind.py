@@ -208,10 +208,9 @@ def predict_iodiag(report: object) -> Predicted:
     assert isinstance(report, Report)
     v = report.verdict
     shown = [
-        cls
+        CODE_CLASS[f.code]
         for f in report.findings
         if f.severity in (Severity.CRITICAL, Severity.WARNING) and f.code in CODE_CLASS
-        for cls in classes_of(f)
     ]
     if v.io_matters is None and report.finding("D04") is None:
         # The headline leads with "unknown": the causes of the part the log holds come after it
@@ -229,26 +228,6 @@ def predict_iodiag(report: object) -> Predicted:
         top = "healthy_negligible"
     matters: bool | Literal["unknown"] = "unknown" if v.io_matters is None else v.io_matters
     return Predicted(io_matters=matters, top_class=top, classes=sorted(set(shown)))
-
-
-SMALL_CALL_BYTES = 64 << 10
-"""The rubric's small request: at most 64 KiB."""
-
-
-def classes_of(finding: object) -> list[str]:
-    """The classes one shown finding names. Bulk STDIO priced above the job's large-request rate in calls of at
-    most 64 KiB on average names small requests too: the time it prices is those calls' (the report shows the
-    POSIX small-request finding on the same calls as explained by it, so it is not counted twice)."""
-    from iodiag.analysis.models import Finding
-
-    assert isinstance(finding, Finding)
-    classes = [CODE_CLASS[finding.code]]
-    if finding.code == "S01":
-        mean = next((m.value for m in finding.evidence if m.name == "mean_call_bytes"), None)
-        priced = finding.impact is not None and (finding.impact.seconds or 0.0) > 0
-        if mean is not None and 0 < mean <= SMALL_CALL_BYTES and priced:
-            classes.append("small_requests")
-    return classes
 
 
 def predict_drishti(csv_text: str) -> Predicted:
