@@ -116,7 +116,9 @@ def kept_rank(report: Report, rank: int, file: str | None) -> Out:
     values: list[Quantity] = []
     for which, k in hits[:2]:
         moved = f"{_b(k.bytes)} in " if k.bytes is not None else ""
-        parts.append(f"the {which} rank of the shared file `{k.path}`: {moved}{_s(k.seconds)}")
+        layer = next((f.layer for f in report.top_files if f.path == k.path), "")
+        at = f" at {layer}" if layer and layer != "POSIX" else ""  # "at MPI-IO": what the rank asked for
+        parts.append(f"the {which} rank of the shared file `{k.path}`{at}: {moved}{_s(k.seconds)}")
         values += [exact(k.seconds, "seconds")] + ([exact(k.bytes, "bytes")] if k.bytes is not None else [])
     text = (
         f"Darshan kept rank {rank} as "

@@ -386,6 +386,26 @@ def request_size(report: Report, q: Query) -> Out:
     return f"{word}: {lower_first(text)}", [*values, exact(bar, "bytes")], paths, ranks
 
 
+def _mean_size_elsewhere(report: Report, q: Query) -> Out:
+    """Request sizes where no POSIX size counters exist (DFS, STDIO only): each module's mean, bytes over calls,
+    the busiest first ("read request size?" of a DFS job: 88,642 reads of 16 MiB on average)."""
+    kind = "writes" if q.direction == "write" else "reads" if q.direction == "read" else None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    rows = []
+    for i in counted_interfaces(report):
+        n = int(getattr(i.calls, kind)) if kind else i.calls.reads + i.calls.writes
+        moved = i.own_bytes_written if kind == "writes" else i.own_bytes_read if kind == "reads" else bytes_moved(i)
+        if n > 0 and moved > 0:
+            rows.append((moved, n, i.name))
+    for moved, n, name in sorted(rows, reverse=True)[:2]:
+        parts.append(f"{n:,} {kind or 'reads and writes'} through {name} of {_b(moved / n)} on average")
+        values += [exact(n, "bare"), exact(moved / n, "bytes")]
+    if not parts:
+        return None
+    return "The job made " + "; and ".join(parts) + " (bytes over calls).", values, [], []
+
+
 def _request_size(report: Report, q: Query) -> Out:
     if q.target and name_pattern(q.target):
         # "the restart.*.bin files": a name with a placeholder is the group it stands for, not its first file
@@ -456,7 +476,7 @@ def _request_size(report: Report, q: Query) -> Out:
                 text = f"{lead}{'m' if lead else 'M'}ost {noun} went through {i.name}: {n:,} of {_b(size)} on average"
                 return text + ".", [exact(n, "bare"), exact(size, "bytes")], [], []
     if not t.access_sizes:
-        return None
+        return _mean_size_elsewhere(report, q)
     lead, lead_values = "", []
     tail, tail_values = "", []
     if re.search(r"\bhow much\b|\bhow many bytes\b", q.raw.lower()):
@@ -978,9 +998,14 @@ def file_library(report: Report, q: Query) -> Out:
         {"mpiio": "MPI-IO", "mpi-io": "MPI-IO", "hdf5": "HDF5", "pnetcdf": "PnetCDF"}.get(w, w.upper())
         for w in re.findall(r"\b(posix|stdio|mpi-?io|hdf5|pnetcdf|dfs)\b", q.raw.lower())
     }
-    if re.match(r"\s*(was|were|is|are|did|does|do)\b", q.raw.lower()) and offered and not offered & set(seen):
-        # "was snapshot_109.nc written through mpi-io or pnetcdf?": neither, and the answer says so first
-        text = f"No: {lower_first(text)}"
+    if re.match(r"\s*(was|were|is|are|did|does|do)\b", q.raw.lower()) and offered:
+        # "was snapshot_109.nc written through mpi-io or pnetcdf?": neither, and the answer says so first;
+        # "was particles.bin written through MPI-IO?": yes when it went through the one offered (of two offered,
+        # the answer names which)
+        if not offered & set(seen):
+            text = f"No: {lower_first(text)}"
+        elif len(offered) == 1:
+            text = f"Yes: {lower_first(text)}"
     if f is None:
         return text + ".", [], [path], []
     # With what moved through it ("how much did it write to X, and via what interface?").
@@ -1563,14 +1588,27 @@ def file_ranks(report: Report, q: Query) -> Out:
         )
     n = report.job.nprocs
     lay = next((x for x in report.lustre_layouts if x.path == f.path), None)
-    if lay is not None and f.layer == "MPI-IO" and re.search(r"\bposix\b|\bfile ?system\b|\bdisk\b", q.raw.lower()):
-        # Beneath collective MPI-IO only the aggregators reach the file system: the POSIX writers (readers).
-        k = lay.readers if q.direction == "read" else lay.writers
+    posix_asked = f.layer == "MPI-IO" and re.search(r"\bposix\b|\bfile ?system\b|\bdisk\b", q.raw.lower())
+    lone = f.posix_slowest
+    total = f.bytes_read + f.bytes_written
+    if posix_asked and (
+        lay is not None or (lone is not None and lone.bytes is not None and lone.bytes >= 0.99 * total)
+    ):
+        # Beneath collective MPI-IO only the aggregators reach the file system: the POSIX writers (readers), from
+        # the Lustre layout's count, or the one rank a shared POSIX record kept with all of the file's bytes.
         verb2 = "read" if q.direction == "read" else "wrote"
-        text = f"{k:,} rank(s) {verb2} `{f.path}` at the POSIX level, of the {f.ranks:,} that used it through MPI-IO"
+        if lay is not None:
+            k = lay.readers if q.direction == "read" else lay.writers
+            who = f"{k:,} rank(s)"
+        else:
+            assert lone is not None
+            k, who = 1, f"Only rank {lone.rank}"
+        text = f"{who} {verb2} `{f.path}` at the POSIX level, of the {f.ranks:,} that used it through MPI-IO"
         if k < f.ranks and f.collective:
             text += " (collective buffering: only the aggregators reach the file system)"
         text += "."
+        if q.yes_no:
+            text = f"{'No' if k < f.ranks else 'Yes'}: {lower_first(text)}"
         return text, [exact(k, "bare"), exact(f.ranks, "bare")], [f.path], []
     if q.yes_no:
         text = (

@@ -500,6 +500,10 @@ def file_system(report: Report, q: Query) -> Out:
                 layout = f", stripe count {group.stripe_count:,}, stripe size {_b(group.stripe_size)}"
                 lv = [exact(group.stripe_count, "bare"), exact(group.stripe_size, "bytes")]
             text = f"The {group.files:,} `{group.pattern}` files were on {named} ({_b(moved)} moved{layout})."
+            wanted = asked_file_systems(q.raw)
+            if q.yes_no and wanted:
+                # "are the dump files on Lustre?": yes or no first, for the family as for one file
+                text = ("Yes: " if fs in wanted else "No: ") + lower_first(text)
             return text, [exact(group.files, "bare"), exact(moved, "bytes"), *lv], [], []
         files = members or files
     if q.target and not any(is_named(f.path, q.target) for f in files):
@@ -799,9 +803,22 @@ def _stripe_facts(report: Report, q: Query) -> Out:
                 [],
             )
     if not report.lustre_layouts:
+        striped = [f for f in report.top_files if f.stripe_count and f.stripe_size]
+        if striped and not q.yes_no:
+            # Files with LUSTRE records but no POSIX traffic to assess (STDIO only): their recorded layouts
+            kinds = sorted({(f.stripe_count or 0, f.stripe_size or 0) for f in striped})
+            said = "; ".join(f"stripe count {c}, stripe size {_b(z)}" for c, z in kinds[:3])
+            return (
+                f"The busiest files with a Lustre layout have {said} (e.g. `{striped[0].path}`).",
+                [v for c, z in kinds[:3] for v in (exact(c, "bare"), exact(z, "bytes"))],
+                [striped[0].path],
+                [],
+            )
         fs = report.file_system or "a file system without Lustre layouts"
-        fs = FS_NAMES.get(fs, fs)
         no = "No: t" if q.yes_no else "T"
+        if fs == "lustre":
+            return (f"{no}he log has no Lustre layout records for the job's files.", [], [], [])
+        fs = FS_NAMES.get(fs, fs)
         return (
             f"{no}he log has no Lustre layouts: the job's data is on {fs}, where striping does not apply.",
             [],

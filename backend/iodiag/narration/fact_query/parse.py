@@ -516,6 +516,14 @@ def _parse(question: str) -> Query | None:
         and not re.search(r"\b(from|out of|in|of) (the|its|my|these|those|any) ", q)  # "... out of the cfg files?"
     ):
         return Query(metric="bytes", direction="read", yes_no=True, raw=question)  # "did it read any input files?"
+    if (
+        yes_no
+        and re.search(r"^(did|does|do) any (rank|process|task)s? (write|read|produce|output)\b", q)
+        and re.search(r"\b(any(thing)?|output|data|files?|input|bytes)\W*$", q)
+        and not NAMED.search(question)
+    ):
+        # "did any rank write output?": whether the job wrote at all, not which ranks a finding names
+        return Query(metric="bytes", direction=_direction(q), yes_no=True, raw=question)
     if re.search(r"\bhow many files\b.*\bopen\w*\b.*\b(never|not|without|no)\b.*\b(read|writ\w*|data|bytes)\b", q):
         return Query(metric="files", raw=question)  # "how many files were opened but never read or written?"
     if re.search(r"\b(which|what) (file ?systems?|fs|storage|mounts?)\b.*\b(most|majority|bulk|largest)\b", q):
@@ -885,8 +893,27 @@ def _parse(question: str) -> Query | None:
             share=_asked_share(q),
             raw=question,
         )
+    if (
+        named_file
+        and yes_no
+        and re.search(r"\bposix\b", q)
+        and re.search(r"\b(all|every|each)( \d+| the)? (ranks?|process\w*|tasks)\b", q)
+    ):
+        # "did all 35 ranks write to particles.dat at the POSIX level?": the ranks that reached POSIX
+        return Query(
+            metric="file_ranks", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
+        )
+    if (
+        named_file
+        and IFACE.search(q)
+        and yes_no
+        and re.search(r"\b(through|via|with|using|by)\b", q)
+        and not re.search(r"\b(collective\w*|independent\w*|non-?collective)\b", q)  # how, not which interface
+    ):
+        # "was particles_0205.bin written through MPI-IO?": that file's interfaces, not the job's
+        return Query(metric="file_library", target=named_file.group(1), raw=question)
     if named_file and (
-        re.search(r"\b(which|what) (i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q)
+        re.search(r"\b(which|what) (high[- ]level )?(i/?o )?(librar\w*|interfaces?|layers?|apis?|modules?)\b", q)
         # "is reads.fastq written via posix or stdio?": which of the two it went through
         or re.search(
             r"\b(posix|stdio|mpi-?io|hdf5|pnetcdf|dfs)\b (or|vs\.?|versus) (posix|stdio|mpi-?io|hdf5|pnetcdf|dfs)\b", q
@@ -1082,9 +1109,17 @@ def _parse(question: str) -> Query | None:
             # rank's; Darshan keeps no size per rank)
             return Query(metric="request_size", target=file, direction=_direction(q), raw=question)
         if re.search(r"\b(how long|time|seconds|spend|spent|wait\w*|fraction|share|percent\w*|proportion)\b", q):
-            return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file)
+            return Query(metric="time", scope="rank", target=target, direction=_direction(q), file=file, raw=question)
         if re.search(r"\b(bytes|how much|data|gib|mib|gb|mb|volume|amount)\b", q) or WRITE.search(q) or READ.search(q):
-            return Query(metric="bytes", scope="rank", target=target, direction=_direction(q), file=file, yes_no=yes_no)
+            return Query(
+                metric="bytes",
+                scope="rank",
+                target=target,
+                direction=_direction(q),
+                file=file,
+                yes_no=yes_no,
+                raw=question,
+            )
     named = NAMED.search(question)
     # "why does cesm issue nearly half a million writes for under 7 GB?" asks the request size too: they are small
     why_so_many = re.search(r"\bwhy\b", q) and re.search(
@@ -1218,8 +1253,12 @@ def _parse(question: str) -> Query | None:
         return Query(
             metric="completeness", yes_no=yes_no or bool(re.match(r"^\s*(can|could)\b", q)), missing=asks_missing
         )
-    if re.fullmatch(r"(which|what) (darshan )?(modules?|interfaces?|layers?|apis?|librar(y|ies)|libs?)\W*", q):
-        return Query(metric="interfaces")  # "which modules?"
+    if re.fullmatch(
+        r"(which|what) (darshan )?(modules?|interfaces?|layers?|apis?|librar(y|ies)|libs?)\W*", q
+    ) or re.fullmatch(
+        r"(which|what) (i/?o )?(modules?|interfaces?|apis?|librar(y|ies)) (is|are|was|were) (this|these|that|it)\W*", q
+    ):
+        return Query(metric="interfaces")  # "which modules?", "what I/O interface is this?"
     if re.search(
         r"\b(which|what)\b.*\b(interfaces?|librar(y|ies)|libs?|apis?|modules?|layers?)\b.*\b(use|used|using|did|does|do|"
         r"in (the|this) log|present|recorded|show(s|ed)? up|appear\w*)\b"

@@ -52,6 +52,9 @@ def rank_bytes(report: Report, q: Query) -> Out:
             [],
             [],
         )
+    posix = _posix_kept(report, rank, q)
+    if posix is not None:
+        return posix
     u = own_usage(report, rank)
     kept = kept_rank(report, rank, q.file)
     if kept is not None and (u is None or q.file):
@@ -111,6 +114,40 @@ def rank_bytes(report: Report, q: Query) -> Out:
         [],
         [rank],
     )
+
+
+def _posix_kept(report: Report, rank: int, q: Query) -> Out:
+    """ "How much did rank 0 write at the POSIX level?" where the rank's part is in shared files above POSIX:
+    the bytes and time POSIX kept for it as a shared POSIX record's slowest rank (an aggregator under collective
+    I/O). The MPI-IO record's kept ranks count what the rank asked for, not what reached the file system."""
+    if not re.search(r"\bposix\b", q.raw.lower()):
+        return None
+    files = [
+        f
+        for f in report.top_files
+        if f.posix_slowest is not None
+        and f.posix_slowest.rank == rank
+        and f.posix_slowest.bytes is not None
+        and (not q.file or is_named(f.path, q.file))
+    ]
+    if not files:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    for f in files[:3]:
+        k = f.posix_slowest
+        assert k is not None and k.bytes is not None
+        total = f.bytes_read + f.bytes_written
+        verb = "wrote" if f.bytes_written >= f.bytes_read else "read"
+        parts.append(f"{verb} {_b(k.bytes)} of `{f.path}`'s {_b(total)} in {_s(k.seconds)}")
+        values += [exact(k.bytes, "bytes"), exact(k.seconds, "seconds"), exact(total, "bytes")]
+    text = (
+        f"At the POSIX level, rank {rank} "
+        + "; it ".join(parts)
+        + ", as the slowest rank Darshan kept for the shared POSIX record (under collective I/O, an aggregator; "
+        "for a shared record Darshan keeps only the fastest and slowest rank)."
+    )
+    return text, values, [f.path for f in files[:3]], [rank]
 
 
 def _own_file(report: Report, rank: int, q: Query) -> FileUsage | None:
@@ -656,12 +693,18 @@ def _rank_more_data(report: Report, q: Query, rank: int) -> Out:
     med = statistics.median(others)
     more = b(u) > 1.5 * med and b(u) - med >= 1 << 20
     same = abs(b(u) - med) <= 0.01 * max(med, 1)
+    # A little more than every other rank is still more: "yes, slightly", with how much, never a bare "no"
+    slightly = not more and not same and b(u) > max(others)
+    opener = "Yes" if more else "Yes, slightly" if slightly else "No"
     text = (
-        f"{'Yes' if more else 'No'}: rank {rank} {verb} {_b(b(u))} through its own records, "
+        f"{opener}: rank {rank} {verb} {_b(b(u))} through its own records, "
         + ("the same as" if same else "against")
         + f" {_b(med)} for the median of the other {len(others):,} ranks"
     )
     values = [exact(b(u), "bytes"), exact(med, "bytes")]
+    if slightly:
+        text += f" ({_b(b(u) - med)} more)"
+        values.append(exact(b(u) - med, "bytes"))
     if more and med > 0:
         text += f" ({b(u) / med:.1f}x)"
         values.append(exact(b(u) / med, "times"))
