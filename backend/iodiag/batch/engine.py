@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from iodiag.batch.inputs import LogItem, group_jobs, hash_all, unique
 from iodiag.jobs.dask_lib import distributed
 from iodiag.jobs.models import Task, TaskKind, TaskResult
-from iodiag.jobs.pipeline import JobSpec
+from iodiag.jobs.pipeline import PipelineInput
 
 _IN_FLIGHT_PER_THREAD = 4
 _MIN_IN_FLIGHT = 8
@@ -33,7 +33,7 @@ class Failure(BaseModel):
     error: str
 
 
-class RunSummary(BaseModel):
+class BatchSummary(BaseModel):
     run_id: str
     started_at: datetime
     finished_at: datetime | None = None
@@ -58,7 +58,7 @@ class Sink(Protocol):
 
     def add(self, item: LogItem, result: TaskResult) -> None: ...
 
-    def close(self, summary: RunSummary) -> None: ...
+    def close(self, summary: BatchSummary) -> None: ...
 
 
 class Reporter(Protocol):
@@ -83,7 +83,7 @@ def new_run_id() -> str:
 
 def task_for(item: LogItem, opts: Options) -> Task:
     more = item.members[1:]
-    spec = JobSpec(
+    spec = PipelineInput(
         job_id=0,
         log_path=str(item.path.resolve()),
         combine_with=[str(p.resolve()) for p in more],
@@ -117,10 +117,10 @@ def run(
     *,
     output: str,
     run_id: str | None = None,
-) -> RunSummary:
+) -> BatchSummary:
     from iodiag.jobs import runner
 
-    summary = RunSummary(
+    summary = BatchSummary(
         run_id=run_id or new_run_id(), started_at=datetime.now(UTC), output=output, logs_listed=len(paths)
     )
     reporter.stage("Hashing", len(paths))

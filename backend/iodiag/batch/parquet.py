@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-from iodiag.batch.engine import RunSummary
+from iodiag.batch.engine import BatchSummary
 from iodiag.batch.frames import FINDING_COLUMNS, JOB_COLUMNS, Frames, user_name
 from iodiag.batch.inputs import LogItem
 from iodiag.jobs.models import TaskResult
@@ -138,7 +138,7 @@ class ParquetSink:
         _write(self.out / "jobs" / name, pa.Table.from_pylist(self._jobs, schema=JOBS_SCHEMA))
         self._jobs, self._findings = [], []
 
-    def close(self, summary: RunSummary) -> None:
+    def close(self, summary: BatchSummary) -> None:
         self.flush()
         path = self.out / "runs" / f"{self.run_id}.json"
         tmp = path.with_name(f".{path.name}.tmp")

@@ -20,7 +20,7 @@ from datetime import timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from iodiag.batch.engine import RunSummary
+from iodiag.batch.engine import BatchSummary
 from iodiag.batch.frames import Frames, user_name
 from iodiag.batch.inputs import LogItem
 from iodiag.core.settings import Settings
@@ -141,7 +141,7 @@ class StoreSink:
         s.flush()
         return jobs.Claimed(job.id, row.id, row.sha256, row.filename, job.attempts, row.nodes, row.cb_nodes)
 
-    def close(self, summary: RunSummary) -> None:
+    def close(self, summary: BatchSummary) -> None:
         out = self.settings.data_dir / "batch-runs"
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{summary.run_id}.json"

@@ -26,7 +26,7 @@ from iodiag.core.users import USER_NAME
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from iodiag.batch.engine import RunSummary
+    from iodiag.batch.engine import BatchSummary
     from iodiag.jobs.models import TaskResult
 
 from iodiag.cli.common import EXIT_FAILED, EXIT_OK
@@ -373,7 +373,7 @@ def _batch(
     return EXIT_FAILED if summary.failed else EXIT_OK
 
 
-def _print_summary(s: RunSummary, console: Console) -> None:
+def _print_summary(s: BatchSummary, console: Console) -> None:
     parts = [f"{s.done} analyzed", f"{s.failed} failed", f"{s.skipped} already analyzed"]
     if s.duplicates:
         parts.append(f"{s.duplicates} duplicate copies")

@@ -19,7 +19,7 @@ from iodiag.comparison.models import (
     Comparison,
     FindingChange,
     FindingSide,
-    LustreLayout,
+    LayoutSummary,
     MetricRow,
     OstTime,
     RunCause,
@@ -72,7 +72,7 @@ def run_facts(profile: JobProfile) -> RunFacts:
     lustre = None
     if files:
         counts = [f.stripe_count for f in files]
-        lustre = LustreLayout(
+        lustre = LayoutSummary(
             files=len(files),
             osts_used=len({o for f in files for o in f.osts}),
             stripe_count_median=float(median(counts)),

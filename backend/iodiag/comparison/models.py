@@ -132,7 +132,9 @@ class OstTime(BaseModel):
     files: int
 
 
-class LustreLayout(BaseModel):
+class LayoutSummary(BaseModel):
+    """A run's Lustre layouts in a few numbers, to compare two runs (one file's layout is ``LustreLayout``)."""
+
     model_config = ConfigDict(frozen=True)
 
     files: int = Field(description="files with a Lustre layout record")
@@ -148,5 +150,5 @@ class RunFacts(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     size_histograms: list[SizeHistogram] = Field(default_factory=list)
-    lustre: LustreLayout | None = None
+    lustre: LayoutSummary | None = None
     osts: list[OstTime] = Field(default_factory=list, description="I/O time per OST (each file spread over its OSTs)")

@@ -1,6 +1,6 @@
 """Run the service's analyses on a Dask cluster (``IODIAG_DASK_SCHEDULER=tcp://host:8786``).
 
-``run`` has the contract of ``iodiag.jobs.pipeline.run`` (a ``JobSpec`` in, a ``JobResult``
+``run`` has the contract of ``iodiag.jobs.pipeline.run`` (a ``PipelineInput`` in, a ``JobResult``
 out, ``JobError`` with one line for a log that cannot be analyzed), so the service's worker process
 can call it in its place: with no scheduler set it *is* ``pipeline.run``; with one, the analysis
 runs on a Dask worker (through the same helper process and limits as ``iodiag batch``: the spec's
@@ -21,7 +21,7 @@ from typing import Any
 from iodiag.core.settings import Settings
 from iodiag.jobs.dask_lib import distributed
 from iodiag.jobs.models import Task, TaskResult
-from iodiag.jobs.pipeline import STAGES, JobError, JobResult, JobSpec
+from iodiag.jobs.pipeline import STAGES, JobError, JobResult, PipelineInput
 
 _GRACE_S = 30.0  # transport and queueing on top of the analysis's own limit, which the Dask worker enforces
 _CONNECT_TIMEOUT_S = 20
@@ -56,7 +56,7 @@ def close_clients() -> None:
         _clients.clear()
 
 
-def run_on_dask(spec: JobSpec, progress: Callable[[str, float], None], *, scheduler: str) -> JobResult:
+def run_on_dask(spec: PipelineInput, progress: Callable[[str, float], None], *, scheduler: str) -> JobResult:
     """Submit one analysis to the cluster at ``scheduler`` and wait for it (at most its time limit plus a
     grace for queueing). Raises ``JobError`` for what the user should see, ``RuntimeError`` when the
     cluster itself failed."""
@@ -99,7 +99,7 @@ def run_on_dask(spec: JobSpec, progress: Callable[[str, float], None], *, schedu
     return result.pipeline.model_copy(update={"outputs": files})
 
 
-def run(spec: JobSpec, progress: Callable[[str, float], None]) -> JobResult:
+def run(spec: PipelineInput, progress: Callable[[str, float], None]) -> JobResult:
     """``pipeline.run`` in this process, or on the Dask cluster when ``IODIAG_DASK_SCHEDULER`` is set."""
     address = scheduler_address()
     if not address:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from iodiag.jobs.pipeline import JobResult, JobSpec
+from iodiag.jobs.pipeline import JobResult, PipelineInput
 
 TaskKind = Literal["facts", "pipeline"]
 """``facts``: read and analyze only (Parquet output). ``pipeline``: the service's whole pipeline, every
@@ -62,7 +62,7 @@ class Task(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: TaskKind
-    spec: JobSpec
+    spec: PipelineInput
     sha256: str | None = Field(default=None, description="checked on the worker before analyzing; None: not checked")
 
 

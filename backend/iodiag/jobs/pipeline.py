@@ -23,7 +23,7 @@ STAGES = {"reading": 0.05, "analyzing": 0.5, "rendering": 0.75, "storing": 0.95}
 Progress = Callable[[str, float], None]
 
 
-class JobSpec(BaseModel):
+class PipelineInput(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     job_id: int
@@ -71,7 +71,7 @@ class JobError(Exception):
 
 
 def read_and_analyze(
-    spec: JobSpec, progress: Progress, thresholds_label: str = "server thresholds file"
+    spec: PipelineInput, progress: Progress, thresholds_label: str = "server thresholds file"
 ) -> tuple[JobProfile, Report]:
     """Read the log and analyze it; shared by the service's pipeline and the batch helper's facts-only task."""
     from iodiag.analysis import JobFacts, analyze
@@ -128,7 +128,7 @@ def run_stats(report: Report) -> RunStats:
     )
 
 
-def run(spec: JobSpec, progress: Progress) -> JobResult:
+def run(spec: PipelineInput, progress: Progress) -> JobResult:
     from iodiag.analysis.plots.data import plot_data
     from iodiag.comparison import run_facts
     from iodiag.render import render

@@ -1,6 +1,6 @@
 """An analysis worker process: ``python -m iodiag.jobs.worker CMD_FD EVENT_FD PARENT_PID``.
 
-It reads one ``JobSpec`` per line from CMD_FD and answers on EVENT_FD with JSON lines: ``stage``
+It reads one ``PipelineInput`` per line from CMD_FD and answers on EVENT_FD with JSON lines: ``stage``
 events, then ``done`` (with the ``JobResult``) or ``error``. It is single-threaded on purpose: the
 Darshan reader forks, which is only safe in a process without other threads. It dies with the
 server (PR_SET_PDEATHSIG), so a killed server leaves no worker finishing a job it no longer owns.
@@ -25,9 +25,9 @@ def _warm() -> None:
 
 def _handle(line: str, send: Send) -> Any:
     from iodiag.jobs.executor import run
-    from iodiag.jobs.pipeline import JobSpec
+    from iodiag.jobs.pipeline import PipelineInput
 
-    spec = JobSpec.model_validate_json(line)
+    spec = PipelineInput.model_validate_json(line)
     result = run(spec, lambda stage, p: send({"event": "stage", "stage": stage, "progress": p}))
     return result.model_dump(mode="json")
 

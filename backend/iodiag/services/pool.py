@@ -26,7 +26,7 @@ from pathlib import Path
 from iodiag.core.childproc import ChildGone, PipeChild
 from iodiag.core.host import hostname, is_gone, process_tag
 from iodiag.core.settings import Settings
-from iodiag.jobs.pipeline import JobResult, JobSpec
+from iodiag.jobs.pipeline import JobResult, PipelineInput
 from iodiag.store import BlobStore, Database
 from iodiag.store import queue as jobs
 
@@ -222,7 +222,7 @@ class _Slot:
             return
         out_dir = pool.jobs_dir / f"{job.job_id}-{job.attempts}"
         out_dir.mkdir(parents=True, exist_ok=True)
-        spec = JobSpec(
+        spec = PipelineInput(
             job_id=job.job_id,
             log_path=str(log_path),
             display_name=job.filename or log_path.name,
@@ -239,7 +239,7 @@ class _Slot:
         finally:
             shutil.rmtree(out_dir, ignore_errors=True)
 
-    def _watch(self, job: jobs.Claimed, spec: JobSpec) -> None:
+    def _watch(self, job: jobs.Claimed, spec: PipelineInput) -> None:
         pool, st = self.pool, self.pool.settings
         child = self.child
         assert child is not None

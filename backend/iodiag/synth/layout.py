@@ -80,7 +80,9 @@ def find_mount(mounts: list[MountInfo], path: str) -> MountInfo | None:
 
 
 @dataclass
-class LustreLayout:
+class StripeLayout:
+    """A synthesized file's stripes as the generator lays its bytes out (the report's view is ``LustreLayout``)."""
+
     stripe_size: int
     stripe_count: int
     osts: tuple[int, ...]

@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from iodiag.synth.collective import pick_aggregators, two_phase
-from iodiag.synth.layout import LustreLayout, MountInfo, find_mount
+from iodiag.synth.layout import MountInfo, StripeLayout, find_mount
 from iodiag.synth.scenario import FileSpec, Phase, Scenario, mount_infos, node_of, resolve_ranks
 from iodiag.synth.trace import FileState, Meta, Mode, Trace, TraceLayer
 
@@ -142,7 +142,7 @@ class Simulator:
                     first = self.ost_cursor.get(mount.path, 0)
                     self.ost_cursor[mount.path] = first + count
                 osts = tuple((first + i) % mount.ost_count for i in range(min(count, mount.ost_count)))
-            layout = LustreLayout(stripe_size=spec.stripe_size, stripe_count=len(osts), osts=osts, pool=spec.pool)
+            layout = StripeLayout(stripe_size=spec.stripe_size, stripe_count=len(osts), osts=osts, pool=spec.pool)
         k = t.key(path)
         t.files[k] = FileState(path=path, mount=mount, lustre=layout)
         if mount.fs == "daos":

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from iodiag.synth.layout import LustreLayout, MountInfo, record_id
+from iodiag.synth.layout import MountInfo, StripeLayout, record_id
 
 
 class TraceLayer(IntEnum):
@@ -87,7 +87,7 @@ META_COLUMNS = {
 class FileState:
     path: str
     mount: MountInfo
-    lustre: LustreLayout | None
+    lustre: StripeLayout | None
     fmt: str | None = None
     """'hdf5' or 'pnetcdf' once a format phase used the file."""
     header: int = 0

@@ -27,7 +27,7 @@ from iodiag.cli.main import app
 from iodiag.ingest import load_profile
 from iodiag.jobs import executor as dask_exec
 from iodiag.jobs import pipeline
-from iodiag.jobs.pipeline import JobError, JobSpec
+from iodiag.jobs.pipeline import JobError, PipelineInput
 from iodiag.store import BlobStore, Database
 from iodiag.store.models import Analysis, AnalysisFinding, AnalysisOutput, Job
 from tests.batch.test_batch_report import scenario_log
@@ -145,7 +145,8 @@ def test_store_rows_are_the_services(store_run: tuple[Path, int, str], corpus: P
             row = rows[log.name]
             sha, size = sha256_file(log)
             want = pipeline.run(
-                JobSpec(job_id=0, log_path=str(log), display_name=log.name, out_dir=str(tmp_path)), lambda _s, _p: None
+                PipelineInput(job_id=0, log_path=str(log), display_name=log.name, out_dir=str(tmp_path)),
+                lambda _s, _p: None,
             )
             uid = json.loads(zlib.decompress((tmp_path / "json.z").read_bytes()))["job"]["uid"]
             assert (row.owner, row.submitted_by, row.source, row.sha256, row.size_bytes) == (
@@ -271,7 +272,9 @@ def test_dask_exec_runs_the_service_pipeline(
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir()
     there.mkdir()
-    spec = JobSpec(job_id=7, log_path=str(log), display_name="job.darshan", out_dir=str(there), read_timeout_s=120)
+    spec = PipelineInput(
+        job_id=7, log_path=str(log), display_name="job.darshan", out_dir=str(there), read_timeout_s=120
+    )
     stages: list[str] = []
     got = dask_exec.run_on_dask(spec, lambda stage, _p: stages.append(stage), scheduler=scheduler)
     want = pipeline.run(spec.model_copy(update={"out_dir": str(here)}), lambda _s, _p: None)

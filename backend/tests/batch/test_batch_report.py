@@ -18,7 +18,7 @@ import pytest
 
 from iodiag.analysis import analyze
 from iodiag.batch import system_html, system_report
-from iodiag.batch.engine import RunSummary
+from iodiag.batch.engine import BatchSummary
 from iodiag.batch.frames import Frames, user_name
 from iodiag.batch.inputs import LogItem, sha256_file
 from iodiag.batch.parquet import ParquetSink, read_frames
@@ -174,7 +174,7 @@ def test_parquet_round_trip(logs: dict[str, Path], tmp_path: Path) -> None:
         LogItem(tmp_path / "bad.darshan", "f" * 64, 3),
         TaskResult.failure(str(tmp_path / "bad.darshan"), "f" * 64, "too short to be a Darshan log (3 bytes)"),
     )
-    sink.close(RunSummary(run_id="run1", started_at=datetime.now(UTC), output=str(tmp_path)))
+    sink.close(BatchSummary(run_id="run1", started_at=datetime.now(UTC), output=str(tmp_path)))
     assert len(list((tmp_path / "jobs").glob("part-*.parquet"))) == 2  # flushed every 2 rows
     assert sink.done([sha256_file(p)[0] for p in logs.values()] + ["f" * 64]) == {
         sha256_file(p)[0] for p in logs.values()
