@@ -180,6 +180,11 @@ async def submit(request: Request, response: Response, ctx: Ctx, who: Caller) ->
         raise Rejected(
             415, "send the log as multipart/form-data (field 'file'), or JSON {\"path\": ...} with a hook token"
         )
+    return _submitted(result, response, ctx)
+
+
+def _submitted(result: intake.Submitted, response: Response, ctx: Ctx) -> schemas.SubmitOut:
+    """The answer to a submission: a new analysis wakes the workers (202); a log already held is 200."""
     if result.created:
         if ctx.pool is not None:
             ctx.pool.wake()
@@ -236,17 +241,7 @@ async def submit_sample(response: Response, ctx: Ctx, who: Caller) -> schemas.Su
             return intake.accept(ctx.db, ctx.blobs, writer, meta, intake.inflation_limit(ctx.settings))
 
     result = await run_in_threadpool(copy_and_accept)
-    if result.created:
-        if ctx.pool is not None:
-            ctx.pool.wake()
-    else:
-        response.status_code = 200
-    return schemas.SubmitOut(
-        id=result.analysis_id,
-        status=result.status,
-        created=result.created,
-        url=f"{rows.API}/analyses/{result.analysis_id}",
-    )
+    return _submitted(result, response, ctx)
 
 
 def list_filters(
