@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from iodiag.analysis.models import FileEvidence, Layer, Metric, Severity, Workload
 from iodiag.analysis.recommendations import RECOMMENDATIONS
@@ -124,3 +124,33 @@ def check(
         return fn
 
     return register
+
+
+OpCheckFn = Callable[["Context", "Thresholds", str], "Hit | list[Hit] | None"]
+"""A check written once for both operations: called with "READ" or "WRITE"."""
+
+
+def twins(
+    read_code: str,
+    write_code: str,
+    fn: OpCheckFn,
+    *,
+    title: str,
+    names: tuple[str, str] | None = None,
+    **meta: Any,
+) -> None:
+    """Register a READ and a WRITE check that differ only in the operation (M02/M03, P05/P06, ...): one
+    function, two codes. ``title`` holds ``{op}`` ("read" / "write") or ``{ops}`` ("reads" / "writes");
+    ``names`` are the two checks' function names (default: ``fn``'s name with ``_reads`` / ``_writes``);
+    ``meta`` is ``check``'s metadata."""
+    base = fn.__name__.lstrip("_")
+    for code, op, name in zip(
+        (read_code, write_code), ("READ", "WRITE"), names or (f"{base}_reads", f"{base}_writes"), strict=True
+    ):
+
+        def one(ctx: Context, t: Thresholds, _op: str = op) -> Hit | list[Hit] | None:
+            return fn(ctx, t, _op)
+
+        one.__name__ = one.__qualname__ = name
+        one.__doc__ = fn.__doc__
+        check(code, title=title.format(op=op.lower(), ops=op.lower() + "s"), **meta)(one)

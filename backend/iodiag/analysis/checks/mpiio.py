@@ -8,7 +8,7 @@ import numpy as np
 
 from iodiag.analysis import costs
 from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit, Workload
-from iodiag.analysis.registry import Hit, Kind, check
+from iodiag.analysis.registry import Hit, Kind, check, twins
 from iodiag.analysis.views.context import Context, pct
 from iodiag.analysis.views.request_sizes import typical_per_record
 from iodiag.core.thresholds import Thresholds
@@ -238,24 +238,11 @@ def _uses_collective(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     )
 
 
-@check(
+twins(
     "M02",
-    title="No collective MPI-IO reads",
-    layer=Layer.MPIIO,
-    severity=Severity.CRITICAL,
-    requires=MPIIO,
-    recommendations=("mpiio-collective-io", "romio-hints"),
-    family="independent",
-    applies_to=frozenset({Workload.MPI}),
-    origin="drishti",
-)
-def no_collective_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _no_collective(ctx, t, "READ")
-
-
-@check(
     "M03",
-    title="No collective MPI-IO writes",
+    _no_collective,
+    title="No collective MPI-IO {ops}",
     layer=Layer.MPIIO,
     severity=Severity.CRITICAL,
     requires=MPIIO,
@@ -264,35 +251,20 @@ def no_collective_reads(ctx: Context, t: Thresholds) -> Hit | None:
     applies_to=frozenset({Workload.MPI}),
     origin="drishti",
 )
-def no_collective_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _no_collective(ctx, t, "WRITE")
-
-
-@check(
+twins(
     "M04",
-    title="Collective MPI-IO reads",
-    layer=Layer.MPIIO,
-    severity=Severity.OK,
-    requires=MPIIO,
-    origin="drishti",
-)
-def collective_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _uses_collective(ctx, t, "READ")
-
-
-@check(
     "M05",
-    title="Collective MPI-IO writes",
+    _uses_collective,
+    title="Collective MPI-IO {ops}",
+    names=("collective_reads", "collective_writes"),
     layer=Layer.MPIIO,
     severity=Severity.OK,
     requires=MPIIO,
     origin="drishti",
 )
-def collective_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _uses_collective(ctx, t, "WRITE")
 
 
-def _blocking(ctx: Context, op: str) -> Hit | None:
+def _blocking(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     # Drishti raises this whenever no non-blocking call is seen, even for a job that never
     # reads (or writes) through MPI-IO; advice about calls the job does not make is noise.
     m = ctx.mpiio_records
@@ -326,23 +298,11 @@ def _overlap_cost(ctx: Context, op: str, calls: int) -> costs.Cost:
     )
 
 
-@check(
+twins(
     "M06",
-    title="Blocking MPI-IO reads",
-    layer=Layer.MPIIO,
-    severity=Severity.WARNING,
-    requires=MPIIO,
-    recommendations=("mpiio-nonblocking",),
-    kind=Kind.OPPORTUNITY,
-    origin="drishti",
-)
-def blocking_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _blocking(ctx, "READ")
-
-
-@check(
     "M07",
-    title="Blocking MPI-IO writes",
+    _blocking,
+    title="Blocking MPI-IO {ops}",
     layer=Layer.MPIIO,
     severity=Severity.WARNING,
     requires=MPIIO,
@@ -350,8 +310,6 @@ def blocking_reads(ctx: Context, t: Thresholds) -> Hit | None:
     kind=Kind.OPPORTUNITY,
     origin="drishti",
 )
-def blocking_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _blocking(ctx, "WRITE")
 
 
 def _aggregators(ctx: Context) -> tuple[int, int] | None:

@@ -6,7 +6,7 @@ import numpy as np
 
 from iodiag.analysis import costs
 from iodiag.analysis.models import Confidence, FileEvidence, Layer, Metric, Severity, Unit, Workload
-from iodiag.analysis.registry import Hit, check
+from iodiag.analysis.registry import Hit, check, twins
 from iodiag.analysis.views.context import Context, pct
 from iodiag.analysis.views.request_sizes import most_common, size_counts
 from iodiag.core.thresholds import Thresholds
@@ -267,23 +267,12 @@ def _small_stdio(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     )
 
 
-@check(
+twins(
     "P05",
-    title="Many small read requests",
-    layer=Layer.POSIX,
-    severity=Severity.CRITICAL,
-    requires_any=("POSIX", "DFS", "STDIO"),
-    recommendations=("aggregate-small-requests",),
-    family="small-requests",
-    origin="drishti",
-)
-def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _small_any(ctx, t, "READ")
-
-
-@check(
     "P06",
-    title="Many small write requests",
+    _small_any,
+    title="Many small {op} requests",
+    names=("small_reads", "small_writes"),
     layer=Layer.POSIX,
     severity=Severity.CRITICAL,
     requires_any=("POSIX", "DFS", "STDIO"),
@@ -291,8 +280,6 @@ def small_reads(ctx: Context, t: Thresholds) -> Hit | None:
     family="small-requests",
     origin="drishti",
 )
-def small_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _small_any(ctx, t, "WRITE")
 
 
 @check(
@@ -433,6 +420,7 @@ def _redundant(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     )
 
 
+# Not twins: rereading input fits single-process and DAOS jobs too; rewriting the same bytes is judged for MPI only.
 @check(
     "P09",
     title="Redundant read traffic",
@@ -584,35 +572,12 @@ def _sequential_hit(ctx: Context, t: Thresholds, op: str) -> Hit | None:
     )
 
 
-@check(
+twins(
     "P11",
-    title="Random read access",
-    layer=Layer.POSIX,
-    severity=Severity.CRITICAL,
-    requires=POSIX,
-    recommendations=("sequential-access",),
-    family="random",
-    origin="drishti",
-)
-def random_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _random_hit(ctx, t, "READ")
-
-
-@check(
-    "P12",
-    title="Sequential read access",
-    layer=Layer.POSIX,
-    severity=Severity.OK,
-    requires=POSIX,
-    origin="drishti",
-)
-def sequential_reads(ctx: Context, t: Thresholds) -> Hit | None:
-    return _sequential_hit(ctx, t, "READ")
-
-
-@check(
     "P13",
-    title="Random write access",
+    _random_hit,
+    title="Random {op} access",
+    names=("random_reads", "random_writes"),
     layer=Layer.POSIX,
     severity=Severity.CRITICAL,
     requires=POSIX,
@@ -620,20 +585,17 @@ def sequential_reads(ctx: Context, t: Thresholds) -> Hit | None:
     family="random",
     origin="drishti",
 )
-def random_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _random_hit(ctx, t, "WRITE")
-
-
-@check(
+twins(
+    "P12",
     "P14",
-    title="Sequential write access",
+    _sequential_hit,
+    title="Sequential {op} access",
+    names=("sequential_reads", "sequential_writes"),
     layer=Layer.POSIX,
     severity=Severity.OK,
     requires=POSIX,
     origin="drishti",
 )
-def sequential_writes(ctx: Context, t: Thresholds) -> Hit | None:
-    return _sequential_hit(ctx, t, "WRITE")
 
 
 def _shared(ctx: Context) -> Table:
@@ -970,23 +932,12 @@ def _reads_beneath_writes(ctx: Context, rows: Table) -> bool:
     return read > 0 and asked < 0.5 * read
 
 
-@check(
-    "P21",
-    title="Uneven write sizes across ranks",
-    layer=Layer.POSIX,
-    severity=Severity.CRITICAL,
-    requires=POSIX,
-    recommendations=("balance-rank-io",),
-    family="imbalance",
-    origin="drishti",
-)
-def rank_write_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
-    return _rank_size_imbalance(ctx, t, "WRITE")
-
-
-@check(
+twins(
     "P22",
-    title="Uneven read sizes across ranks",
+    "P21",
+    _rank_size_imbalance,
+    title="Uneven {op} sizes across ranks",
+    names=("rank_read_imbalance", "rank_write_imbalance"),
     layer=Layer.POSIX,
     severity=Severity.CRITICAL,
     requires=POSIX,
@@ -994,5 +945,3 @@ def rank_write_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
     family="imbalance",
     origin="drishti",
 )
-def rank_read_imbalance(ctx: Context, t: Thresholds) -> Hit | None:
-    return _rank_size_imbalance(ctx, t, "READ")
