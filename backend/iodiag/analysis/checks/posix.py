@@ -544,12 +544,17 @@ def _random_cost(ctx: Context, t: Thresholds, op: str, rand: int) -> costs.Cost:
     nbytes = p["POSIX_BYTES_READ" if op == "READ" else "POSIX_BYTES_WRITTEN"].astype(float) * share
     rate, own = costs.large_request_rate(ctx, op, t)
     per_row = np.clip(time - nbytes / rate, 0, None)
+    seconds = costs.on_critical_path(ctx, p, per_row)
+    # As for small requests: without a rate of its own, a cost that holds at a tenth of the reference is no mere
+    # upper bound, so it ranks beside the other modelled causes rather than after them.
+    floor = None if own else costs.holds_below_reference(ctx, p, time, nbytes, rate, seconds, "POSIX")
     return costs.modelled(
-        costs.on_critical_path(ctx, p, per_row),
+        seconds,
         f"the random requests' share of the {op.lower()} time (those going backwards and as many forward "
         f"jumps) less their bytes at "
-        f"{'this job' if own else 'the reference'}'s large-request rate ({costs.rate_text(rate)}), on the busiest rank",
-        confidence=Confidence.MEDIUM if own else Confidence.LOW,
+        f"{'this job' if own else 'the reference'}'s large-request rate ({costs.rate_text(rate)}), on the busiest rank"
+        + (f"; still {floor:.3g} s at a tenth of that rate" if floor is not None else ""),
+        confidence=Confidence.MEDIUM if own or floor is not None else Confidence.LOW,
         ops=rand,
     )
 

@@ -1378,6 +1378,18 @@ def _every_rank(g: FileGroup, q: Query, nprocs: int) -> Out:
     if not (q.yes_no and nprocs > 1 and g.opens and EVERY_RANK.search(q.raw.lower())):
         return None
     per = g.opens / g.files
+    if re.search(
+        r"\b(separate|own|its own|one|a|distinct)( \w+)? files? (for|per|of) (every|each|a|one)( single)? "
+        r"(rank|process|task)\b",
+        q.raw.lower(),
+    ):
+        # "does pele write a separate Cell_D file for every rank?": one file per rank, not every rank in each file
+        one_each = g.files >= nprocs and g.ranks >= nprocs and per < 2
+        text = (
+            f"{'Yes' if one_each else 'No'}: the job has {g.files:,} `{g.pattern}` files for its {nprocs:,} ranks, "
+            f"used by {g.ranks:,} rank(s), {per:,.0f} open(s) per file."
+        )
+        return text, [exact(g.files, "bare"), exact(nprocs, "bare"), exact(g.ranks, "bare"), exact(per, "bare")], [], []
     yes = g.ranks >= nprocs and per >= nprocs
     used = f"{g.ranks:,} of the job's {nprocs:,} ranks used them"
     calls = g.calls.reads if q.direction == "read" else g.calls.writes if q.direction == "write" else 0

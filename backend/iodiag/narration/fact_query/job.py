@@ -714,10 +714,33 @@ def stripe(report: Report, q: Query) -> Out:
     single, several = _stripes_asked(q.raw.lower())
     # "is X striped?" asks whether it is over several
     several = several or (not single and bool(re.search(r"\bstriped\b", q.raw.lower())))
+    bar = _stripe_bar(q.raw.lower())
+    if count is not None and bar is not None:
+        # "striped over more than 8 OSTs?", "at least 4 stripes?": against the number asked, not against one
+        comparison, n = bar
+        yes = {"more": count > n, "least": count >= n, "fewer": count < n}.get(comparison, count == n)
+        return ("Yes: " if yes else "No: ") + lower_first(text), values, paths, ranks
     if count is None or not (single or several):
         return out
     yes = count > 1 if several else count == 1
     return ("Yes: " if yes else "No: ") + lower_first(text), values, paths, ranks
+
+
+def _stripe_bar(asked: str) -> tuple[str, int] | None:
+    """ "more than 8 OSTs" -> ("more", 8); "at least 4 stripes" -> ("least", 4); "fewer than 16" -> ("fewer", 16).
+    "more than one OST" is the several-OSTs question, answered as such."""
+    m = re.search(
+        r"\b(more than|greater than|at least|fewer than|less than|under|over|across|on)\s+(\d+)\s+"
+        r"(osts?|stripes?|targets?)\b",
+        asked,
+    )
+    if m is None:
+        return None
+    word, n = m.group(1), int(m.group(2))
+    if word in ("over", "across", "on"):
+        return "equal", n  # "is it really striped over 256 OSTs?": that many, not more
+    kind = "least" if word == "at least" else "fewer" if word in ("fewer than", "less than", "under") else "more"
+    return kind, n
 
 
 def _stripes_asked(asked: str) -> tuple[bool, bool]:

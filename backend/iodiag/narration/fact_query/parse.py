@@ -104,7 +104,7 @@ def _job_info_kind(q: str) -> str | None:
         return "exe"
     if re.search(r"\b(which|what) (darshan )?modules\b.*\b(in|does|are|log)\b", q):
         return "modules"
-    if re.search(r"\bdarshan (version|release)\b|\bversion of darshan\b|\bwhich darshan\b", q):
+    if re.search(r"\bdarshan (library |runtime )?(version|release)\b|\bversion of darshan\b|\bwhich darshan\b", q):
         return "version"
     if re.search(
         r"^(when|at what time|what time|what date|which day|on what date)\b.*\b(job|run)\b.*\b(start\w*|begin\w*|"
@@ -580,8 +580,10 @@ def _parse(question: str) -> Query | None:
         # judgement word sets which answer is "yes"
         # The question is the last clause that judges ("something looks off, are the records consistent?"):
         # within it, the first judgement word ("is this log ok or is something off with it?")
-        clauses = [c for c in re.split(r"[,.;?!]", q) if FIRST_JUDGED.search(c)]
-        first = FIRST_JUDGED.search(clauses[-1] if clauses else q)
+        # A clause asked with "?" outranks a remark ("are these numbers even real? something looks off").
+        clauses = [c for c in re.findall(r"[^,.;?!]+[,.;?!]?", q) if FIRST_JUDGED.search(c)]
+        asked = [c for c in clauses if c.endswith("?")]
+        first = FIRST_JUDGED.search((asked or clauses)[-1] if clauses else q)
         return Query(
             metric="completeness",
             yes_no=True,
@@ -1022,7 +1024,11 @@ def _parse(question: str) -> Query | None:
     if (
         not rank
         and not named_file
-        and re.search(r"\b(which|what) (rank|process)\w*\b.*\b(most|longest|slowest|busiest|straggl\w*|lagg\w*)\b", q)
+        and re.search(
+            r"\b(which|what|who) (rank|process)\w*\b.*\b(most|longest|slowest|busiest|straggl\w*|lagg\w*)\b"
+            r"|\bwho (was|is) (the )?(slowest|busiest)\b",
+            q,
+        )
         and not re.search(r"\b(which|what) (ranks|processes)\b.*\b(straggl\w*|lagg\w*|slow (ones|ranks))\b", q)
     ):
         if re.search(r"\b(wrote|writ\w*|read\w*|bytes|data|moved|volume)\b", q) and not re.search(
@@ -1061,8 +1067,14 @@ def _parse(question: str) -> Query | None:
         return Query(metric="ranks_with_io")  # "which ranks did any I/O?"
     if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
         return Query(metric="files_per_rank", direction=_direction(q))
-    if yes_no and re.search(r"\b(each|every) (rank|process)\b.*\bown\b", q):
-        return Query(metric="files_per_rank", direction=_direction(q), yes_no=True)  # "does every rank write its own?"
+    if yes_no and re.search(
+        r"\b(each|every) (rank|process)\b.*\bown\b"
+        r"|\b(each|every) (rank|process) (write|read|open|use)s? (just |only |exactly )?"
+        r"(one|a single|more than one) file",
+        q,
+    ):
+        # "does every rank write its own?", "did each rank write just one file?"
+        return Query(metric="files_per_rank", direction=_direction(q), yes_no=True, raw=question)
     if (
         not rank
         and re.search(r"\bwhy\b", q)

@@ -543,8 +543,13 @@ def files_per_rank(report: Report, q: Query) -> Out:
         text = f"Ranks used {lo:,} to {hi:,} files of their own ({mid:,} at the median, over {len(counts):,} ranks)"
     if q.yes_no:
         every = len(counts) >= report.job.nprocs > 0
+        asked = q.raw.lower()
+        if re.search(r"\b(just|only|exactly) (one|a single) file\b|\bone file each\b", asked):
+            every = every and hi == 1  # "did each rank write just one file?": no when any used more
+        elif re.search(r"\bmore than one file\b|\bseveral files\b|\bmultiple files\b", asked):
+            every = every and lo > 1  # "did each rank write more than one file?"
         text = ("Yes: e" if every else "No: e") + text[1:] if lo == hi else ("Yes: " if every else "No: ") + text
-        if not every:
+        if len(counts) < report.job.nprocs:
             text += f"; {report.job.nprocs - len(counts):,} of the {report.job.nprocs:,} ranks have none"
     # What each rank moved through them, in the direction asked ("how many files did each rank write?").
     moved = sorted(
@@ -857,7 +862,7 @@ def slow_rank(report: Report, q: Query) -> Out:
             " broadcasting) is the fix."
         )
     else:
-        reason = " No finding in the log explains it."
+        reason = _like_slow_ost_ranks(report, rank, mine) or " No finding in the log explains it."
     text = (
         f"{'Yes: r' if q.yes_no else 'R'}ank {rank} spent {_s(mine)} in I/O, "
         f"{mine / median:.1f}x the {yardstick} rank's "
@@ -869,6 +874,28 @@ def slow_rank(report: Report, q: Query) -> Out:
     if heavy:
         values.append(exact(moved / mean_bytes, "times"))
     return text, values, [], [rank]
+
+
+def _like_slow_ost_ranks(report: Report, rank: int, mine: float) -> str:
+    """Where the slow-OST finding lists only some of the ranks with data on that OST and this rank's own time
+    matches theirs, say so, hedged: the log does not list the rest, but nothing else takes a rank that long."""
+    f = report.finding("L04")
+    if f is None or not f.ranks or rank in f.ranks:
+        return ""
+    ev = {m.name: m.value for m in f.evidence}
+    count, ost = int(ev.get("ranks_on_slow_ost", 0) or 0), ev.get("slow_ost")
+    own = {r.rank: r.read_s + r.write_s + r.meta_s for r in report.rank_table.ranks}
+    theirs = [own[r] for r in f.ranks if r in own]
+    if count <= len(f.ranks) or not theirs:
+        return ""
+    typical = statistics.median(theirs)
+    if not 0.8 * typical <= mine <= 1.25 * typical:
+        return ""
+    return (
+        f" No finding names rank {rank}, but the slow-OST finding (L04) lists only {len(f.ranks)} of the "
+        f"{count:,} ranks with data on OST {ost}, and their {_s(typical)} each match rank {rank}'s: it is most "
+        "likely one of them."
+    )
 
 
 def slow_ranks(report: Report, q: Query) -> Out:

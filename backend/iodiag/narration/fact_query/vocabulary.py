@@ -61,7 +61,7 @@ UNRECORDED = re.compile(
 # "Is this log ok?": the record itself, answered from the data-quality findings and partial flags.
 _JUDGED_WORD = (
     r"(ok|okay|fine|off|sane|sound|broken|healthy|good|wrong|valid|consistent|inconsistent|corrupt\w*|trust\w*"
-    r"|reliable|bad|bogus|garbage|weird|suspicious|invalid|impossible|nonsens\w*)"
+    r"|reliable|bad|bogus|garbage|weird|suspicious|invalid|impossible|nonsens\w*|real|legit\w*|believ\w*|accurate)"
 )
 LOG_HEALTH = re.compile(
     rf"\b(this|the|my) ([\w-]+ )?(darshan )?log(file)?\b.*\b{_JUDGED_WORD}\b"
