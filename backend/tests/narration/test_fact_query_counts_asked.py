@@ -30,6 +30,8 @@ program:
   - {ranks: all, file: "/lus/scratch/run/plt/Cell_D_{rank}", op: write, count: 8, size: 1MiB, seconds_per_op: 0.01}
   - {ranks: all, file: "/lus/scratch/run/snap_a.{rank}", op: write, count: 4, size: 1MiB, seconds_per_op: 0.01}
   - {ranks: all, file: "/lus/scratch/run/snap_b.{rank}", op: write, count: 4, size: 1MiB, seconds_per_op: 0.01}
+  - {ranks: "0", file: /lus/scratch/run/reads.fastq, interface: stdio, op: write, count: 64, size: 16KiB,
+     seconds_per_op: 0.001}
 """
 
 # The corrupt-records scenario of the trigger eval: 1,720 stray records besides the job's 8
@@ -55,6 +57,8 @@ def _first(spec: Path, question: str) -> str:
         ("samples.h5 is small - is it really striped over 8 OSTs?", "Yes: "),
         ("is samples.h5 striped over 16 OSTs?", "No: "),
         ("is samples.h5 on more than one OST?", "Yes: "),
+        ("does samples.h5 use more than 8 stripes?", "No: "),
+        ("does samples.h5 use more than 4 stripes?", "Yes: "),
     ],
 )
 def test_a_stripe_count_is_judged_against_the_number_asked(spec: Path, question: str, opener: str) -> None:
@@ -77,10 +81,24 @@ def test_how_many_files_each_rank_wrote_against_the_count_asked(spec: Path, ques
     assert "have none" not in text, text
 
 
-def test_a_question_about_the_numbers_outranks_a_remark_after_it() -> None:
-    text = _first(_CORRUPT, "are these numbers even real? something looks off")
+@pytest.mark.parametrize(
+    "question",
+    [
+        "are these numbers even real? something looks off",
+        "the log has weird huge numbers - is it trustworthy?",
+        "is this log ok or is something off with it?",
+    ],
+)
+def test_the_judgement_asked_about_sets_the_yes_or_no(question: str) -> None:
+    text = _first(_CORRUPT, question)
     assert text.startswith("No: "), text
     assert "1,720" in text, text
+
+
+def test_a_file_named_like_a_verb_does_not_set_the_direction(spec: Path) -> None:
+    # "reads.fastq" is written, not read: the bytes that went into it
+    text = _first(spec, "how many bytes went into reads.fastq?")
+    assert "1 MiB written" in text and "0 B read" not in text, text
 
 
 # 256 ranks, each its own file round-robin over 16 OSTs; OST 5 twenty times slower: 16 ranks' files are on it,

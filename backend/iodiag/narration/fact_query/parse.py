@@ -84,6 +84,7 @@ def _one_file_named(q: str, report: Report) -> bool:
 
 
 def _direction(q: str) -> Direction:
+    q = NAMED.sub(" ", q)  # "reads.fastq" names a file, not the reading
     w, r = bool(WRITE.search(q)), bool(READ.search(q))
     return "write" if w and not r else "read" if r and not w else "both"
 
@@ -516,6 +517,17 @@ def _parse(question: str) -> Query | None:
         and not re.search(r"\b(from|out of|in|of) (the|its|my|these|those|any) ", q)  # "... out of the cfg files?"
     ):
         return Query(metric="bytes", direction="read", yes_no=True, raw=question)  # "did it read any input files?"
+    named_early = NAMED.search(question)
+    if (
+        named_early
+        and yes_no
+        and re.search(r"\b(stripes?|striped|osts?)\b", q)
+        and re.search(
+            r"\b(more than|greater than|at least|fewer than|less than|under|over|across) \d+ (stripes?|osts?)\b", q
+        )
+    ):
+        # "does snapshot_200.h5 use more than 8 stripes?": its stripe count against the number asked
+        return Query(metric="stripe", target=named_early.group(1), yes_no=True, raw=question)
     if (
         yes_no
         and re.search(r"^(did|does|do) any (rank|process|task)s? (write|read|produce|output)\b", q)
@@ -583,7 +595,12 @@ def _parse(question: str) -> Query | None:
         # A clause asked with "?" outranks a remark ("are these numbers even real? something looks off").
         clauses = [c for c in re.findall(r"[^,.;?!]+[,.;?!]?", q) if FIRST_JUDGED.search(c)]
         asked = [c for c in clauses if c.endswith("?")]
-        first = FIRST_JUDGED.search((asked or clauses)[-1] if clauses else q)
+        clause = (asked or clauses)[-1] if clauses else q
+        # Within it, the first judgement word where it offers two ("is this log ok or is something off?"); in a
+        # plain yes/no, the last one, the word asked about ("the log has weird huge numbers - is it trustworthy?")
+        judged = list(FIRST_JUDGED.finditer(clause))
+        plain = re.match(r"\s*(is|are|was|were|can|could|should|do|does)\b", clause) and " or " not in clause
+        first = judged[-1] if plain and judged else FIRST_JUDGED.search(clause)
         return Query(
             metric="completeness",
             yes_no=True,

@@ -33,7 +33,9 @@ IFACE = re.compile(
 )  # nor part of a file's name ("eos_table.h5", "ior-posix.out.0001")
 # "rank 3", "rank #3", and the first of several: "ranks 140, 396 and 652"
 RANK = re.compile(r"\branks?\s*#?\s*(\d+)\b", re.IGNORECASE)
-WRITE = re.compile(r"\b(f?writ\w*|wrote|output|dump|checkpoint|save\w*|fprintf|fputs)\b", re.IGNORECASE)
+WRITE = re.compile(
+    r"\b(f?writ\w*|wrote|output|dump|checkpoint|save\w*|fprintf|fputs|(went|goes|go|gone) into)\b", re.IGNORECASE
+)
 READ = re.compile(r"\b(f?read\w*|input|load\w*|fscanf|fgets)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 NAMED = re.compile(
