@@ -3,6 +3,7 @@ import { api, call, type Me, onUnauthorized, tokenStore } from "./api/client";
 import { Link, match, navigate, useLocation } from "./lib/router";
 import { useTheme } from "./lib/theme";
 import { ChatSkipContext, CHAT_INPUT_ID, focusChat } from "./lib/chatfocus";
+import { ErrorBoundary } from "./components/ErrorBoundary";
 import { AnalysisPage } from "./pages/Analysis";
 import { ComparePage } from "./pages/Compare";
 import { DocPage } from "./pages/Doc";
@@ -163,9 +164,21 @@ export function App() {
           </div>
         </header>
         <main id="main" tabIndex={-1}>
-          {page}
+          <ErrorBoundary page={pageName(path)} key={path}>
+            {page}
+          </ErrorBoundary>
         </main>
       </ChatSkipContext.Provider>
     </SessionContext.Provider>
   );
+}
+
+/** The page a path shows, in words, for the error boundary's message. */
+function pageName(path: string): string {
+  if (path.startsWith("/analyses/")) return "job report";
+  if (path.startsWith("/compare/")) return "compare";
+  if (path.startsWith("/docs/")) return "guide";
+  if (path === "/upload") return "upload";
+  if (path === "/all") return "all jobs";
+  return "jobs";
 }
