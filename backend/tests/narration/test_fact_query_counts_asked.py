@@ -30,6 +30,7 @@ program:
   - {ranks: all, file: "/lus/scratch/run/plt/Cell_D_{rank}", op: write, count: 8, size: 1MiB, seconds_per_op: 0.01}
   - {ranks: all, file: "/lus/scratch/run/snap_a.{rank}", op: write, count: 4, size: 1MiB, seconds_per_op: 0.01}
   - {ranks: all, file: "/lus/scratch/run/snap_b.{rank}", op: write, count: 4, size: 1MiB, seconds_per_op: 0.01}
+  - {ranks: all, file: "/lus/scratch/run/rec/rec_{rank}.dat", op: write, count: 1, size: 4KiB, seconds_per_op: 0.01}
   - {ranks: "0", file: /lus/scratch/run/reads.fastq, interface: stdio, op: write, count: 64, size: 16KiB,
      seconds_per_op: 0.001}
 """
@@ -133,3 +134,14 @@ def test_a_slow_rank_beyond_the_ranks_the_slow_ost_finding_lists(tmp_path: Path)
     text = Narrator().template_answer(report, f"why is rank {unlisted} slow?").text.split("\n", 1)[0]
     assert "No finding in the log explains it" not in text, text
     assert f"lists only {len(l04.ranks)} of the 16 ranks with data on OST 5" in text, text
+
+
+def test_files_per_rank_of_a_family_named_by_a_glob(spec: Path) -> None:
+    text = _first(spec, "how many rec_*.dat files did each rank write?")
+    assert text.startswith("Each rank wrote 1 of the `/lus/scratch/run/rec/rec_#.dat` files on average"), text
+    assert "4 files over the 4 rank(s)" in text, text
+
+
+def test_files_per_rank_asked_in_the_other_order(spec: Path) -> None:
+    text = _first(spec, "each rank writes how many output files here?")
+    assert text.startswith("Ranks used "), text

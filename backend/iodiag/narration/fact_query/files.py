@@ -1499,9 +1499,30 @@ def file_balance(report: Report, q: Query) -> Out:
     return text, values, [f.path], [slow.rank, fast.rank]
 
 
+def _family_per_rank(report: Report, q: Query) -> Out:
+    g = glob_group(report, q.raw) or group_named(report, q.raw)
+    if g is None or g.files < 2 or g.ranks < 1:
+        return None
+    per = g.files / g.ranks
+    some = g.files_read if q.direction == "read" else g.files_written if q.direction == "write" else g.files
+    verb = {"read": "read", "write": "wrote"}.get(q.direction, "used")
+    text = (
+        f"Each rank {verb} {per:,.0f} of the `{g.pattern}` files on average: {g.files:,} files over the "
+        f"{g.ranks:,} rank(s) that used them"
+        + (f" ({some:,} of them {'read' if verb == 'read' else 'written'})" if some != g.files else "")
+        + "."
+    )
+    return text, [exact(per, "bare"), exact(g.files, "bare"), exact(g.ranks, "bare")], [], []
+
+
 def file_per_rank(report: Report, q: Query) -> Out:
     """Each rank's bytes on one named file: from its own records, or from the fastest and slowest rank a shared
     record keeps (equal bytes at both ends: the ranks moved the same amount, as far as Darshan kept)."""
+    if q.target and name_pattern(q.target) and re.search(r"\bhow many\b", q.raw.lower()):
+        # "how many record_*.dat files did each rank write?": the family's files per rank, not one member's bytes
+        counted = _family_per_rank(report, q)
+        if counted is not None:
+            return counted
     f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return None

@@ -1082,7 +1082,11 @@ def _parse(question: str) -> Query | None:
         return Query(metric="ranks_with_io", yes_no=True, target=only.group(3), healthy=True)
     if re.search(r"\b(which|what|how many) (ranks|processes)\b.*\b(did|do|does|doing|perform\w*)\b.*\bi/?o\b", q):
         return Query(metric="ranks_with_io")  # "which ranks did any I/O?"
-    if re.search(r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b", q):
+    if re.search(
+        r"\bhow many files\b.*\b(each|every|per) (rank|process)\b|\bfiles per (rank|process)\b"
+        r"|\b(each|every|per) (rank|process)\b.*\bhow many( \w+)? files\b",
+        q,
+    ):
         return Query(metric="files_per_rank", direction=_direction(q))
     if yes_no and re.search(
         r"\b(each|every) (rank|process)\b.*\bown\b"
