@@ -53,6 +53,7 @@ from iodiag.narration.fact_query.vocabulary import (
     FIX_ASK,
     MOST_OF,
     NEGLIGIBLE_SHARE,
+    STRIPE_BAR,
     WHY_SLOW,
     asked_file_systems,
 )
@@ -729,11 +730,7 @@ def stripe(report: Report, q: Query) -> Out:
 def _stripe_bar(asked: str) -> tuple[str, int] | None:
     """ "more than 8 OSTs" -> ("more", 8); "at least 4 stripes" -> ("least", 4); "fewer than 16" -> ("fewer", 16).
     "more than one OST" is the several-OSTs question, answered as such."""
-    m = re.search(
-        r"\b(more than|greater than|at least|fewer than|less than|under|over|across|on)\s+(\d+)\s+"
-        r"(osts?|stripes?|targets?)\b",
-        asked,
-    )
+    m = STRIPE_BAR.search(asked)
     if m is None:
         return None
     word, n = m.group(1), int(m.group(2))

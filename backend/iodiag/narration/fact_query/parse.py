@@ -44,6 +44,7 @@ from iodiag.narration.fact_query.vocabulary import (
     REAL_COUNT,
     SHARE_WORDS,
     SIZE_ASKED,
+    STRIPE_BAR,
     TOPIC,
     UNRECORDED,
     WHY_SLOW,
@@ -518,14 +519,7 @@ def _parse(question: str) -> Query | None:
     ):
         return Query(metric="bytes", direction="read", yes_no=True, raw=question)  # "did it read any input files?"
     named_early = NAMED.search(question)
-    if (
-        named_early
-        and yes_no
-        and re.search(r"\b(stripes?|striped|osts?)\b", q)
-        and re.search(
-            r"\b(more than|greater than|at least|fewer than|less than|under|over|across) \d+ (stripes?|osts?)\b", q
-        )
-    ):
+    if named_early and yes_no and STRIPE_BAR.search(q):
         # "does snapshot_200.h5 use more than 8 stripes?": its stripe count against the number asked
         return Query(metric="stripe", target=named_early.group(1), yes_no=True, raw=question)
     if (

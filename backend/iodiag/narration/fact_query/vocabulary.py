@@ -481,3 +481,10 @@ def size_meets(size: float, comparison: str, bar: int) -> bool:
     if comparison in ("at most", "no more than", "no bigger than"):
         return size <= bar
     return size < bar
+
+
+STRIPE_BAR = re.compile(
+    r"\b(more than|greater than|at least|fewer than|less than|under|over|across|on)\s+(\d+)\s+"
+    r"(osts?|stripes?|targets?)\b"
+)
+"""A stripe count asked against a number ("more than 8 OSTs", "at least 4 stripes", "over 256 OSTs")."""
