@@ -11,8 +11,7 @@ import pytest
 
 from iodiag.narration.fact_query import parse
 from iodiag.narration.fact_query.vocabulary import as_question
-from iodiag.narration.service import Narrator
-from tests.narration.test_narration_support import scenario_report
+from tests.narration.test_narration_support import first_sentence, scenario_report, write_spec
 
 _HEAD = (
     "description: built for a test\njob:\n  nprocs: 4\n  exe: python -u train_model.py --epochs 3\n  mounts:\n"
@@ -41,24 +40,17 @@ log_faults: {partial: [POSIX]}
 )
 
 
-def _spec(tmp_path_factory: pytest.TempPathFactory, text: str, name: str) -> Path:
-    path = tmp_path_factory.mktemp(name) / f"{name}.yaml"
-    path.write_text(text)
-    return path
-
-
 @pytest.fixture(scope="module")
 def reread(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _spec(tmp_path_factory, _REREAD, "reread")
+    return write_spec(tmp_path_factory, _REREAD, "reread")
 
 
 @pytest.fixture(scope="module")
 def partial(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _spec(tmp_path_factory, _PARTIAL, "partial")
+    return write_spec(tmp_path_factory, _PARTIAL, "partial")
 
 
-def _first(spec: Path, question: str) -> str:
-    return Narrator().template_answer(scenario_report(spec), question).text.split("\n", 1)[0]
+_first = first_sentence
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from iodiag.narration.service import Narrator
-from tests.narration.test_narration_support import scenario_report
+from tests.narration.test_narration_support import first_sentence, scenario_report, write_spec
 
 # 4 ranks: one input read by all from a file striped over 8 OSTs; each rank writes its own Cell_D file and
 # three snapshot files of its own.
@@ -41,13 +41,10 @@ _CORRUPT = Path(__file__).resolve().parents[3] / "evals" / "scenarios" / "log-co
 
 @pytest.fixture(scope="module")
 def spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("counts-asked") / "counts-asked.yaml"
-    path.write_text(_SPEC)
-    return path
+    return write_spec(tmp_path_factory, _SPEC, "counts-asked")
 
 
-def _first(spec: Path, question: str) -> str:
-    return Narrator().template_answer(scenario_report(spec), question).text.split("\n", 1)[0]
+_first = first_sentence
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 
 from iodiag.evals.answers import report_for
 from iodiag.narration.service import Narrator
-from tests.narration.test_narration_support import scenario_report
+from tests.narration.test_narration_support import first_sentence, write_spec
 
 # 8 ranks on GPFS. A shared checkpoint written collectively through one aggregator (rank 0 issues every POSIX
 # write); a particle file rank 0 writes alone through POSIX; every rank reads its own 64 MiB state file and rank 0
@@ -54,24 +54,17 @@ program:
 """
 
 
-def _spec(tmp_path_factory: pytest.TempPathFactory, text: str, name: str) -> Path:
-    path = tmp_path_factory.mktemp(name) / f"{name}.yaml"
-    path.write_text(text)
-    return path
-
-
 @pytest.fixture(scope="module")
 def gpfs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _spec(tmp_path_factory, _GPFS, "layers-asked")
+    return write_spec(tmp_path_factory, _GPFS, "layers-asked")
 
 
 @pytest.fixture(scope="module")
 def dfs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _spec(tmp_path_factory, _DFS, "dfs-reads")
+    return write_spec(tmp_path_factory, _DFS, "dfs-reads")
 
 
-def _first(spec: Path, question: str) -> str:
-    return Narrator().template_answer(scenario_report(spec), question).text.split("\n", 1)[0]
+_first = first_sentence
 
 
 def test_whether_a_named_file_went_through_an_interface(gpfs: Path) -> None:

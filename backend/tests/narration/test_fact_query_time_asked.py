@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iodiag.narration.service import Narrator
-from tests.narration.test_narration_support import scenario_report
+from tests.narration.test_narration_support import first_sentence, write_spec
 
 # Rank 3 writes 8 x 1 MiB at 2 s a call (16 s); the other ranks write the same at 0.01 s a call (0.08 s).
 # Rank 0 alone reads its input: 10 x 4 MiB at 0.5 s a call (5 s), plus a small log of its own.
@@ -34,13 +33,10 @@ program:
 
 @pytest.fixture(scope="module")
 def spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("direction-time") / "direction-time.yaml"
-    path.write_text(_SPEC)
-    return path
+    return write_spec(tmp_path_factory, _SPEC, "direction-time")
 
 
-def _first(spec: Path, question: str) -> str:
-    return Narrator().template_answer(scenario_report(spec), question).text.split("\n", 1)[0]
+_first = first_sentence
 
 
 @pytest.mark.parametrize("question", ["how long did writing take?", "how long did the POSIX writes take?"])

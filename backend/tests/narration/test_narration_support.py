@@ -11,6 +11,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+import pytest
+
 from iodiag.analysis import analyze
 from iodiag.analysis.models import Report
 from iodiag.core.settings import REPO_ROOT, Settings
@@ -62,3 +64,18 @@ def report(path: Path) -> Report:
 
 def scenario_report(spec: Path) -> Report:
     return report(resolve_log(f"scenario:{spec}"))
+
+
+def write_spec(tmp_path_factory: pytest.TempPathFactory, text: str, name: str) -> Path:
+    """A scenario spec written for one test module, as ``NAME.yaml`` in its own temporary folder."""
+    path = tmp_path_factory.mktemp(name) / f"{name}.yaml"
+    path.write_text(text)
+    return path
+
+
+def first_sentence(spec: Path, question: str) -> str:
+    """The first line of the template answer to ``question`` about the scenario ``spec``: what the user reads
+    first."""
+    from iodiag.narration.service import Narrator
+
+    return Narrator().template_answer(scenario_report(spec), question).text.split("\n", 1)[0]
