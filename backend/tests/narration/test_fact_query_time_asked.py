@@ -52,3 +52,9 @@ def test_a_ranks_time_on_a_file_only_it_used_is_that_files_time(spec: Path) -> N
     # 5 s on input.dat, not rank 0's 7 s over all its files
     assert "input.dat" in first and "5.00 s" in first and "40 MiB" in first, first
     assert "7.00 s" not in first, first
+
+
+def test_how_much_time_against_the_run_is_a_number_not_a_yes(spec: Path) -> None:
+    text = _first(spec, "how much time did this job spend in I/O vs the whole run?")
+    assert not text.startswith(("Yes", "No")), text
+    assert "% of the 40" in text, text

@@ -656,6 +656,8 @@ def _parse(question: str) -> Query | None:
         # "is more than a third of the runtime spent in I/O?": measured against the share asked
         return Query(metric="io_bound", yes_no=True, share=share, raw=question)
     if IO_JUDGED.search(q) and not re.search(r"\b(why|how (do|can|to)|fix)\b", q):
+        if re.match(r"\s*(how (much|long)|what)\b", q):
+            return Query(metric="io_share")  # "how much time ... vs the whole run?": the share, not a yes
         # "is I/O a big deal here?", "should I worry about I/O?": a judgement of the job, answered yes or no
         return Query(metric="io_bound", yes_no=True)
     if (
