@@ -33,6 +33,7 @@ from iodiag.analysis.views.file_usage import (
     files_opened,
     files_opened_without_data,
     files_per_layer,
+    read_reuse,
     software_files,
 )
 from iodiag.analysis.views.rank_usage import rank_table
@@ -43,6 +44,7 @@ from iodiag.ingest import JobProfile
 from iodiag.ingest.stacks import CallStacks, SourceLocation
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 def analyze(
@@ -104,6 +106,7 @@ def analyze(
         software_files=_optional("software files", software_files, ctx, problems),
         files_read=files_read,
         files_written=files_written,
+        read_reuse=_optional_one("read reuse", read_reuse, ctx, problems),
         workload=ctx.workload,
         interfaces=_with_own_files(ctx),
         file_system=ctx.file_system,
@@ -134,6 +137,15 @@ def _optional(what: str, build: Callable[[Context], list[T]], ctx: Context, prob
     except Exception as exc:
         problems.append(f"{what} failed: {type(exc).__name__}: {exc}")
         return []
+
+
+def _optional_one(what: str, build: Callable[[Context], U], ctx: Context, problems: list[str]) -> U | None:
+    """One optional value of the report, as ``_optional``: a failure is a problem line."""
+    try:
+        return build(ctx)
+    except Exception as exc:
+        problems.append(f"{what} failed: {type(exc).__name__}: {exc}")
+        return None
 
 
 def with_detected_severity(report: Report) -> Report:

@@ -558,6 +558,23 @@ class FileGroup(_Model):
     common_count: int = Field(default=0, description="how many requests had ``common_size``")
 
 
+class ReadReuse(_Model):
+    """Job-wide: the bytes read against the files' read extents, each file at POSIX (STDIO where POSIX did not
+    see it). Bytes well above the extents mean data was read more than once ("does it read the same files over
+    and over?")."""
+
+    bytes_read: int = Field(description="bytes read from the files that have a read extent")
+    extent: int = Field(description="those files' read extents (max byte read + 1) added up")
+    files: int = Field(description="files read that have a read extent")
+    files_again: int = Field(description="of them, those with at least ``min_bytes`` read beyond their extent")
+    bytes_again: int = Field(description="the bytes those files had read beyond their extents (read again)")
+    small_again: int = Field(
+        default=0, description="files read more than 1.05 times their extent, by less than ``min_bytes``"
+    )
+    min_bytes: int = Field(description="the bytes read again that make a file count (P09's threshold)")
+    without_extent: int = Field(default=0, description="files read whose last byte read Darshan did not keep")
+
+
 class SoftwareFiles(_Model):
     """Files of the software environment rather than the job's data: Python's packages read at import, shared
     libraries, system configuration. "Why does the log list site-packages files?" is answered from these."""
@@ -687,6 +704,9 @@ class Report(_Model):
     )
     files_read: int = Field(default=0, description="files the job read bytes from (each file once, top layer)")
     files_written: int = Field(default=0, description="files the job wrote bytes to (each file once, top layer)")
+    read_reuse: ReadReuse | None = Field(
+        default=None, description="bytes read against the read files' extents; None when the job read nothing"
+    )
     workload: Workload = Workload.MPI
     interfaces: list[InterfaceTotals] = Field(default_factory=list, description="every data-bearing module")
     file_system: str | None = Field(

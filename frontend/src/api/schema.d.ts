@@ -2343,6 +2343,56 @@ export interface components {
             workers_alive: boolean;
         };
         /**
+         * ReadReuse
+         * @description Job-wide: the bytes read against the files' read extents, each file at POSIX (STDIO where POSIX did not
+         *     see it). Bytes well above the extents mean data was read more than once ("does it read the same files over
+         *     and over?").
+         */
+        ReadReuse: {
+            /**
+             * Bytes Again
+             * @description the bytes those files had read beyond their extents (read again)
+             */
+            bytes_again: number;
+            /**
+             * Bytes Read
+             * @description bytes read from the files that have a read extent
+             */
+            bytes_read: number;
+            /**
+             * Extent
+             * @description those files' read extents (max byte read + 1) added up
+             */
+            extent: number;
+            /**
+             * Files
+             * @description files read that have a read extent
+             */
+            files: number;
+            /**
+             * Files Again
+             * @description of them, those with at least ``min_bytes`` read beyond their extent
+             */
+            files_again: number;
+            /**
+             * Min Bytes
+             * @description the bytes read again that make a file count (P09's threshold)
+             */
+            min_bytes: number;
+            /**
+             * Small Again
+             * @description files read more than 1.05 times their extent, by less than ``min_bytes``
+             * @default 0
+             */
+            small_again: number;
+            /**
+             * Without Extent
+             * @description files read whose last byte read Darshan did not keep
+             * @default 0
+             */
+            without_extent: number;
+        };
+        /**
          * Regression
          * @description Why a run's I/O time counts as a regression against its application's earlier runs.
          */
@@ -2550,6 +2600,8 @@ export interface components {
             problems?: string[];
             /** @description per-rank I/O, as far as the log keeps it */
             rank_table?: components["schemas"]["RankTable"];
+            /** @description bytes read against the read files' extents; None when the job read nothing */
+            read_reuse?: components["schemas"]["ReadReuse"] | null;
             /**
              * Schema Version
              * @default 2.3

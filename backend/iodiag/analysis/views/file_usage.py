@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iodiag.analysis.models import FileGroup, FileSystemUsage, FileUsage, OpCounts, RankSeconds, SoftwareFiles
+from iodiag.analysis.models import (
+    FileGroup,
+    FileSystemUsage,
+    FileUsage,
+    OpCounts,
+    RankSeconds,
+    ReadReuse,
+    SoftwareFiles,
+)
 from iodiag.analysis.views.calls import call_columns, module_calls
 from iodiag.analysis.views.context import TOP_LAYER_BYTES, TOP_LAYER_TIME, Context
 from iodiag.ingest.table import Groups, Table
@@ -229,6 +237,41 @@ def _read_extents(ctx: Context) -> dict[int, int]:
         for rid, last in zip(g.keys.tolist(), g.max(last_byte[keep]).tolist(), strict=True):
             out[int(rid)] = int(last) + 1
     return out
+
+
+READ_AGAIN = 1.05
+"""Bytes read 5 % above a file's extent: more than a header read twice, so some data was read again."""
+
+
+def read_reuse(ctx: Context) -> ReadReuse | None:
+    """The job's bytes read against its read files' extents, each file at the module its extent comes from (POSIX,
+    else STDIO); the standard streams left out. None when the job read no byte from a file."""
+    extents = read_extents(ctx)
+    moved: dict[int, int] = {}
+    for module, prefix in (("STDIO", "STDIO"), ("POSIX", "POSIX")):  # POSIX last: it wins, as in read_extents
+        t = ctx.records(module)
+        col = f"{prefix}_BYTES_READ"
+        if t.empty or col not in t.columns:
+            continue
+        g = t.group_by("id")
+        for rid, n in zip(g.keys.astype(np.uint64).tolist(), g.sum(_clipped(t[col])).tolist(), strict=True):
+            if n > 0 and not _is_stream(ctx.path(int(rid))):
+                moved[int(rid)] = int(n)
+    if not moved:
+        return None
+    kept = {rid: n for rid, n in moved.items() if rid in extents}
+    least = max(ctx.thresholds.redundant_min_bytes, 1)
+    again = {rid: n - extents[rid] for rid, n in kept.items() if n - extents[rid] >= least}
+    return ReadReuse(
+        bytes_read=sum(kept.values()),
+        extent=sum(extents[rid] for rid in kept),
+        files=len(kept),
+        files_again=len(again),
+        bytes_again=sum(again.values()),
+        small_again=sum(1 for rid, n in kept.items() if rid not in again and n > READ_AGAIN * extents[rid]),
+        min_bytes=least,
+        without_extent=len(moved) - len(kept),
+    )
 
 
 def files_per_layer(ctx: Context) -> dict[str, int]:

@@ -12,6 +12,7 @@ from iodiag.analysis.models import (
     Report,
     Severity,
 )
+from iodiag.analysis.views.file_usage import READ_AGAIN
 from iodiag.core.units import request_bytes
 from iodiag.narration.checking.quantities import Quantity, exact
 from iodiag.narration.checking.untrusted import quote, quote_command
@@ -56,7 +57,15 @@ from iodiag.narration.fact_query.names import (
     named_in,
 )
 from iodiag.narration.fact_query.query import Direction, Query
-from iodiag.narration.fact_query.vocabulary import CALL_NOUN, EVERY_RANK, FIX_ASK, META_VS_DATA, size_asked, size_meets
+from iodiag.narration.fact_query.vocabulary import (
+    CALL_NOUN,
+    EVERY_RANK,
+    FIX_ASK,
+    META_VS_DATA,
+    REREAD,
+    size_asked,
+    size_meets,
+)
 
 
 def sequential(report: Report, q: Query) -> Out:
@@ -760,14 +769,6 @@ def _member_of_group(report: Report, q: Query) -> Out:
     return None
 
 
-REREAD = re.compile(
-    r"\bre-?read\w*|\bread\w* (it |them |its \w+ |the \w+ )?(back|again)\b|\bmore than once\b|\btwice\b"
-    r"|\b(multiple|several|many) times\b|\brepeated(ly)?\b|\bover and over\b|\bredundant\w*"
-)
-"""Asks whether data was read more than once: "is grid.nc re-read?", "does each rank read its file twice?"."""
-OVER_ONCE = 1.05  # read bytes 5 % above the extent: more than a header reread
-
-
 def reread(name: str, moved: int, extent: int | None, *, many: bool = False) -> Out:
     """Yes or no to "was X read more than once?", from its bytes read against its read extent."""
     if not moved:
@@ -782,7 +783,7 @@ def reread(name: str, moved: int, extent: int | None, *, many: bool = False) -> 
         )
     times = moved / extent
     span = "from each file's start to its last byte read, added up" if many else "from its start to the last byte read"
-    if times >= OVER_ONCE:
+    if times >= READ_AGAIN:
         text = (
             f"Yes: {_b(moved)} was read from {name}, {times:.1f} times the {_b(extent)} {span}, so the data was read "
             f"about {times:.1f} times over."
@@ -796,6 +797,53 @@ _VS = r"\b(vs\.?|versus|against|compared to|or|and)\b"
 _READ_VS_WRITE = re.compile(
     rf"\b(how long|time|seconds|spend\w*|spent)\b.*(\bwrit\w*\b.*{_VS}.*\bread\w*|\bread\w*\b.*{_VS}.*\bwrit\w*)"
 )
+
+
+def job_reread(report: Report, q: Query) -> Out:
+    """Yes or no to "is the job reading the same files over and over?": yes where some file had at least P09's
+    threshold of bytes read beyond its extent, counted over every read file (not only the busiest)."""
+    r = report.read_reuse
+    if r is None:
+        return ("No: the job read no bytes from any file.", [exact(0, "bytes")], [], [])
+    if not r.files:
+        return (
+            f"The log cannot tell: Darshan kept no last byte read for any of the {r.without_extent:,} file(s) the job "
+            "read, so their bytes read cannot be compared with their sizes.",
+            [exact(r.without_extent, "bare")],
+            [],
+            [],
+        )
+    values = [exact(r.bytes_read, "bytes"), exact(r.extent, "bytes"), exact(r.files, "bare")]
+    span = "from each file's start to its last byte read, added up"
+    tail = ""
+    if r.small_again:
+        tail += f" {r.small_again:,} small file(s) were read more than once, each by less than {_b(r.min_bytes)}."
+        values.append(exact(r.small_again, "bare"))
+    if r.without_extent:
+        tail += f" Darshan kept no last byte read for {r.without_extent:,} more file(s), which this leaves out."
+    if not r.files_again:
+        text = (
+            f"No: the job read {_b(r.bytes_read)} from {r.files:,} file(s), against {_b(r.extent)} {span}; no file "
+            f"had {_b(r.min_bytes)} or more read twice.{tail}"
+        )
+        return text, values, [], []
+    again = sorted(
+        (f for f in report.top_files if f.read_extent and f.bytes_read - f.read_extent >= r.min_bytes),
+        key=lambda f: f.bytes_read - (f.read_extent or 0),
+        reverse=True,
+    )
+    top = ""
+    if again:
+        f = again[0]
+        times = f.bytes_read / (f.read_extent or 1)
+        top = f"; the most is `{f.path}`, {_b(f.bytes_read)} read of its {_b(f.read_extent or 0)} ({times:.1f} times)"
+    which = "The one file the job read" if r.files == 1 else f"{r.files_again:,} of the {r.files:,} files the job read"
+    text = (
+        f"Yes: {which[0].lower()}{which[1:]} had data read more than once, "
+        f"{_b(r.bytes_again)} read beyond their extents in all{top}.{tail}"
+    )
+    values += [exact(r.files_again, "bare"), exact(r.bytes_again, "bytes")]
+    return text, values, [f.path for f in again[:1]], []
 
 
 def file_usage(report: Report, q: Query) -> Out:

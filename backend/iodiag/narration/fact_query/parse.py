@@ -42,6 +42,7 @@ from iodiag.narration.fact_query.vocabulary import (
     READ,
     READ_OR_WRITE_TIME,
     REAL_COUNT,
+    REREAD,
     SHARE_WORDS,
     SIZE_ASKED,
     STRIPE_BAR,
@@ -224,6 +225,17 @@ def _parse_about(question: str, report: Report) -> Query | None:
         if word and re.search(r"\b(read|reads|writ\w*|wrote|load\w*|sav\w*|dump\w*|stor\w*)\b", q):
             # "when was the test file written?": the file a word of its name stands for
             return Query(metric="file_when", target=word, direction=_direction(q), raw=question)
+    if (
+        (found is None or (found.metric in ("bytes", "calls") and not found.target))
+        and REREAD.search(q)
+        and not re.search(r"\b(writ\w*|wrote|rewrit\w*)\b", q)
+        and not NAMED.search(question)
+        and not RANK.search(q)
+        and group_named(report, question) is None
+        and loose_name(q, report) is None
+    ):
+        # "is the job reading the same files over and over?": every read file's bytes against its extent
+        return Query(metric="reread", direction="read", yes_no=bool(YES_NO.match(q)), raw=question)
     exe = report.job.exe.split()
     if (
         found is not None

@@ -72,6 +72,7 @@ Metric = Literal[
     "file_per_rank",
     "software",
     "time_split",
+    "reread",
 ]
 Scope = Literal["job", "interface", "rank", "file"]
 _T = TypeVar("_T")

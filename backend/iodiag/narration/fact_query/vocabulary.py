@@ -488,3 +488,11 @@ STRIPE_BAR = re.compile(
     r"(osts?|stripes?|targets?)\b"
 )
 """A stripe count asked against a number ("more than 8 OSTs", "at least 4 stripes", "over 256 OSTs")."""
+
+
+REREAD = re.compile(
+    r"\bre-?read\w*|\bread\w* (it |them |its \w+ |the \w+ )?(back|again)\b|\bmore than once\b|\btwice\b"
+    r"|\b(multiple|several|many) times\b|\brepeated(ly)?\b|\bover and over\b|\bredundant\w*"
+    r"|\bsame (files?|data|input|bytes)\b.*\b(again|over|twice|times)\b"
+)
+"""Asks whether data was read more than once: "is grid.nc re-read?", "does each rank read its file twice?"."""
