@@ -47,6 +47,12 @@ class Thresholds(BaseModel):
     imbalance_stragglers: float = Field(default=0.15, ge=0, description="shared-file rank imbalance (P18, P19)")
     imbalance_size: float = Field(default=0.3, ge=0, le=1, description="per-rank size imbalance (P21, P22)")
     interface_stdio: float = Field(default=0.1, ge=0, le=1, description="share of bytes through STDIO (S01)")
+    stdio_bulk_min_bytes: int = Field(
+        default=256 << 20,
+        ge=0,
+        description="STDIO bytes from which small calls (under 1 MiB on average) are bulk data whose time is "
+        "S01's upper bound, when the same bytes at the reference rate would take about as long (S01)",
+    )
     collective_operations: float = Field(
         default=0.5, ge=0, le=1, description="share of independent MPI-IO calls (M02, M03)"
     )

@@ -256,3 +256,17 @@ def test_the_file_that_moved_the_most_data_is_listed_beside_the_busiest_by_summe
         tmp_path,
     )
     assert any(f.path.endswith("checkpoint_0023.bin") for f in rep.top_files), [f.path for f in rep.top_files]
+
+
+def test_fast_bulk_stdio_in_small_calls_is_a_low_confidence_cause(tmp_path: Path) -> None:
+    # 8 GiB in 64 KiB fwrites at about the reference rate: nothing is lost per byte, but the time went to STDIO
+    rep = _build("ranking-stdio-bulk-fast-single-process", tmp_path)
+    s01 = rep.finding("S01")
+    assert s01 is not None and s01.severity is Severity.WARNING, s01
+    assert s01.impact is not None and s01.impact.seconds == pytest.approx(7.86, rel=0.02)
+    assert "the log cannot tell how much" in s01.impact.basis
+    assert _top(rep) == "S01"
+    assert "at most ≈ 7.86 s" in rep.verdict.headline and "an upper bound" in rep.verdict.headline
+    # The same bytes in 4 MiB blocks are no small-call pattern: bandwidth-bound, S01 is no cause
+    big = _build("stdio-bulk-fast-large-calls", tmp_path)
+    assert big.verdict.causes == [] and big.verdict.io_matters is True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from iodiag.analysis import costs
-from iodiag.analysis.models import Layer, Metric, Severity, Unit
+from iodiag.analysis.models import Confidence, Layer, Metric, Severity, Unit
 from iodiag.analysis.registry import Hit, check
 from iodiag.analysis.views.context import Context, pct
 from iodiag.core.thresholds import Thresholds
@@ -122,12 +122,32 @@ def _stdio_cost(ctx: Context, t: Thresholds, stdio: int) -> costs.Cost:
             "STDIO time of the rank that did it alone, beyond the average rank's STDIO time",
             nbytes=stdio,
         )
+    calls = int(s["STDIO_READS"].sum()) + int(s["STDIO_WRITES"].sum())
+    bulk = stdio >= max(t.stdio_bulk_min_bytes, 1) and calls > 0 and stdio / calls < SMALL_CALL
+    spent = costs.on_critical_path(ctx, s, time, prefix="STDIO")
+    if bulk and priced < t.impact_min_seconds and spent >= t.impact_min_seconds:
+        # Hundreds of MiB in small fread/fwrite calls that ran at a good rate per byte: the time was measured and
+        # all of it went to the serial, buffered interface, but how much larger buffers or a parallel library
+        # would give back is not in the log. Unlike an unmeasured upper bound (misaligned requests, which
+        # Darshan never times) it can be a cause, at low confidence: at most a warning, after measured causes.
+        return costs.modelled(
+            spent,
+            "the STDIO time on the busiest rank, all of it in small buffered calls; its bytes moved at about the "
+            f"{'job' if own else 'reference'}'s large-request rate ({costs.rate_text(rate)}), so this is the most "
+            "larger buffers or a parallel library can save, and the log cannot tell how much of it they would",
+            confidence=Confidence.LOW,
+            nbytes=stdio,
+        )
     return costs.measured(
         priced,
         f"STDIO time on the busiest rank less its bytes at {'this job' if own else 'the reference'}'s large-request "
         f"rate ({costs.rate_text(rate)})",
         nbytes=stdio,
     )
+
+
+SMALL_CALL = 1 << 20
+"""A mean fread/fwrite size below this is a small buffer: the C library's, not the application's bulk blocks."""
 
 
 SERIAL_SHARE = 0.5

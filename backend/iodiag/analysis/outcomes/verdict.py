@@ -11,6 +11,7 @@ from iodiag.analysis.models import Cause, Confidence, Finding, Severity, Verdict
 from iodiag.analysis.recommendations import RECOMMENDATIONS
 from iodiag.analysis.registry import CHECKS, Kind
 from iodiag.analysis.views.context import Context, pct
+from iodiag.analysis.views.file_usage import busiest_files
 from iodiag.core.thresholds import Thresholds
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.ingest.truncation import COPY_AGAIN, CUT_READ_ERROR
@@ -582,22 +583,12 @@ def where_time_went(ctx: Context) -> str:
 
 
 def _top_file(ctx: Context) -> tuple[str, float] | None:
-    from iodiag.analysis.views.context import TOP_LAYER_TIME
-
-    best: tuple[float, int] | None = None
-    for layer, df in ctx.counted_layers:
-        rd, wr, md, _ = TOP_LAYER_TIME[layer]
-        if df.empty:
-            continue
-        g = df.group_by("id")
-        values = g.sum(df[rd] + df[wr] + df[md]).astype(float)
-        i = int(values.argmax())
-        cand = (float(values[i]), int(g.keys[i]))
-        if best is None or cand[0] > best[0]:
-            best = cand
-    if best is None or best[0] <= 0:
+    """The first row of the report's file table: the headline, the table and the chat name the same file, ties
+    included (most time, then most bytes)."""
+    files, _ = busiest_files(ctx)
+    if not files or files[0].io_time_s <= 0:
         return None
-    return ctx.path(best[1]), best[0]
+    return files[0].path, files[0].io_time_s
 
 
 def _caveats(ctx: Context, findings: list[Finding]) -> list[str]:
