@@ -79,6 +79,7 @@ def analyze(
         findings.extend(_finding(ctx, t, spec, h, profile.stacks, lines, top_n) for h in hits)
     findings = verdict.settle_symptoms(ctx, findings)
     findings = verdict.settle_same_file(findings)
+    findings = verdict.settle_roots(findings, t)
     findings.sort(key=_by_cost)
     counts = Counter(f.severity.value for f in findings)
     xl = _cross_layer(ctx, problems)

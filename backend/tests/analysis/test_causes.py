@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from iodiag.analysis import analyze, costs
-from iodiag.analysis.models import Report, Severity
+from iodiag.analysis.models import Confidence, Report, Severity
 from iodiag.analysis.views.context import Context
 from iodiag.core.thresholds import IMPACT_MIN_SECONDS, Thresholds
 from iodiag.ingest import load_profile
@@ -270,3 +270,17 @@ def test_fast_bulk_stdio_in_small_calls_is_a_low_confidence_cause(tmp_path: Path
     # The same bytes in 4 MiB blocks are no small-call pattern: bandwidth-bound, S01 is no cause
     big = _build("stdio-bulk-fast-large-calls", tmp_path)
     assert big.verdict.causes == [] and big.verdict.io_matters is True
+
+
+def test_independent_writes_backed_by_measured_lock_contention_lead_it(tmp_path: Path) -> None:
+    # 128 KiB independent PnetCDF writes, interleaved: M03 alone is a low-confidence model, L06 on the same file
+    # measured the time; the root leads, as a modelled cost, and the headline names both numbers.
+    rep = _build("ranking-independent-interleaved-pnetcdf-128k", tmp_path)
+    m03, l06 = rep.finding("M03"), rep.finding("L06")
+    assert m03 is not None and l06 is not None and m03.impact is not None and l06.impact is not None
+    assert l06.impact.seconds is not None and m03.impact.seconds is not None
+    assert l06.impact.seconds > m03.impact.seconds  # the symptom costs more, and still the root leads
+    assert m03.impact.confidence is Confidence.MEDIUM and "confirmed by L06" in m03.impact.basis
+    assert [c.code for c in rep.verdict.causes][:2] == ["M03", "L06"]
+    assert "the root cause is no collective MPI-IO writes (M03" in rep.verdict.headline
+    assert "L06 measures the same time one layer down" in rep.verdict.headline

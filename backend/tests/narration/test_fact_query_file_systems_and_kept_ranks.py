@@ -85,7 +85,7 @@ def test_small_requests_are_judged_by_their_size(spec: Path) -> None:
 
 
 def test_no_input_read_is_a_no_with_zero_bytes(spec: Path) -> None:
-    assert _first(spec, "did it read any input files?").startswith("No: the job read 0 B; it wrote ")
+    assert _first(spec, "did it read any input files?").startswith("No: the job read no bytes (0 B); it wrote ")
 
 
 def test_files_opened_for_nothing_are_counted_with_their_family(spec: Path) -> None:

@@ -133,7 +133,7 @@ def test_did_it_write_anything_is_answered_from_the_bytes() -> None:
     written = sum(row.get(f"{m}_BYTES_WRITTEN", 0) for m, rows in r["modules"].items() for row in rows)
     assert written == 0
     assert first(DLIO_NO_WRITES, "did the resource tracker write anything to a file?").startswith(
-        "No: the job wrote 0 B"
+        "No: the job wrote no bytes (0 B)"
     )
 
 

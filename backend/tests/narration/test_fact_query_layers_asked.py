@@ -100,7 +100,7 @@ def test_a_familys_file_system_asked_yes_or_no(gpfs: Path) -> None:
 
 
 def test_whether_any_rank_wrote_is_the_jobs_bytes(dfs: Path, gpfs: Path) -> None:
-    assert _first(dfs, "did any rank write output?").startswith("No: the job wrote 0 B")
+    assert _first(dfs, "did any rank write output?").startswith("No: the job wrote no bytes (0 B)")
     assert _first(gpfs, "did any rank write output?").startswith("Yes")
 
 

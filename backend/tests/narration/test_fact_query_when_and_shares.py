@@ -184,4 +184,4 @@ def test_an_interfaces_bytes_name_the_files_when_asked_and_a_no_says_what_moved(
     only_reads = tmp_path / "reads.yaml"
     only_reads.write_text("\n".join(ln for ln in _READER.splitlines() if "stdio" not in ln) + "\n")
     text = n.template_answer(scenario_report(only_reads), "Did this run write any output files?").text
-    assert text.startswith("No: the job wrote 0 B; it read 16 MiB"), text
+    assert text.startswith("No: the job wrote no bytes (0 B); it read 16 MiB"), text

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from iodiag.analysis.models import Confidence, Report
-from iodiag.analysis.outcomes.verdict import SAME_COST
+from iodiag.analysis.outcomes.verdict import ROOTS, SAME_COST, backs
 from iodiag.core.units import human_seconds
 
 # Fields that hold signed values by meaning (none today in the report): listed here, never silently.
@@ -86,10 +86,11 @@ def ranking_problems(report: Report) -> list[str]:
         if not math.isclose(c.seconds, min(card.impact.seconds, io), rel_tol=1e-9, abs_tol=1e-9):
             out.append(f"cause {c.code}: verdict {c.seconds} s, card {card.impact.seconds} s")
     # Largest first (upper bounds after measured costs); two costs within SAME_COST are the same time seen at
-    # two layers, and the root cause may lead.
+    # two layers, and the root cause may lead, as it may a lower-layer finding on its files that it backs.
     for a, b in zip(v.causes, v.causes[1:], strict=False):
         low_a, low_b = a.confidence is Confidence.LOW, b.confidence is Confidence.LOW
-        if (low_a and not low_b) or (low_a == low_b and b.seconds * SAME_COST > a.seconds + 1e-9):
+        root_leads = b.code in ROOTS.get(a.code, ()) and b.code in cards and backs(cards[b.code], cards[a.code])
+        if (low_a and not low_b) or (low_a == low_b and b.seconds * SAME_COST > a.seconds + 1e-9 and not root_leads):
             out.append(f"causes out of order: {[(c.code, c.seconds) for c in v.causes]}")
             break
     if v.causes:

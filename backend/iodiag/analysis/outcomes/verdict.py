@@ -272,6 +272,56 @@ def settle_same_file(findings: list[Finding]) -> list[Finding]:
     return out
 
 
+def settle_roots(findings: list[Finding], t: Thresholds) -> list[Finding]:
+    """A low-confidence root cause (``ROOTS``) whose lower-layer finding on the same files was measured or
+    modelled with confidence, and costs no more than twice the root's time, is backed by it: the time is known
+    to be spent there, so the root is a modelled cost like any other, and can lead it (``_roots_first``)."""
+    by_code = {f.code: f for f in findings}
+    backed: dict[str, str] = {}
+    for root, below in ROOTS.items():
+        r = by_code.get(root)
+        if r is None or r.impact is None or not r.impact.seconds or r.impact.confidence is not Confidence.LOW:
+            continue
+        for code in sorted(below):
+            f = by_code.get(code)
+            if f is not None and f.explained_by is None and backs(f, r):
+                backed[root] = code
+                break
+    return [_backed_by(f, backed[f.code], t) if f.code in backed else f for f in findings]
+
+
+def backs(symptom: Finding, root: Finding) -> bool:
+    """``symptom`` is a confident cost on files ``root`` names too, of at most 1 / ``EXPLAINS`` its seconds."""
+    a, b = symptom.impact, root.impact
+    if a is None or b is None or not a.seconds or not b.seconds or a.confidence is Confidence.LOW:
+        return False
+    if symptom.severity not in (Severity.CRITICAL, Severity.WARNING) or b.seconds < EXPLAINS * a.seconds:
+        return False
+    paths = {fe.path for fe in symptom.files}
+    return bool(paths) and paths <= {fe.path for fe in root.files}
+
+
+def _backed_by(root: Finding, mechanism: str, t: Thresholds) -> Finding:
+    """A low-confidence root cause whose mechanism on the same files was measured or modelled with confidence
+    (independent writes whose lock contention L06 timed): its saving is still a model, but no longer a guess, so
+    it grades as a modelled cost does (critical from ``severity_critical_share`` of the run, where its rule
+    allows)."""
+    imp = root.impact
+    if imp is None or imp.confidence is not Confidence.LOW or imp.basis.startswith("modelled: upper bound"):
+        return root
+    basis = f"{imp.basis}; the time on those files is confirmed by {mechanism}, which it explains"
+    update: dict[str, object] = {"impact": imp.model_copy(update={"confidence": Confidence.MEDIUM, "basis": basis})}
+    spec = CHECKS.get(root.code)
+    if (
+        root.severity is Severity.WARNING
+        and (imp.share_of_runtime or 0.0) >= t.severity_critical_share
+        and spec is not None
+        and spec.severity is Severity.CRITICAL
+    ):
+        update["severity"] = Severity.CRITICAL
+    return root.model_copy(update=update)
+
+
 def rank_causes(findings: list[Finding], io_seconds: float, runtime: float) -> list[Cause]:
     """Critical and warning causes by cost, one per family, each at its finding's own cost (one number per
     fact: the card, the verdict and the chat read the same seconds)."""
@@ -363,7 +413,9 @@ def _worked_alone(f: Finding, causes: list[Finding]) -> bool:
 
 def _roots_first(ranked: list[Finding]) -> list[Finding]:
     """``ranked`` with each root cause moved ahead of the lower-layer finding it explains, when both cost
-    the same time (their seconds differ only by where they were measured)."""
+    the same time (their seconds differ only by where they were measured), or when that finding sits on the
+    root's files and costs at most twice the root's time (its fix is the root's: collective buffering ends the
+    lock contention of interleaved independent writes)."""
     out = list(ranked)
     for root, below in ROOTS.items():
         r = next((i for i, f in enumerate(out) if f.code == root), None)
@@ -371,13 +423,14 @@ def _roots_first(ranked: list[Finding]) -> list[Finding]:
         if r is None or first is None:
             continue
         a, b = out[first].impact, out[r].impact
+        backed = backs(out[first], out[r])
         # A measured symptom and a modelled root price the same time two ways; an upper bound leads nothing
         if (
             a
             and b
             and a.seconds
             and b.seconds
-            and b.seconds >= SAME_COST * a.seconds
+            and (b.seconds >= SAME_COST * a.seconds or backed)
             and (b.confidence is not Confidence.LOW or a.confidence is Confidence.LOW)
         ):
             out.insert(first, out.pop(r))

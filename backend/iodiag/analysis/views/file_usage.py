@@ -247,6 +247,7 @@ def read_reuse(ctx: Context) -> ReadReuse | None:
     """The job's bytes read against its read files' extents, each file at the module its extent comes from (POSIX,
     else STDIO); the standard streams left out. None when the job read no byte from a file."""
     extents = read_extents(ctx)
+    counted, _ = _ids_by_direction(ctx)  # the files the report counts as read: one number for "files read"
     moved: dict[int, int] = {}
     for module, prefix in (("STDIO", "STDIO"), ("POSIX", "POSIX")):  # POSIX last: it wins, as in read_extents
         t = ctx.records(module)
@@ -255,7 +256,7 @@ def read_reuse(ctx: Context) -> ReadReuse | None:
             continue
         g = t.group_by("id")
         for rid, n in zip(g.keys.astype(np.uint64).tolist(), g.sum(_clipped(t[col])).tolist(), strict=True):
-            if n > 0 and not _is_stream(ctx.path(int(rid))):
+            if n > 0 and int(rid) in counted:
                 moved[int(rid)] = int(n)
     if not moved:
         return None
@@ -688,6 +689,17 @@ def _clipped(col: np.ndarray) -> np.ndarray:
 
 def files_by_direction(ctx: Context) -> tuple[int, int]:
     """How many files the job read bytes from, and wrote bytes to (each file once, at its top layer)."""
+    read, written = _ids_by_direction(ctx)
+    return len(read), len(written)
+
+
+def _ids_by_direction(ctx: Context) -> tuple[set[int], set[int]]:
+    """The ids of the files the job read bytes from, and wrote bytes to, at their top layer (records that only
+    waited in open, and the standard streams, left out)."""
+    return ctx.memo("file_usage.by_direction", lambda: _build_ids_by_direction(ctx))
+
+
+def _build_ids_by_direction(ctx: Context) -> tuple[set[int], set[int]]:
     read: set[int] = set()
     written: set[int] = set()
     for layer, df in ctx.counted_layers:
@@ -703,7 +715,7 @@ def files_by_direction(ctx: Context) -> tuple[int, int]:
                 read.add(int(k))
             if w > 0:
                 written.add(int(k))
-    return len(read), len(written)
+    return read, written
 
 
 # The modules whose records are files a program opens (HDF5 and PnetCDF records sit on files these already name)

@@ -372,6 +372,11 @@ def job_bytes(report: Report, q: Query) -> Out:
     elif q.yes_no and q.direction in ("read", "write"):
         # "did it write anything?": yes or no first, from the bytes; a no says what the job did move instead
         mine, other = (read, written) if q.direction == "read" else (written, read)
+        if not mine:
+            # "wrote 0 B" reads as a unit to parse; "no bytes" is the plain answer, the number beside it
+            head = head.replace(f"wrote {_b(0)}", f"wrote no bytes ({_b(0)})", 1).replace(
+                f"read {_b(0)}", f"read no bytes ({_b(0)})", 1
+            )
         head = ("Yes: " if mine else "No: ") + lower_first(head)
         if not mine and other:
             head += f"; it {'wrote' if q.direction == 'read' else 'read'} {_b(other)}"

@@ -225,6 +225,18 @@ def _parse_about(question: str, report: Report) -> Query | None:
         if word and re.search(r"\b(read|reads|writ\w*|wrote|load\w*|sav\w*|dump\w*|stor\w*)\b", q):
             # "when was the test file written?": the file a word of its name stands for
             return Query(metric="file_when", target=word, direction=_direction(q), raw=question)
+    if found is not None and found.metric == "request_size" and found.target and re.match(r"(how long|time)\b", q):
+        # "how long did writing reads.fastq take and what size were the writes?": the time leads; the file's
+        # answer gives its calls' mean size beside it
+        found = found.model_copy(update={"metric": "file_usage"})
+    if (
+        found is None
+        and not NAMED.search(question)
+        and re.search(r"\b(which|what) (high[- ]level )?(i/?o )?(librar\w*|interfaces?|layers?|apis?)\b", q)
+        and (word := loose_name(q, report, plural=False)) is not None
+    ):
+        # "which interface wrote the restart file?": the interfaces of the file a word of its name stands for
+        return Query(metric="file_library", target=word, raw=question)
     if (
         (found is None or (found.metric in ("bytes", "calls") and not found.target))
         and REREAD.search(q)
@@ -707,6 +719,15 @@ def _parse(question: str) -> Query | None:
         and not RANK.search(q)  # "did rank 5 write anything?" is the rank's
     ):
         return Query(metric="bytes", direction="write", yes_no=True, raw=question)  # "did it write anything?"
+    if (
+        yes_no
+        and re.search(r"\b(read|load)\w*\b.*\b(anything|any (data|bytes|input( files?)?|files?))\b", q)
+        and not NAMED.search(question)
+        and not RANK.search(q)  # "did rank 5 read anything?" is the rank's
+        and not re.search(r"\b(writ\w*|wrote)\b", q)
+        and not re.search(r"\b(from|out of|in|of) (the|its|my|these|those|any) ", q)  # "... out of the cfg files?"
+    ):
+        return Query(metric="bytes", direction="read", yes_no=True, raw=question)  # "did it read anything?"
     mix = re.search(
         r"\b(read|write|wrote|writ\w+)s? (much|a lot of|lots of|a lot)\b"
         r"|\b(all|only|mostly|mainly|primarily|just) (reads?|writes?|reading|writing)\b"

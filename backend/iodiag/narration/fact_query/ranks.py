@@ -665,7 +665,10 @@ def rank_spread(report: Report, q: Query) -> Out:
             values += [exact(s.share_slowest * 100, "percent"), exact(s.runtime_s, "seconds")]
         return text, values, [f.path for f in shared_files], []
     runtime = report.job.runtime_s
-    if runtime > 0 and re.search(r"\b(fraction|share|percent\w*|proportion|how much of the run)\b", q.raw.lower()):
+    if runtime > 0 and (
+        re.search(r"\b(fraction|share|percent\w*|proportion|how much of the run)\b", q.raw.lower())
+        or hi - lo <= 0.05 * hi  # every rank alike: its time, and what part of the run that is
+    ):
         # "what fraction of the runtime did each rank spend writing?": the share leads
         doing += f", {percent(mid / runtime)} of the {_s(runtime)} run"
         values += [exact(mid / runtime * 100, "percent"), exact(runtime, "seconds")]

@@ -365,6 +365,12 @@ SPELLED = frozenset(
         "requests",
         "writing",
         "reading",
+        "complete",
+        "incomplete",
+        "truncated",
+        "fraction",
+        "interface",
+        "interfaces",
     }
 )
 
