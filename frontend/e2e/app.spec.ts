@@ -86,6 +86,11 @@ test("a user uploads a log, reads the report and asks why the job is slow", asyn
   await expect(chat.getByTestId("provenance")).toHaveText("template", { timeout: 120_000 });
   const cites = chat.getByTestId("citations");
   await expect(cites).toBeVisible();
+  // The answer is rendered Markdown: its finding markers are buttons, no raw markup shows.
+  const answer = chat.getByTestId("msg-assistant").last();
+  await expect(answer.locator("button.cite-inline").first()).toBeVisible();
+  await expect(answer).not.toContainText("**");
+  await expect(answer).not.toContainText(/\[[A-Z][0-9]{2}\]/);
   await expect(cites.getByRole("button").first()).toBeVisible();
   await shot(page, "05-chat-answer");
   // A finding citation scrolls to its card.
