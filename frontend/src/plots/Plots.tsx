@@ -535,19 +535,36 @@ export function TransferSizesView({
   const draw = useCallback(
     (d: DrawCtx) => {
       drawWindow(d, hl);
-      const { ctx } = d;
+      const { ctx, view, area } = d;
+      // One path per look (inside the highlight or not, the operation's colour, a POSIX square or an MPI-IO
+      // dot), filled once, and only the points in the x range shown: 100,000 points redraw in half the time
+      // of a fill per point, and faster than uPlot (bench/plot-kernel.mjs, docs/plot-kernel.md).
+      const margin = ((view.x1 - view.x0) / Math.max(area.width, 1)) * 3;
+      const paths = new Map<string, { path: Path2D; op: Op; inside: boolean }>();
       for (const i of idx) {
         const t = p.time[i] ?? 0;
+        if (t < view.x0 - margin || t > view.x1 + margin) continue;
         const inside = !hl?.window || (t >= hl.window[0] && t <= hl.window[1]);
-        ctx.globalAlpha = inside ? 0.85 : 0.25;
-        ctx.fillStyle = opColor(d, p.op[i] ?? "write");
+        const dot = p.layer[i] === "MPIIO";
+        const op = p.op[i] ?? "write";
+        const key = `${inside ? "in" : "out"}|${dot ? "dot" : "square"}|${op}`;
+        let group = paths.get(key);
+        if (!group) {
+          group = { path: new Path2D(), op, inside };
+          paths.set(key, group);
+        }
+        const { path } = group;
         const px = d.x(t);
         const py = d.y(Math.max(1, p.size[i] ?? 1));
-        if (p.layer[i] === "MPIIO") {
-          ctx.beginPath();
-          ctx.arc(px, py, 2.5, 0, Math.PI * 2);
-          ctx.fill();
-        } else ctx.fillRect(px - 2, py - 2, 4, 4);
+        if (dot) {
+          path.moveTo(px + 2.5, py);
+          path.arc(px, py, 2.5, 0, Math.PI * 2);
+        } else path.rect(px - 2, py - 2, 4, 4);
+      }
+      for (const { path, op, inside } of paths.values()) {
+        ctx.globalAlpha = inside ? 0.85 : 0.25;
+        ctx.fillStyle = opColor(d, op);
+        ctx.fill(path);
       }
       ctx.globalAlpha = 1;
     },
