@@ -1,6 +1,8 @@
+import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useState } from "react";
 import { api, call, type Me, onUnauthorized, tokenStore } from "./api/client";
 import { Link, match, navigate, useLocation } from "./lib/router";
+import { queryClient } from "./lib/query";
 import { useTheme } from "./lib/theme";
 import { ChatSkipContext, CHAT_INPUT_ID, focusChat } from "./lib/chatfocus";
 import { ErrorBoundary } from "./components/ErrorBoundary";
@@ -16,8 +18,23 @@ import { refreshUnread, setUnread, UnreadBadge, useUnread, useUnreadTitle } from
 
 export function App() {
   const [theme, toggleTheme] = useTheme();
-  const [me, setMe] = useState<Me | null>(null);
-  const [checking, setChecking] = useState(() => tokenStore.get() !== null);
+  // A token to try (kept from an earlier visit, or just given on the sign-in page): who it belongs to is asked once.
+  const [hasToken, setHasToken] = useState(() => tokenStore.get() !== null);
+  const meQ = useQuery({
+    queryKey: ["me"],
+    queryFn: async () => {
+      try {
+        return await call(api.GET("/api/v1/me"));
+      } catch (e) {
+        tokenStore.clear(); // a token the server does not know is dropped: the sign-in page follows
+        throw e;
+      }
+    },
+    enabled: hasToken,
+    staleTime: Infinity,
+  });
+  const me: Me | null = hasToken && !meQ.isError ? (meQ.data ?? null) : null;
+  const checking = hasToken && meQ.isPending;
   const [chatSkip, setChatSkip] = useState(false);
   const loc = useLocation();
   const unread = useUnread();
@@ -25,32 +42,16 @@ export function App() {
 
   const signOut = useCallback(() => {
     tokenStore.clear();
-    setMe(null);
-    setChecking(false);
+    // Nothing of this user's stays in the cache for whoever signs in next
+    queryClient.clear();
+    setHasToken(false);
   }, []);
 
   useEffect(() => onUnauthorized(signOut), [signOut]);
 
   useEffect(() => {
-    if (!tokenStore.get()) return;
-    let live = true;
-    call(api.GET("/api/v1/me"))
-      .then((m) => {
-        if (!live) return;
-        setMe(m);
-        setUnread(m.unread_replies, m.unread_threads);
-      })
-      .catch(() => {
-        if (live) signOut();
-      })
-      .finally(() => {
-        if (live) setChecking(false);
-      });
-    return () => {
-      live = false;
-    };
-  }, [signOut]);
-
+    if (meQ.data) setUnread(meQ.data.unread_replies, meQ.data.unread_threads);
+  }, [meQ.data]);
   // A thread read on a job's page clears its marker: ask again on every move between pages.
   const signedIn = me !== null;
   useEffect(() => {
@@ -84,7 +85,8 @@ export function App() {
       <SignInPage
         themeButton={themeButton}
         onSignedIn={(m) => {
-          setMe(m);
+          queryClient.setQueryData(["me"], m);
+          setHasToken(true);
           setUnread(m.unread_replies, m.unread_threads);
           if (loc.path === "/signin") navigate("/", { replace: true });
         }}

@@ -1,6 +1,6 @@
 // The knowledge base the report links to: the recommendation registry and the knowledge documents,
 // generated from the backend by `npm run gen:api` (src/api/knowledge.gen.json) and loaded on demand.
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
 
 export interface KnowledgeDoc {
   id: string;
@@ -45,15 +45,6 @@ export function loadKnowledge(): Promise<Knowledge> {
 }
 
 export function useKnowledge(): Knowledge | null {
-  const [k, setK] = useState<Knowledge | null>(null);
-  useEffect(() => {
-    let live = true;
-    void loadKnowledge().then((v) => {
-      if (live) setK(v);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-  return k;
+  const q = useQuery({ queryKey: ["knowledge"], queryFn: loadKnowledge, staleTime: Infinity });
+  return q.data ?? null;
 }

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { NotFound } from "../components/NotFound";
-import { type AnalysisOut, api, ApiError, call, type Finding, type PlotData, type Report } from "../api/client";
+import { useQuery } from "@tanstack/react-query";
+import { type AnalysisOut, api, call, type Finding } from "../api/client";
+import { asApiError, retryServerErrors } from "../lib/query";
 import { ErrorNote, SEVERITIES, sortFindings, Spinner, StatusBadge } from "../components/badges";
 import { arrivalDone, arrivedToFocus, focusUnlessBusy } from "../lib/focus";
 import { useKnowledge } from "../lib/knowledge";
@@ -19,8 +21,6 @@ import { goToThread, MessagesLink, ReplyThread } from "../report/Replies";
 const STAGES = ["queued", "reading", "analyzing", "rendering", "storing", "done"] as const;
 
 export function AnalysisPage({ id }: { id: string }) {
-  const [a, setA] = useState<AnalysisOut | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
   // Opened by an upload: the page's heading takes focus once it is shown (the progress page's, then the report's).
   const path = `/analyses/${encodeURIComponent(id)}`;
   const [arrived] = useState(() => arrivedToFocus(path));
@@ -31,29 +31,19 @@ export function AnalysisPage({ id }: { id: string }) {
     [path],
   );
 
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = async () => {
-      try {
-        const out = await call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: id } } }));
-        if (!live) return;
-        setA(out);
-        setError(null);
-        if (out.status === "queued" || out.status === "running") timer = setTimeout(() => void poll(), 800);
-      } catch (e) {
-        if (!live) return;
-        const err = e instanceof ApiError ? e : new ApiError(String(e), 0);
-        setError(err);
-        if (err.status === 0 || err.status >= 500) timer = setTimeout(() => void poll(), 3000);
-      }
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [id]);
+  // Polled while queued or running; while the server is down or erring, asked again every 3 s.
+  const q = useQuery({
+    queryKey: ["analysis", id],
+    queryFn: () => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: id } } })),
+    staleTime: 0,
+    refetchInterval: (query) => {
+      if (query.state.error) return retryServerErrors(query.state.error, 3000);
+      const s = query.state.data?.status;
+      return s === "queued" || s === "running" ? 800 : false;
+    },
+  });
+  const a = q.data ?? null;
+  const error = q.error ? asApiError(q.error) : null;
 
   useEffect(() => {
     document.title = a ? `${a.exe ?? a.filename} · iodiag` : "Analysis · iodiag";
@@ -114,10 +104,6 @@ function Progress({ a, error, focusHeading }: { a: AnalysisOut; error: string | 
 }
 
 function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
-  const [report, setReport] = useState<Report | null>(null);
-  const [plots, setPlots] = useState<PlotData | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [plotError, setPlotError] = useState<string | null>(null);
   const [sel, setSel] = useState<{ code: string; n: number } | null>(null);
   const selected = sel?.code ?? null;
   const [flash, setFlash] = useState<string | null>(null);
@@ -134,27 +120,22 @@ function Done({ a, focusHeading }: { a: AnalysisOut; focusHeading: boolean }) {
   // The OST plot opens on I/O time where a finding is about a slow or overloaded OST (time is what they cost).
   const [ostMetric, setOstMetric] = useState<OstMetric | null>(null);
 
-  useEffect(() => {
-    let live = true;
-    const path = { analysis_id: a.id };
-    call(api.GET("/api/v1/analyses/{analysis_id}/report.json", { params: { path } }))
-      .then((r) => {
-        if (live) setReport(r);
-      })
-      .catch((e: unknown) => {
-        if (live) setError(e instanceof Error ? e.message : String(e));
-      });
-    call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path } }))
-      .then((p) => {
-        if (live) setPlots(p);
-      })
-      .catch((e: unknown) => {
-        if (live) setPlotError(e instanceof Error ? e.message : String(e));
-      });
-    return () => {
-      live = false;
-    };
-  }, [a.id]);
+  // A finished analysis does not change: its report and plots are fetched once and kept.
+  const params = { params: { path: { analysis_id: a.id } } };
+  const reportQ = useQuery({
+    queryKey: ["analysis", a.id, "report"],
+    queryFn: () => call(api.GET("/api/v1/analyses/{analysis_id}/report.json", params)),
+    staleTime: Infinity,
+  });
+  const plotsQ = useQuery({
+    queryKey: ["analysis", a.id, "plots"],
+    queryFn: () => call(api.GET("/api/v1/analyses/{analysis_id}/plots", params)),
+    staleTime: Infinity,
+  });
+  const report = reportQ.data ?? null;
+  const plots = plotsQ.data ?? null;
+  const error = reportQ.error ? asApiError(reportQ.error).message : null;
+  const plotError = plotsQ.error ? asApiError(plotsQ.error).message : null;
 
   // After an upload: the report's heading takes focus once the report is shown.
   useEffect(() => {

@@ -1,6 +1,7 @@
 // Two runs of one application side by side, from GET /analyses/{a}/compare/{b}: the comparison's
 // verdict, both runs' own verdicts, the findings resolved, new and changed, every number with its
 // change, and both runs' plots stacked on the same axes. Run A is "before", run B "after".
+import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
 import {
   type AnalysisOut,
@@ -17,6 +18,7 @@ import {
 import { ErrorNote, SeverityBadge, Spinner } from "../components/badges";
 import { NotFound } from "../components/NotFound";
 import { bytes, cost, count, dateTime, humanSeconds, metric, share } from "../lib/format";
+import { asApiError } from "../lib/query";
 import { Link } from "../lib/router";
 import { ScrollBox } from "../lib/scroll";
 import type { XLink } from "../plots/PlotCanvas";
@@ -28,28 +30,12 @@ import { WithCode } from "../report/Header";
 type Tag = "A" | "B";
 type Loaded<T> = { data: T } | { error: ApiError } | null;
 
-function asApiError(e: unknown): ApiError {
-  return e instanceof ApiError ? e : new ApiError(e instanceof Error ? e.message : String(e), 0);
-}
-
-function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
-  const [out, setOut] = useState<{ deps: readonly unknown[]; value: Loaded<T> }>({ deps, value: null });
-  useEffect(() => {
-    let live = true;
-    load()
-      .then((data) => {
-        if (live) setOut({ deps, value: { data } });
-      })
-      .catch((e: unknown) => {
-        if (live) setOut({ deps, value: { error: asApiError(e) } });
-      });
-    return () => {
-      live = false;
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller names what the load depends on
-  }, deps);
-  // A result for other dependencies (force switched on) is not this one's.
-  return out.deps.length === deps.length && out.deps.every((d, i) => Object.is(d, deps[i])) ? out.value : null;
+/** One load through the query cache, as the compare view reads it: pending (null), its data, or its error. */
+function useLoad<T>(key: readonly unknown[], load: () => Promise<T>): Loaded<T> {
+  const q = useQuery({ queryKey: key, queryFn: load });
+  if (q.isPending) return null;
+  if (q.isError) return { error: asApiError(q.error) };
+  return { data: q.data };
 }
 
 /** `/compare/{a}/{b}`; `/compare/{id}/median`: the run against its application's usual (median) run. */
@@ -59,7 +45,7 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
 
 /** GET /compare/median: run A is the median of the application's other runs, run B this one. */
 function MedianPage({ id }: { id: string }) {
-  const m = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}/compare/median", { params: { path: { analysis_id: id } } })), [id]);
+  const m = useLoad(["analysis", id, "compare-median"], () => call(api.GET("/api/v1/analyses/{analysis_id}/compare/median", { params: { path: { analysis_id: id } } })));
   if (m && "error" in m) {
     if (m.error.status === 404 || m.error.status === 422) return <NotFound what="run" detail="This run does not exist, or it is not yours to see." />;
     return (
@@ -101,17 +87,16 @@ function MedianPage({ id }: { id: string }) {
 
 function PairPage({ a, b, preset, lead }: { a: string; b: string; preset?: Comparison; lead?: ReactNode }) {
   const [force, setForce] = useState(false);
-  const runA = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: a } } })), [a]);
-  const runB = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: b } } })), [b]);
-  const comp = useLoad(
-    () =>
-      preset
-        ? Promise.resolve(preset)
-        : call(api.GET("/api/v1/analyses/{analysis_id}/compare/{other_id}", { params: { path: { analysis_id: a, other_id: b }, query: { force } } })),
-    [a, b, force, preset],
+  const runA = useLoad(["analysis", a], () => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: a } } })));
+  const runB = useLoad(["analysis", b], () => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: b } } })));
+  // The median page hands its comparison in (preset): the key says so, so it never stands for a fetched one
+  const comp = useLoad(["compare", a, b, preset ? "preset" : force ? "forced" : "checked"], () =>
+    preset
+      ? Promise.resolve(preset)
+      : call(api.GET("/api/v1/analyses/{analysis_id}/compare/{other_id}", { params: { path: { analysis_id: a, other_id: b }, query: { force } } })),
   );
-  const plotsA = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path: { analysis_id: a } } })), [a]);
-  const plotsB = useLoad(() => call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path: { analysis_id: b } } })), [b]);
+  const plotsA = useLoad(["analysis", a, "plots"], () => call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path: { analysis_id: a } } })));
+  const plotsB = useLoad(["analysis", b, "plots"], () => call(api.GET("/api/v1/analyses/{analysis_id}/plots", { params: { path: { analysis_id: b } } })));
 
   const anA = runA && "data" in runA ? runA.data : null;
   const anB = runB && "data" in runB ? runB.data : null;

@@ -1,11 +1,14 @@
 import { type KeyboardEvent, type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { type AnalysisSummary, api, ApiError, call, type ListQuery, tokenStore, type TriageIn, type TriageStatus } from "../api/client";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { type AnalysisOut, type AnalysisSummary, api, ApiError, call, type ListQuery, tokenStore, type TriageIn, type TriageStatus } from "../api/client";
 import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/badges";
 import { Digest, lastVisit } from "../components/Digest";
 import { EmptyJobs } from "../components/FirstSteps";
 import { type ColId, COLUMNS, ColumnsMenu, exeName, nodeHours, timeLost, useColumns } from "../components/jobcols";
 import { refreshUnread, UnreadBadge } from "../components/unread";
+import { useDebounced } from "../lib/debounce";
 import { dateTime, humanSeconds, percent } from "../lib/format";
+import { queryClient } from "../lib/query";
 import { Link, navigate } from "../lib/router";
 import { ScrollBox } from "../lib/scroll";
 import { WithCode } from "../report/Header";
@@ -92,23 +95,25 @@ function runNumber(r: AnalysisSummary, key: SortKey): number | null {
   }
 }
 
-// The top finding of a done analysis never changes: fetch each once.
-const topCache = new Map<string, string | null>();
-const topPending = new Map<string, Promise<string | null>>();
+// The top finding of a done analysis never changes: each analysis is fetched once, into the query cache the
+// analysis page reads too.
+function topOf(a: AnalysisOut): string | null {
+  const f = sortFindings(a.findings ?? []).find((x) => x.severity !== "ok");
+  return f ? `${f.code} · ${f.title}` : null;
+}
+
+function cachedTop(id: string): string | null | undefined {
+  const a = queryClient.getQueryData<AnalysisOut>(["analysis", id]);
+  return a && a.status === "done" ? topOf(a) : undefined;
+}
+
 async function topFinding(id: string): Promise<string | null> {
-  if (topCache.has(id)) return topCache.get(id) ?? null;
-  let p = topPending.get(id);
-  if (!p) {
-    p = call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: id } } })).then((a) => {
-      const f = sortFindings(a.findings ?? []).find((x) => x.severity !== "ok");
-      const v = f ? `${f.code} · ${f.title}` : null;
-      topCache.set(id, v);
-      return v;
-    });
-    topPending.set(id, p);
-    void p.finally(() => topPending.delete(id)).catch(() => undefined);
-  }
-  return p;
+  const a = await queryClient.query({
+    queryKey: ["analysis", id],
+    queryFn: () => call(api.GET("/api/v1/analyses/{analysis_id}", { params: { path: { analysis_id: id } } })),
+    staleTime: Infinity,
+  });
+  return topOf(a);
 }
 
 /** The top finding of each row (undefined while unknown), fetched four at a time; rows with a verdict headline need none, unless `every`. */
@@ -117,7 +122,7 @@ function useTopFindings(rows: AnalysisSummary[], every = false): Map<string, str
   useEffect(() => {
     const state = { live: true };
     const want = rows.filter(
-      (r) => r.status === "done" && (every || !r.run?.headline) && r.counts.critical + r.counts.warning + r.counts.info > 0 && !topCache.has(r.id),
+      (r) => r.status === "done" && (every || !r.run?.headline) && r.counts.critical + r.counts.warning + r.counts.info > 0 && cachedTop(r.id) === undefined,
     );
     const worker = async () => {
       for (let r = want.shift(); r && state.live; r = want.shift()) {
@@ -136,7 +141,7 @@ function useTopFindings(rows: AnalysisSummary[], every = false): Map<string, str
     };
   }, [rows, every]);
   return useMemo(() => {
-    const known = (id: string) => (fetched.has(id) ? fetched.get(id) : topCache.has(id) ? (topCache.get(id) ?? null) : undefined);
+    const known = (id: string) => (fetched.has(id) ? fetched.get(id) : cachedTop(id));
     return new Map(rows.map((r) => [r.id, known(r.id)]));
   }, [rows, fetched]);
 }
@@ -162,10 +167,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
   );
   const [saved, setSaved] = useState<Saved[]>(loadSaved);
   const [exporting, setExporting] = useState<string | null>(null);
-  const [page, setPage] = useState<{ total: number; items: AnalysisSummary[] } | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
-  const [refresh, setRefresh] = useState(0);
   const [compact] = useState(() => window.matchMedia("(max-width: 720px)").matches);
   const [unreadOnly, setUnreadOnly] = useState(false);
   const [cols, toggleCol, resetCols] = useColumns(me.user);
@@ -208,39 +210,24 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     return q;
   }, [filters, scope, me.user, sort]);
 
+  // Typing in a filter asks once it pauses (200 ms); the list shown stays until the new one arrives. While
+  // something is queued or running the list is asked for every 3 s, else every 30 s (new replies), and only
+  // while the page is visible.
+  const asked = useDebounced(query, 200);
+  const listKey = ["analyses", "list", asked] as const;
+  const list = useQuery({
+    queryKey: listKey,
+    queryFn: () => call(api.GET("/api/v1/analyses", { params: { query: asked } })),
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+    refetchInterval: (q) => (q.state.data?.items.some((r) => r.status === "queued" || r.status === "running") ? 3000 : 30000),
+  });
+  const page = list.data ?? null;
+  const error = list.error ? (list.error instanceof ApiError ? list.error.message : String(list.error)) : null;
+  const fetchedAt = list.dataUpdatedAt;
   useEffect(() => {
-    let live = true;
-    const t = setTimeout(() => {
-      call(api.GET("/api/v1/analyses", { params: { query } }))
-        .then((p) => {
-          if (!live) return;
-          setPage({ total: p.total, items: p.items });
-          setError(null);
-          refreshUnread();
-        })
-        .catch((e: unknown) => {
-          if (live) setError(e instanceof ApiError ? e.message : String(e));
-        });
-    }, 200);
-    return () => {
-      live = false;
-      clearTimeout(t);
-    };
-  }, [query, refresh]);
-
-  // While something is queued or running, keep the list fresh; otherwise look again now and then (new replies).
-  const pending = page?.items.some((r) => r.status === "queued" || r.status === "running") ?? false;
-  useEffect(() => {
-    const t = setInterval(
-      () => {
-        if (document.visibilityState === "visible") setRefresh((n) => n + 1);
-      },
-      pending ? 3000 : 30000,
-    );
-    return () => {
-      clearInterval(t);
-    };
-  }, [pending]);
+    if (fetchedAt) refreshUnread();
+  }, [fetchedAt]);
 
   const items = useMemo(() => page?.items ?? [], [page]);
   const tops = useTopFindings(items);
@@ -299,9 +286,13 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     });
   }, [items, search, sort, tops, unreadOnly]);
 
-  const onSaved = useCallback((row: AnalysisSummary) => {
-    setPage((p) => (p ? { ...p, items: p.items.map((r) => (r.id === row.id ? row : r)) } : p));
-  }, []);
+  const onSaved = useCallback(
+    (row: AnalysisSummary) => {
+      queryClient.setQueryData<typeof page>(listKey, (p) => (p ? { ...p, items: p.items.map((r) => (r.id === row.id ? row : r)) } : p));
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the key is the query asked, by value
+    [asked],
+  );
 
   const head = (key: SortKey, label: string, className: string) => {
     const on = sort.key === key;

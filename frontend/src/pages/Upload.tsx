@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { type DragEvent, useEffect, useRef, useState } from "react";
 import { api, ApiError, call, type UploadHandle, uploadLog } from "../api/client";
 import { SampleButton, WhereLogsAre } from "../components/FirstSteps";
@@ -17,24 +18,18 @@ export function UploadPage() {
   const handle = useRef<UploadHandle | null>(null);
   const { me } = useSession();
   // A first-time user (no analysis yet) is offered the sample log and told where logs are.
-  const [firstTime, setFirstTime] = useState(false);
 
   useEffect(() => {
     document.title = "Upload · iodiag";
     return () => handle.current?.abort();
   }, []);
 
-  useEffect(() => {
-    let live = true;
-    call(api.GET("/api/v1/analyses", { params: { query: { owner: me.user, limit: 1 } } }))
-      .then((p) => {
-        if (live) setFirstTime(p.total === 0);
-      })
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [me.user]);
+  // First time here (no upload yet): where the logs are is shown open.
+  const firstQ = useQuery({
+    queryKey: ["analyses", "first", me.user],
+    queryFn: () => call(api.GET("/api/v1/analyses", { params: { query: { owner: me.user, limit: 1 } } })),
+  });
+  const firstTime = firstQ.data?.total === 0;
 
   const pick = (f: File | undefined) => {
     if (!f) return;

@@ -1,6 +1,8 @@
 // The report's plots, drawn from GET /analyses/{id}/plots (at most 20k points each, exact totals).
-import { type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { type ReactNode, useCallback, useMemo, useState } from "react";
 import { api, call, type Schemas } from "../api/client";
+import { useDebounced } from "../lib/debounce";
 import { bytes, count, percent, seconds } from "../lib/format";
 import { ScrollBox } from "../lib/scroll";
 import { type DrawCtx, PlotCanvas, type XLink } from "./PlotCanvas";
@@ -332,7 +334,6 @@ function densitySummary(g: Density, layer: string): string {
 
 /** Ask the API for the zoomed window's segments (debounced); null while not zoomed, or while the overview is exact. */
 function useTimelineWindow(analysisId: string | undefined, needed: boolean, view: Range | null, maxRank: number, layer: string) {
-  const [win, setWin] = useState<{ key: string; data: Window | null; error: string | null } | null>(null);
   const req = useMemo(() => {
     if (!analysisId || !needed || !view) return null;
     const t0 = Math.max(0, view.x0);
@@ -343,29 +344,21 @@ function useTimelineWindow(analysisId: string | undefined, needed: boolean, view
     if (layer === "POSIX" || layer === "MPIIO") query.layer = layer;
     return { key: `${String(t0)}:${String(t1)}:${String(rank0)}:${String(rank1)}:${layer}`, query };
   }, [analysisId, needed, view, maxRank, layer]);
-  useEffect(() => {
-    if (!req || !analysisId) return;
-    let live = true;
-    const controller = new AbortController();
-    // Wait for the wheel or the drag to settle: one request per stop, not one per frame.
-    const timer = window.setTimeout(() => {
-      call(api.GET("/api/v1/analyses/{analysis_id}/plots/timeline", { params: { path: { analysis_id: analysisId }, query: req.query }, signal: controller.signal }))
-        .then((data) => {
-          if (live) setWin({ key: req.key, data, error: null });
-        })
-        .catch((e: unknown) => {
-          if (live) setWin({ key: req.key, data: null, error: e instanceof Error ? e.message : String(e) });
-        });
-    }, 250);
-    return () => {
-      live = false;
-      window.clearTimeout(timer);
-      controller.abort();
-    };
-  }, [req, analysisId]);
+  // Wait for the wheel or the drag to settle: one request per stop, not one per frame. A window asked before
+  // is served from the cache (zooming back out and in again).
+  const asked = useDebounced(req, 250);
+  const settled = asked !== null && req !== null && asked.key === req.key;
+  const win = useQuery({
+    queryKey: ["analysis", analysisId, "timeline", asked?.key],
+    queryFn: ({ signal }) =>
+      call(api.GET("/api/v1/analyses/{analysis_id}/plots/timeline", { params: { path: { analysis_id: analysisId ?? "" }, query: asked?.query ?? { t0: 0, t1: 0 } }, signal })),
+    enabled: settled && Boolean(analysisId),
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
+  });
   if (!req) return { state: "overview" as const };
-  if (!win || win.key !== req.key) return { state: "loading" as const, last: win?.data ?? null };
-  if (win.error !== null || !win.data) return { state: "error" as const, error: win.error ?? "no data" };
+  if (!settled || win.isPlaceholderData || win.isPending) return { state: "loading" as const, last: win.data ?? null };
+  if (win.isError) return { state: "error" as const, error: win.error instanceof Error ? win.error.message : String(win.error) };
   return { state: "done" as const, data: win.data };
 }
 

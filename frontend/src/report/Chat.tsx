@@ -1,4 +1,5 @@
-import { type ReactNode, type SyntheticEvent, useEffect, useRef, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { type ReactNode, type SyntheticEvent, useEffect, useMemo, useRef, useState } from "react";
 import { ask } from "../api/chat";
 import { type Answer, api, ApiError, call, type Citation } from "../api/client";
 import { CHAT_INPUT_ID, focusChat, useChatSkip } from "../lib/chatfocus";
@@ -39,7 +40,6 @@ export function ChatPanel({
   const [turns, setTurns] = useState<Turn[]>([]);
   const [question, setQuestion] = useState("");
   const [busy, setBusy] = useState(false);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
   const seq = useRef(0);
   const logRef = useRef<HTMLDivElement>(null);
@@ -63,26 +63,33 @@ export function ChatPanel({
     };
   }, []);
 
-  useEffect(() => {
-    let live = true;
-    call(api.GET("/api/v1/analyses/{analysis_id}/chat", { params: { path: { analysis_id: analysisId } } }))
-      .then((h) => {
-        if (!live) return;
-        setTurns(h.messages.map((m) => ({ key: `h${m.id}`, role: m.role, text: m.text, answer: m.answer ?? null })));
-      })
-      .catch((e: unknown) => {
-        if (live) setLoadError(e instanceof Error ? e.message : String(e));
-      });
-    return () => {
-      live = false;
+  // The conversation so far, asked again each time the panel opens (this visit's turns follow it). Not on a
+  // reconnect: the turns asked since would then be shown twice.
+  const historyQ = useQuery({
+    queryKey: ["analysis", analysisId, "chat"],
+    queryFn: () => call(api.GET("/api/v1/analyses/{analysis_id}/chat", { params: { path: { analysis_id: analysisId } } })),
+    staleTime: 0,
+    refetchOnReconnect: false,
+  });
+  const loadError = historyQ.error ? (historyQ.error instanceof Error ? historyQ.error.message : String(historyQ.error)) : null;
+  const shown = useMemo(
+    () => [
+      ...(historyQ.data?.messages ?? []).map((m): Turn => ({ key: `h${m.id}`, role: m.role, text: m.text, answer: m.answer ?? null })),
+      ...turns,
+    ],
+    [historyQ.data, turns],
+  );
+  useEffect(
+    () => () => {
       abort.current?.abort();
-    };
-  }, [analysisId]);
+    },
+    [analysisId],
+  );
 
   useEffect(() => {
     const el = logRef.current;
     if (el) el.scrollTop = el.scrollHeight;
-  }, [turns]);
+  }, [shown]);
 
   const send = async (q: string) => {
     const text = q.trim();
@@ -157,12 +164,12 @@ export function ChatPanel({
         <h2 id="chat-title">Ask about this job</h2>
         <div className="chat-log" ref={logRef} role="log" aria-live="polite" aria-busy={busy} aria-label="Conversation" tabIndex={logScrolls ? 0 : undefined}>
           {loadError && <p className="error">{loadError}</p>}
-          {turns.length === 0 && !loadError && (
+          {shown.length === 0 && !loadError && (
             <p className="muted small">
               Answers come from this job's findings and the tuning guides; every claim is checked against the report.
             </p>
           )}
-          {turns.map((t) => (
+          {shown.map((t) => (
             <div key={t.key} className={`msg ${t.role}`} data-testid={`msg-${t.role}`}>
               {t.role === "user" ? (
                 <p className="q">{t.text}</p>

@@ -1,7 +1,8 @@
 // The job page's "Runs of this application" card: the owner's runs of the same executable, oldest
 // first from GET /analyses/{id}/history, as a small trend of run time and I/O time and a table with
 // a "Compare with…" link to each other run.
-import { useEffect, useMemo, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
 import { type AnalysisOut, api, call, type HistoryOut, type RunPoint } from "../api/client";
 import { ErrorNote, SeverityBadge, Spinner } from "../components/badges";
 import { count, dateTime, humanSeconds, share } from "../lib/format";
@@ -23,23 +24,13 @@ export function compareLink(x: RunPoint, y: RunPoint, runs: readonly RunPoint[])
 
 export function RunHistory({ a }: { a: AnalysisOut }) {
   const executable = a.run?.executable ?? null;
-  const [h, setH] = useState<HistoryOut | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (!executable) return;
-    let live = true;
-    call(api.GET("/api/v1/analyses/{analysis_id}/history", { params: { path: { analysis_id: a.id } } }))
-      .then((out) => {
-        if (live) setH(out);
-      })
-      .catch((e: unknown) => {
-        if (live) setError(e instanceof Error ? e.message : String(e));
-      });
-    return () => {
-      live = false;
-    };
-  }, [a.id, executable]);
+  const q = useQuery({
+    queryKey: ["analysis", a.id, "history"],
+    queryFn: () => call(api.GET("/api/v1/analyses/{analysis_id}/history", { params: { path: { analysis_id: a.id } } })),
+    enabled: executable !== null,
+  });
+  const h = q.data ?? null;
+  const error = q.error ? (q.error instanceof Error ? q.error.message : String(q.error)) : null;
 
   if (!executable) return null;
   return (

@@ -2,7 +2,8 @@
 // (checked against the report like any answer), edit it and send it; the owner reads it here and answers.
 // Replies are Markdown (either side may write **bold** or link a guide): rendered by lib/markdown, which builds
 // React elements, so no reply text is ever HTML.
-import { type RefObject, useCallback, useEffect, useRef, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { type RefObject, useEffect, useRef, useState } from "react";
 import { type AnalysisOut, api, call, type Schemas } from "../api/client";
 import { ErrorNote, Spinner } from "../components/badges";
 import { dateTime } from "../lib/format";
@@ -61,38 +62,24 @@ export function ReplyThread({
   const { me } = useSession();
   const staff = isStaff(me);
   const mine = me.user === a.owner;
-  const [replies, setReplies] = useState<Reply[] | null>(null);
   const [text, setText] = useState("");
   const [drafted, setDrafted] = useState(false);
   const [note, setNote] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [actionError, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<"draft" | "send" | null>(null);
 
-  const fetchThread = useCallback(
-    () => call(api.GET("/api/v1/analyses/{analysis_id}/replies", { params: { path: { analysis_id: a.id } } })),
-    [a.id],
-  );
+  const thread = useQuery({
+    queryKey: ["analysis", a.id, "replies"],
+    queryFn: () => call(api.GET("/api/v1/analyses/{analysis_id}/replies", { params: { path: { analysis_id: a.id } } })),
+    staleTime: 0,
+  });
+  const replies: Reply[] | null = thread.data?.replies ?? null;
+  const threadError = thread.error ? (thread.error instanceof Error ? thread.error.message : String(thread.error)) : null;
+  const error = actionError ?? threadError;
+  // A reply sent (or read) changes the thread: ask the server for it again
   const load = async () => {
-    try {
-      setReplies((await fetchThread()).replies);
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
+    await thread.refetch();
   };
-
-  useEffect(() => {
-    let live = true;
-    fetchThread()
-      .then((out) => {
-        if (live) setReplies(out.replies);
-      })
-      .catch((e: unknown) => {
-        if (live) setError(e instanceof Error ? e.message : String(e));
-      });
-    return () => {
-      live = false;
-    };
-  }, [fetchThread]);
 
   useEffect(() => {
     if (replies) onCount?.(replies.length);
