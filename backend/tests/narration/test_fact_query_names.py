@@ -4,7 +4,11 @@ requests that start off the file alignment and the OST a file sits on. A scenari
 
 from __future__ import annotations
 
+import pytest
+
 from iodiag.core.settings import REPO_ROOT
+from iodiag.narration.fact_query.names import is_named
+from iodiag.narration.fact_query.vocabulary import NAMED
 from iodiag.narration.service import Narrator
 from tests.narration.test_narration_support import scenario_report
 
@@ -164,3 +168,30 @@ def test_the_stats_files_are_files_not_stat_calls() -> None:
 
     q = fact_query.parse("stripe count and size of dump.dat vs the stats files")
     assert q is None or q.metric != "calls", q
+
+
+@pytest.mark.parametrize(
+    ("path", "target", "named"),
+    [
+        ("/run/chk/part.118", "part.1", False),  # a longer number is another file
+        ("/run/chk/part.1", "part.1", True),
+        ("/run/rank17.csv", "rank7", False),
+        ("/run/out/restart.00036.nc", "restart", True),
+        ("/run/Cell_D_3", "cell_d", True),
+    ],
+)
+def test_a_name_inside_a_longer_number_is_not_that_file(path: str, target: str, named: bool) -> None:
+    assert is_named(path, target) is named
+
+
+def test_a_name_with_a_one_digit_extension_is_a_file_name() -> None:
+    assert [m.group(1) for m in NAMED.finditer("stripe count of part.0?")] == ["part.0"]
+    assert [m.group(1) for m in NAMED.finditer("snap_100.0 vs restart.0020.0.bin")] == [
+        "snap_100.0",
+        "restart.0020.0.bin",
+    ]
+
+
+def test_two_files_asked_against_each_other_both_get_their_layout() -> None:
+    said = _first("stripe size of part.0 vs hist_0283.dat?")
+    assert f"`{PART0}`" in said and f"`{HISTORY}`" in said, said

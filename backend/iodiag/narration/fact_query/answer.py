@@ -91,7 +91,7 @@ from iodiag.narration.fact_query.ranks import (
     slow_rank,
     slow_ranks,
 )
-from iodiag.narration.fact_query.vocabulary import YES_NO
+from iodiag.narration.fact_query.vocabulary import NAMED, YES_NO
 
 # --- queries -> one checked sentence ----------------------------------------------------------------------------
 
@@ -165,6 +165,13 @@ def _second_question(report: Report, q: Query) -> Out:
         r"\band (was|were|is|are) (it|they|them|those|the \w+) collective\b", asked
     ):
         return collective(report, Query(metric="collective", yes_no=True, raw=q.raw))
+    if q.metric == "stripe" and q.target:
+        # "stripe size of snap_100.0 vs restart.0020.0.bin?": the second file's layout follows the first's
+        others = [m.group(1) for m in NAMED.finditer(q.raw) if m.group(1) != q.target]
+        if len(others) == 1:
+            other = stripe(report, q.model_copy(update={"target": others[0]}))
+            if other is not None:
+                return re.split(r"(?<=[.!?])\s+(?=[A-Z])", other[0], maxsplit=1)[0], other[1], other[2], other[3]
     if q.scope == "rank" and q.metric in ("time", "bytes") and q.target is not None:
         named = [
             m.group(1) or m.group(2)

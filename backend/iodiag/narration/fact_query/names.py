@@ -54,12 +54,23 @@ def is_named(path: str, target: str | None) -> bool:
     if not target:
         return True
     base = path.rsplit("/", 1)[-1]
-    if base == target or (target.startswith(".") and base.endswith(target)) or target in base:
+    if base == target or (target.startswith(".") and base.endswith(target)) or _contains(base, target):
         return True
-    if target.islower() and target in base.lower():
+    if target.islower() and _contains(base.lower(), target):
         return True  # "each cell_d file" names Cell_D_3: a name typed in lower case
     pattern = name_pattern(target)
     return bool(pattern and pattern.fullmatch(base))
+
+
+def _contains(base: str, target: str) -> bool:
+    """``target`` inside ``base``, not as part of a longer number: part.1 is not part.118, rank7 not rank17."""
+    for m in re.finditer(re.escape(target), base):
+        after = base[m.end() : m.end() + 1]
+        before = base[m.start() - 1 : m.start()] if m.start() else ""
+        if (target[-1].isdigit() and after.isdigit()) or (target[0].isdigit() and before.isdigit()):
+            continue
+        return True
+    return False
 
 
 # A run of digits written as a placeholder in a file name: "rankN.csv", "atoms.*.txt", "field_XXXX.dat",

@@ -39,8 +39,8 @@ WRITE = re.compile(
 READ = re.compile(r"\b(f?read\w*|input|load\w*|fscanf|fgets)\b", re.IGNORECASE)
 # A file named in the question: a word with an extension of letters (restart.0040.bin, traj.xyz, .npz files).
 NAMED = re.compile(
-    r"(?<![\w*.])([A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:N|X{2,}|#+)(?![\w.])|(?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8}|(?<=/)[A-Za-z][\w-]*\.\d{1,8}|[A-Za-z][\w-]*_\d+\.\d{1,8})(?!\w|\.\w)"
-)  # also a numbered name: dump.0253, snap_164.0, and after a folder any number ("monitor/m.0"; "input/mesh.bin")
+    r"(?<![\w*.])([A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:N|X{2,}|#+)(?![\w.])|(?:[\w-]+\.)*[\w-]*\*[\w*-]*(?:\.[\w*-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[\w-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{1,5}|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.\d{2,8}|(?<=/)[A-Za-z][\w-]*\.\d{1,8}|[A-Za-z][\w-]*_\d+\.\d{1,8}|[A-Za-z][\w-]{2,}\.\d)(?!\w|\.\w)"
+)  # also a numbered name: dump.0253, snap_164.0, part.0, and after a folder any number ("monitor/m.0")
 # Judgements of whether I/O matters, in the words people use for them.
 IO_JUDGED = re.compile(
     r"\bi/?o\b.*\b(eating|eats|hogging|a lot of the run\w*|much of the run\w*)\b|"
