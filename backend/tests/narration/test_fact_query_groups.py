@@ -68,7 +68,7 @@ def test_a_fix_for_slow_ranks_leads_with_the_cause_that_explains_them() -> None:
     assert j04 is not None and j04.explained_by == "L04"
     text = Narrator().template_answer(rep, "what should we do about the slow ranks?").text
     assert "slow OST (L04: OST 4" in text.split("\n", 1)[0], text
-    listed = text.split("most costly first:", 1)[1]
+    listed = text.split("then by cost:", 1)[1]
     assert listed.index("**L04") < listed.index("**J04") if "**J04" in listed else "**L04" in listed, listed
 
 

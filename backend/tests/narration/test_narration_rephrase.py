@@ -84,7 +84,7 @@ def test_only_prose_is_reworded() -> None:
     assert not worth_rephrasing("What to do: `lfs setstripe -c 1 -o 0 /scratch`; new files avoid OST 14 from now.")
     assert not worth_rephrasing("Where: the HDF5 code, on each dataset creation property list before H5Dcreate.")
     assert worth_rephrasing("Why it matters: Every byte a lower layer writes beyond what was asked takes time.")
-    assert not worth_rephrasing("What slows the job's I/O down, most costly first:")  # a heading
+    assert not worth_rephrasing("What slows the job's I/O down, the verdict's causes first, then by cost:")  # a heading
     assert not worth_rephrasing("**X06 · Bytes written grow between layers** (critical; costs ≈ 5.61 s): more.")
     assert not worth_rephrasing("[X06]")
     assert not worth_rephrasing("More in “Redundant reads and writes” [doc:redundant-io].")

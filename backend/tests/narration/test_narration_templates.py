@@ -85,7 +85,8 @@ def test_why_slow_leads_with_the_io_share_then_the_costliest_findings(narrator: 
     answer = ask(narrator, report(DRISHTI), "Why is my job slow?")
     first = answer.text.splitlines()[0]
     assert first.startswith("I/O takes 95% of this 12.00 s run") and "11.34 s" in first and "[J02]" in first
-    # The verdict's largest cost is named in the first line; then the findings, costliest first.
+    # The verdict's largest cost is named in the first line; then its causes in its order, each followed by the
+    # problems of its family (X06 with P10, the same redundant bytes), then X04 and X05.
     assert "bytes written grow between layers" in first
     assert answer.text.index("X06") < answer.text.index("P10") < answer.text.index("X05")
     assert "H5Pset" in answer.text or "HDF5" in answer.text  # fixes worded for an HDF5 user

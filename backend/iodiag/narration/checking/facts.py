@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from iodiag.analysis.models import Finding, Metric, Report, Severity, Unit
+from iodiag.analysis.registry import CHECKS
 from iodiag.core.units import human_bytes, human_seconds
 from iodiag.narration.checking.quantities import Dim, Quantity, exact
 from iodiag.narration.checking.untrusted import clean, quote, quote_command
@@ -188,16 +189,33 @@ def _values(metrics: Sequence[Metric]) -> tuple[Quantity, ...]:
 
 
 def rank_findings(report: Report) -> list[Finding]:
-    """Findings by impact: problems (critical, then warning) before context (info) and praise (ok).
+    """Findings by impact: the verdict's causes first, in the verdict's order (the headline and every list
+    under it name the same first cause: a root before the symptom it explains, even a costlier one), then
+    problems (critical, then warning) before context (info) and praise (ok).
 
     The I/O-share findings (J01/J02) are the verdict, told first on their own, so they are left out here.
     """
     pool = [f for f in report.findings if f.code not in ("J01", "J02")]
+    place = {c.code: i for i, c in enumerate(report.verdict.causes)}
+    # A finding of a cause's family is the same lost time seen by another check (the verdict names a family
+    # once): it follows that cause
+    by_family = {_family(c.code): i for i, c in reversed(list(enumerate(report.verdict.causes)))}
 
     def cost(f: Finding) -> float:
         return f.impact.seconds if f.impact is not None and f.impact.seconds is not None else -1.0
 
-    return sorted(pool, key=lambda f: (f.severity.rank, -cost(f), f.code))
+    def key(f: Finding) -> tuple[int, int, int, float, str]:
+        if f.code in place:
+            return (place[f.code], 0, f.severity.rank, -cost(f), f.code)
+        kin = by_family.get(_family(f.code)) if f.severity in (Severity.CRITICAL, Severity.WARNING) else None
+        return (len(place), 0, f.severity.rank, -cost(f), f.code) if kin is None else (kin, 1, 0, -cost(f), f.code)
+
+    return sorted(pool, key=key)
+
+
+def _family(code: str) -> str:
+    spec = CHECKS.get(code)
+    return spec.family if spec is not None and spec.family else code
 
 
 def problems(report: Report) -> list[Finding]:
