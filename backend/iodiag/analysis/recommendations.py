@@ -25,6 +25,12 @@ _ALL = [
         summary="Write and read bulk data through MPI-IO, HDF5 or PnetCDF instead of fread/fwrite/fprintf.",
     ),
     Recommendation(
+        id="stdio-larger-buffer",
+        title="Give each bulk STDIO stream a larger buffer",
+        summary="Call setvbuf right after fopen with a buffer of 1 MiB or more, so many small fread/fwrite calls "
+        "reach the file system as a few large requests.",
+    ),
+    Recommendation(
         id="use-parallel-io-library",
         title="Use a parallel I/O interface",
         summary="MPI-IO (or HDF5/PnetCDF on top of it) lets ranks coordinate their I/O and aggregate requests.",

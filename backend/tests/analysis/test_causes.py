@@ -267,6 +267,8 @@ def test_fast_bulk_stdio_in_small_calls_is_a_low_confidence_cause(tmp_path: Path
     assert "the log cannot tell how much" in s01.impact.basis
     assert _top(rep) == "S01"
     assert "at most ≈ 7.86 s" in rep.verdict.headline and "an upper bound" in rep.verdict.headline
+    # The headline's advice names what its command does: setvbuf keeps the data on STDIO, with a larger buffer
+    assert "Give each bulk STDIO stream a larger buffer: `setvbuf(fp, NULL, _IOFBF," in rep.verdict.headline
     # The same bytes in 4 MiB blocks are no small-call pattern: bandwidth-bound, S01 is no cause
     big = _build("stdio-bulk-fast-large-calls", tmp_path)
     assert big.verdict.causes == [] and big.verdict.io_matters is True

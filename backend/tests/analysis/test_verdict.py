@@ -308,7 +308,7 @@ def test_actions_speak_the_interface_the_job_writes_through(tmp_path: Path) -> N
     """Collective I/O is spelled as a call in the job's own library; buffers are sized from its requests."""
     stdio = _actions(_scenario_report("ranking-stdio-bulk-output", tmp_path))
     # 8 KiB fwrite calls: a stream buffer of 16 requests, at least 1 MiB.
-    assert stdio["stdio-to-parallel-io"].startswith("setvbuf(fp, NULL, _IOFBF, 1048576);")
+    assert stdio["stdio-larger-buffer"].startswith("setvbuf(fp, NULL, _IOFBF, 1048576);")
     mpiio = _actions(_scenario_report("mpiio-independent-writes-just-over-threshold", tmp_path))
     assert mpiio["mpiio-collective-io"].startswith("MPI_File_write_at_all(")
     h5 = _actions(_scenario_report("openpmd-hdf5-small-independent-writes", tmp_path))

@@ -19,7 +19,7 @@ from iodiag.ingest.table import Table
     layer=Layer.STDIO,
     severity=Severity.CRITICAL,
     requires=("STDIO",),
-    recommendations=("stdio-to-parallel-io",),
+    recommendations=("stdio-larger-buffer", "stdio-to-parallel-io"),
     origin="drishti",
 )
 def stdio_share(ctx: Context, t: Thresholds) -> Hit | None:

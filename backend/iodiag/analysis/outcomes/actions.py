@@ -355,8 +355,9 @@ def _stdio_buffer(ctx: Context, imp: Impact | None) -> Action | None:
     mean = moved / ops
     size = _pow2_between(16 * mean, MiB, 64 * MiB)
     calls = max(int(moved // size), 1)
+    # Its own recommendation: setvbuf keeps the data on STDIO, so "move bulk data off STDIO" would misname it
     return Action(
-        recommendation="stdio-to-parallel-io",
+        recommendation="stdio-larger-buffer",
         command=f"setvbuf(fp, NULL, _IOFBF, {size}); /* {_size_arg(size)} */",
         where="the C code, right after each fopen of a bulk-data file and before its first read or write "
         "(Fortran: the runtime's buffer size setting, e.g. GFORTRAN_UNFORMATTED_BUFFER_SIZE)",
@@ -670,7 +671,7 @@ def actions_for(
         "avoid-byte-amplification": lambda: _amplification(ctx, imp),
         "hdf5-alignment": lambda: _alignment(ctx, imp, "hdf5-alignment") if ctx.uses_hdf5 else None,
         "gpfs-block-alignment": lambda: _alignment(ctx, imp, "gpfs-block-alignment"),
-        "stdio-to-parallel-io": lambda: _stdio_buffer(ctx, imp),
+        "stdio-larger-buffer": lambda: _stdio_buffer(ctx, imp),
         "aggregate-small-requests": lambda: _aggregate(ctx, imp, layer),
         "mpiio-collective-io": lambda: _collective(ctx, imp),
         "hdf5-collective-metadata": lambda: _hdf5_collective_metadata(ctx, imp),
