@@ -108,3 +108,29 @@ def test_did_it_read_anything_gets_the_bytes_read(reader: Path, parts: Path) -> 
 def test_a_job_that_wrote_nothing_says_no_bytes(reader: Path) -> None:
     said = first_sentence(reader, "did this python process write any data?")
     assert said.startswith("No: the job wrote no bytes (0 B); it read 64 MiB"), said
+
+
+_KEPT = """name: kept
+description: built for a test
+job:
+  nprocs: 4
+  runtime: 60.0
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+program:
+  - {ranks: all, file: /lus/scratch/run/field.dat, op: write, count: 16, size: 1MiB, seconds_per_op: 0.01}
+  - {ranks: "0", file: /lus/scratch/run/field.dat, op: write, count: 16, size: 1MiB, seconds_per_op: 0.05}
+  - {ranks: all, file: "/lus/scratch/run/log.{rank}.txt", op: write, count: 2, size: 4KiB, seconds_per_op: 0.001}
+"""
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_spec(tmp_path_factory, _KEPT, "kept")
+
+
+def test_a_kept_rank_of_a_shared_file_gets_its_bytes_there_in_the_first_sentence(kept: Path) -> None:
+    said = first_sentence(kept, "how much did rank 0 write?")
+    assert said.startswith("Rank 0 wrote 8 KiB in 2 writes of 4 KiB on average through its own records"), said
+    assert "and Darshan kept it as the slowest rank of the shared file `/lus/scratch/run/field.dat`: 32 MiB" in said

@@ -107,25 +107,34 @@ def kept_ranks(report: Report, file: str | None) -> list[tuple[str, RankSeconds]
     ]
 
 
-def kept_rank(report: Report, rank: int, file: str | None) -> Out:
-    """What Darshan kept for this rank as the fastest or slowest rank of a shared file (the named one, if any)."""
-    hits = [(which, k) for which, k in kept_ranks(report, file) if k.rank == rank]
-    if not hits:
-        return None
+def kept_parts(
+    report: Report, rank: int, file: str | None, *, moved_word: str = ""
+) -> tuple[list[str], list[Quantity], list[str]]:
+    """For each shared file (the named one, if any) Darshan kept this rank for, as its fastest or slowest rank:
+    "the slowest rank of the shared file `x`: 41 GiB in 12.2 s", with its numbers and the paths. ``moved_word``
+    ("moved") says the bytes are reads and writes together, where a question asked about one direction."""
+    hits = [(which, k) for which, k in kept_ranks(report, file) if k.rank == rank][:2]
     parts: list[str] = []
     values: list[Quantity] = []
-    for which, k in hits[:2]:
-        moved = f"{_b(k.bytes)} in " if k.bytes is not None else ""
+    for which, k in hits:
+        moved = f"{_b(k.bytes)}{' ' + moved_word if moved_word else ''} in " if k.bytes is not None else ""
         layer = next((f.layer for f in report.top_files if f.path == k.path), "")
         at = f" at {layer}" if layer and layer != "POSIX" else ""  # "at MPI-IO": what the rank asked for
         parts.append(f"the {which} rank of the shared file `{k.path}`{at}: {moved}{_s(k.seconds)}")
         values += [exact(k.seconds, "seconds")] + ([exact(k.bytes, "bytes")] if k.bytes is not None else [])
-    text = (
-        f"Darshan kept rank {rank} as "
-        + "; and as ".join(parts)
-        + " (for a shared file it keeps only the fastest and slowest rank)."
-    )
-    return text, values, [k.path for _, k in hits[:2]], [rank]
+    return parts, values, [k.path for _, k in hits]
+
+
+KEPT_NOTE = " (for a shared file it keeps only the fastest and slowest rank)"
+
+
+def kept_rank(report: Report, rank: int, file: str | None) -> Out:
+    """What Darshan kept for this rank as the fastest or slowest rank of a shared file (the named one, if any)."""
+    parts, values, paths = kept_parts(report, rank, file)
+    if not parts:
+        return None
+    text = f"Darshan kept rank {rank} as " + "; and as ".join(parts) + KEPT_NOTE + "."
+    return text, values, paths, [rank]
 
 
 def shared_named(report: Report, rank: int, file: str | None) -> Out:

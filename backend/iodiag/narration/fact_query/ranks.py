@@ -15,10 +15,12 @@ from iodiag.analysis.models import (
 from iodiag.core.units import request_bytes
 from iodiag.narration.checking.quantities import Quantity, exact
 from iodiag.narration.fact_query.common import (
+    KEPT_NOTE,
     Out,
     bytes_moved,
     counted_interfaces,
     every_rank,
+    kept_parts,
     kept_rank,
     lower_first,
     own_usage,
@@ -92,6 +94,17 @@ def rank_bytes(report: Report, q: Query) -> Out:
     if q.direction != "both":
         took += f" ({_s(spent)} of I/O in all)"
     text = f"{head} through its own records ({u.files:,} file(s)), in {took}.{note}"
+    # Darshan keeps a kept rank's bytes read and written together: "moved", whatever the question asked
+    parts, kv, _ = kept_parts(report, rank, None, moved_word="read and written")
+    if parts:
+        # "how much did rank 0 write?" where rank 0 is a shared file's kept rank: what Darshan kept for it there
+        # belongs in the answer's first sentence, or its own files' few bytes read as all it moved
+        text = (
+            f"{head} through its own records ({u.files:,} file(s)), in {took}, and Darshan kept it as "
+            + "; and as ".join(parts)
+            + f"{KEPT_NOTE}."
+        )
+        nv = kv
     if q.yes_no:
         moved = {"write": u.bytes_written, "read": u.bytes_read}.get(q.direction, u.bytes_written + u.bytes_read)
         no = "Not through its own records: " if shared_moved(report, q.direction) else "No: "
