@@ -267,6 +267,8 @@ def test_the_schemas_offer_every_tool_with_its_arguments() -> None:
     by_name = {s["function"]["name"]: s["function"]["parameters"] for s in offered}
     assert by_name["top_files"]["properties"]["by"]["enum"] == ["time", "bytes", "ops"]
     assert by_name["file_layout"]["required"] == ["path"]
+    # Length bounds stay ours to check: llama.cpp's server compiles them into a grammar too large to accept
+    assert "maxLength" not in json.dumps(offered) and "minLength" not in json.dumps(offered)
 
 
 def test_calls_past_the_limit_or_the_room_get_an_error_not_a_result() -> None:

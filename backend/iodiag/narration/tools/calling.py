@@ -231,12 +231,18 @@ def _compact(value: Any, key: str = "") -> Any:
     return value
 
 
+# Not sent to the model: pydantic's titles (tokens, and nothing a model needs) and length bounds, which
+# llama.cpp's server turns into a grammar of one optional rule per character and then refuses ("number of
+# rules ... exceeds sane defaults"). The arguments are still validated against the full model on our side.
+_NOT_SENT = frozenset({"title", "maxLength", "minLength"})
+
+
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The arguments' JSON Schema without pydantic's titles (tokens, and nothing a model needs)."""
+    """The arguments' JSON Schema as the model sees it (``_NOT_SENT`` left out)."""
 
     def strip(node: Any) -> Any:
         if isinstance(node, dict):
-            return {k: strip(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+            return {k: strip(v) for k, v in node.items() if k not in _NOT_SENT or not isinstance(v, str | int)}
         if isinstance(node, list):
             return [strip(v) for v in node]
         return node
