@@ -44,7 +44,6 @@ from iodiag.ingest import JobProfile
 from iodiag.ingest.stacks import CallStacks, SourceLocation
 
 T = TypeVar("T")
-U = TypeVar("U")
 
 
 def analyze(
@@ -102,17 +101,17 @@ def analyze(
         files_with_io=files_with_io,
         files_opened=files_opened(ctx),
         files_opened_without_data=files_opened_without_data(ctx),
-        file_systems=_optional("file systems", file_system_usage, ctx, problems),
-        file_groups=_optional("file groups", file_groups, ctx, problems),
-        software_files=_optional("software files", software_files, ctx, problems),
+        file_systems=_optional("file systems", file_system_usage, ctx, problems) or [],
+        file_groups=_optional("file groups", file_groups, ctx, problems) or [],
+        software_files=_optional("software files", software_files, ctx, problems) or [],
         files_read=files_read,
         files_written=files_written,
-        read_reuse=_optional_one("read reuse", read_reuse, ctx, problems),
+        read_reuse=_optional("read reuse", read_reuse, ctx, problems),
         workload=ctx.workload,
         interfaces=_with_own_files(ctx),
         file_system=ctx.file_system,
-        lustre_layouts=_optional("Lustre layout assessment", lustre_layouts, ctx, problems),
-        osts=_optional("per-OST load", ost_usage, ctx, problems),
+        lustre_layouts=_optional("Lustre layout assessment", lustre_layouts, ctx, problems) or [],
+        osts=_optional("per-OST load", ost_usage, ctx, problems) or [],
         rank_table=_rank_table(ctx, problems),
     )
 
@@ -131,17 +130,9 @@ def _rank_table(ctx: Context, problems: list[str]) -> RankTable:
         return RankTable()
 
 
-def _optional(what: str, build: Callable[[Context], list[T]], ctx: Context, problems: list[str]) -> list[T]:
-    """A part of the report that the rest stands without: a failure is a problem line, not a lost report."""
-    try:
-        return build(ctx)
-    except Exception as exc:
-        problems.append(f"{what} failed: {type(exc).__name__}: {exc}")
-        return []
-
-
-def _optional_one(what: str, build: Callable[[Context], U], ctx: Context, problems: list[str]) -> U | None:
-    """One optional value of the report, as ``_optional``: a failure is a problem line."""
+def _optional(what: str, build: Callable[[Context], T], ctx: Context, problems: list[str]) -> T | None:
+    """A part of the report that the rest stands without: a failure is a problem line and None, not a lost
+    report."""
     try:
         return build(ctx)
     except Exception as exc:

@@ -9,54 +9,53 @@ import pytest
 
 from tests.narration.test_narration_support import first_sentence, write_spec
 
-_SPEC = """name: parts
-description: built for a test
-job:
-  nprocs: 4
-  runtime: 100.0
-  exe: ./sim
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-program:
+
+def _spec(name: str, nprocs: int, program: str, *, runtime: float | None = None, exe: str = "./sim") -> str:
+    """A scenario on one Lustre scratch: the header every spec here shares, then its program (and faults)."""
+    run = f"  runtime: {runtime}\n" if runtime is not None else ""
+    return (
+        f"name: {name}\ndescription: built for a test\njob:\n  nprocs: {nprocs}\n{run}  exe: {exe}\n  mounts:\n"
+        f"    - {{path: /lus/scratch, fs: lustre, ost_count: 8}}\n{program}"
+    )
+
+
+_SPEC = _spec(
+    "parts",
+    4,
+    """program:
   - {ranks: all, file: /lus/scratch/run/restart.00036.nc, interface: pnetcdf, collective: true, op: write,
      count: 16, size: 4MiB, seconds_per_op: 0.05}
   - {ranks: "0", file: /lus/scratch/run/reads.fastq, interface: stdio, op: write, count: 4096, size: 16KiB,
      seconds_per_op: 0.001}
   - {ranks: all, file: "/lus/scratch/run/part.{rank}.dat", op: write, count: 8, size: 1MiB, seconds_per_op: 0.01}
-"""
-_READER = """name: reader
-description: built for a test
-job:
-  nprocs: 1
-  runtime: 20.0
-  exe: python train.py
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-program:
+""",
+    runtime=100.0,
+)
+_READER = _spec(
+    "reader",
+    1,
+    """program:
   - {ranks: all, file: /lus/scratch/in/data.npz, op: read, count: 64, size: 1MiB, seconds_per_op: 0.01}
-"""
-_EVEN = """name: even
-description: built for a test
-job:
-  nprocs: 4
-  runtime: 100.0
-  exe: ./sim
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-program:
+""",
+    runtime=20.0,
+    exe="python train.py",
+)
+_EVEN = _spec(
+    "even",
+    4,
+    """program:
   - {ranks: all, file: "/lus/scratch/run/part.{rank}.dat", op: write, count: 100, size: 1MiB, seconds_per_op: 0.1}
-"""
-_PARTIAL = """name: partial
-description: built for a test
-job:
-  nprocs: 4
-  exe: ./sim
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-program:
+""",
+    runtime=100.0,
+)
+_PARTIAL = _spec(
+    "partial",
+    4,
+    """program:
   - {ranks: all, file: "/lus/scratch/run/part.{rank}.dat", op: write, count: 4, size: 4MiB, seconds_per_op: 0.01}
 log_faults: {partial: [POSIX]}
-"""
+""",
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,19 +109,16 @@ def test_a_job_that_wrote_nothing_says_no_bytes(reader: Path) -> None:
     assert said.startswith("No: the job wrote no bytes (0 B); it read 64 MiB"), said
 
 
-_KEPT = """name: kept
-description: built for a test
-job:
-  nprocs: 4
-  runtime: 60.0
-  exe: ./sim
-  mounts:
-    - {path: /lus/scratch, fs: lustre, ost_count: 8}
-program:
+_KEPT = _spec(
+    "kept",
+    4,
+    """program:
   - {ranks: all, file: /lus/scratch/run/field.dat, op: write, count: 16, size: 1MiB, seconds_per_op: 0.01}
   - {ranks: "0", file: /lus/scratch/run/field.dat, op: write, count: 16, size: 1MiB, seconds_per_op: 0.05}
   - {ranks: all, file: "/lus/scratch/run/log.{rank}.txt", op: write, count: 2, size: 4KiB, seconds_per_op: 0.001}
-"""
+""",
+    runtime=60.0,
+)
 
 
 @pytest.fixture(scope="module")

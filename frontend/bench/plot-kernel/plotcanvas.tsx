@@ -2,22 +2,10 @@
 // It reports the time from render to the end of the first draw, and of a redraw after one zoom step.
 import { createRoot } from "react-dom/client";
 import { PlotCanvas, type DrawCtx } from "../../src/plots/PlotCanvas";
-
-declare global {
-  interface Window {
-    __bench: { n: number; first?: number; redraw?: number; draws: number; zooming?: boolean; perPoint?: boolean };
-  }
-}
+import { drawn, points } from "./data";
 
 const n = window.__bench.n;
-const xs = new Float64Array(n);
-const ys = new Float64Array(n);
-let seed = 7;
-const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-for (let i = 0; i < n; i++) {
-  xs[i] = rnd() * 100;
-  ys[i] = Math.pow(2, 9 + Math.floor(rnd() * 14));
-}
+const { xs, ys } = points(n);
 
 let started = 0;
 /** One path filled once, as uPlot does and as the app's transfer-size plot now does. */
@@ -44,11 +32,7 @@ function draw(d: DrawCtx) {
   } else {
     drawBatched(d);
   }
-  const b = window.__bench;
-  b.draws += 1;
-  const t = performance.now() - started;
-  if (b.first === undefined) b.first = t;
-  else if (b.zooming && b.redraw === undefined) b.redraw = t;
+  drawn(started);
 }
 
 function Plot({ focus }: { focus: { key: string; x: [number, number] | null } | null }) {

@@ -1,21 +1,12 @@
 // Bench page: uPlot drawing the same N scattered points (points only, log y), timed like plotcanvas.tsx.
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-
-declare global {
-  interface Window {
-    __bench: { n: number; first?: number; redraw?: number; draws: number; zooming?: boolean; perPoint?: boolean };
-  }
-}
+import { drawn, points } from "./data";
 
 const n = window.__bench.n;
-const xs = new Float64Array(n);
-const ys = new Float64Array(n);
-let seed = 7;
-const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-for (let i = 0; i < n; i++) xs[i] = rnd() * 100;
-xs.sort();
-for (let i = 0; i < n; i++) ys[i] = Math.pow(2, 9 + Math.floor(rnd() * 14));
+const { xs, ys } = points(n);
+// uPlot wants x in order: the same points, sorted by time
+const order = Array.from(xs.keys()).sort((i, j) => (xs[i] ?? 0) - (xs[j] ?? 0));
 
 let started = performance.now();
 const opts: uPlot.Options = {
@@ -27,16 +18,12 @@ const opts: uPlot.Options = {
   hooks: {
     draw: [
       () => {
-        const b = window.__bench;
-        b.draws += 1;
-        const t = performance.now() - started;
-        if (b.first === undefined) b.first = t;
-        else if (b.zooming && b.redraw === undefined) b.redraw = t;
+        drawn(started);
       },
     ],
   },
 };
-const plot = new uPlot(opts, [Array.from(xs), Array.from(ys)], document.getElementById("root") ?? document.body);
+const plot = new uPlot(opts, [order.map((i) => xs[i] ?? 0), order.map((i) => ys[i] ?? 1)], document.getElementById("root") ?? document.body);
 
 (window as unknown as { zoom: () => void }).zoom = () => {
   window.__bench.zooming = true;

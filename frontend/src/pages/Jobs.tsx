@@ -1,6 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { type AnalysisOut, type AnalysisSummary, api, ApiError, call, type ListQuery, tokenStore, type TriageIn, type TriageStatus } from "../api/client";
+import { type AnalysisOut, type AnalysisSummary, api, call, type ListQuery, tokenStore, type TriageIn, type TriageStatus } from "../api/client";
 import { Counts, ErrorNote, SEVERITIES, severityRank, sortFindings, Spinner, StatusBadge } from "../components/badges";
 import { Digest, lastVisit } from "../components/Digest";
 import { EmptyJobs } from "../components/FirstSteps";
@@ -8,7 +8,7 @@ import { type ColId, COLUMNS, ColumnsMenu, exeName, nodeHours, timeLost, useColu
 import { refreshUnread, UnreadBadge } from "../components/unread";
 import { useDebounced } from "../lib/debounce";
 import { dateTime, humanSeconds, percent } from "../lib/format";
-import { queryClient } from "../lib/query";
+import { asApiError, queryClient } from "../lib/query";
 import { Link, navigate } from "../lib/router";
 import { ScrollBox } from "../lib/scroll";
 import { WithCode } from "../report/Header";
@@ -223,7 +223,7 @@ export function JobsPage({ scope }: { scope: "mine" | "all" }) {
     refetchInterval: (q) => (q.state.data?.items.some((r) => r.status === "queued" || r.status === "running") ? 3000 : 30000),
   });
   const page = list.data ?? null;
-  const error = list.error ? (list.error instanceof ApiError ? list.error.message : String(list.error)) : null;
+  const error = list.error ? asApiError(list.error).message : null;
   const fetchedAt = list.dataUpdatedAt;
   useEffect(() => {
     if (fetchedAt) refreshUnread();

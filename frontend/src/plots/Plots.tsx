@@ -6,6 +6,7 @@ import { useDebounced } from "../lib/debounce";
 import { bytes, count, percent, seconds } from "../lib/format";
 import { ScrollBox } from "../lib/scroll";
 import { type DrawCtx, PlotCanvas, type XLink } from "./PlotCanvas";
+import { asApiError } from "../lib/query";
 
 export interface Highlight {
   key: string;
@@ -358,7 +359,7 @@ function useTimelineWindow(analysisId: string | undefined, needed: boolean, view
   });
   if (!req) return { state: "overview" as const };
   if (!settled || win.isPlaceholderData || win.isPending) return { state: "loading" as const, last: win.data ?? null };
-  if (win.isError) return { state: "error" as const, error: win.error instanceof Error ? win.error.message : String(win.error) };
+  if (win.isError) return { state: "error" as const, error: asApiError(win.error).message };
   return { state: "done" as const, data: win.data };
 }
 

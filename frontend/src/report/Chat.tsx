@@ -7,6 +7,7 @@ import type { Knowledge } from "../lib/knowledge";
 import { Markdown } from "../lib/markdown";
 import { Link } from "../lib/router";
 import { useScrolls } from "../lib/scroll";
+import { asApiError } from "../lib/query";
 
 const SUGGESTED = ["Why is my job slow?", "Which file is worst?", "What exactly should I set?"];
 
@@ -71,7 +72,7 @@ export function ChatPanel({
     staleTime: 0,
     refetchOnReconnect: false,
   });
-  const loadError = historyQ.error ? (historyQ.error instanceof Error ? historyQ.error.message : String(historyQ.error)) : null;
+  const loadError = historyQ.error ? asApiError(historyQ.error).message : null;
   const shown = useMemo(
     () => [
       ...(historyQ.data?.messages ?? []).map((m): Turn => ({ key: `h${m.id}`, role: m.role, text: m.text, answer: m.answer ?? null })),

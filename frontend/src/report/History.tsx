@@ -10,6 +10,7 @@ import { Link } from "../lib/router";
 import { ScrollBox } from "../lib/scroll";
 import { useSession } from "../session";
 import { WithCode } from "./Header";
+import { asApiError } from "../lib/query";
 
 const ROWS_SHOWN = 10;
 
@@ -30,7 +31,7 @@ export function RunHistory({ a }: { a: AnalysisOut }) {
     enabled: executable !== null,
   });
   const h = q.data ?? null;
-  const error = q.error ? (q.error instanceof Error ? q.error.message : String(q.error)) : null;
+  const error = q.error ? asApiError(q.error).message : null;
 
   if (!executable) return null;
   return (

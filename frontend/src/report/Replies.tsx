@@ -10,6 +10,7 @@ import { dateTime } from "../lib/format";
 import { Markdown } from "../lib/markdown";
 import { isStaff, useSession } from "../session";
 import "../styles/report.css";
+import { asApiError } from "../lib/query";
 
 type Reply = Schemas["ReplyOut"];
 
@@ -74,7 +75,7 @@ export function ReplyThread({
     staleTime: 0,
   });
   const replies: Reply[] | null = thread.data?.replies ?? null;
-  const threadError = thread.error ? (thread.error instanceof Error ? thread.error.message : String(thread.error)) : null;
+  const threadError = thread.error ? asApiError(thread.error).message : null;
   const error = actionError ?? threadError;
   // A reply sent (or read) changes the thread: ask the server for it again
   const load = async () => {
