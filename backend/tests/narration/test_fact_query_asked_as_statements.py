@@ -200,3 +200,51 @@ def test_the_time_spent_opening_files_is_the_metadata_time() -> None:
     # Found by a cold read: "opening files" named no metadata word and went to the busiest file
     q = parse("how much time did opening files take?")
     assert q is not None and q.metric == "metadata"
+
+
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("flux.dat is on lustre?", "is flux.dat on lustre?"),
+        ("the input files sit on GPFS?", "do the input files sit on GPFS?"),
+        ("reads.fastq gets written in 16 KB chunks?", "does reads.fastq get written in 16 KB chunks?"),
+        ("plt00299.dat has a stripe count of 32, right?", "does plt00299.dat have a stripe count of 32?"),
+        ("rank 0 does most of the I/O?", "does rank 0 do most of the I/O?"),
+    ],
+)
+def test_a_statement_with_only_a_question_mark_asks_yes_or_no(said: str, asked: str) -> None:
+    assert as_question(said) == asked
+
+
+@pytest.mark.parametrize(
+    "plain",
+    [
+        "total data written by this job?",
+        "stripe?",
+        "whats the read size on the tile_*.in files?",
+        "avg read size on the traj_*.xyz files?",
+        "darshan shows 4096 shard files, is that the real number?",
+        "each rank writes 850 KB but spends 2 s in I/O - where does that time go?",
+    ],
+)
+def test_a_phrase_or_a_question_after_a_clause_is_not_made_a_yes_or_no(plain: str) -> None:
+    assert as_question(plain) == plain
+
+
+def test_a_stated_stripe_count_is_checked_against_the_files(reread: Path) -> None:
+    assert _first(reread, "once.dat has a stripe count of 1, right?").startswith("Yes: ")
+    text = _first(reread, "once.dat has a stripe count of 8?")
+    assert text.startswith("No: ") and "stripe count 1" in text, text
+
+
+def test_a_size_stated_as_each_requests_own_is_a_yes_or_no(reread: Path) -> None:
+    assert _first(reread, "once.dat reads are 1 MB each?").startswith("Yes: ")
+    assert _first(reread, "are the shard reads 1 MiB each?").startswith("Yes: ")
+    assert _first(reread, "are the shard reads 4 KB each?").startswith("No: ")
+
+
+def test_limited_by_io_asks_whether_io_bounds_the_run(reread: Path) -> None:
+    for asked in ("was it limited by I/O?", "is the run bottlenecked on I/O?", "does I/O slow down the job?"):
+        q = parse(asked)
+        assert q is not None and q.metric == "io_bound" and q.yes_no, asked
+    assert _first(reread, "was it limited by I/O at all?").startswith(("No: ", "Yes: "))

@@ -149,6 +149,13 @@ def answer(report: Report, query: Query) -> Fact | None:
             why += f", which count another {human_bytes(lost_w)} written and {human_bytes(lost_r)} read"
             values = [*values, exact(lost_w, "bytes"), exact(lost_r, "bytes")]
         caveat = f"the log holds corrupt records that cannot be trusted ({corrupt.code}: {why}); from the valid ones"
+        if query.metric in _LAYOUT:
+            # Where a file lives and how it is striped is no count the lost records could change: the answer
+            # first, the caveat after it
+            text = f"{text.rstrip()} The log also holds corrupt records that cannot be trusted ({corrupt.code}: {why})."
+            return Fact(
+                f"query:{query.metric}", "answer", text, values=tuple(values), files=tuple(files), ranks=tuple(ranks)
+            )
         text, said = _with_caveat(text, caveat + ",", "Yes|No|Partly|None", plain=caveat + ":")
         if not said and _doubts(query.raw) and not _asked_number_holds(query.raw, values):
             # "rank 14 shows 2 trillion seconds, is that real?": the figure the user doubts is not one the valid
@@ -286,6 +293,8 @@ def _not_in_log(report: Report, q: Query) -> Out:
 
 
 # Answers that count what the log holds: a log out of records undercounts them.
+_LAYOUT = frozenset({"file_system", "stripe"})
+
 _COUNTED = frozenset(
     {"files", "bytes", "calls", "file_list", "interface_files", "file_usage", "metadata", "group", "rank_files"}
 )

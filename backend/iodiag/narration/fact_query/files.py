@@ -368,7 +368,7 @@ def request_size(report: Report, q: Query) -> Out:
     out = _request_size(report, q.model_copy(update={"yes_no": False}))
     f = next((x for x in report.top_files if q.target and is_named(x.path, q.target)), None)
     if f is None:
-        return out
+        return _size_yes_no(out, asked)
     if q.direction in ("read", "write") and not (f.calls.reads if q.direction == "read" else f.calls.writes):
         # "are the writes to hist.h5 under 1 MiB?" of a file only read: there are none, and that is the answer
         other, n_other, moved_other = (
@@ -391,6 +391,25 @@ def request_size(report: Report, q: Query) -> Out:
         return out
     comparison, bar = asked
     text, values, paths, ranks = out
+    word = "Yes" if size_meets(size, comparison, bar) else "No"
+    return f"{word}: {lower_first(text)}", [*values, exact(bar, "bytes")], paths, ranks
+
+
+def _size_yes_no(out: Out, asked: tuple[str, int]) -> Out:
+    """ "are the patch reads 4 KB each?" of a family or the job: yes or no from the size the answer states, the
+    most common where Darshan kept one, else the mean."""
+    if out is None:
+        return out
+    text, values, paths, ranks = out
+    said = (
+        re.search(r"most common size was ([\d.,]+ [KMGT]?i?B)", text)
+        or re.search(r"\bof ([\d.,]+ [KMGT]?i?B) on average", text)
+        or re.search(r"^Most \S+ requests were ([\d.,]+ [KMGT]?i?B)", text)
+    )
+    size = next((v.value for v in values if said and v.dim == "bytes" and _b(v.value) == said.group(1)), None)
+    if size is None:
+        return out
+    comparison, bar = asked
     word = "Yes" if size_meets(size, comparison, bar) else "No"
     return f"{word}: {lower_first(text)}", [*values, exact(bar, "bytes")], paths, ranks
 

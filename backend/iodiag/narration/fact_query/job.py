@@ -54,6 +54,7 @@ from iodiag.narration.fact_query.vocabulary import (
     MOST_OF,
     NEGLIGIBLE_SHARE,
     STRIPE_BAR,
+    STRIPE_SAID,
     WHY_SLOW,
     asked_file_systems,
 )
@@ -737,7 +738,8 @@ def _stripe_bar(asked: str) -> tuple[str, int] | None:
     "more than one OST" is the several-OSTs question, answered as such."""
     m = STRIPE_BAR.search(asked)
     if m is None:
-        return None
+        said = STRIPE_SAID.search(asked)
+        return ("equal", int(next(g for g in said.groups() if g))) if said else None
     word, n = m.group(1), int(m.group(2))
     if word in ("over", "across", "on"):
         return "equal", n  # "is it really striped over 256 OSTs?": that many, not more

@@ -44,8 +44,9 @@ from iodiag.narration.fact_query.vocabulary import (
     REAL_COUNT,
     REREAD,
     SHARE_WORDS,
-    SIZE_ASKED,
+    SIZE_SAID,
     STRIPE_BAR,
+    STRIPE_SAID,
     TOPIC,
     UNRECORDED,
     WHY_SLOW,
@@ -53,6 +54,7 @@ from iodiag.narration.fact_query.vocabulary import (
     YES_NO,
     as_question,
     asked_file_systems,
+    size_asked,
     spelled,
 )
 
@@ -543,7 +545,7 @@ def _parse(question: str) -> Query | None:
     ):
         return Query(metric="bytes", direction="read", yes_no=True, raw=question)  # "did it read any input files?"
     named_early = NAMED.search(question)
-    if named_early and yes_no and STRIPE_BAR.search(q):
+    if named_early and yes_no and (STRIPE_BAR.search(q) or STRIPE_SAID.search(q)):
         # "does snapshot_200.h5 use more than 8 stripes?": its stripe count against the number asked
         return Query(metric="stripe", target=named_early.group(1), yes_no=True, raw=question)
     if (
@@ -1040,14 +1042,19 @@ def _parse(question: str) -> Query | None:
             raw=question,
         )
     if (
-        named_file
-        and yes_no
-        and SIZE_ASKED.search(q)
-        and re.search(r"\b(f?reads?|f?writes?|requests?|calls?|access\w*|transfers?|i/?o|chunks?)\b", q)
+        yes_no
+        and (named_file or SIZE_SAID.search(q))
+        and size_asked(q)
+        and re.search(r"\b(f?reads?|f?writes?|requests?|calls?|access\w*|transfers?|i/?o|chunks?|written|read)\b", q)
+        and not re.search(r"\b(rank|process|task)s? \d", q)
     ):
         # "are the hist_0135.h5 reads at least 1 MiB each?": its request size against the size asked
         return Query(
-            metric="request_size", target=named_file.group(1), direction=_direction(q), yes_no=True, raw=question
+            metric="request_size",
+            target=named_file.group(1) if named_file else None,
+            direction=_direction(q),
+            yes_no=True,
+            raw=question,
         )
     if named_file and re.match(r"^how (big|large) (is|was)\b", q):
         # "how big is reads.fastq?": the bytes that went to it
@@ -1202,7 +1209,9 @@ def _parse(question: str) -> Query | None:
         )
     if re.search(
         r"\bi/?o[- ]bound\b|\bis (the )?i/?o (why|the reason|a big part|the problem|a bottleneck)"
-        r"|\bbecause of (the )?i/?o\b|\bi/?o (a|the) (big|large|main) (part|share)\b",
+        r"|\bbecause of (the )?i/?o\b|\bi/?o (a|the) (big|large|main) (part|share)\b"
+        r"|\b(limited|held (back|up)|slowed( down)?|bottleneck(ed)?|gated|throttled) (by|on) (the )?(file )?i/?o\b"
+        r"|\bi/?o[- ]limited\b|\bi/?o (limit|hold|slow|throttl)\w*( back| down| up)? (the|this|my) (job|run)\b",
         q,
     ):
         return Query(metric="io_bound", yes_no=True, bound=bool(re.search(r"\bi/?o[- ]bound\b", q)))

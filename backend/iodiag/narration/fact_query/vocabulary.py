@@ -437,8 +437,59 @@ _ABOUT_THAT = re.compile(
 )
 
 
+# "flux.dat is on lustre?" and "the input files sit on GPFS?": a statement with only a question mark asks yes or
+# no too. Only a short subject before the verb counts, and no question word anywhere, so "each rank writes 850 KB
+# but spends 2 s in I/O - where does it go?" stays the question it is.
+_WH_ANYWHERE = re.compile(r"\b(why|how|what|which|where|when|who|whose)(?:s|'s|’s)?\b", re.I)
+# a subject ending in one of these is a noun phrase running on ("the read size", "avg read size"), not a subject
+_RUNS_ON = re.compile(
+    r"\b(the|a|an|avg|average|mean|typical|its|their|my|this|that|per|of|total|max|min|largest|biggest|smallest"
+    r"|any|each|every|file|request|i/?o)$",
+    re.I,
+)
+_VERB_STATEMENT = re.compile(
+    r"^(?P<subj>(?:\S+\s+){0,5}?\S+)\s+(?P<verb>gets|get|sits|sit|lives|live|uses|use|goes|go|lands|land|ends up"
+    r"|end up|stays|stay|reads|read|writes|write|takes|take|spends|spend|needs|need|hits|hit|fits|fit)\s+(?P<rest>.+)$",
+    re.I,
+)
+# "has a stripe count of 32": "has" owning a thing, asked as "does ... have"
+_HAS_THING = re.compile(r"^(a|an|the|any|its|their|no|more|fewer|only|one|\d)", re.I)
+
+
+def _reordered(subj: str, aux: str, rest: str) -> str:
+    """The auxiliary first; "has"/"does" owning or doing a thing ("has a stripe count of 32", "does most of the
+    I/O") are asked with "do" ("does X have ...", "does X do ...")."""
+    low = aux.lower()
+    if low in ("has", "have", "had") and _HAS_THING.match(rest):
+        return f"{'did' if low == 'had' else 'does' if low == 'has' else 'do'} {subj} have {rest}?"
+    if low in ("does", "do", "did") and (_HAS_THING.match(rest) or re.match(r"(most|all|nearly|almost|much)\b", rest)):
+        return f"{aux} {subj} do {rest}?"
+    return f"{aux} {subj} {rest}?"
+
+
+def _untagged(text: str) -> str | None:
+    """ "flux.dat is on lustre?" -> "is flux.dat on lustre?"; None where the text is not such a statement."""
+    if not text.endswith("?") or _ASKS.match(text) or _WH_ANYWHERE.search(text):
+        return None
+    said = _FILLER.sub("", text.rstrip("? ")).strip()
+    stmt = _STATEMENT.match(said)
+    if stmt is not None:
+        if re.search(r"[,;:]|\s[-–—]\s", stmt["subj"]) or _RUNS_ON.search(stmt["subj"]):
+            return None  # "darshan shows 4096 files, is that real?": a question after a clause, already asked
+        return _reordered(stmt["subj"], stmt["aux"], stmt["rest"])
+    verb = _VERB_STATEMENT.match(said)
+    if verb is None or re.search(r"[,;:]|\s[-–—]\s", verb["subj"]) or _RUNS_ON.search(verb["subj"]):
+        return None
+    word = verb["verb"].lower()
+    third = word.endswith("s") and word not in ("ends up",)
+    base = word[:-1] if third else word.replace("ends up", "end up")
+    base = {"goe": "go"}.get(base, base)
+    return f"{'does' if third or word == 'ends up' else 'do'} {verb['subj']} {base} {verb['rest']}?"
+
+
 def as_question(question: str) -> str:
-    """The question in the usual order when it was asked as a statement with a tag or about "that"."""
+    """The question in the usual order when it was asked as a statement with a tag, about "that", or with only
+    a question mark."""
     text = question.strip()
     about = _ABOUT_THAT.match(text)
     if about:
@@ -449,7 +500,7 @@ def as_question(question: str) -> str:
         return f"is {word['head'].strip()} {word['word']}?"
     tag = _TAG.match(text)
     if not tag or _ASKS.match(text):
-        return question
+        return _untagged(text) or question
     said = re.sub(
         r"^(?:(?:so|ok|okay|and|but|well|um|uh|then|i think|i guess|i assume)[,]?\s+)+",
         "",
@@ -460,7 +511,7 @@ def as_question(question: str) -> str:
     if stmt is None:
         # "the ranks all read one file, right?": no auxiliary to move; "did" asks the same
         return f"did {said.rstrip(' ,;.')}?"
-    return f"{stmt['aux']} {stmt['subj']} {stmt['rest'].rstrip(' ,;.')}?"
+    return _reordered(stmt["subj"], stmt["aux"], stmt["rest"].rstrip(" ,;."))
 
 
 # "are the hist.h5 reads at least 1 MiB each?": a request size the question measures against
@@ -472,14 +523,30 @@ _UNITS = {"b": 1, "byte": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 <
 _UNITS |= {"mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
 
 
+# "are the patch reads 4 KB each?", "written in 16 KB chunks?": a size stated as the requests' own, asked as is
+SIZE_SAID = re.compile(
+    r"\b(?:of |in |about |around |roughly |~)?(\d+(?:\.\d+)?)\s*(b|bytes?|k|kb|kib|m|mb|mib|g|gb|gib)"
+    r"(?:\s+|-)(?:each|apiece|chunks?|requests?|reads?|writes?|blocks?|pieces?|calls?|transfers?|i/?os?"
+    r"|per (?:read|write|call|request|op|operation))\b"
+)
+
+
 def size_asked(question: str) -> tuple[str, int] | None:
-    """("at least", 1048576) for "... at least 1 MiB each?": the comparison and the size in bytes."""
-    m = SIZE_ASKED.search(question.lower())
-    return (m.group(1), int(float(m.group(2)) * _UNITS[m.group(3)])) if m else None
+    """("at least", 1048576) for "... at least 1 MiB each?": the comparison and the size in bytes; ("about",
+    4096) for "are the reads 4 KB each?"."""
+    low = question.lower()
+    m = SIZE_ASKED.search(low)
+    if m:
+        return m.group(1), int(float(m.group(2)) * _UNITS[m.group(3)])
+    said = SIZE_SAID.search(low)
+    return ("about", int(float(said.group(1)) * _UNITS[said.group(2)])) if said else None
 
 
 def size_meets(size: float, comparison: str, bar: int) -> bool:
-    """Whether a request size meets the question's comparison ("at least 1 MiB": 1 MiB itself meets it)."""
+    """Whether a request size meets the question's comparison ("at least 1 MiB": 1 MiB itself meets it; "4 KB
+    each" is met within a tenth either way, so KB and KiB both hold)."""
+    if comparison == "about":
+        return abs(size - bar) <= 0.1 * bar
     if comparison in ("at least",):
         return size >= bar
     if comparison in ("over", "above", "more than", "bigger than", "larger than", "greater than"):
@@ -494,6 +561,11 @@ STRIPE_BAR = re.compile(
     r"(osts?|stripes?|targets?)\b"
 )
 """A stripe count asked against a number ("more than 8 OSTs", "at least 4 stripes", "over 256 OSTs")."""
+
+STRIPE_SAID = re.compile(
+    r"\bstripe[ _]?count(?:\s+(?:of|is|=|:|set to))?\s*=?\s*(\d+)\b|\b(\d+)\s+stripes\b|\blfs setstripe\s+-c\s+(\d+)"
+)
+"""A stripe count the question states ("a stripe count of 32", "stripe_count=4", "8 stripes"): that many."""
 
 
 REREAD = re.compile(
