@@ -183,7 +183,8 @@ def _finding(
     lines: dict[int, SourceLocation],
     top_n: int,
 ) -> Finding:
-    recs = fit_recommendations(ctx, list(dict.fromkeys([*spec.recommendations, *hit.extra_recommendations])))
+    wanted = [*hit.lead_recommendations, *spec.recommendations, *hit.extra_recommendations]
+    recs = fit_recommendations(ctx, list(dict.fromkeys(wanted)))
     detected = hit.severity or spec.severity
     imp = grading.impact(ctx, hit.cost, spec)
     severity, why_lower = grading.grade(ctx, spec, detected, imp, hit.cost, t)

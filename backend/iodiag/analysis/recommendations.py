@@ -114,6 +114,13 @@ _ALL = [
         summary="Sort or batch requests by offset, or let collective I/O and data sieving reorder them.",
     ),
     Recommendation(
+        id="stage-software-environment",
+        title="Load the software environment once per node",
+        summary="Every rank importing Python packages or loading shared libraries from the parallel file system "
+        "sends each open and stat to its metadata servers: ship the environment as a container image or a "
+        "squashfs/conda-pack archive unpacked to node-local storage, or load it with Spindle.",
+    ),
+    Recommendation(
         id="reduce-metadata",
         title="Reduce metadata operations: fewer, combined files",
         summary="Open, stat and close files less often; combine many small files; cache metadata results.",

@@ -30,6 +30,9 @@ class Hit:
     severity: Severity | None = None
     """Overrides the registered severity (for checks whose severity depends on the numbers)."""
     extra_recommendations: tuple[str, ...] = ()
+    lead_recommendations: tuple[str, ...] = ()
+    """Advice that fits this instance better than the check's own: put before it (a metadata storm on Python
+    modules leads with staging the environment)."""
     trace: Trace | None = None
     segments: np.ndarray | None = None
     """The trace segments the finding is about (a boolean mask over ``trace``): where the log carries call

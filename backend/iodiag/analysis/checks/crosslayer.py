@@ -7,6 +7,7 @@ HDF5/PnetCDF, MPI-IO and POSIX saw them, the ranks that issued them and the Lust
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -833,6 +834,9 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
         named = f", {most.opens:,} of them on the {most.files:,} `{most.pattern}` files"
     if most is not None and named and most.file_system == "nfs":
         named += " on NFS"  # every open and stat is a round trip to one NFS server: where they go is the lever
+    # Opens of the software's own files (Python modules, shared libraries): staging the environment is the lever,
+    # combining the job's data files is not
+    software = most is not None and bool(_SOFTWARE_FILE.search(most.pattern))
     return Hit(
         # The summed time is what a user adds up from the counters ("1,959 s of metadata for 1.25 s of writes")
         subject=f"{opens:,} opens of {files:,} files{named}; {human_seconds(s.meta_s)} of metadata calls summed over "
@@ -857,6 +861,7 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
             Metric(name="files_per_rank", value=round(per_rank, 2), unit=Unit.COUNT, description="mean over ranks"),
         ],
         ranks=[busiest.rank] if busiest.rank is not None else [],
+        lead_recommendations=("stage-software-environment",) if software else (),
         cost=costs.measured(
             busiest.meta_s,
             "metadata time of the rank with the most of it, at the top layer (a shared record counts with the "
@@ -864,6 +869,9 @@ def metadata_storm(ctx: Context, t: Thresholds) -> Hit | None:
             ops=(opens + stats) or None,
         ),
     )
+
+
+_SOFTWARE_FILE = re.compile(r"(\.pyc?|\.so(\.[\d#]+)*|site-packages/.*|dist-packages/.*)$")
 
 
 def _dominant_group(ctx: Context, files: int, calls: int = 0) -> FileGroup | None:

@@ -45,6 +45,7 @@ from iodiag.narration.fact_query.common import (
 )
 from iodiag.narration.fact_query.names import (
     KIND_EXTENSIONS,
+    compared_sides,
     folder_group,
     glob_group,
     group_has,
@@ -434,6 +435,45 @@ def _mean_size_elsewhere(report: Report, q: Query) -> Out:
     return "The job made " + "; and ".join(parts) + " (bytes over calls).", values, [], []
 
 
+_LAYER_ASKED = re.compile(r"\b(mpi[- ]?io|hdf5|h5|p?netcdf|posix)\b")
+_LAYER_NAMES = {"mpiio": "MPI-IO", "mpi-io": "MPI-IO", "mpi io": "MPI-IO", "hdf5": "HDF5", "h5": "HDF5"}
+_LAYER_NAMES |= {"pnetcdf": "PnetCDF", "netcdf": "PnetCDF", "posix": "POSIX"}
+
+
+def _layer_request_size(report: Report, q: Query) -> Out:
+    """ "what size are the MPI-IO read requests?", "what size are the POSIX reads?": the layer asked (POSIX when
+    only a direction is), that direction's calls, from the cross-layer summary; None when neither is asked."""
+    raw = q.raw.lower()
+    asked = _LAYER_ASKED.search(raw)
+    if (asked is None and q.direction == "both") or report.cross_layer is None or re.search(r"\bwhy\b", raw):
+        return None
+    name = _LAYER_NAMES.get(asked.group(1), "POSIX") if asked else "POSIX"
+    layer = next((la for la in report.cross_layer.job_layers if la.layer == name), None)
+    if layer is None:
+        return None
+    parts: list[str] = []
+    values: list[Quantity] = []
+    for verb, st in (("write", layer.writes), ("read", layer.reads)):
+        if st.ops <= 0 or (q.direction != "both" and verb != q.direction):
+            continue
+        if st.typical_bytes:
+            parts.append(
+                f"{st.ops:,} {name} {verb}s, mostly {_b(st.typical_bytes)} ({_b(st.mean_bytes)} on average, "
+                f"{_b(st.bytes)} in all)"
+            )
+            values += [exact(st.ops, "bare"), exact(st.typical_bytes, "bytes"), exact(st.mean_bytes, "bytes")]
+        else:
+            parts.append(f"{st.ops:,} {name} {verb}s of {_b(st.mean_bytes)} on average ({_b(st.bytes)} in all)")
+            values += [exact(st.ops, "bare"), exact(st.mean_bytes, "bytes")]
+        values.append(exact(st.bytes, "bytes"))
+    if not parts and asked is None:
+        return None  # "what size are the writes?" of a job that wrote through STDIO: the other rules know
+    if not parts:
+        way = {"write": "writes", "read": "reads"}.get(q.direction, "reads or writes")
+        return f"The job made no {name} {way}.", [exact(0, "bare")], [], []
+    return "The job made " + " and ".join(parts) + ".", values, [], []
+
+
 def _request_size(report: Report, q: Query) -> Out:
     if q.target and name_pattern(q.target):
         # "the restart.*.bin files": a name with a placeholder is the group it stands for, not its first file
@@ -503,6 +543,9 @@ def _request_size(report: Report, q: Query) -> Out:
                 lead = "Because the requests are small: " if size <= SMALL_REQUEST else ""
                 text = f"{lead}{'m' if lead else 'M'}ost {noun} went through {i.name}: {n:,} of {_b(size)} on average"
                 return text + ".", [exact(n, "bare"), exact(size, "bytes")], [], []
+    by_layer = _layer_request_size(report, q)
+    if by_layer is not None:
+        return by_layer
     if not t.access_sizes:
         return _mean_size_elsewhere(report, q)
     lead, lead_values = "", []
@@ -865,10 +908,41 @@ def job_reread(report: Report, q: Query) -> Out:
     return text, values, [f.path for f in again[:1]], []
 
 
+# "was particles.dat read back after it was written?": whether the job read what it wrote, not a second read
+_READ_AFTER_WRITE = re.compile(
+    r"\bread\w* (it |them )?back\b.*\b(after|once)\b.*\b(writ\w*|wrote|saved|dumped)\b"
+    r"|\b(after|once) (it was |they were |being )?(writ\w*|wrote)\b.*\bread\w*( back)?\b"
+)
+
+
+def _read_after_write(f: FileUsage) -> Out:
+    if not (f.bytes_written and f.bytes_read):
+        did = "written" if f.bytes_written else "read" if f.bytes_read else "neither read nor written"
+        moved = f.bytes_written or f.bytes_read
+        return f"No: `{f.path}` was only {did} ({_b(moved)}).", [exact(moved, "bytes")], [f.path], []
+    when = ""
+    values = [exact(f.bytes_written, "bytes"), exact(f.bytes_read, "bytes")]
+    if f.write_end_s is not None and f.read_start_s is not None and f.read_end_s is not None:
+        after = f.read_end_s > f.write_end_s
+        when = (
+            f"; its reads ran until {_s(f.read_end_s)} into the run, after its last write ended at {_s(f.write_end_s)}"
+            if after
+            else f"; but its reads ended at {_s(f.read_end_s)}, before its last write ended at {_s(f.write_end_s)}"
+        )
+        values += [exact(f.read_end_s, "seconds"), exact(f.write_end_s, "seconds")]
+        word = "Yes" if after else "No"
+    else:
+        word = "Yes"
+    text = f"{word}: `{f.path}` was written ({_b(f.bytes_written)}) and read ({_b(f.bytes_read)}){when}."
+    return text, values, [f.path], []
+
+
 def file_usage(report: Report, q: Query) -> Out:
     f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
     if f is None:
         return _member_of_group(report, q)
+    if q.yes_no and _READ_AFTER_WRITE.search(q.raw.lower()):
+        return _read_after_write(f)
     if q.yes_no and q.direction != "write" and REREAD.search(q.raw.lower()):
         return reread(f"`{f.path}`", f.bytes_read, f.read_extent)
     if _READ_VS_WRITE.search(q.raw.lower()) and f.read_time_s and f.write_time_s:
@@ -1386,12 +1460,30 @@ def _calls_per_rank(report: Report, kind: str, noun: str) -> Out:
     return text, values, [], []
 
 
+def _compare_sides(report: Report, q: Query) -> Out:
+    """ "which costs each rank more time, coeffs.bin or importing the python package?": each side's time per
+    rank, the larger first."""
+    sides = compared_sides(report, q.raw)
+    if sides is None:
+        return None
+    a, b = sides
+    more, less = (a, b) if a.per_rank >= b.per_rank else (b, a)
+    verb = "cost" if more.label.startswith("the ") else "costs"
+    text = (
+        f"{more.label[0].upper()}{more.label[1:]} {verb} more: about {_s(more.per_rank)} per rank, against "
+        f"{_s(less.per_rank)} on {less.label} (summed over ranks: {_s(more.summed)} against {_s(less.summed)})."
+    )
+    values = [exact(more.per_rank, "seconds"), exact(less.per_rank, "seconds")]
+    values += [exact(more.summed, "seconds"), exact(less.summed, "seconds")]
+    return text, values, [*more.paths, *less.paths], []
+
+
 def file_compare(report: Report, q: Query) -> Out:
     """Two named files side by side: how long each took on its slowest rank (the time the job waited on it)."""
-    a = next((x for x in report.top_files if is_named(x.path, q.target)), None)
-    b = next((x for x in report.top_files if is_named(x.path, q.file)), None)
+    a = next((x for x in report.top_files if q.target and is_named(x.path, q.target)), None)
+    b = next((x for x in report.top_files if q.file and is_named(x.path, q.file)), None)
     if a is None or b is None or a.path == b.path:
-        return None
+        return _compare_sides(report, q)
 
     def took(f: FileUsage) -> float:
         return f.slowest_s if f.slowest_s else f.io_time_s

@@ -1172,7 +1172,37 @@ def time_split(report: Report, q: Query) -> Out:
     return head + ".", values, [], []
 
 
+def _file_write_vs_read(report: Report, q: Query) -> Out:
+    """ "did reading particles.dat back take longer than writing it?": that file's read time against its write
+    time; yes or no to the way round the question has it."""
+    f = next((x for x in report.top_files if is_named(x.path, q.target)), None)
+    if f is None or (f.read_time_s <= 0 and f.write_time_s <= 0):
+        return None
+    slower, faster = ("writing", "reading") if f.write_time_s >= f.read_time_s else ("reading", "writing")
+    long_s, short_s = max(f.write_time_s, f.read_time_s), min(f.write_time_s, f.read_time_s)
+    each = max(f.ranks, 1)
+    text = (
+        f"{slower.capitalize()} `{f.path}` took {_s(long_s)} summed over its {f.ranks:,} rank(s) "
+        f"({_s(long_s / each)} per rank) against {_s(short_s)} {faster} it ({_s(short_s / each)} per rank), for "
+        f"{_b(f.bytes_written)} written and {_b(f.bytes_read)} read."
+    )
+    values = [exact(long_s, "seconds"), exact(short_s, "seconds"), exact(long_s / each, "seconds")]
+    values += [exact(short_s / each, "seconds"), exact(f.bytes_written, "bytes"), exact(f.bytes_read, "bytes")]
+    asked = re.search(
+        r"\b(writ\w*|wrote|reads?|reading)\b.*?\b(longer|slower|more time|faster|quicker|shorter|less time)\b",
+        q.raw.lower(),
+    )
+    if q.yes_no and asked:
+        first = "writing" if asked.group(1).startswith(("writ", "wrote")) else "reading"
+        more = asked.group(2) in ("longer", "slower", "more time")
+        yes = (first == slower) == more
+        text = ("Yes: " if yes else "No: ") + lower_first(text)
+    return text, values, [f.path], []
+
+
 def write_vs_read(report: Report, q: Query) -> Out:
+    if q.target:
+        return _file_write_vs_read(report, q)
     rows = counted_interfaces(report)
     w_s, r_s = sum(i.own_write_s for i in rows), sum(i.own_read_s for i in rows)
     w_b, r_b = sum(i.own_bytes_written for i in rows), sum(i.own_bytes_read for i in rows)

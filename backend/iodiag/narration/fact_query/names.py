@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from iodiag.analysis.models import (
     FileGroup,
     Report,
 )
-from iodiag.narration.fact_query.vocabulary import NOT_A_NAME
+from iodiag.narration.fact_query.vocabulary import NAMED, NOT_A_NAME
 
 
 def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
@@ -36,6 +37,17 @@ def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
         inside = {p for p in paths if word in p.lower().split("/")[:-1]}
         if len(inside) == 1:
             return next(iter(inside)).rsplit("/", 1)[-1]
+    return None
+
+
+def activity_name(q: str, report: Report) -> str | None:
+    """A word for what the job does that names its files by their stem ("the logging" names output.log, "the
+    checkpointing" chk.h5's "checkpoint" files): the word without its "-ing", a whole part of some file's name."""
+    parts = {t for p in report_paths(report) for t in re.split(r"[^a-z0-9]+", p.rsplit("/", 1)[-1].lower()) if t}
+    for word in re.findall(r"\b([a-z]{3,})ing\b", q):
+        for stem in (word, word[:-1] if len(word) >= 4 and word[-1] == word[-2] else word, word + "e"):
+            if len(stem) >= 3 and stem not in NOT_A_NAME and stem in parts:
+                return str(stem)
     return None
 
 
@@ -302,3 +314,51 @@ def named_in(path: str, question: str) -> bool:
     """Whether the question names this file (its base name, as written)."""
     base = path.rsplit("/", 1)[-1]
     return bool(base) and base.lower() in question.lower()
+
+
+_SOFTWARE_WORDS = re.compile(r"\b(python|imports?|importing|packages?|modules?|site-packages|librar\w*|\.so)\b")
+_SPLIT_SIDES = re.compile(r"\s(?:or|vs\.?|versus|than|compared (?:to|with)|against)\s", re.I)
+
+
+class Side(NamedTuple):
+    label: str
+    per_rank: float  # the time one rank spends on it: a shared file's slowest rank, a family's mean per rank
+    summed: float
+    paths: list[str]
+
+
+def _side(report: Report, text: str) -> Side | None:
+    """One side of "which costs more, X or Y?": a named file, a family of files, or the Python packages."""
+    low = text.lower()
+    named = NAMED.search(text)
+    word = named.group(1) if named else None
+    f = next((x for x in report.top_files if word and is_named(x.path, word)), None)
+    if f is None and not named:
+        g = group_named(report, text)
+        if g is not None and g.files > 1:
+            each = g.io_time_s / max(g.ranks, 1)
+            return Side(f"the {g.files:,} `{g.pattern}` files", each, g.io_time_s, [])
+        soft = [s for s in report.software_files if s.io_time_s > 0]
+        if soft and _SOFTWARE_WORDS.search(low):
+            kept = max(soft, key=lambda s: s.io_time_s)
+            each = kept.io_time_s / max(report.job.nprocs, 1)
+            return Side(f"the {kept.kind} ({kept.files:,} files, e.g. `{kept.example}`)", each, kept.io_time_s, [])
+        loose = loose_name(low, report, plural=True)
+        f = next((x for x in report.top_files if loose and is_named(x.path, loose)), None)
+    if f is None:
+        return None
+    return Side(f"`{f.path}`", f.slowest_s or f.io_time_s, f.io_time_s, [f.path])
+
+
+def compared_sides(report: Report, question: str) -> tuple[Side, Side] | None:
+    """The two things "which costs more, X or Y?" weighs, each one the log holds; None when either side names
+    nothing it holds, or both the same."""
+    head = re.split(r"[:,]\s", question, maxsplit=1)
+    body = head[1] if len(head) > 1 and _SPLIT_SIDES.search(head[1]) else question
+    parts = _SPLIT_SIDES.split(body, maxsplit=1)
+    if len(parts) != 2:
+        return None
+    a, b = _side(report, parts[0]), _side(report, parts[1])
+    if a is None or b is None or a.label == b.label:
+        return None
+    return a, b

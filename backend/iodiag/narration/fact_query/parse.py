@@ -10,6 +10,8 @@ from iodiag.analysis.models import (
 )
 from iodiag.narration.fact_query.names import (
     FILE_NOUNS,
+    activity_name,
+    compared_sides,
     ext_group,
     folder_group,
     glob_group,
@@ -201,6 +203,22 @@ def _program_as_job(question: str, report: Report) -> str:
     return question
 
 
+COMPARE_COST = re.compile(
+    r"\b(longer|slower|faster|quicker|more time|less time|costs? (\w+ )*?more|more (costly|expensive)"
+    r"|(bigger|larger|greater|higher|main|biggest|largest) (cost|share|part)|which (takes|is|costs))\b"
+)
+
+
+def _file_named(question: str, report: Report) -> str | None:
+    """The file a question names: by a name with an extension, or by a word that is a whole file name the report
+    holds ("Cell_D_5"), case as typed."""
+    named = NAMED.search(question)
+    if named:
+        return named.group(1)
+    bases = {p.rsplit("/", 1)[-1].lower() for p in report_paths(report)}
+    return next((w for w in re.findall(r"[A-Za-z][\w.-]*\w", question) if w.lower() in bases and len(w) > 3), None)
+
+
 def _parse_about(question: str, report: Report) -> Query | None:
     """``parse``, and a why-question that names a file loosely ("why is the restart write so slow?", "how do I
     make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
@@ -219,6 +237,23 @@ def _parse_about(question: str, report: Report) -> Query | None:
     ):
         # "why does the log list a bunch of site-packages entry_points.txt files?": the software environment
         return Query(metric="software", raw=question)
+    if (
+        (found is None or found.metric not in ("file_compare", "write_vs_read"))
+        and COMPARE_COST.search(q)
+        and re.search(r"\s(or|vs\.?|versus|than|compared (to|with)|against)\s", q)
+        and not re.search(r"\bwhy\b", q)
+        and not re.search(r"\b(read\w*|load\w*)\b.*\b(than|or|vs\.?)\b.*\b(writ\w*)\b( it| them)?\W*$", q)
+        and not META_VS_DATA.search(q)
+        and compared_sides(report, question) is not None
+    ):
+        # "what costs rank 0 more time, its lammpstrj dump or its stats file?": two files, families or the Python
+        # packages, each side's time per rank; the answer says None when a side names nothing the log holds
+        return Query(metric="file_compare", raw=question)
+    if re.search(r"\b(which|what) osts?\b.*\b(is|are|was|were|on|holds?|held|has|have|store\w*|hold)\b", q) and (
+        target := _file_named(question, report)
+    ):
+        # "which OST is Cell_D_5 on?", "what OST holds plt.dat?": that file's own layout, its OSTs named
+        return Query(metric="stripe", target=target, raw=question)
     if WHEN.search(q) and not NAMED.search(question) and not re.search(r"\bhow (long|much|many)\b", q):
         if group_named(report, question) is not None:
             # "when was the first npz file read?": the family's first and last timestamped request
@@ -321,14 +356,19 @@ def _parse_about(question: str, report: Report) -> Query | None:
         # "how big was the restart write?": the bytes of the file a word names
         return Query(metric="file_usage", target=word, direction=_direction(q), raw=question)
     if (
-        (found is None or found.metric in ("time", "io_share", "runtime"))
+        (found is None or found.metric in ("time", "io_share", "runtime", "uses"))
         and re.search(
             r"\b(is|are|was|were)\b[^.!?]*\b(problem|bottleneck|slowing|costing|costly|expensive|significant|"
-            r"an issue|hurting)\b",
+            r"an issue|hurting|holding)\b"
+            r"|\b(does|do|did)\b[^.!?]*\b(matter|count|slow\w*|hold\w*|hurt\w*|cost)\b[^.!?]*"
+            r"\b(run ?time|run|job|wall ?time|it|things|us)\b",
             q,
         )
         and not NAMED.search(question)
-        and ((word := loose_name(q, report, plural=False)) is not None or group_named(report, question) is not None)
+        and (
+            (word := loose_name(q, report, plural=False) or activity_name(q, report)) is not None
+            or group_named(report, question) is not None
+        )
     ):
         # "is the checkpoint write a problem in this run?": that file's (or family's) share of the run, yes from
         # a tenth of it
@@ -1258,9 +1298,10 @@ def _parse(question: str) -> Query | None:
         r"|compared (to|with))\s.*\b(reads?|reading|writ\w*)\b",
         q,
     )
-    if compared and compared.group(1)[0] != compared.group(4)[0] and not named and not RANK.search(q):
-        # "do the writes take longer than the reads?", "how long did writing take versus reading?"
-        return Query(metric="write_vs_read", yes_no=yes_no, raw=question)
+    if compared and compared.group(1)[0] != compared.group(4)[0] and not RANK.search(q):
+        # "do the writes take longer than the reads?", "how long did writing take versus reading?"; with a file
+        # named, that file's own read and write time
+        return Query(metric="write_vs_read", yes_no=yes_no, target=named.group(1) if named else None, raw=question)
     if re.search(
         r"\b(write|writ\w*) time\b.*\bread\w* time\b|\bread\w* time\b.*\b(write|writ\w*) time\b"
         r"|\breads? or writes?\b|\bwrites? or reads?\b|\bwrit\w* or read\w*\b|\bread\w* or writ\w*\b"
@@ -1487,7 +1528,10 @@ def _parse(question: str) -> Query | None:
         # "is test.out on NFS?", "is the ocean file on lustre?"
         return Query(metric="file_system", direction=_direction(q), target=target, yes_no=True, raw=question)
     if re.search(
-        r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b", q
+        r"\b(file ?system|fs|mount ?point|mounted)\b|\b(which|what|where)\b.*\bstorage\b"
+        r"|^where (is|are|was|were|does|do|did)\b.*\b(stored|kept|saved|located|live[sd]?|sit|sits|sat|written|put"
+        r"|go|goes|went|end(ed)? up|land(ed)?)\b",
+        q,
     ) and not re.search(r"\bstorage targets?\b|\b(blame|fault|problem|slow\w*|why)\b", q):
         # "was it on a parallel file system like lustre or gpfs?" asks whether, and is answered yes or no
         whether = yes_no and bool(asked_file_systems(q))
@@ -1535,6 +1579,13 @@ def _parse(question: str) -> Query | None:
     if re.search(
         r"(\b(fraction|share|percent\w*|proportion)\b|%).*\b(i/?o)\b|\b(i/?o)\b.*\b(fraction|share|percent\w*)\b", q
     ):
+        return Query(metric="io_share")
+    if re.search(
+        r"\bhow much of (the |this |my |its )?([\w.-]+ )?(run ?time|run|job|wall ?time)\b.*\bi/?o\b"
+        r"|\bhow much of (it|that|this)\b.*\bi/?o\b",
+        q,
+    ):
+        # "how much of the enzo runtime is I/O?", "how long did it run, and how much of it was I/O?": the share
         return Query(metric="io_share")
     if re.search(r"\bhow long\b.*\b(run|job|take|last)\b|\brun ?time\b|\bwall ?time\b|\belapsed\b", q):
         return Query(metric="runtime")

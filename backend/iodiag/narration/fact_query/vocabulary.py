@@ -249,8 +249,13 @@ FIX_ASK = (
     r"|\bspeed\w* (it |this |that |them |things )?up\b|\b(be|get|got) sped up\b"
     r"|\bwhat (should|do|can|could|would) (i|we|you) (do|change|try)\b|\bwhat to (do|change|try)\b"
     r"|\bhow should\b|\binstead\b|\bdifferently\b|\bwhat should (change|be changed|\w+ do)\b"
+    r"|\bwhat can (be|i|we) done\b|\bwhat can (i|we) do\b|\banything (i|we) can do\b"
+    r"|\bhow (can|do|could|would) (i|we) (reduce|cut|lower|avoid|shrink)\b"
 )
-MOST_OF = r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger)\b"
+MOST_OF = (
+    r"\b(bulk|most|majority|mostly|dominat\w*|more than half|largest part|biggest part|main part|bigger|larger"
+    r"|(main|primary|chief|biggest|largest|dominant) (cost|share|expense|time sink|consumer))\b"
+)
 WHY_SLOW = re.compile(
     r"\b(why|slow\w*|crawl\w*|speed\w* up|sped up|faster|takes? (forever|so long|long)|(spend|take|use)s? less time"
     r"|(spends?|takes?|taking|spending) (ages|forever)|what'?s (going on|happening|wrong)|what is (going on|happening)"

@@ -1,0 +1,139 @@
+"""Questions the blind set sealed36 showed had nowhere to go (issue 28): which of two files, families or the
+Python packages costs each rank more; whether a file was read back after it was written, and whether reading it
+took longer than writing it; which OST holds a file; where a file is stored; whether an activity ("the logging")
+slows the job; a metadata storm on Python modules advises staging the environment. Every scenario is built by
+construction, so every number is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from iodiag.narration.fact_query import parse
+from tests.narration.test_narration_support import first_sentence, scenario_report, write_spec
+
+_JOB = """name: sides
+description: built for a test
+job:
+  nprocs: 4
+  exe: python -u train.py
+  runtime: 400
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+    - {path: /home, fs: nfs}
+    - {path: /, fs: ext4}
+files:
+  - {path: /lus/scratch/run/ocean.dat, lustre: {stripe_size: 1MiB, stripe_count: 4}}
+program:
+  - {ranks: all, files: "/lus/scratch/env/lib/python3.11/site-packages/pkg/mod{i}.py", count_files: 200,
+     op: open_stat, meta_seconds: 0.05}
+  - {ranks: all, file: /lus/scratch/run/ocean.dat, op: write, count: 40, size: 1MiB, layout: segmented,
+     seconds_per_op: 0.2}
+  - {ranks: all, file: /lus/scratch/run/ocean.dat, op: read, count: 40, size: 1MiB, layout: segmented,
+     seconds_per_op: 0.05}
+  - {ranks: all, file: "/lus/scratch/run/stats/rank{rank}.bin", op: write, count: 100, size: 4KiB,
+     seconds_per_op: 0.01}
+  - {ranks: "0", file: /home/u/output.log, interface: stdio, op: write, count: 1000, size: 100,
+     seconds_per_op: 0.0001}
+"""
+
+
+@pytest.fixture(scope="module")
+def sides(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_spec(tmp_path_factory, _JOB, "sides")
+
+
+def test_two_files_or_families_are_compared_by_their_time_per_rank(sides: Path) -> None:
+    rep = scenario_report(sides)
+    ocean = next(f for f in rep.top_files if f.path.endswith("ocean.dat"))
+    text = first_sentence(sides, "per rank, which takes longer: the ocean.dat write or the stats files?")
+    assert text.startswith("`/lus/scratch/run/ocean.dat` costs more: about 10.00 s per rank, against 1.00 s on "), text
+    assert "the 4 `/lus/scratch/run/stats/rank#.bin` files" in text, text
+    assert f"summed over ranks: {ocean.io_time_s:.2f} s against 4.00 s" in text, text
+    # the other way round names the same winner
+    again = first_sentence(sides, "is the stats file write or the ocean.dat write the bigger cost?")
+    assert again.startswith("`/lus/scratch/run/ocean.dat` costs more"), again
+
+
+def test_the_python_packages_are_a_side_of_their_own(sides: Path) -> None:
+    text = first_sentence(sides, "which costs each rank more time, ocean.dat or importing the python package?")
+    # 200 modules x 0.05 s of open and stat on every rank, against 40 x 0.2 s writes + 40 x 0.05 s reads
+    assert text.startswith("The python packages (200 files, e.g. `/lus/scratch/env/"), text
+    assert "cost more: about 10.00 s per rank, against 10.00 s" not in text
+    assert "against 10.00 s on `/lus/scratch/run/ocean.dat`" in text, text
+
+
+def test_a_file_read_back_after_it_was_written_is_a_yes_with_when(sides: Path) -> None:
+    text = first_sentence(sides, "was ocean.dat read back after it was written?")
+    assert text.startswith("Yes: `/lus/scratch/run/ocean.dat` was written (160 MiB) and read (160 MiB)"), text
+    assert "after its last write ended" in text, text
+    # a file only written was never read back
+    assert first_sentence(sides, "was rank1.bin read back after it was written?").startswith("No: ")
+
+
+def test_reading_against_writing_one_file_answers_the_way_round_it_was_asked(sides: Path) -> None:
+    slower = first_sentence(sides, "did reading ocean.dat take longer than writing it?")
+    assert slower.startswith("No: writing `/lus/scratch/run/ocean.dat` took "), slower
+    assert first_sentence(sides, "was writing ocean.dat slower than reading it?").startswith("Yes: writing ")
+
+
+def test_which_ost_holds_a_file_names_its_osts(sides: Path) -> None:
+    rep = scenario_report(sides)
+    ocean = next(f for f in rep.top_files if f.path.endswith("ocean.dat"))
+    assert ocean.osts
+    text = first_sentence(sides, "which OST holds ocean.dat?")
+    assert "stripe count 4" in text and f"OSTs {ocean.osts[0]}, " in text, text
+
+
+def test_where_a_file_is_stored_is_its_file_system() -> None:
+    q = parse("where is output.log stored?")
+    assert q is not None and q.metric == "file_system" and q.target == "output.log"
+
+
+def test_an_activity_named_by_its_verb_is_judged_by_its_files_share(sides: Path) -> None:
+    text = first_sentence(sides, "is the logging slowing the job down?")
+    assert text.startswith("No: ") and "`/home/u/output.log`" in text, text
+    share = first_sentence(sides, "how much of the train runtime is I/O?")
+    assert share.startswith("I/O took 10% of the 6.7 min run"), share
+
+
+def test_a_metadata_storm_on_python_modules_leads_with_staging_the_environment(sides: Path) -> None:
+    rep = scenario_report(sides)
+    storm = next((f for f in rep.findings if f.code == "J03"), None)
+    assert storm is not None
+    assert storm.recommendations[0] == "stage-software-environment", storm.recommendations
+
+
+_LAYERED_JOB = """name: layered
+description: built for a test
+job:
+  nprocs: 8
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+files:
+  - {path: /lus/scratch/run/field.dat, lustre: {stripe_size: 4MiB, stripe_count: 4}}
+program:
+  - {ranks: all, file: /lus/scratch/run/field.dat, interface: mpiio, collective: true, cb_nodes: 2, op: write,
+     count: 8, size: 256KiB, layout: interleaved, seconds_per_op: 0.01}
+"""
+
+
+@pytest.fixture(scope="module")
+def layered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_spec(tmp_path_factory, _LAYERED_JOB, "layered")
+
+
+def test_a_request_size_asked_of_one_layer_and_direction_is_that_layers(layered: Path) -> None:
+    rep = scenario_report(layered)
+    assert rep.cross_layer is not None
+    mpi = next(la for la in rep.cross_layer.job_layers if la.layer == "MPI-IO")
+    posix = next(la for la in rep.cross_layer.job_layers if la.layer == "POSIX")
+    assert mpi.writes.ops == 64 and posix.writes.ops < 64  # two-phase I/O merged the 256 KiB pieces
+    text = first_sentence(layered, "what size are the MPI-IO write requests?")
+    assert text.startswith("The job made 64 MPI-IO writes, mostly 256 KiB"), text
+    beneath = first_sentence(layered, "what size are the POSIX writes?")
+    assert beneath.startswith(f"The job made {posix.writes.ops:,} POSIX writes"), beneath
+    # none of them read: said so for the layer asked
+    assert first_sentence(layered, "what size are the MPI-IO reads?") == "The job made no MPI-IO reads."
