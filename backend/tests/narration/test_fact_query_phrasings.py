@@ -43,8 +43,9 @@ def test_collective_names_the_write_a_time_question_asks_about() -> None:
 
 
 def test_request_size_and_total_gives_both() -> None:
+    # the writes asked about, not the reads beside them: their size and what they wrote in all
     assert _first(CHECKPOINT, "write request size and total written?") == (
-        "Most POSIX requests were 16 MiB: 64 of the 64 reads and writes. The job wrote 512 MiB in all."
+        "The job made 32 POSIX writes, mostly 16 MiB (16 MiB on average, 512 MiB in all)."
     )
 
 

@@ -137,3 +137,63 @@ def test_a_request_size_asked_of_one_layer_and_direction_is_that_layers(layered:
     assert beneath.startswith(f"The job made {posix.writes.ops:,} POSIX writes"), beneath
     # none of them read: said so for the layer asked
     assert first_sentence(layered, "what size are the MPI-IO reads?") == "The job made no MPI-IO reads."
+
+
+@pytest.mark.parametrize(
+    ("asked", "text", "word"),
+    [
+        (
+            "is the stripe count ok?",
+            "`a` has stripe count 1 ...; for its size ..., 8 stripes of 16 MiB would fit.",
+            "No: ",
+        ),
+        ("is the striping fine?", "`a` has stripe count 8 and stripe size 16 MiB for 25 GiB.", "Yes: "),
+        ("is the stripe count too low?", "`a` has stripe count 1; 8 stripes of 16 MiB would fit.", "Yes: "),
+        ("is the stripe count too high?", "`a` has stripe count 1; 8 stripes of 16 MiB would fit.", "No: "),
+        ("is the stripe count too high?", "`a` has stripe count 64; 8 stripes of 16 MiB would fit.", "Yes: "),
+        ("is the stripe count too low?", "`a` has stripe count 8 and stripe size 16 MiB.", "No: "),
+    ],
+)
+def test_whether_a_layout_is_ok_comes_from_the_layout_that_would_fit(asked: str, text: str, word: str) -> None:
+    from iodiag.narration.fact_query.job import _layout_judged
+
+    assert _layout_judged(asked, text) == word
+
+
+def test_is_the_striping_ok_leads_with_yes_or_no(layered: Path) -> None:
+    text = first_sentence(layered, "is the stripe count of field.dat ok?")
+    assert text.startswith(("Yes: ", "No: ")), text
+    assert text.startswith("No: ") == ("would fit" in text), text
+
+
+_TWO_STRAGGLERS = """name: two-stragglers
+description: built for a test
+job:
+  nprocs: 64
+  nodes: 4
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 16, slow_osts: {5: 20}}
+    - {path: /, fs: ext4}
+files:
+  - {path: "/lus/scratch/out/part.{rank}.dat", lustre: {stripe_size: 1MiB, stripe_count: 1}}
+  - {path: /lus/scratch/in/mesh.bin, lustre: {stripe_size: 1MiB, stripe_count: 4}}
+program:
+  - {ranks: "0", file: /lus/scratch/in/mesh.bin, op: read, count: 200, size: 4MiB, seconds_per_op: 0.05}
+  - {ranks: all, file: "/lus/scratch/out/part.{rank}.dat", op: write, count: 8, size: 4MiB}
+"""
+
+
+@pytest.fixture(scope="module")
+def two_stragglers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_spec(tmp_path_factory, _TWO_STRAGGLERS, "two-stragglers")
+
+
+def test_which_ranks_are_slow_names_a_second_straggler_the_slow_ost_does_not_explain(two_stragglers: Path) -> None:
+    rep = scenario_report(two_stragglers)
+    l04 = rep.finding("L04")
+    assert l04 is not None and 0 not in l04.ranks
+    # the answer's first line: the slow OST's ranks, then the rank slow for its own reason
+    text = first_sentence(two_stragglers, "which ranks are slow and why?")
+    assert text.startswith(f"{len(l04.ranks)} rank(s) are slow ("), text
+    assert ". Also rank 0 spent " in text and "`/lus/scratch/in/mesh.bin`" in text, text

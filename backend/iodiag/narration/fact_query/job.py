@@ -708,6 +708,10 @@ def stripe(report: Report, q: Query) -> Out:
             )
     if out is None or not q.yes_no:
         return out
+    judged = _layout_judged(q.raw.lower(), out[0])
+    if judged is not None:
+        # "is the stripe count ok?": whether the layout fits the file's size, ranks and requests
+        return judged + lower_first(out[0]), *out[1:]
     if not q.target and _group_stripes(report, q) is None and report.lustre_layouts:
         # "are the files on a single OST?" naming no file or family: every laid-out file answers, never the
         # first one alone
@@ -731,6 +735,33 @@ def stripe(report: Report, q: Query) -> Out:
         return out
     yes = count > 1 if several else count == 1
     return ("Yes: " if yes else "No: ") + lower_first(text), values, paths, ranks
+
+
+_LAYOUT_OK = re.compile(
+    r"\b(ok|okay|fine|good|right|reasonable|sensible|appropriate|adequate|enough|correct|optimal|sane|well set"
+    r"|set (up )?(right|correctly|well))\b"
+)
+_LAYOUT_LOW = re.compile(r"\btoo (low|small|few|narrow)\b")
+_LAYOUT_HIGH = re.compile(r"\btoo (high|big|large|many|wide)\b")
+
+
+def _layout_judged(asked: str, text: str) -> str | None:
+    """ "Yes: " or "No: " to "is the striping ok?" / "is the stripe count too low?", from the one layout the
+    answer states and the layout it says would fit (none said: it fits)."""
+    if text.count("stripe count") != 1:
+        return None
+    stated = re.search(r"stripe count (\d+)", text)
+    better = re.search(r"(\d+) stripes of [\d.]+ \w+ would fit", text)
+    if stated is None:
+        return None
+    if _LAYOUT_LOW.search(asked) or _LAYOUT_HIGH.search(asked):
+        if better is None:
+            return "No: "
+        low = int(better.group(1)) > int(stated.group(1))
+        return "Yes: " if low == bool(_LAYOUT_LOW.search(asked)) else "No: "
+    if _LAYOUT_OK.search(asked):
+        return "No: " if better else "Yes: "
+    return None
 
 
 def _stripe_bar(asked: str) -> tuple[str, int] | None:

@@ -926,8 +926,40 @@ def slow_ranks(report: Report, q: Query) -> Out:
         text = f"{count:,} rank(s) are slow ({shown}): their data sits on slow OST {ost}" + (
             f", {tail}" if tail else ""
         )
+        other = _slow_for_another_reason(report, q, set(f.ranks))
+        if other is not None:
+            # A second straggler the slow OST does not explain (rank 0 reading the input alone): its own why
+            more, mv, mf, mr = other
+            return f"{text}. {more}", [*hv, *mv], mf, [*f.ranks, *mr]
         return text + ".", hv, [], list(f.ranks)
     return any_slow_rank(report, q)
+
+
+def _slow_for_another_reason(report: Report, q: Query, explained: set[int]) -> Out:
+    """The slowest rank outside ``explained`` that is slow by the single-rank rule (at least 1.5x the yardstick
+    and a second more), said as "Also rank N ...", or None."""
+    s = report.io_share
+    if s is None or s.runtime_s <= 0:
+        return None
+    candidates = {r.rank for r in sorted(report.rank_table.ranks, key=lambda r: -(r.read_s + r.write_s + r.meta_s))[:4]}
+    candidates |= {f.kept_slowest.rank for f in report.top_files if f.kept_slowest is not None}
+    if s.slowest_rank is not None:
+        candidates.add(s.slowest_rank)
+    found: list[tuple[float, Out]] = []
+    own = {r.rank: r.read_s + r.write_s + r.meta_s for r in report.rank_table.ranks}
+    for rank in sorted(candidates - explained):
+        if rank < 0 or _like_slow_ost_ranks(report, rank, own.get(rank, 0.0)):
+            continue  # most likely one of the slow OST's ranks the finding does not list
+        asked = q.model_copy(update={"target": str(rank), "yes_no": True, "raw": f"is rank {rank} slow?"})
+        out = slow_rank(report, asked)
+        if out is None or not out[0].startswith("Yes: "):
+            continue
+        mine = out[1][0].value if out[1] else 0.0
+        found.append((mine, out))
+    if not found:
+        return None
+    _, (text, values, files, ranks) = max(found, key=lambda x: x[0])
+    return "Also " + lower_first(text.removeprefix("Yes: ")), values, files, ranks
 
 
 def rank_files(report: Report, q: Query) -> Out:
