@@ -945,7 +945,7 @@ def _slow_for_another_reason(report: Report, q: Query, explained: set[int]) -> O
     candidates |= {f.kept_slowest.rank for f in report.top_files if f.kept_slowest is not None}
     if s.slowest_rank is not None:
         candidates.add(s.slowest_rank)
-    found: list[tuple[float, Out]] = []
+    found: list[tuple[float, tuple[str, list[Quantity], list[str], list[int]]]] = []
     own = {r.rank: r.read_s + r.write_s + r.meta_s for r in report.rank_table.ranks}
     for rank in sorted(candidates - explained):
         if rank < 0 or _like_slow_ost_ranks(report, rank, own.get(rank, 0.0)):
