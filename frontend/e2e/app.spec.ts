@@ -333,10 +333,13 @@ test("the report leads with the backend's verdict: headline, ranked causes, then
   await expect(items.first()).toContainText(top.code);
   await expect(items.first()).toContainText(top.title);
   await expect(items.first().getByTestId("cause-cost")).toHaveText(/^≈ [0-9.]+ (µs|ms|s|min|h) \((<1|>99|[0-9]+) % of the run\)$/);
-  await expect(items.first()).toContainText(top.summary.slice(0, 60));
+  await expect(items.first()).toContainText(top.summary.replaceAll("`", "").slice(0, 60));
   if (top.action) await expect(items.first()).toContainText("What to do:");
   expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute("data-code")))).toEqual(causes.map((c) => c.code));
-  if (v.where_time_went) await expect(page.getByTestId("where-time-went")).toHaveText(v.where_time_went);
+  if (v.where_time_went) await expect(page.getByTestId("where-time-went")).toHaveText(v.where_time_went.replaceAll("`", ""));
+  // Backticked names and commands show as code, never as raw markup, in the verdict and on the cards
+  expect(await verdict.innerText()).not.toContain("`");
+  expect((await page.getByTestId("finding").allInnerTexts()).join("\n")).not.toContain("`");
   if ((v.caveats ?? []).length > 0) await expect(page.getByTestId("caveats").locator("li")).toHaveCount((v.caveats ?? []).length);
   expect(await before(page, '[data-testid="verdict-causes"]', '[data-testid="finding"]')).toBe(true);
 
@@ -375,6 +378,21 @@ test("the report leads with the backend's verdict: headline, ranked causes, then
   await shot(page, "14-finding-cost");
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
+});
+
+const PYC_LOG = resolve(logs, "hdf5_diagonal_write_only", "hdf5_file_opens_only.darshan");
+
+test("names and commands in backticks show as code on the cards, never as raw markup", async ({ page }) => {
+  test.skip(!existsSync(PYC_LOG), `${PYC_LOG} is missing`);
+  const s = state();
+  await signIn(page, s.tokens.carol);
+  const id = await uploadAndWait(page, PYC_LOG, "pick");
+  const report = await apiGet<Report>(`/api/v1/analyses/${encodeURIComponent(id)}/report.json`, s.tokens.carol);
+  const storm = report.findings.find((f) => f.code === "J03");
+  expect(storm?.message).toContain("`*.pyc`");
+  const card = page.locator("#finding-J03");
+  await expect(card.locator(".message code").filter({ hasText: "*.pyc" })).toBeVisible();
+  expect(await card.locator(".message").innerText()).not.toContain("`");
 });
 
 test("a job whose I/O does not matter says so first and shows no critical finding", async ({ page }) => {

@@ -116,9 +116,9 @@ _ALL = [
     Recommendation(
         id="stage-software-environment",
         title="Load the software environment once per node",
-        summary="Every rank importing Python packages or loading shared libraries from the parallel file system "
-        "sends each open and stat to its metadata servers: ship the environment as a container image or a "
-        "squashfs/conda-pack archive unpacked to node-local storage, or load it with Spindle.",
+        summary="Ship the software environment as a container image or a squashfs/conda-pack archive unpacked to "
+        "node-local storage (Spindle for shared libraries), so imports stop sending every rank's opens and stats to "
+        "the shared file system's metadata servers.",
     ),
     Recommendation(
         id="reduce-metadata",

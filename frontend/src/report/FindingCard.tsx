@@ -6,6 +6,7 @@ import { bytes, cost, count, metric, seconds } from "../lib/format";
 import { CodeBlock, codeBlocks, CopyButton, describeCode } from "../lib/markdown";
 import { Link } from "../lib/router";
 import { ScrollBox } from "../lib/scroll";
+import { WithCode } from "./Header";
 
 const RANKS_SHOWN = 32;
 
@@ -64,7 +65,9 @@ export function FindingCard({
         )}
       </header>
       <FindingCost f={f} />
-      <p className="message">{f.message}</p>
+      <p className="message">
+        <WithCode text={f.message} />
+      </p>
       {evidence.length > 0 && (
         <details className="evidence" open={f.severity === "critical" || f.severity === "warning"}>
           <summary>Evidence</summary>

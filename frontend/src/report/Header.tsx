@@ -215,10 +215,12 @@ function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string)
                     </span>
                   )}
                 </div>
-                <p className="cause-summary">{c.summary}</p>
+                <p className="cause-summary">
+                  <WithCode text={c.summary} />
+                </p>
                 {c.action && (
                   <p className="cause-action">
-                    <strong>What to do:</strong> {c.action}
+                    <strong>What to do:</strong> <WithCode text={c.action} />
                   </p>
                 )}
               </li>
@@ -228,7 +230,7 @@ function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string)
       )}
       {v.where_time_went && (
         <p className="where-time-went" data-testid="where-time-went">
-          {v.where_time_went}
+          <WithCode text={v.where_time_went} />
         </p>
       )}
       {caveats.length > 0 && (
@@ -236,7 +238,9 @@ function VerdictPanel({ v, onFinding }: { v: Verdict; onFinding?: (code: string)
           <strong className="small">Caveats</strong>
           <ul className="small">
             {caveats.map((c, i) => (
-              <li key={i}>{c}</li>
+              <li key={i}>
+                <WithCode text={c} />
+              </li>
             ))}
           </ul>
         </div>
