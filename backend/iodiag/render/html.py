@@ -253,7 +253,7 @@ def _causes_list(report: Report) -> str:
         items = "".join(
             f'<li><span class="code">{e(cause.code)}</span> <strong>{e(cause.title)}</strong>: '
             f"≈ {e(human_seconds(cause.seconds))} ({e(wording.short_percent(cause.share_of_runtime))} of the run)"
-            f'<br><span class="wrap">{e(cause.summary)}</span>'
+            f'<br><span class="wrap">{rich(cause.summary, report)}</span>'
             + (f'<br><em class="wrap">{rich(cause.action, report)}</em>' if cause.action else "")
             + "</li>"
             for cause in v.causes
@@ -383,7 +383,7 @@ def _files_table(f: Finding) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more_html}"
 
 
-def _finding(f: Finding, anchor: str, prefix: str) -> str:
+def _finding(f: Finding, anchor: str, prefix: str, report: Report) -> str:
     cls = SEV_CLASS[f.severity]
     parts = [
         f'<article class="finding {cls}" id="{anchor}">',
@@ -398,7 +398,7 @@ def _finding(f: Finding, anchor: str, prefix: str) -> str:
             + (f' <span class="muted">({e(note)})</span>' if note else "")
             + "</p>"
         )
-    parts.append(f'<p class="wrap">{e(f.message)}</p>')
+    parts.append(f'<p class="wrap">{rich(f.message, report)}</p>')
     if f.evidence:
         items = "".join(
             f"<div><dt>{e(label)}</dt><dd>{e(value)}</dd></div>"
@@ -529,7 +529,7 @@ def _body(report: Report, prefix: str = "", level: int = 1, plots: PlotData | No
             f"<small>{e(wording.SEVERITY_BLURB[sev])}</small></{h2}>"
         )
         for i, f in enumerate(findings):
-            parts.append(_finding(f, _anchor(prefix, f.code, i), prefix))
+            parts.append(_finding(f, _anchor(prefix, f.code, i), prefix, report))
         parts.append("</section>")
     if plots is not None:
         parts.append(_plots(plots, prefix, level + 1))

@@ -148,7 +148,8 @@ def _evidence(f: Finding) -> str:
     )
 
 
-def _finding(f: Finding) -> list[str]:
+def _finding(f: Finding, report: Report) -> list[str]:
+    message, blocks = md_rich(f.message, report, para=True)
     lines = [
         f"### {md_text(f.code)} · {md_text(f.title)}",
         "",
@@ -156,8 +157,9 @@ def _finding(f: Finding) -> list[str]:
         + (f" · **{md_text(cost)}**" if (cost := wording.cost_text(f)) else "")
         + (f" · {md_text(note)}" if (note := wording.detected_note(f)) else ""),
         "",
-        md_para(f.message),
+        message,
         "",
+        *_blocks(blocks),
     ]
     items: list[str] = []
     if f.evidence:
@@ -212,7 +214,7 @@ def _body(report: Report, level: int = 1) -> list[str]:
             "",
         ]
         for f in findings:
-            lines += _finding(f)
+            lines += _finding(f, report)
     recs = wording.all_recommendations(report)
     if recs:
         lines += ["## What to try", ""]

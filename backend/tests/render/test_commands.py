@@ -179,3 +179,19 @@ def test_header_bar_labels_fit_their_picture() -> None:
     page = render_html(analyze(load_profile(str(wheel_log("sample-badost.darshan")))))
     assert ">13.0 min (&gt;99%)</text>" in page
     assert svg_text_overflows(page) == []
+
+
+def test_names_in_backticks_in_finding_messages_show_as_code_in_both_exports() -> None:
+    # J03 on a Python environment names its `*.pyc` files between backticks; the card's message shows them as
+    # code in HTML and as a code span in Markdown, never as literal or escaped backticks
+    rep = analyze(load_profile(str(shared_log("darshan-logs/hdf5_diagonal_write_only/hdf5_file_opens_only.darshan"))))
+    storm = rep.finding("J03")
+    assert storm is not None and "`*.pyc`" in storm.message
+    page = render_html(rep)
+    assert '<code class="cmd">*.pyc</code>' in page
+    prose = re.sub(r"<code[^>]*>.*?</code>|<pre[^>]*>.*?</pre>|<script.*?</script>", "", page, flags=re.S)
+    assert "`" not in prose
+    md = render_markdown(rep)
+    assert "`*.pyc`" in md and "\\`" not in md
+    html_of_md = MarkdownIt().render(md)
+    assert "<code>*.pyc</code>" in html_of_md
