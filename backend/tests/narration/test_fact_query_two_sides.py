@@ -197,3 +197,23 @@ def test_which_ranks_are_slow_names_a_second_straggler_the_slow_ost_does_not_exp
     text = first_sentence(two_stragglers, "which ranks are slow and why?")
     assert text.startswith(f"{len(l04.ranks)} rank(s) are slow ("), text
     assert ". Also rank 0 spent " in text and "`/lus/scratch/in/mesh.bin`" in text, text
+
+
+_DFS_ONLY = """name: dfs-only
+description: built for a test
+job:
+  nprocs: 4
+  exe: ./reader
+  mounts:
+    - {path: /r1, fs: daos}
+    - {path: /, fs: ext4}
+program:
+  - {ranks: all, file: /r1/db/index.bin, interface: dfs, op: read, count: 16, size: 1MiB, seconds_per_op: 0.01}
+"""
+
+
+def test_whether_reads_are_random_is_unknown_without_offset_counters(tmp_path_factory: pytest.TempPathFactory) -> None:
+    spec = write_spec(tmp_path_factory, _DFS_ONLY, "dfs-only")
+    text = first_sentence(spec, "are the reads random?")
+    assert text.startswith("The log cannot tell: "), text
+    assert "went through DFS, which keeps no offset counters" in text, text

@@ -101,7 +101,18 @@ def sequential(report: Report, q: Query) -> Out:
         # "Is the input read randomly?" with no file the report names: the job's POSIX requests.
         posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
         if posix is None:
-            return None
+            # No POSIX module: DFS, STDIO or HDF5 alone keep no offset counters, so the order is unknown, not fine
+            moved = [i.name for i in counted_interfaces(report) if bytes_moved(i) > 0]
+            if not moved:
+                return None
+            return (
+                f"The log cannot tell: Darshan counts consecutive and sequential requests only in its POSIX module, "
+                f"and this job's I/O went through {' and '.join(moved)}, which "
+                f"{'keeps' if len(moved) == 1 else 'keep'} no offset counters.",
+                [],
+                [],
+                [],
+            )
         c, what, layer, paths = posix.calls, "the job (POSIX)", "POSIX", []
     else:
         return None
