@@ -102,13 +102,13 @@ def sequential(report: Report, q: Query) -> Out:
         posix = next((i for i in report.interfaces if i.name == "POSIX" and i.records), None)
         if posix is None:
             # No POSIX module: DFS, STDIO or HDF5 alone keep no offset counters, so the order is unknown, not fine
-            moved = [i.name for i in counted_interfaces(report) if bytes_moved(i) > 0]
-            if not moved:
+            modules = [i.name for i in counted_interfaces(report) if bytes_moved(i) > 0]
+            if not modules:
                 return None
             return (
                 f"The log cannot tell: Darshan counts consecutive and sequential requests only in its POSIX module, "
-                f"and this job's I/O went through {' and '.join(moved)}, which "
-                f"{'keeps' if len(moved) == 1 else 'keep'} no offset counters.",
+                f"and this job's I/O went through {' and '.join(modules)}, which "
+                f"{'keeps' if len(modules) == 1 else 'keep'} no offset counters.",
                 [],
                 [],
                 [],
