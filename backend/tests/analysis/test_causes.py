@@ -286,3 +286,44 @@ def test_independent_writes_backed_by_measured_lock_contention_lead_it(tmp_path:
     assert [c.code for c in rep.verdict.causes][:2] == ["M03", "L06"]
     assert "the root cause is no collective MPI-IO writes (M03" in rep.verdict.headline
     assert "L06 measures the same time one layer down" in rep.verdict.headline
+
+
+def test_the_single_ost_finding_names_the_file_that_costs_most_not_the_first_with_as_many_ranks(
+    tmp_path: Path,
+) -> None:
+    # Two single-OST files: a small mesh all 12 ranks read quickly, and a 9 GiB checkpoint 9 of them write
+    # slowly. The cost is the checkpoint's, so the message and the headline name the checkpoint (sealed36's
+    # reviewer found "mesh.bin ... 35 s" where mesh.bin cost 0.04 s).
+    spec = {
+        "name": "two-single-ost-files",
+        "job": {"nprocs": 12, "exe": "./athena", "mounts": LUSTRE},
+        "files": [
+            {"path": "/lus/scratch/run/in/mesh.bin", "lustre": {"stripe_size": "1MiB", "stripe_count": 1}},
+            {"path": "/lus/scratch/run/checkpoint.bin", "lustre": {"stripe_size": "1MiB", "stripe_count": 1}},
+        ],
+        "program": [
+            {
+                "ranks": "all",
+                "file": "/lus/scratch/run/in/mesh.bin",
+                "op": "read",
+                "count": 15,
+                "size": "4MiB",
+                "layout": "segmented",
+                "seconds_per_op": 0.001,
+            },
+            {
+                "ranks": "0-8",
+                "file": "/lus/scratch/run/checkpoint.bin",
+                "op": "write",
+                "count": 64,
+                "size": "16MiB",
+                "layout": "segmented",
+                "seconds_per_op": 0.05,
+            },
+        ],
+    }
+    r = _build(spec, tmp_path)
+    l01 = r.finding("L01")
+    assert l01 is not None and l01.files_total == 2
+    assert "`checkpoint.bin` on stripe count 1" in l01.subject, l01.subject
+    assert "in the worst, 9 ranks wrote 9 GiB" in l01.message, l01.message
