@@ -164,6 +164,8 @@ class Composer:
         intent: Intent | None = None,
         sheet: FactSheet | None = None,
     ) -> Plan:
+        # "why is run_model.py slow?": the job's own program named like a file means the job, not a missing file
+        question = fact_query.program_as_job(question, report)
         q = classify(question, report, self.phrases, has_history=bool(previous_focus))
         if intent is not None:
             q = dataclasses.replace(q, intent=intent)

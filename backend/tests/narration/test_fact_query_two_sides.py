@@ -180,7 +180,7 @@ files:
   - {path: /lus/scratch/in/mesh.bin, lustre: {stripe_size: 1MiB, stripe_count: 4}}
 program:
   - {ranks: "0", file: /lus/scratch/in/mesh.bin, op: read, count: 200, size: 4MiB, seconds_per_op: 0.05}
-  - {ranks: all, file: "/lus/scratch/out/part.{rank}.dat", op: write, count: 8, size: 4MiB}
+  - {ranks: all, file: "/lus/scratch/out/part.{rank}.dat", op: write, count: 64, size: 4MiB}
 """
 
 
@@ -217,3 +217,69 @@ def test_whether_reads_are_random_is_unknown_without_offset_counters(tmp_path_fa
     text = first_sentence(spec, "are the reads random?")
     assert text.startswith("The log cannot tell: "), text
     assert "went through DFS, which keeps no offset counters" in text, text
+
+
+def test_sealed37_phrasings_reach_their_rules() -> None:
+    share = parse("is wrf spending more than a fifth of its time on I/O?")
+    assert share is not None and share.metric == "io_bound" and share.share == pytest.approx(0.2)
+    meaningful = parse("is I/O a meaningful part of this 3.6 hour amg run?")
+    assert meaningful is not None and meaningful.metric == "io_bound" and meaningful.yes_no
+    lined = parse("do the checkpoint writes line up with the stripe size?")
+    assert lined is not None and lined.metric == "alignment"
+    data = parse("did this dlio process touch any training data?")
+    assert data is not None and data.metric == "file_list" and data.yes_no
+
+
+def test_a_ranks_time_on_its_own_file_comes_with_its_share_of_the_run(sides: Path) -> None:
+    text = first_sentence(sides, "what share of the run did rank 0 spend on output.log?")
+    assert "taking 100.2 ms of I/O (0.025% of the 6.7 min run)" in text, text
+
+
+def test_metadata_against_writing_is_judged_against_the_write_time_alone(sides: Path) -> None:
+    # 200 modules x 0.05 s of open and stat per rank (10 s) against 40 x 0.2 s of writes (8 s) and 2 s of reads
+    text = first_sentence(sides, "does it spend more time in metadata than in writing?")
+    assert text.startswith("Yes: metadata calls"), text
+    assert "of it writing)" in text, text
+    assert first_sentence(sides, "does it spend less time in metadata than in writing?").startswith("No: ")
+
+
+def test_the_time_each_rank_loses_to_a_family_is_its_time_per_rank(sides: Path) -> None:
+    text = first_sentence(sides, "how much time does each rank lose to the stats/rank*.bin files?")
+    assert text.startswith("The 4 `/lus/scratch/run/stats/rank#.bin` files on Lustre took about 1.00 s"), text
+
+
+def test_a_family_with_a_few_slow_ranks_says_so_beside_the_mean(two_stragglers: Path) -> None:
+    text = first_sentence(two_stragglers, "how much time does each rank lose to the part.*.dat files?")
+    assert "per rank on average over its 64 rank(s)" in text and "but up to " in text, text
+
+
+def test_the_jobs_program_named_with_a_short_extension_is_the_job(sides: Path) -> None:
+    text = first_sentence(sides, "train.py takes ages before training starts - why?")
+    assert text.startswith("I/O takes "), text
+    assert "No finding names a file" not in text
+
+
+def test_which_one_eats_more_time_compares_the_two(sides: Path) -> None:
+    text = first_sentence(sides, "ocean.dat vs output.log: which one eats more I/O time?")
+    assert text.startswith("`/lus/scratch/run/ocean.dat` costs more: about 10.00 s per rank"), text
+
+
+def test_a_checkpoint_is_found_under_the_name_codes_give_it(tmp_path_factory: pytest.TempPathFactory) -> None:
+    spec = write_spec(
+        tmp_path_factory,
+        """name: restart-named
+description: built for a test
+job:
+  nprocs: 4
+  exe: ./sim
+  runtime: 200
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+program:
+  - {ranks: all, file: /lus/scratch/run/restart.00176.dat, op: write, count: 8, size: 1MiB, layout: segmented,
+     seconds_per_op: 0.1}
+""",
+        "restart-named",
+    )
+    text = first_sentence(spec, "is the checkpoint a big part of this 200 s run?")
+    assert text.startswith("No: writing `/lus/scratch/run/restart.00176.dat` took "), text

@@ -27,7 +27,7 @@ its line in ``answer._ANSWERS``.
 from iodiag.narration.fact_query.answer import answer, damaged_lead
 from iodiag.narration.fact_query.common import SMALL_REQUEST
 from iodiag.narration.fact_query.names import group_named, group_regex, name_pattern
-from iodiag.narration.fact_query.parse import parse, parse_about
+from iodiag.narration.fact_query.parse import parse, parse_about, program_as_job
 from iodiag.narration.fact_query.query import Direction, Metric, Query, Scope
 from iodiag.narration.fact_query.vocabulary import BOUND_SHARE, INTERFACES
 
@@ -46,4 +46,5 @@ __all__ = [
     "name_pattern",
     "parse",
     "parse_about",
+    "program_as_job",
 ]

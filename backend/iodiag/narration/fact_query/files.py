@@ -64,6 +64,7 @@ from iodiag.narration.fact_query.vocabulary import (
     FIX_ASK,
     META_VS_DATA,
     REREAD,
+    WHY_SLOW,
     size_asked,
     size_meets,
 )
@@ -575,7 +576,16 @@ def _request_size(report: Report, q: Query) -> Out:
     top = t.access_sizes[0]
     total = sum(a.count for a in t.access_sizes)
     rest = ", ".join(f"{_b(a.size)} ({a.count:,})" for a in t.access_sizes[1:3])
-    text = f"Most POSIX requests were {_b(top.size)}: {top.count:,} of the {t.posix_requests:,} reads and writes" + (
+    posix = next((i for i in report.interfaces if i.name == "POSIX"), None)
+    # Darshan's size table counts reads and writes together: say which there were
+    kinds = (
+        "writes"
+        if posix is not None and not posix.calls.reads
+        else "reads"
+        if posix is not None and not posix.calls.writes
+        else "reads and writes"
+    )
+    text = f"Most POSIX requests were {_b(top.size)}: {top.count:,} of the {t.posix_requests:,} {kinds}" + (
         f"; next {rest}." if rest else "."
     )
     values = [exact(top.size, "bytes"), exact(top.count, "bare"), exact(t.posix_requests, "bare"), exact(total, "bare")]
@@ -1537,8 +1547,13 @@ def answer_group(report: Report, q: Query) -> Out:
             [],
             [],
         )
+    if re.search(
+        r"\bhow (much time|long)\b|\b(lose|loses|lost|spend|spends|spent|waste\w*|cost\w*)\b", q.raw.lower()
+    ) and not re.search(r"\b(bytes|data|gib|mib|gb|mb)\b", q.raw.lower()):
+        # "how much time does each rank lose to the conf/table*.dat files?": their time per rank, and on what
+        return _group_why(report, g, q)
     # "how many bytes went to the out.* files?" asks what moved, not only how many files
-    asks_bytes = re.search(r"\b(bytes|how much|how big|how large|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
+    asks_bytes = re.search(r"\b(bytes|how much(?! time)|how big|how large|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
     return group_answer(g, q, moved=bool(asks_bytes), nprocs=report.job.nprocs)
 
 
@@ -1907,8 +1922,9 @@ def file_why(report: Report, q: Query) -> Out:
     text = f"`{path}`{took} is slow mainly because of {lower_first(f.title)} ({named}), ≈ {_s(seconds)}" + (
         f": {lower_first(todo).rstrip('.')}" if todo else ""
     )
-    if f.actions and re.search(FIX_ASK, q.raw.lower()):
-        # "how do I speed it up?": the finding's own command, as the verdict gives it
+    if f.actions and (re.search(FIX_ASK, q.raw.lower()) or WHY_SLOW.search(q.raw.lower())):
+        # "how do I speed it up?", "what's slowing down my checkpoint?": the finding's own command, as the
+        # verdict gives it
         text += f" ({quote_command(f.actions[0].command)})"
     return text + also + ".", values, [path], []
 
@@ -1954,9 +1970,17 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
     said += mis
     share = f" ({percent(per / run)} of the {_s(run)} run)" if run > 0 else ""
     took = f"{_s(per)} per rank" + (f" over its {g.ranks:,} rank(s)" if g.ranks > 1 else "") + share
-    if g.ranks > 1 and g.ranks >= report.job.nprocs:
+    uneven = g.files > 1 and per > 0 and g.slowest_s >= 2 * per and g.slowest_s - per >= 1.0
+    if g.ranks > 1 and g.ranks >= report.job.nprocs and not uneven:
         # "how do we cut the startup cost of the yaml files?": that every rank pays it is the point
         took = f"{_s(per)} on every rank (all {g.ranks:,}" + (f"; {share.strip(' ()')})" if share else ")")
+    elif uneven:
+        # A handful of ranks far slower than the rest ("80 s for a few Cell_D files, 5 s for most"): the mean
+        # alone would hide them
+        took = (
+            f"{_s(per)} per rank on average over its {g.ranks:,} rank(s){share}, but up to {_s(g.slowest_s)} "
+            "on one rank's file"
+        )
     fs = FS_NAMES.get(g.file_system or "", "")
     mostly, meta_values = mostly_metadata(g.meta_time_s, g.io_time_s)
     text = (
@@ -1965,6 +1989,8 @@ def _group_why(report: Report, g: FileGroup, q: Query) -> Out:
         f"({_b(g.bytes_read + g.bytes_written)} moved"
     )
     values = [exact(g.files, "bare"), exact(per, "seconds"), *meta_values, *(exact(n, "bare") for n, _ in calls)]
+    if uneven:
+        values.append(exact(g.slowest_s, "seconds"))
     values += mis_values
     values += [exact(moved_by[w] / n, "bytes") for n, w in calls if moved_by.get(w)]
     values.append(exact(g.bytes_read + g.bytes_written, "bytes"))

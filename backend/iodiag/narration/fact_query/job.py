@@ -1016,7 +1016,26 @@ def metadata(report: Report, q: Query) -> Out:
     if meta + data <= 0:
         return None
     word = ""
-    if q.yes_no and re.search(MOST_OF, q.raw.lower()):
+    raw = q.raw.lower()
+    than = re.search(
+        r"\b(more|longer|less|shorter|fewer)\b.*\bthan\b.*\b(writ\w*|wrote|read\w*|data|transfer\w*|i/?o)\b", raw
+    )
+    against = ""
+    if q.yes_no and than:
+        # "more time in metadata than in writing?": against that direction's time, not reads and writes together
+        way = than.group(2)
+        other = (
+            sum(i.own_write_s for i in rows)
+            if way.startswith(("writ", "wrote"))
+            else sum(i.own_read_s for i in rows)
+            if way.startswith("read")
+            else data
+        )
+        more = than.group(1) in ("more", "longer")
+        word = "Yes: " if (meta > other) == more else "No: "
+        if way.startswith(("writ", "wrote", "read")):
+            against = f" ({_s(other)} of it {'writing' if way.startswith(('writ', 'wrote')) else 'reading'})"
+    elif q.yes_no and re.search(MOST_OF, q.raw.lower()):
         # "Is metadata the bulk of the I/O time?": yes from half of it
         word = "Yes: " if meta >= data else "No: "
     elif q.yes_no:
@@ -1052,7 +1071,7 @@ def metadata(report: Report, q: Query) -> Out:
     return (
         f"{word}{'m' if word else 'M'}etadata calls (open, stat, seek, close) took {_s(meta)} summed over ranks, "
         f"{percent(meta / (meta + data))} of "
-        f"the job's I/O time{where}; reads and writes took {_s(data)}.{todo}",
+        f"the job's I/O time{where}; reads and writes took {_s(data)}{against}.{todo}",
         [exact(meta, "seconds"), exact(meta / (meta + data) * 100, "percent"), exact(data, "seconds")]
         + (
             [exact(float(busiest), "seconds"), exact(float(busiest) / run * 100, "percent")]

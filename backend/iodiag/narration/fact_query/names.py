@@ -37,7 +37,21 @@ def loose_name(q: str, report: Report, plural: bool = True) -> str | None:
         inside = {p for p in paths if word in p.lower().split("/")[:-1]}
         if len(inside) == 1:
             return next(iter(inside)).rsplit("/", 1)[-1]
+    for word in re.findall(r"[a-z]{4,}", q):
+        # "the checkpoint" of a job whose checkpoint is restart.00176.dat: the names codes give the same thing
+        for other in _SAME_THING.get(word.removesuffix("s"), ()):
+            if any(other in b for b in bases):
+                return other
     return None
+
+
+# What users call a file, and what codes name it
+_SAME_THING: dict[str, tuple[str, ...]] = {
+    "checkpoint": ("restart", "chk", "ckpt", "chkpt"),
+    "restart": ("checkpoint", "chk", "ckpt"),
+    "snapshot": ("snap", "plt", "dump"),
+    "trajectory": ("traj", "xtc", "dcd"),
+}
 
 
 def activity_name(q: str, report: Report) -> str | None:
@@ -333,8 +347,8 @@ def _side(report: Report, text: str) -> Side | None:
     named = NAMED.search(text)
     word = named.group(1) if named else None
     f = next((x for x in report.top_files if word and is_named(x.path, word)), None)
-    if f is None and not named:
-        g = group_named(report, text)
+    if f is None and (not named or "*" in text):
+        g = glob_group(report, text) or group_named(report, text)
         if g is not None and g.files > 1:
             each = g.io_time_s / max(g.ranks, 1)
             return Side(f"the {g.files:,} `{g.pattern}` files", each, g.io_time_s, [])

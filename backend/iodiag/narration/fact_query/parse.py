@@ -65,7 +65,8 @@ def _asked_share(q: str) -> float | None:
     """The share a question measures against: "more than a third", "over 50%", "at least half"."""
     m = re.search(
         r"\b(more than|over|above|at least|less than|under|below|exceed\w*)\s+(the\s+)?"
-        r"(half|a third|one third|a quarter|a fourth|a tenth|two thirds|three quarters|\d+(?:\.\d+)?\s*(?:%|percent))",
+        r"(half|a third|one third|a quarter|one quarter|a fourth|a fifth|one fifth|a tenth|one tenth|two thirds"
+        r"|three quarters|\d+(?:\.\d+)?\s*(?:%|percent))",
         q,
     )
     if not m:
@@ -188,7 +189,7 @@ def parse_about(question: str, report: Report) -> Query | None:
     return _finished(_parse_about(question, report), question)
 
 
-def _program_as_job(question: str, report: Report) -> str:
+def program_as_job(question: str, report: Report) -> str:
     """ "what fraction of run_model.py is I/O?": a name that is the job's own program, and no file the log holds,
     means the job."""
     program = PurePosixPath(report.job.exe.split()[0]).name.lower() if report.job.exe.strip() else ""
@@ -199,13 +200,29 @@ def _program_as_job(question: str, report: Report) -> str:
             continue
         if any(PurePosixPath(f.path).name.lower() == name for f in report.top_files):
             continue  # the program's own file read as data ("did it read run.py?") stays a file
-        return question[: m.start()] + "the job" + question[m.end() :]
+        return _as_job(question, m.start(), m.end())
+    for name in sorted({program, *scripts} - {""}, key=len, reverse=True):
+        # a name the file-name pattern does not take ("pw.x": a one-letter extension), written as the exe has it
+        hit = re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-]|\.\w)", question, re.I)
+        if (
+            hit is not None
+            and "." in name
+            and not any(PurePosixPath(f.path).name.lower() == name for f in report.top_files)
+        ):
+            return _as_job(question, hit.start(), hit.end())
     return question
 
 
+def _as_job(question: str, start: int, end: int) -> str:
+    """ "in this pw.x run" -> "in this job run"; "run_model.py takes ages" -> "the job takes ages"."""
+    said = "job" if re.search(r"\b(this|my|the|our|that|its)\s+$", question[:start], re.I) else "the job"
+    return question[:start] + said + question[end:]
+
+
 COMPARE_COST = re.compile(
-    r"\b(longer|slower|faster|quicker|more time|less time|costs? (\w+ )*?more|more (costly|expensive)"
-    r"|(bigger|larger|greater|higher|main|biggest|largest) (cost|share|part)|which (takes|is|costs))\b"
+    r"\b(longer|slower|faster|quicker|more (i/?o )?time|less time|costs? (\w+ )*?more|more (costly|expensive)"
+    r"|(bigger|larger|greater|higher|main|biggest|largest) (cost|share|part)|which (takes|is|costs)"
+    r"|(eats?|uses?|takes?|spends?|burns?|loses?) more|compare\w*)\b"
 )
 
 
@@ -223,7 +240,7 @@ def _parse_about(question: str, report: Report) -> Query | None:
     """``parse``, and a why-question that names a file loosely ("why is the restart write so slow?", "how do I
     make the particle dump faster?"): a word of the question that is part of the name of a file the report holds
     asks about the files it names."""
-    question = _program_as_job(with_extensions(question, report), report)
+    question = program_as_job(with_extensions(question, report), report)
     found = parse(question)
     q = " ".join(question.lower().split())
     if (
@@ -360,6 +377,8 @@ def _parse_about(question: str, report: Report) -> Query | None:
         and re.search(
             r"\b(is|are|was|were)\b[^.!?]*\b(problem|bottleneck|slowing|costing|costly|expensive|significant|"
             r"an issue|hurting|holding)\b"
+            r"|\b(is|are|was|were)\b[^.!?]*\b(big|large|major|main|huge|substantial|meaningful|sizable) (part|share"
+            r"|chunk|portion|fraction)\b"
             r"|\b(does|do|did)\b[^.!?]*\b(matter|count|slow\w*|hold\w*|hurt\w*|cost)\b[^.!?]*"
             r"\b(run ?time|run|job|wall ?time|it|things|us)\b",
             q,
@@ -704,7 +723,12 @@ def _parse(question: str) -> Query | None:
             r"\bwhat (did|does|do) (it|this|the|my|our)\b[\w\s]*\b(actually |really )?(read|write|wrote)\b\W*$", q
         )
         or re.search(
-            r"^(did|does|do|has) (it|this|the|my|our)\b[\w\s]*\b(read|write|load)\w* (any|some) [\w-]+ data\b", q
+            r"^(did|does|do|has) (it|this|the|my|our)\b[\w\s]*\b((read|write|load)\w* (any|some) [\w-]+ data"
+            r"|(touch|access|use|open)\w* (any|some) ([\w-]+ )?data)\b",
+            q,
+        )
+        or re.search(
+            r"\b(which|what) files (did|does|do) (it|this|the|my|our)\b[\w\s]*\b(read|write|wrote|load)\w*\b", q
         )
         or re.search(
             r"\bwhy (does|did|is|do) (it|this|the|my|our)\b[\w\s]*\b(do|doing|does|did) "
@@ -715,7 +739,9 @@ def _parse(question: str) -> Query | None:
         # "what did this python process actually read?": the files, by bytes moved that way; "did it read any
         # training data?" too (yes or no: data, not the files of its software environment), and "why does it do
         # almost no I/O?" (what little it did is the answer)
-        asks_data = re.search(r"^(did|does|do|has)\b.*\b(any|some) [\w-]+ data\b", q)
+        asks_data = re.search(
+            r"^(did|does|do|has)\b.*\b((any|some) [\w-]+ data|(touch|access|use|open)\w* (any|some) data)\b", q
+        )
         return Query(metric="file_list", direction=_direction(q), yes_no=bool(asks_data), raw=question)
     share = _asked_share(q)
     if share is not None and re.search(r"(?<![-\w])i/?o\b", q) and re.search(r"\b(run ?time|run|time|wall)\b", q):
@@ -950,9 +976,9 @@ def _parse(question: str) -> Query | None:
         return Query(
             metric="chunk_size", target=named_file.group(1) if named_file else None, yes_no=yes_no, raw=question
         )
-    if re.search(r"\b(aligned|misaligned|unaligned|alignment|align)\b", q) and not re.search(
-        r"\b(why|fix|how (do|can|to|should))\b", q
-    ):
+    if re.search(
+        r"\b(aligned|misaligned|unaligned|alignment|align|line (up|up with)|lined up|lines up)\b", q
+    ) and not re.search(r"\b(why|fix|how (do|can|to|should))\b", q):
         # "are the flux.dat writes aligned to the stripes?", "how many accesses to state.bin were not aligned?"
         return Query(
             metric="alignment",
@@ -1249,6 +1275,7 @@ def _parse(question: str) -> Query | None:
         )
     if re.search(
         r"\bi/?o[- ]bound\b|\bis (the )?i/?o (why|the reason|a big part|the problem|a bottleneck)"
+        r"|\bis (the )?i/?o (a|an) (\w+ )?(part|share|chunk|portion|fraction) of\b"
         r"|\bbecause of (the )?i/?o\b|\bi/?o (a|the) (big|large|main) (part|share)\b"
         r"|\b(limited|held (back|up)|slowed( down)?|bottleneck(ed)?|gated|throttled) (by|on) (the )?(file )?i/?o\b"
         r"|\bi/?o[- ]limited\b|\bi/?o (limit|hold|slow|throttl)\w*( back| down| up)? (the|this|my) (job|run)\b",

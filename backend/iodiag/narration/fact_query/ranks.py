@@ -78,7 +78,7 @@ def rank_bytes(report: Report, q: Query) -> Out:
         return hidden
     own_file = _own_file(report, rank, q)
     if own_file is not None:
-        return _rank_on_own_file(rank, own_file, q)
+        return _rank_on_own_file(rank, own_file, q, report.job.runtime_s)
     spent = u.read_s + u.write_s + u.meta_s
     if q.direction == "write":
         head, took = f"Rank {rank} wrote {_b(u.bytes_written)}", f"{_s(u.write_s)} of writing"
@@ -168,9 +168,9 @@ def _own_file(report: Report, rank: int, q: Query) -> FileUsage | None:
     return next((f for f in report.top_files if q.file and f.only_rank == rank and is_named(f.path, q.file)), None)
 
 
-def _rank_on_own_file(rank: int, f: FileUsage, q: Query) -> Out:
+def _rank_on_own_file(rank: int, f: FileUsage, q: Query, runtime_s: float = 0.0) -> Out:
     """A rank's I/O on a file only it used: the file's record is the rank's ("what read rate did rank 0 get on
-    restart.h5?")."""
+    restart.h5?"), with its share of the run ("what share of the run did rank 0 spend on energies.txt?")."""
     read = q.direction == "read" or (q.direction == "both" and f.bytes_read >= f.bytes_written)
     moved, n = (f.bytes_read, f.calls.reads) if read else (f.bytes_written, f.calls.writes)
     verb, noun = ("read", "reads") if read else ("wrote", "writes")
@@ -181,8 +181,11 @@ def _rank_on_own_file(rank: int, f: FileUsage, q: Query) -> Out:
         text += f", in {n:,} {noun} of {_b(moved / n)} on average"
         values += [exact(n, "bare"), exact(moved / n, "bytes")]
     if took > 0:
-        text += f", taking {_s(took)} of I/O: {_b(moved / took)}/s"
+        share = f" ({percent(took / runtime_s)} of the {_s(runtime_s)} run)" if runtime_s > 0 else ""
+        text += f", taking {_s(took)} of I/O{share}: {_b(moved / took)}/s"
         values.append(exact(moved / took, "rate"))
+        if share:
+            values += [exact(took / runtime_s * 100, "percent"), exact(runtime_s, "seconds")]
     return text + ".", values, [f.path], [rank]
 
 
@@ -205,7 +208,7 @@ def rank_time(report: Report, q: Query) -> Out:
     own_file = _own_file(report, rank, q)
     if own_file is not None:
         # "how long did rank 0 spend reading train.bin?": that file's time, not all of the rank's
-        return _rank_on_own_file(rank, own_file, q)
+        return _rank_on_own_file(rank, own_file, q, report.job.runtime_s)
     total = u.read_s + u.write_s + u.meta_s
     run = report.job.runtime_s
     share = f", {percent(total / run)} of the {_s(run)} run" if run > 0 else ""

@@ -118,6 +118,10 @@ SHARE_WORDS = {
     "a quarter": 0.25,
     "a fourth": 0.25,
     "a tenth": 0.1,
+    "a fifth": 0.2,
+    "one fifth": 0.2,
+    "one quarter": 0.25,
+    "one tenth": 0.1,
     "two thirds": 2 / 3,
     "three quarters": 0.75,
 }
@@ -300,7 +304,8 @@ BIG_SHARE = 0.10
 """The share of the run from which I/O is "a big part" or "significant" of it: more than a share worth cutting."""
 
 BIG_PART = re.compile(
-    r"\b(big|large|major|main|huge|significant|substantial) (part|share|chunk|portion|fraction)\b"
+    r"\b(big|large|major|main|huge|significant|substantial|meaningful|sizable|sizeable) (part|share|chunk|portion"
+    r"|fraction)\b"
     r"|\bi/?o\b.*\b(significant|substantial)\b|\b(significant|substantial)\b.*(?<![-\w])i/?o\b"
 )
 """A question about I/O's size in the run ("is I/O a big part of the runtime?"), not whether it is worth cutting."""
