@@ -283,3 +283,33 @@ program:
     )
     text = first_sentence(spec, "is the checkpoint a big part of this 200 s run?")
     assert text.startswith("No: writing `/lus/scratch/run/restart.00176.dat` took "), text
+
+
+_ONE_AGGREGATOR = """name: one-aggregator
+description: built for a test
+job:
+  nprocs: 8
+  exe: ./sim
+  mounts:
+    - {path: /lus/scratch, fs: lustre, ost_count: 8}
+files:
+  - {path: /lus/scratch/run/ocean.nc, lustre: {stripe_size: 4MiB, stripe_count: 4}}
+program:
+  - {ranks: all, file: /lus/scratch/run/ocean.nc, interface: mpiio, collective: true, cb_nodes: 1, op: write,
+     count: 8, size: 1MiB, layout: interleaved, seconds_per_op: 0.01}
+"""
+
+
+def test_posix_writers_and_time_beneath_one_aggregator(tmp_path_factory: pytest.TempPathFactory) -> None:
+    spec = write_spec(tmp_path_factory, _ONE_AGGREGATOR, "one-aggregator")
+    rep = scenario_report(spec)
+    f = next(x for x in rep.top_files if x.path.endswith("ocean.nc"))
+    assert f.layer == "MPI-IO" and f.posix_slowest is not None
+    # every rank has a layout record of the shared file, but one rank wrote all of it at POSIX
+    who = first_sentence(spec, "how many ranks did the POSIX writes for ocean.nc?")
+    assert who.startswith(f"Only rank {f.posix_slowest.rank} wrote `/lus/scratch/run/ocean.nc` at the POSIX level"), who
+    took = first_sentence(spec, "on the POSIX side, how long did the slowest rank spend writing ocean.nc?")
+    assert took.startswith(
+        "At the POSIX level, the slowest rank Darshan kept for `/lus/scratch/run/ocean.nc`, rank "
+    ), took
+    assert "through MPI-IO, its slowest rank took " in took, took

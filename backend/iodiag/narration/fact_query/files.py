@@ -964,6 +964,24 @@ def file_usage(report: Report, q: Query) -> Out:
         return _member_of_group(report, q)
     if q.yes_no and _READ_AFTER_WRITE.search(q.raw.lower()):
         return _read_after_write(f)
+    low = q.raw.lower()
+    if (
+        f.layer != "POSIX"
+        and f.posix_slowest is not None
+        and _BENEATH.search(low)
+        and re.search(r"\bhow long\b|\btime\b|\bseconds?\b|\bspen[dt]s?\b|\btook\b|\btake\b", low)
+    ):
+        # "on the POSIX side, how long did the slowest rank spend writing X?": the rank the shared POSIX record
+        # kept as its slowest, beside the slowest rank's time through the file's top layer
+        k = f.posix_slowest
+        kept_bytes = f" ({_b(k.bytes)})" if k.bytes is not None else ""
+        text = (
+            f"At the POSIX level, the slowest rank Darshan kept for `{f.path}`, rank {k.rank}, spent {_s(k.seconds)} "
+            f"on it{kept_bytes}; through {f.layer}, its slowest rank took {_s(f.slowest_s or f.io_time_s)}."
+        )
+        values = [exact(k.seconds, "seconds"), exact(f.slowest_s or f.io_time_s, "seconds")]
+        values += [exact(k.bytes, "bytes")] if k.bytes is not None else []
+        return text, values, [f.path], [k.rank]
     if q.yes_no and q.direction != "write" and REREAD.search(q.raw.lower()):
         return reread(f"`{f.path}`", f.bytes_read, f.read_extent)
     if _READ_VS_WRITE.search(q.raw.lower()) and f.read_time_s and f.write_time_s:
@@ -1815,12 +1833,14 @@ def file_ranks(report: Report, q: Query) -> Out:
         # Beneath collective MPI-IO only the aggregators reach the file system: the POSIX writers (readers), from
         # the Lustre layout's count, or the one rank a shared POSIX record kept with all of the file's bytes.
         verb2 = "read" if q.direction == "read" else "wrote"
-        if lay is not None:
+        if lone is not None and lone.bytes is not None and total and lone.bytes >= 0.99 * total:
+            # The shared POSIX record kept one rank with all of the file's bytes: one aggregator, whatever the
+            # layout's count of ranks with a record says
+            k, who = 1, f"Only rank {lone.rank}"
+        else:
+            assert lay is not None
             k = lay.readers if q.direction == "read" else lay.writers
             who = f"{k:,} rank(s)"
-        else:
-            assert lone is not None
-            k, who = 1, f"Only rank {lone.rank}"
         text = f"{who} {verb2} `{f.path}` at the POSIX level, of the {f.ranks:,} that used it through MPI-IO"
         if k < f.ranks and f.collective:
             text += " (collective buffering: only the aggregators reach the file system)"
