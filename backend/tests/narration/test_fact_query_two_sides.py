@@ -313,3 +313,31 @@ def test_posix_writers_and_time_beneath_one_aggregator(tmp_path_factory: pytest.
         "At the POSIX level, the slowest rank Darshan kept for `/lus/scratch/run/ocean.nc`, rank "
     ), took
     assert "through MPI-IO, its slowest rank took " in took, took
+
+
+def test_how_many_and_did_it_read_anything_answers_both(tmp_path_factory: pytest.TempPathFactory) -> None:
+    spec = write_spec(
+        tmp_path_factory,
+        """name: opened-not-read
+description: built for a test
+job:
+  nprocs: 2
+  exe: ./gmx
+  mounts:
+    - {path: /gpfs/run, fs: gpfs}
+program:
+  - {ranks: "0", files: "/gpfs/run/conf/param{i}.in", count_files: 30, op: open_stat, meta_seconds: 0.001}
+  - {ranks: all, file: "/gpfs/run/out/traj.{rank}.xtc", op: write, count: 4, size: 1MiB}
+""",
+        "opened-not-read",
+    )
+    rep = scenario_report(spec)
+    from iodiag.narration.service import Narrator
+
+    text = (
+        Narrator()
+        .template_answer(rep, "it opens a pile of conf/param*.in files - how many, and did it read anything from them?")
+        .text
+    )
+    assert "30 `/gpfs/run/conf/param#.in` files" in text, text
+    assert "No: it read nothing (0 B) from the 30 `/gpfs/run/conf/param#.in` files." in text, text

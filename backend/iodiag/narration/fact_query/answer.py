@@ -75,7 +75,7 @@ from iodiag.narration.fact_query.job import (
     uses,
     write_vs_read,
 )
-from iodiag.narration.fact_query.names import is_named, name_pattern
+from iodiag.narration.fact_query.names import glob_group, group_named, is_named, name_pattern
 from iodiag.narration.fact_query.query import Query
 from iodiag.narration.fact_query.ranks import (
     answer_ranks,
@@ -172,6 +172,25 @@ def _second_question(report: Report, q: Query) -> Out:
         r"\band (was|were|is|are) (it|they|them|those|the \w+) collective\b", asked
     ):
         return collective(report, Query(metric="collective", yes_no=True, raw=q.raw))
+    did = re.search(
+        r"\band (did|does|do) (it|they|the job|the code|the app)\b.*\b(read|write)\b.*"
+        r"\b(anything|any( data| bytes)?|something)\b",
+        asked,
+    )
+    if did and q.metric not in ("bytes", "group", "file_usage"):
+        # "how many conf/param*.in files, and did it actually read anything from them?": the family's bytes
+        g = glob_group(report, q.raw) or group_named(report, q.raw)
+        if g is not None:
+            reading = did.group(3) == "read"
+            moved = g.bytes_read if reading else g.bytes_written
+            verb, prep = ("read", "from") if reading else ("wrote", "to")
+            return (
+                f"{'Yes' if moved else 'No'}: it {verb} {human_bytes(moved) if moved else 'nothing (0 B)'} {prep} "
+                f"the {g.files:,} `{g.pattern}` files.",
+                [exact(moved, "bytes"), exact(g.files, "bare")],
+                [],
+                [],
+            )
     if q.metric == "stripe" and q.target:
         # "stripe size of snap_100.0 vs restart.0020.0.bin?": the second file's layout follows the first's
         others = [m.group(1) for m in NAMED.finditer(q.raw) if m.group(1) != q.target]

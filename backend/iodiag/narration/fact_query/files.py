@@ -1572,7 +1572,17 @@ def answer_group(report: Report, q: Query) -> Out:
         return _group_why(report, g, q)
     # "how many bytes went to the out.* files?" asks what moved, not only how many files
     asks_bytes = re.search(r"\b(bytes|how much(?! time)|how big|how large|data|volume|size|[kmgt]i?b)\b", q.raw.lower())
-    return group_answer(g, q, moved=bool(asks_bytes), nprocs=report.job.nprocs)
+    out = group_answer(g, q, moved=bool(asks_bytes), nprocs=report.job.nprocs)
+    did = re.search(r"\b(did|does|do)\b.*\b(read|write)\b.*\b(anything|any( data| bytes)?|something)\b", q.raw.lower())
+    if out is not None and did:
+        # "how many, and did it actually read anything from them?": the second half, in the same sentence
+        reading = did.group(2) == "read"
+        moved = g.bytes_read if reading else g.bytes_written
+        verb, prep = ("read", "from") if reading else ("wrote", "to")
+        text, values, paths, ranks = out
+        said = f"it {verb} {_b(moved)} {prep} them" + ("" if moved else " (nothing)")
+        out = (f"{text.rstrip('.')}; {said}.", [*values, exact(moved, "bytes")], paths, ranks)
+    return out
 
 
 def _every_rank(g: FileGroup, q: Query, nprocs: int) -> Out:
