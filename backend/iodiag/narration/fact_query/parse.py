@@ -257,7 +257,6 @@ def _parse_about(question: str, report: Report) -> Query | None:
     if (
         (found is None or found.metric not in ("file_compare", "write_vs_read"))
         and COMPARE_COST.search(q)
-        and re.search(r"\s(or|vs\.?|versus|than|compared (to|with)|against)\s", q)
         and not re.search(r"\bwhy\b", q)
         and not re.search(r"\b(read\w*|load\w*)\b.*\b(than|or|vs\.?)\b.*\b(writ\w*)\b( it| them)?\W*$", q)
         and not META_VS_DATA.search(q)

@@ -477,6 +477,11 @@ def _reordered(subj: str, aux: str, rest: str) -> str:
     return f"{aux} {subj} {rest}?"
 
 
+def _runs_on(subj: str) -> bool:
+    """Whether a would-be subject is a clause or a noun phrase running on, not the subject of a statement."""
+    return bool(re.search(r"[,;:]|\s[-–—]\s", subj) or _RUNS_ON.search(subj))
+
+
 def _untagged(text: str) -> str | None:
     """ "flux.dat is on lustre?" -> "is flux.dat on lustre?"; None where the text is not such a statement."""
     if not text.endswith("?") or _ASKS.match(text) or _WH_ANYWHERE.search(text):
@@ -484,11 +489,11 @@ def _untagged(text: str) -> str | None:
     said = _FILLER.sub("", text.rstrip("? ")).strip()
     stmt = _STATEMENT.match(said)
     if stmt is not None:
-        if re.search(r"[,;:]|\s[-–—]\s", stmt["subj"]) or _RUNS_ON.search(stmt["subj"]):
+        if _runs_on(stmt["subj"]):
             return None  # "darshan shows 4096 files, is that real?": a question after a clause, already asked
         return _reordered(stmt["subj"], stmt["aux"], stmt["rest"])
     verb = _VERB_STATEMENT.match(said)
-    if verb is None or re.search(r"[,;:]|\s[-–—]\s", verb["subj"]) or _RUNS_ON.search(verb["subj"]):
+    if verb is None or _runs_on(verb["subj"]):
         return None
     word = verb["verb"].lower()
     third = word.endswith("s") and word not in ("ends up",)
@@ -511,12 +516,7 @@ def as_question(question: str) -> str:
     tag = _TAG.match(text)
     if not tag or _ASKS.match(text):
         return _untagged(text) or question
-    said = re.sub(
-        r"^(?:(?:so|ok|okay|and|but|well|um|uh|then|i think|i guess|i assume)[,]?\s+)+",
-        "",
-        tag["stmt"].strip(),
-        flags=re.I,
-    )
+    said = _FILLER.sub("", tag["stmt"].strip())
     stmt = _STATEMENT.match(said)
     if stmt is None:
         # "the ranks all read one file, right?": no auxiliary to move; "did" asks the same
